@@ -1,0 +1,89 @@
+import { UserError } from '../errors.js';
+import type { OptionSpec, OptionValues } from '../config/options.js';
+
+export interface ParsedArgs {
+  values: OptionValues;
+  positionals: string[];
+  /** Long names of the options the user actually gave (defaults excluded). */
+  given: Set<string>;
+}
+
+/**
+ * A small getopt: `--name value`, `--name=value`, `-c 8`, `-c8`, boolean flags, repeatable
+ * `strings` options, and `--` to end options. Errors name the option and the way to get help.
+ */
+export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[], verb: string): ParsedArgs {
+  const byLong = new Map(specs.map((s) => [s.long, s]));
+  const byShort = new Map(specs.filter((s) => s.short).map((s) => [s.short!, s]));
+  const values: OptionValues = {};
+  const given = new Set<string>();
+  const positionals: string[] = [];
+  const help = `see: headroom ${verb} --help`;
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    let spec: OptionSpec | undefined;
+    let inline: string | undefined;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      const name = arg.slice(2, eq < 0 ? undefined : eq);
+      inline = eq < 0 ? undefined : arg.slice(eq + 1);
+      spec = byLong.get(name);
+      if (!spec) throw new UserError(`unknown option --${name} for "headroom ${verb}"`, help);
+    } else if (arg.startsWith('-') && arg.length > 1 && !/^-\d/.test(arg)) {
+      spec = byShort.get(arg[1]!);
+      if (!spec) throw new UserError(`unknown option -${arg[1]} for "headroom ${verb}"`, help);
+      inline = arg.length > 2 ? arg.slice(2) : undefined;
+    } else {
+      positionals.push(arg);
+      continue;
+    }
+    const label = `--${spec.long}`;
+    if (spec.type === 'boolean') {
+      if (inline !== undefined && !['true', 'false'].includes(inline)) throw new UserError(`${label} takes no value`, help);
+      values[spec.long] = inline !== 'false';
+    } else {
+      const text = inline ?? argv[++i];
+      if (text === undefined) throw new UserError(`${label} needs a value${spec.value ? ` (${spec.value})` : ''}`, help);
+      setValue(values, spec, text, label, help);
+    }
+    given.add(spec.long);
+  }
+  for (const spec of specs) {
+    if (values[spec.long] === undefined && spec.default !== undefined) {
+      values[spec.long] = Array.isArray(spec.default) ? [...spec.default] : (spec.default as string | number | boolean);
+    }
+  }
+  return { values, positionals, given };
+}
+
+function setValue(values: OptionValues, spec: OptionSpec, text: string, label: string, help: string): void {
+  if (spec.choices && !spec.choices.includes(text)) {
+    throw new UserError(`${label} must be one of ${spec.choices.join(', ')}, not "${text}"`, help);
+  }
+  switch (spec.type) {
+    case 'integer':
+    case 'number': {
+      const value = Number(text);
+      const whole = spec.type === 'integer';
+      if (text.trim() === '' || !Number.isFinite(value) || (whole && !Number.isInteger(value))) {
+        throw new UserError(`${label} needs ${whole ? 'a whole number' : 'a number'}, not "${text}"`, help);
+      }
+      if (spec.min !== undefined && value < spec.min) throw new UserError(`${label} must be at least ${spec.min}, not ${text}`, help);
+      values[spec.long] = value;
+      return;
+    }
+    case 'strings': {
+      const list = (values[spec.long] as string[] | undefined) ?? [];
+      list.push(text);
+      values[spec.long] = list;
+      return;
+    }
+    default:
+      values[spec.long] = text;
+  }
+}

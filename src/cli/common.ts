@@ -1,0 +1,80 @@
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import { describeTarget, resolveTarget, type Target } from '../config/target.js';
+import type { Connection, Driver } from '../drivers/driver.js';
+import { createDriver } from '../drivers/registry.js';
+import { UserError } from '../errors.js';
+import { DEFAULT_WORKLOAD, WORKLOADS, findWorkload } from '../workloads/registry.js';
+import type { DataContext, Workload } from '../workloads/workload.js';
+import { parseArgs } from './args.js';
+
+export const DB_OPTION: OptionSpec = {
+  long: 'db',
+  type: 'string',
+  value: 'URL',
+  help: 'database: sqlite:FILE, postgres://user@host:port/db or mariadb://user@host:port/db; else DATABASE_URL',
+  default: undefined,
+};
+export const VERBOSE_OPTION: OptionSpec = { long: 'verbose', type: 'boolean', help: 'show stack traces and driver details on errors' };
+export const HELP_OPTION: OptionSpec = { long: 'help', short: 'h', type: 'boolean', help: 'show this help' };
+export const SCALE_OPTION: OptionSpec = { long: 'scale', short: 's', type: 'integer', min: 1, value: 'N', help: "scale factor (the workload's own unit; see headroom list)" };
+
+/** Every workload's own options, so one parse knows which options take a value. */
+export function workloadOptionSpecs(): OptionSpec[] {
+  const seen = new Map<string, OptionSpec>();
+  for (const workload of WORKLOADS) for (const spec of workload.options) if (!seen.has(spec.long)) seen.set(spec.long, spec);
+  return [...seen.values()];
+}
+
+export interface VerbArgs {
+  workload: Workload;
+  values: OptionValues;
+  given: Set<string>;
+  /** Only this workload's options, with their defaults. */
+  workloadOptions: OptionValues;
+}
+
+/** Parses a verb's arguments: `headroom VERB [WORKLOAD] [options]`. */
+export function parseVerbArgs(argv: readonly string[], verb: string, specs: readonly OptionSpec[]): VerbArgs {
+  const { values, positionals, given } = parseArgs(argv, [...specs, ...workloadOptionSpecs()], verb);
+  if (positionals.length > 1) throw new UserError(`"headroom ${verb}" takes one workload, got: ${positionals.join(' ')}`, `see: headroom ${verb} --help`);
+  const workload = findWorkload(positionals[0] ?? DEFAULT_WORKLOAD);
+  const own = new Set(workload.options.map((o) => o.long));
+  const foreign = [...given].find((name) => !specs.some((s) => s.long === name) && !own.has(name));
+  if (foreign) throw new UserError(`--${foreign} is not an option of workload ${workload.name}`, `see: headroom list`);
+  const workloadOptions: OptionValues = {};
+  for (const spec of workload.options) workloadOptions[spec.long] = values[spec.long];
+  return { workload, values, given, workloadOptions };
+}
+
+/** An open admin connection to the target, and the context workloads need for their data. */
+export interface Session {
+  target: Target;
+  url: string;
+  driver: Driver;
+  conn: Connection;
+  close(): Promise<void>;
+}
+
+export async function openSession(values: OptionValues): Promise<Session> {
+  const target = resolveTarget(values['db'] as string | undefined);
+  const driver = createDriver(target);
+  const conn = await driver.connect();
+  return {
+    target,
+    url: describeTarget(target),
+    driver,
+    conn,
+    async close() {
+      await conn.close();
+      await driver.close();
+    },
+  };
+}
+
+export function dataContext(session: Session, options: OptionValues, scale: number, log: (message: string) => void): DataContext {
+  return { conn: session.conn, driver: session.driver, dbms: session.target.dbms, scale, options, log };
+}
+
+export function logLine(message: string): void {
+  process.stderr.write(`${message}\n`);
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+import { formatOptionHelp, type OptionSpec } from '../config/options.js';
+import { DbError } from '../drivers/errors.js';
+import { UserError } from '../errors.js';
+import { TOOL_VERSION } from '../result/build.js';
+import { DEFAULT_DB } from '../config/target.js';
+import { CHECK_OPTIONS, DROP_OPTIONS, INIT_OPTIONS, checkCommand, dropCommand, initCommand } from './data-verbs.js';
+import { listText } from './list.js';
+import { WORKLOADS } from '../workloads/registry.js';
+import { RUN_OPTIONS, runCommand } from './run.js';
+
+interface Verb {
+  summary: string;
+  usage: string;
+  options: OptionSpec[];
+  action(argv: readonly string[]): Promise<number>;
+}
+
+const VERBS: Record<string, Verb> = {
+  run: { summary: 'load the data if missing, then measure (the default verb)', usage: 'headroom run [WORKLOAD] [options]', options: RUN_OPTIONS, action: runCommand },
+  init: { summary: "create the workload's schema and load its data (drops what is there)", usage: 'headroom init [WORKLOAD] [options]', options: INIT_OPTIONS, action: initCommand },
+  check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', options: CHECK_OPTIONS, action: checkCommand },
+  drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', options: DROP_OPTIONS, action: dropCommand },
+  list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },
+};
+
+function mainHelp(): string {
+  return [
+    `headroom ${TOOL_VERSION}: how many transactions per second this machine and DBMS carry`,
+    '',
+    'usage: headroom VERB [WORKLOAD] [options]',
+    '',
+    ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(7)}${v.summary}`),
+    '',
+    `With no --db, headroom uses ${DEFAULT_DB} (embedded SQLite, no server needed).`,
+    'headroom VERB --help shows the options of a verb; headroom list shows each workload\'s own.',
+  ].join('\n');
+}
+
+function verbHelp(name: string, verb: Verb): string {
+  return [`usage: ${verb.usage}`, '', verb.summary, ...(verb.options.length > 0 ? ['', 'options:', formatOptionHelp(verb.options)] : []), '', "workload options: see headroom list"].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-V') return (process.stdout.write(`${TOOL_VERSION}\n`), 0);
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' ? rest[0] : undefined;
+    const verb = topic === undefined ? undefined : VERBS[topic];
+    if (topic !== undefined && !verb) throw new UserError(`unknown verb "${topic}"`, `verbs: ${Object.keys(VERBS).join(', ')}`);
+    process.stdout.write(`${verb ? verbHelp(topic!, verb) : mainHelp()}\n`);
+    return 0;
+  }
+  // `headroom -c 4` and `headroom tpcb` mean `headroom run ...`, as `npx headroom` alone does.
+  const name = first.startsWith('-') || WORKLOADS.some((w) => w.name === first) ? 'run' : first;
+  const verb = VERBS[name];
+  if (!verb) throw new UserError(`unknown verb "${first}"`, `verbs: ${Object.keys(VERBS).join(', ')} (headroom --help)`);
+  const verbArgs = name === first ? rest : argv;
+  if (verbArgs.includes('--help') || verbArgs.includes('-h')) return (process.stdout.write(`${verbHelp(name, verb)}\n`), 0);
+  return verb.action(verbArgs);
+}
+
+const verbose = process.argv.includes('--verbose');
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UserError || error instanceof DbError) {
+      process.stderr.write(`headroom: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
+      if (verbose) process.stderr.write(`${error.stack ?? ''}\n${error.cause instanceof Error ? `cause: ${error.cause.stack}\n` : ''}`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`headroom: unexpected error: ${error instanceof Error ? error.message : String(error)}${verbose ? '' : ' (--verbose shows the stack)'}\n`);
+      if (verbose && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

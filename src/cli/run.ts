@@ -1,0 +1,125 @@
+import { randomInt } from 'node:crypto';
+import type { OptionSpec } from '../config/options.js';
+import { UserError } from '../errors.js';
+import { runEngine } from '../engine/engine.js';
+import { buildResult } from '../result/build.js';
+import { defaultResultPath, writeResult } from '../result/write.js';
+import type { RunResult } from '../result/result.js';
+import { progressLine, summaryText } from '../reports/text.js';
+import type { LoadPhase } from '../workloads/workload.js';
+import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
+
+export const DEFAULT_DURATION_SECONDS = 10;
+
+export const RUN_OPTIONS: OptionSpec[] = [
+  DB_OPTION,
+  { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals, each on its own connection', default: 1 },
+  { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
+  { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: `measured duration (default ${DEFAULT_DURATION_SECONDS} unless -t is given)` },
+  { long: 'transactions', short: 't', type: 'integer', min: 1, value: 'N', help: 'transactions per client instead of a duration' },
+  SCALE_OPTION,
+  { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 1 },
+  { long: 'rate', short: 'R', type: 'number', min: 0.001, value: 'TPS', help: 'open loop: schedule TPS transactions per second in all, latency counted from the scheduled start' },
+  { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
+  { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
+  { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed (default: a new one each run, stored in the result)' },
+  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'result file (default headroom-results/WORKLOAD-DBMS-TIME.json)' },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
+
+/** `headroom run`: load the data if it is not there, measure, write the result, print the summary. */
+export async function runCommand(argv: readonly string[]): Promise<number> {
+  const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'run', RUN_OPTIONS);
+  if (given.has('time') && given.has('transactions')) throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
+  const transactionsPerClient = values['transactions'] as number | undefined;
+  const durationSeconds = transactionsPerClient === undefined ? ((values['time'] as number | undefined) ?? DEFAULT_DURATION_SECONDS) : undefined;
+  const clients = values['clients'] as number;
+  const jobs = values['jobs'] as number;
+  if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'each job needs at least one client: use -j up to -c');
+  workload.transactions(workloadOptions); // rejects a bad mix before anything is loaded
+
+  const session = await openSession(values);
+  try {
+    const server = await session.driver.serverInfo(session.conn);
+    const budget = await session.driver.connectionBudget(session.conn);
+    if (budget && clients > budget.max - budget.inUse) {
+      throw new UserError(
+        `the server accepts ${budget.max - budget.inUse} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but -c ${clients} needs ${clients}`,
+        `use -c ${Math.max(1, budget.max - budget.inUse)} or less, or raise max_connections`,
+      );
+    }
+    const present = await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
+    const asked = values['scale'] as number | undefined;
+    if (present !== undefined && asked !== undefined && present !== asked) {
+      throw new UserError(`the database holds ${workload.name} data at scale ${present}, not ${asked}`, `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`);
+    }
+    const scale = present ?? asked ?? workload.defaultScale;
+    let phases: LoadPhase[] = [];
+    if (present === undefined) {
+      logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
+      phases = await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+    }
+
+    const abort = new AbortController();
+    const onSignal = (): void => {
+      if (abort.signal.aborted) process.exit(130);
+      logLine('interrupted: stopping the terminals and writing what was measured (Ctrl-C again to quit at once)');
+      abort.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const progressEvery = values['progress'] as number;
+    let sinceProgress = 0;
+    const seed = (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31);
+    const rate = values['rate'] as number | undefined;
+    const warmupSeconds = values['warmup'] as number;
+    const maxTries = values['max-tries'] as number;
+    logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
+    const outcome = await runEngine(
+      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed },
+      abort.signal,
+      (point) => {
+        if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
+          sinceProgress = 0;
+          logLine(progressLine(point));
+        }
+      },
+    ).finally(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
+
+    const result: RunResult = buildResult({
+      outcome,
+      server,
+      url: session.url,
+      data: { loadedBy: present === undefined ? 'this-run' : 'earlier', phases },
+      config: {
+        workload: workload.name,
+        workloadOptions,
+        scale,
+        clients,
+        jobs,
+        durationSeconds: durationSeconds ?? null,
+        transactionsPerClient: transactionsPerClient ?? null,
+        rate: rate ?? null,
+        warmupSeconds,
+        maxTries,
+        seed,
+        argv: [...argv],
+      },
+      ...(outcome.status === 'interrupted'
+        ? { statusReason: 'interrupted by a signal' }
+        : outcome.failure
+          ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
+          : {}),
+    });
+    const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
+    await writeResult(result, file);
+    process.stdout.write(`${summaryText(result, file)}\n`);
+    return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,110 @@
+import { UserError } from '../errors.js';
+import type { DbmsName } from '../drivers/driver.js';
+
+/** Where to connect, resolved from --db, then DATABASE_URL, then the embedded default. */
+export type Target = SqliteTarget | ServerTarget;
+
+export interface SqliteTarget {
+  dbms: 'sqlite';
+  file: string;
+}
+
+export interface ServerTarget {
+  dbms: Exclude<DbmsName, 'sqlite'>;
+  host: string;
+  port: number;
+  user: string;
+  password: string | undefined;
+  database: string;
+}
+
+export const DEFAULT_DB = 'sqlite:headroom.db';
+
+const SCHEMES: Record<string, DbmsName> = {
+  sqlite: 'sqlite',
+  postgres: 'postgres',
+  postgresql: 'postgres',
+  pg: 'postgres',
+  mariadb: 'mariadb',
+  mysql: 'mariadb',
+};
+
+const URL_HINT = 'use e.g. sqlite:./bench.db, postgres://user@host:5432/db or mariadb://user@host:3306/db';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Resolves the connection the way porsager/postgres and libpq do: explicit URL parts first, then
+ * the DBMS's usual environment variables (PG*, MYSQL_*), then defaults. `--db postgres` alone
+ * therefore means "PostgreSQL, everything from the environment".
+ */
+export function resolveTarget(db: string | undefined, env: Env = process.env): Target {
+  const text = db ?? env['DATABASE_URL'] ?? DEFAULT_DB;
+  const match = /^([a-z]+):(.*)$/i.exec(text);
+  const dbms = match ? SCHEMES[match[1]!.toLowerCase()] : undefined;
+  if (!match || !dbms) {
+    throw new UserError(`cannot tell which DBMS "${redact(text)}" names`, URL_HINT);
+  }
+  const rest = match[2]!;
+  if (dbms === 'sqlite') {
+    const file = rest.replace(/^\/\/(?=\/)/, '');
+    if (file === '' || file === '//') throw new UserError('sqlite: needs a file name', 'use e.g. sqlite:./bench.db');
+    return { dbms, file };
+  }
+  return serverTarget(dbms, rest, text, env);
+}
+
+function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, env: Env): ServerTarget {
+  let url: URL | undefined;
+  if (rest !== '' && rest !== '//') {
+    try {
+      url = new URL(`${dbms}:${rest.startsWith('//') ? rest : `//${rest}`}`);
+    } catch {
+      throw new UserError(`malformed database URL "${redact(text)}"`, URL_HINT);
+    }
+  }
+  const fromEnv =
+    dbms === 'postgres'
+      ? { host: env['PGHOST'], port: env['PGPORT'], user: env['PGUSER'], password: env['PGPASSWORD'], database: env['PGDATABASE'] }
+      : {
+          host: env['MYSQL_HOST'],
+          port: env['MYSQL_TCP_PORT'],
+          user: env['MYSQL_USER'],
+          password: env['MYSQL_PWD'],
+          database: env['MYSQL_DATABASE'],
+        };
+  const defaults = dbms === 'postgres' ? { port: 5432, user: 'postgres' } : { port: 3306, user: 'root' };
+  const portText = nonEmpty(url?.port) ?? fromEnv.port;
+  const port = portText === undefined ? defaults.port : Number(portText);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new UserError(`port "${portText}" in the database URL is not a TCP port`, URL_HINT);
+  }
+  const user = nonEmpty(decode(url?.username)) ?? fromEnv.user ?? defaults.user;
+  const database = nonEmpty(decode(url?.pathname.replace(/^\//, ''))) ?? fromEnv.database ?? (dbms === 'postgres' ? user : 'test');
+  return {
+    dbms,
+    host: nonEmpty(url?.hostname) ?? fromEnv.host ?? '127.0.0.1',
+    port,
+    user,
+    password: nonEmpty(decode(url?.password)) ?? fromEnv.password,
+    database,
+  };
+}
+
+/** The target as it may be printed or stored: never with the password. */
+export function describeTarget(target: Target): string {
+  if (target.dbms === 'sqlite') return `sqlite:${target.file}`;
+  return `${target.dbms}://${target.user}@${target.host}:${target.port}/${target.database}`;
+}
+
+function redact(text: string): string {
+  return text.replace(/(\/\/[^:/@]*):[^@]*@/, '$1:***@');
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function decode(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : decodeURIComponent(value);
+}

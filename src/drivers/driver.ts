@@ -1,0 +1,71 @@
+/**
+ * The contract every DBMS driver implements. Workloads and the engine only see these types;
+ * DBMS-specific error codes never leave a driver folder (see errors.ts).
+ */
+
+export type DbmsName = 'sqlite' | 'postgres' | 'mariadb';
+
+/** A parameter value a statement can bind. */
+export type SqlValue = number | bigint | string | boolean | null | Date;
+
+/** Rows come back as arrays in select-list order: cheaper than objects on every driver. */
+export type Row = unknown[];
+
+/**
+ * A statement prepared once per connection and executed many times. SQL uses `?` placeholders;
+ * a driver whose DBMS wants another style rewrites them once, at prepare time.
+ */
+export interface Statement {
+  /** Executes and returns the number of affected rows. */
+  run(params?: readonly SqlValue[]): Promise<number>;
+  /** Executes and returns all rows. */
+  all(params?: readonly SqlValue[]): Promise<Row[]>;
+}
+
+export interface Connection {
+  prepare(sql: string): Promise<Statement>;
+  /** One unprepared statement (text protocol); `?` placeholders as in prepare(). */
+  query(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+  begin(): Promise<void>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+  /**
+   * Loads rows through the fastest path the DBMS offers (COPY, multi-row insert, one prepared
+   * insert in one transaction). Returns the number of rows written.
+   */
+  bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface ServerInfo {
+  dbms: DbmsName;
+  /** What the server itself reports, e.g. "PostgreSQL 15.19 on x86_64-pc-linux-gnu". */
+  version: string;
+  /** Settings that decide speed and durability, by their DBMS names. */
+  settings: Record<string, string>;
+}
+
+export interface ConnectionBudget {
+  /** The server's connection limit as an ordinary user sees it. */
+  max: number;
+  /** Connections already open (including ours). */
+  inUse: number;
+}
+
+export interface Driver {
+  readonly dbms: DbmsName;
+  /**
+   * True when the driver's calls block the thread (better-sqlite3): the engine must then yield to
+   * the event loop between transactions or timers and signals would never run.
+   */
+  readonly blocking: boolean;
+  /** The target as shown to people, never with a password. */
+  readonly target: string;
+  connect(): Promise<Connection>;
+  serverInfo(conn: Connection): Promise<ServerInfo>;
+  /** How many more connections the server accepts; undefined where there is no such limit. */
+  connectionBudget(conn: Connection): Promise<ConnectionBudget | undefined>;
+  /** Does a table exist in the connected database/schema? */
+  tableExists(conn: Connection, table: string): Promise<boolean>;
+  close(): Promise<void>;
+}

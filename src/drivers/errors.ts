@@ -1,0 +1,25 @@
+/**
+ * The error classes the engine acts on. Each driver maps its DBMS's codes onto these once, in
+ * its own errors.ts; nothing outside a driver folder looks at a DBMS error code.
+ */
+export const ERROR_CLASSES = ['retryable', 'capacity', 'connection_lost', 'bad_request', 'other'] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+export class DbError extends Error {
+  override readonly name = 'DbError';
+  constructor(
+    readonly errorClass: ErrorClass,
+    message: string,
+    /** The DBMS's own code (SQLSTATE, errno, SQLITE_*), kept for the result file and --verbose. */
+    readonly code: string | undefined,
+    /** What the user can do about it, when the driver knows. */
+    readonly hint?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isDbError(error: unknown): error is DbError {
+  return error instanceof DbError;
+}

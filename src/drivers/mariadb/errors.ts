@@ -1,0 +1,59 @@
+import { DbError, type ErrorClass } from '../errors.js';
+import type { ServerTarget } from '../../config/target.js';
+
+/** 1213 deadlock, 1205 lock wait timeout, 1020 record changed (snapshot isolation). */
+const RETRYABLE = new Set([1213, 1205, 1020]);
+/** 1040 too many connections, 1203 too many connections for this user. */
+const CAPACITY = new Set([1040, 1203]);
+/** 1053 server shutdown, 1927 connection killed, 2002/2003/2006/2013 client-side "gone away". */
+const CONNECTION_LOST = new Set([1053, 1927, 2002, 2003, 2006, 2013]);
+/** 1044/1045 access denied, 1049 unknown database, 1054 unknown column, 1062 duplicate key,
+ *  1064 syntax error, 1146 no such table, 1050 table exists, 1051 unknown table. */
+const BAD_REQUEST = new Set([1044, 1045, 1049, 1050, 1051, 1054, 1062, 1064, 1146]);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+interface MariadbErrorShape {
+  errno?: number;
+  code?: string;
+  fatal?: boolean;
+}
+
+/** Maps the mariadb connector's SqlError (errno, code, fatal) onto the common classes. */
+export function classifyMariadbError(error: unknown, target?: ServerTarget): DbError {
+  if (error instanceof DbError) return error;
+  const shape = (error ?? {}) as MariadbErrorShape;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = shape.errno !== undefined ? String(shape.errno) : shape.code;
+  return new DbError(mariadbClass(shape), message, code, target ? mariadbHint(shape, target) : undefined, { cause: error });
+}
+
+function mariadbClass(error: MariadbErrorShape): ErrorClass {
+  const errno = error.errno ?? -1;
+  if (RETRYABLE.has(errno)) return 'retryable';
+  if (CAPACITY.has(errno)) return 'capacity';
+  if (BAD_REQUEST.has(errno)) return 'bad_request';
+  if (CONNECTION_LOST.has(errno) || SOCKET_CODES.has(error.code ?? '')) return 'connection_lost';
+  // The connector marks an error fatal when the connection cannot be used any more; its own
+  // socket errors are numbered 45000 and up.
+  if (error.fatal === true || (errno >= 45000 && errno < 46000)) return 'connection_lost';
+  return 'other';
+}
+
+function mariadbHint(error: MariadbErrorShape, target: ServerTarget): string | undefined {
+  const where = `${target.host}:${target.port}`;
+  if (error.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String(error.code)))
+    return `nothing accepts connections at ${where}: is MariaDB running? (start-stop-daemon --start --background --exec /usr/sbin/mariadbd)`;
+  if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `the host "${target.host}" is unknown: check the host in --db or MYSQL_HOST`;
+  switch (error.errno) {
+    case 1044:
+    case 1045:
+      return `check the user "${target.user}" and the password in --db (or MYSQL_USER / MYSQL_PWD) and the user's grants`;
+    case 1049:
+      return `create it first: mariadb -h ${target.host} -P ${target.port} -u ${target.user} -e 'CREATE DATABASE ${target.database}'`;
+    case 1040:
+    case 1203:
+      return 'the server has no free connection slot: use fewer clients (-c) or raise max_connections';
+    default:
+      return undefined;
+  }
+}

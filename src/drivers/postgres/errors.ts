@@ -1,0 +1,57 @@
+import { DbError, type ErrorClass } from '../errors.js';
+import type { ServerTarget } from '../../config/target.js';
+
+/** Socket-level codes that mean the server is gone or was never there. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Maps node-postgres errors (SQLSTATE in `code`, socket errors by errno name, or plain messages
+ * for a connection closed under the client) onto the common classes.
+ */
+export function classifyPostgresError(error: unknown, target?: ServerTarget): DbError {
+  if (error instanceof DbError) return error;
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, { cause: error });
+}
+
+function postgresClass(code: string | undefined, message: string): ErrorClass {
+  if (code === undefined) {
+    return /connection terminated|connection error|not queryable|client was closed|timeout expired/i.test(message)
+      ? 'connection_lost'
+      : 'other';
+  }
+  if (SOCKET_CODES.has(code)) return 'connection_lost';
+  // 40001 serialization_failure, 40P01 deadlock_detected, 55P03 lock_not_available.
+  if (code === '40001' || code === '40P01' || code === '55P03') return 'retryable';
+  if (code === '53300') return 'capacity'; // too_many_connections
+  // Class 08 connection exceptions; 57P01-57P03 admin/crash shutdown and "cannot connect now".
+  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return 'connection_lost';
+  // 42 syntax error or access rule violation, 22 data exception, 23 integrity constraint,
+  // 3D000 unknown database, 28 invalid authorization.
+  if (/^(42|22|23|28)/.test(code) || code === '3D000') return 'bad_request';
+  return 'other';
+}
+
+function postgresHint(code: string | undefined, target: ServerTarget): string | undefined {
+  const where = `${target.host}:${target.port}`;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `nothing accepts connections at ${where}: is PostgreSQL running? (Debian: pg_ctlcluster 15 main start)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host "${target.host}" is unknown: check the host in --db or PGHOST`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+      return `${where} does not answer: check the host and port, and any firewall`;
+    case '28P01':
+    case '28000':
+      return `check the user "${target.user}" and the password in --db (or PGUSER / PGPASSWORD) and pg_hba.conf`;
+    case '3D000':
+      return `create it first: createdb -h ${target.host} -p ${target.port} -U ${target.user} ${target.database}`;
+    case '53300':
+      return 'the server has no free connection slot: use fewer clients (-c) or raise max_connections';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,39 @@
+import type { Driver, DbmsName } from './driver.js';
+import type { Target } from '../config/target.js';
+import { SqliteDriver } from './sqlite/driver.js';
+import { PostgresDriver } from './postgres/driver.js';
+import { MariadbDriver } from './mariadb/driver.js';
+
+export interface DriverDescription {
+  dbms: DbmsName;
+  url: string;
+  package: string;
+  notes: string;
+}
+
+export const DRIVERS: readonly DriverDescription[] = [
+  { dbms: 'sqlite', url: 'sqlite:./file.db', package: 'better-sqlite3', notes: 'embedded default; WAL journal; no server needed' },
+  {
+    dbms: 'postgres',
+    url: 'postgres://user:password@host:5432/database',
+    package: 'pg',
+    notes: 'prepared statements, COPY for loading; PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE fill in what the URL leaves out',
+  },
+  {
+    dbms: 'mariadb',
+    url: 'mariadb://user:password@host:3306/database (or mysql://)',
+    package: 'mariadb',
+    notes: 'binary-protocol prepared statements, bulk insert for loading; MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_USER, MYSQL_PWD, MYSQL_DATABASE fill in the rest',
+  },
+];
+
+export function createDriver(target: Target): Driver {
+  switch (target.dbms) {
+    case 'sqlite':
+      return new SqliteDriver(target);
+    case 'postgres':
+      return new PostgresDriver(target);
+    case 'mariadb':
+      return new MariadbDriver(target);
+  }
+}

@@ -1,0 +1,164 @@
+import Database from 'better-sqlite3';
+import type { Connection, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
+import type { SqliteTarget } from '../../config/target.js';
+import { classifySqliteError } from './errors.js';
+
+/**
+ * SQLite through better-sqlite3 12: synchronous calls, so the driver is `blocking` and every
+ * Promise it returns is already settled. Each connection opens its own handle on the file in
+ * WAL mode, so readers never wait for the writer.
+ */
+export class SqliteDriver implements Driver {
+  readonly dbms = 'sqlite';
+  readonly blocking = true;
+  readonly target: string;
+
+  constructor(private readonly config: SqliteTarget) {
+    this.target = `sqlite:${config.file}`;
+  }
+
+  async connect(): Promise<Connection> {
+    try {
+      const db = new Database(this.config.file);
+      db.pragma('journal_mode = WAL');
+      // Waiting is only useful between threads (jobs): inside one thread the engine never
+      // interleaves two transactions, since every call here completes before it returns.
+      db.pragma('busy_timeout = 5000');
+      return new SqliteConnection(db);
+    } catch (error) {
+      throw classifySqliteError(error);
+    }
+  }
+
+  async serverInfo(conn: Connection): Promise<ServerInfo> {
+    const value = async (sql: string): Promise<string> => String((await conn.query(sql))[0]?.[0] ?? '');
+    const settings: Record<string, string> = {};
+    for (const pragma of ['journal_mode', 'synchronous', 'page_size', 'cache_size', 'busy_timeout']) {
+      settings[pragma] = await value(`PRAGMA ${pragma}`);
+    }
+    // PRAGMA synchronous answers a number; keep its name beside it so the result reads plainly.
+    settings['synchronous'] = `${settings['synchronous']} (${['OFF', 'NORMAL', 'FULL', 'EXTRA'][Number(settings['synchronous'])] ?? '?'})`;
+    return { dbms: 'sqlite', version: `SQLite ${await value('SELECT sqlite_version()')}`, settings };
+  }
+
+  async connectionBudget(): Promise<undefined> {
+    return undefined;
+  }
+
+  async tableExists(conn: Connection, table: string): Promise<boolean> {
+    return (await conn.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table])).length > 0;
+  }
+
+  async close(): Promise<void> {}
+}
+
+class SqliteStatement implements Statement {
+  constructor(private readonly statement: Database.Statement) {
+    if (statement.reader) statement.raw(true);
+  }
+
+  async run(params: readonly SqlValue[] = []): Promise<number> {
+    try {
+      return this.statement.reader ? this.statement.all(...bind(params)).length : this.statement.run(...bind(params)).changes;
+    } catch (error) {
+      throw classifySqliteError(error);
+    }
+  }
+
+  async all(params: readonly SqlValue[] = []): Promise<Row[]> {
+    try {
+      if (!this.statement.reader) {
+        this.statement.run(...bind(params));
+        return [];
+      }
+      return this.statement.all(...bind(params)) as Row[];
+    } catch (error) {
+      throw classifySqliteError(error);
+    }
+  }
+}
+
+class SqliteConnection implements Connection {
+  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly beginStatement: Database.Statement;
+  private readonly commitStatement: Database.Statement;
+  private readonly rollbackStatement: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.beginStatement = db.prepare('BEGIN');
+    this.commitStatement = db.prepare('COMMIT');
+    this.rollbackStatement = db.prepare('ROLLBACK');
+  }
+
+  async prepare(sql: string): Promise<Statement> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      try {
+        statement = new SqliteStatement(this.db.prepare(sql));
+      } catch (error) {
+        throw classifySqliteError(error);
+      }
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+    return (await this.prepare(sql)).all(params);
+  }
+
+  async begin(): Promise<void> {
+    this.execute(this.beginStatement);
+  }
+
+  async commit(): Promise<void> {
+    this.execute(this.commitStatement);
+  }
+
+  async rollback(): Promise<void> {
+    // After some errors SQLite has already rolled back; a second ROLLBACK would only fail.
+    if (this.db.inTransaction) this.execute(this.rollbackStatement);
+  }
+
+  async bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
+    // SQLite's fastest path is one transaction around one prepared insert.
+    const insert = this.db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    let count = 0;
+    try {
+      this.db.transaction(() => {
+        for (const row of rows) {
+          insert.run(...bind(row));
+          count++;
+        }
+      })();
+    } catch (error) {
+      throw classifySqliteError(error);
+    }
+    return count;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  private execute(statement: Database.Statement): void {
+    try {
+      statement.run();
+    } catch (error) {
+      throw classifySqliteError(error);
+    }
+  }
+}
+
+/** better-sqlite3 binds numbers, bigints, strings, buffers and null; other values are converted. */
+function bind(params: readonly SqlValue[]): unknown[] {
+  let converted: unknown[] | undefined;
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i];
+    if (typeof value === 'boolean' || value instanceof Date) {
+      converted ??= params.slice();
+      converted[i] = typeof value === 'boolean' ? Number(value) : value.toISOString();
+    }
+  }
+  return converted ?? (params as unknown[]);
+}

@@ -1,0 +1,140 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Target } from '../config/target.js';
+import type { OptionValues } from '../config/options.js';
+import type { DbError } from '../drivers/errors.js';
+import { LocalJob, type JobConfig, type JobHandle } from './job.js';
+import { WorkerJob } from './worker-job.js';
+import { intervalPoint, mergeTotals, round, type MergedTotals, type SeriesPoint } from './measurements.js';
+import type { TerminalPlan } from './terminal.js';
+
+export interface EngineConfig {
+  target: Target;
+  workload: string;
+  options: OptionValues;
+  scale: number;
+  clients: number;
+  jobs: number;
+  /** -T: measured seconds; undefined when bounded by -t. */
+  durationSeconds: number | undefined;
+  /** -t: transactions per client; undefined when bounded by time. */
+  transactionsPerClient: number | undefined;
+  /** -R: transactions per second across all clients; undefined for a closed loop. */
+  rate: number | undefined;
+  warmupSeconds: number;
+  maxTries: number;
+  seed: number;
+}
+
+export interface EngineOutcome {
+  status: 'completed' | 'interrupted' | 'failed';
+  /** The bad request that ended terminals early, when one did. */
+  failure: DbError | undefined;
+  startedAt: Date;
+  measureStartedAt: Date | undefined;
+  measuredSeconds: number;
+  series: SeriesPoint[];
+  totals: MergedTotals;
+  clientCpu: { userUs: number; systemUs: number };
+  eventLoopDelayMs: { p99: number; max: number };
+}
+
+const TICK_MS = 1000;
+
+/**
+ * Runs the terminals in jobs, ticks once a second to collect the series, switches from warm-up to
+ * measuring, and stops on time, count, abort or failure. It knows no workload by name and writes
+ * no output: progress leaves through onInterval, everything else through the outcome.
+ */
+export async function runEngine(config: EngineConfig, signal: AbortSignal, onInterval: (point: SeriesPoint) => void): Promise<EngineOutcome> {
+  const jobs = await openJobs(config);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const startedAt = new Date();
+  const start = performance.now();
+  let measuring = config.warmupSeconds === 0;
+  let measureStart = start;
+  let measureStartedAt: Date | undefined;
+  let cpuAtMeasure = process.cpuUsage();
+  if (measuring) {
+    measureStartedAt = startedAt;
+    await Promise.all(jobs.map((j) => j.setMeasuring(true)));
+  }
+
+  const finished = Promise.all(jobs.map((j) => j.run())).then(() => 'finished' as const);
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (signal.aborted) resolve('aborted');
+    signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  const series: SeriesPoint[] = [];
+  let lastTick = start;
+  let cpuAtTick = process.cpuUsage();
+  let reason: 'tick' | 'finished' | 'aborted' = 'tick';
+  for (let tick = 1; reason === 'tick'; tick++) {
+    let timer: NodeJS.Timeout | undefined;
+    const due = new Promise<'tick'>((resolve) => (timer = setTimeout(() => resolve('tick'), start + tick * TICK_MS - performance.now())));
+    reason = await Promise.race([due, finished, aborted]);
+    clearTimeout(timer);
+    const snapshots = await Promise.all(jobs.map((j) => j.tick()));
+    const now = performance.now();
+    const cpu = process.cpuUsage(cpuAtTick);
+    cpuAtTick = process.cpuUsage();
+    const seconds = (now - lastTick) / 1000;
+    if (seconds > 0.001) {
+      const cpuPercent = ((cpu.user + cpu.system) / 1000 / (now - lastTick)) * 100;
+      const point = intervalPoint(snapshots, (now - start) / 1000, seconds, measuring ? 'measure' : 'warmup', cpuPercent, config.rate !== undefined);
+      series.push(point);
+      onInterval(point);
+    }
+    lastTick = now;
+    if (reason !== 'tick') break;
+    if (!measuring && now - start >= config.warmupSeconds * 1000 - 1) {
+      measuring = true;
+      measureStart = now;
+      measureStartedAt = new Date();
+      cpuAtMeasure = process.cpuUsage();
+      await Promise.all(jobs.map((j) => j.setMeasuring(true)));
+    } else if (measuring && config.durationSeconds !== undefined && now - measureStart >= config.durationSeconds * 1000 - 1) {
+      break;
+    }
+  }
+  const measuredSeconds = measuring ? (performance.now() - measureStart) / 1000 : 0;
+  const cpu = measuring ? process.cpuUsage(cpuAtMeasure) : { user: 0, system: 0 };
+  const stopped = await Promise.all(jobs.map((j) => j.stop()));
+  loopDelay.disable();
+  const failure = stopped.find((s) => s.aborted)?.aborted;
+  return {
+    status: reason === 'aborted' ? 'interrupted' : failure ? 'failed' : 'completed',
+    failure,
+    startedAt,
+    measureStartedAt,
+    measuredSeconds,
+    series,
+    totals: mergeTotals(stopped.map((s) => s.totals)),
+    clientCpu: { userUs: cpu.user, systemUs: cpu.system },
+    eventLoopDelayMs: { p99: round(loopDelay.percentile(99) / 1e6, 3), max: round(loopDelay.max / 1e6, 3) },
+  };
+}
+
+/** Deals the terminals round-robin into jobs; one job runs in this thread, more in worker threads. */
+async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
+  const jobCount = Math.min(config.jobs, config.clients);
+  const plans: TerminalPlan[][] = Array.from({ length: jobCount }, () => []);
+  for (let id = 0; id < config.clients; id++) {
+    plans[id % jobCount]!.push({
+      id,
+      seed: (config.seed + Math.imul(id + 1, 0x9e3779b1)) >>> 0,
+      transactions: config.transactionsPerClient,
+      rate: config.rate === undefined ? undefined : config.rate / config.clients,
+      maxTries: config.maxTries,
+    });
+  }
+  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals }));
+  if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
+  const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
+  const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failure) {
+    await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.stop() : undefined)));
+    throw failure.reason;
+  }
+  return opened.map((o) => (o as PromiseFulfilledResult<JobHandle>).value);
+}

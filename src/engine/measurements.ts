@@ -1,0 +1,112 @@
+import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, TypeTotals } from '../metrics/recorder.js';
+import { noFailures } from '../metrics/recorder.js';
+import { createHistogram, decodeHistogram, encodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
+import { ERROR_CLASSES } from '../drivers/errors.js';
+
+/** One point of the per-second series (all transaction types together). */
+export interface SeriesPoint {
+  /** Seconds since the terminals started, at the end of this interval. */
+  t: number;
+  phase: 'warmup' | 'measure';
+  seconds: number;
+  transactions: number;
+  tps: number;
+  failed: number;
+  retried: number;
+  latencyMs: Pick<LatencySummaryMs, 'avg' | 'stddev' | 'p50' | 'p99' | 'max'>;
+  /** Under --rate: average and largest wait past the scheduled start. */
+  lagMs?: { avg: number; max: number };
+  /** Client process CPU over the interval, as a percentage of one core. */
+  clientCpuPercent: number;
+}
+
+export function intervalPoint(snapshots: readonly IntervalSnapshot[], t: number, seconds: number, phase: SeriesPoint['phase'], cpuPercent: number, rated: boolean): SeriesPoint {
+  const histogram = mergeEncoded(snapshots.map((s) => s.histogram));
+  const transactions = sum(snapshots.map((s) => s.count));
+  const latency = summarize(histogram);
+  const point: SeriesPoint = {
+    t: round(t, 3),
+    phase,
+    seconds: round(seconds, 3),
+    transactions,
+    tps: round(transactions / seconds, 1),
+    failed: sum(snapshots.map((s) => s.failed)),
+    retried: sum(snapshots.map((s) => s.retried)),
+    latencyMs: { avg: latency.avg, stddev: latency.stddev, p50: latency.p50, p99: latency.p99, max: latency.max },
+    clientCpuPercent: round(cpuPercent, 1),
+  };
+  if (rated) {
+    point.lagMs = {
+      avg: transactions === 0 ? 0 : round(sum(snapshots.map((s) => s.lagSumUs)) / transactions / 1000, 3),
+      max: round(Math.max(0, ...snapshots.map((s) => s.lagMaxUs)) / 1000, 3),
+    };
+  }
+  return point;
+}
+
+export interface MergedTotals {
+  types: (Omit<TypeTotals, 'histogram'> & { histogram: Histogram })[];
+  all: Histogram;
+  failures: FailureCounts;
+  lagSumUs: number;
+  lagMaxUs: number;
+  errors: ErrorSample[];
+  reconnects: number;
+  outageMs: number;
+}
+
+/** Adds the jobs' totals together: histograms merge exactly, counts add up. */
+export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
+  const names = jobs[0]?.types.map((t) => t.name) ?? [];
+  const types = names.map((name, i) => {
+    const parts = jobs.map((job) => job.types[i]!);
+    const failures = noFailures();
+    for (const part of parts) for (const c of ERROR_CLASSES) failures[c] += part.failures[c];
+    return {
+      name,
+      count: sum(parts.map((p) => p.count)),
+      failed: sum(parts.map((p) => p.failed)),
+      retried: sum(parts.map((p) => p.retried)),
+      failures,
+      histogram: mergeEncoded(parts.map((p) => p.histogram)),
+    };
+  });
+  const all = createHistogram();
+  for (const type of types) all.add(type.histogram);
+  const failures = noFailures();
+  for (const type of types) for (const c of ERROR_CLASSES) failures[c] += type.failures[c];
+  const errors = new Map<string, ErrorSample>();
+  for (const sample of jobs.flatMap((j) => j.errors)) {
+    const key = `${sample.errorClass}|${sample.code}|${sample.message}`;
+    const known = errors.get(key);
+    if (known) known.count += sample.count;
+    else errors.set(key, { ...sample });
+  }
+  return {
+    types,
+    all,
+    failures,
+    lagSumUs: sum(jobs.map((j) => j.lagSumUs)),
+    lagMaxUs: Math.max(0, ...jobs.map((j) => j.lagMaxUs)),
+    errors: [...errors.values()].sort((a, b) => b.count - a.count),
+    reconnects: sum(jobs.map((j) => j.reconnects)),
+    outageMs: sum(jobs.map((j) => j.outageMs)),
+  };
+}
+
+function mergeEncoded(encoded: readonly string[]): Histogram {
+  const merged = createHistogram();
+  for (const part of encoded) merged.add(decodeHistogram(part));
+  return merged;
+}
+
+export function sum(values: readonly number[]): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
+
+export function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}

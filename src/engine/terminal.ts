@@ -1,0 +1,139 @@
+import type { Connection, Driver } from '../drivers/driver.js';
+import { DbError } from '../drivers/errors.js';
+import type { Recorder } from '../metrics/recorder.js';
+import type { TerminalContext, TransactionRunner, TransactionType } from '../workloads/workload.js';
+import { Deck } from './deck.js';
+import { Random } from './random.js';
+import type { StopSignal } from './stop-signal.js';
+
+export interface TerminalPlan {
+  /** Terminal number across the whole run (all jobs), from 0. */
+  id: number;
+  seed: number;
+  /** -t: transactions this terminal runs, counting failed ones; undefined when bounded by time. */
+  transactions: number | undefined;
+  /** --rate divided among terminals, in transactions per second; undefined for a closed loop. */
+  rate: number | undefined;
+  maxTries: number;
+}
+
+const RECONNECT_FIRST_DELAY_MS = 100;
+const RECONNECT_MAX_DELAY_MS = 5_000;
+
+/**
+ * One simulated user on its own connection: draws a transaction type from the deck, waits for
+ * its scheduled start under --rate, runs it (retrying serialization failures and deadlocks up to
+ * --max-tries with the same random values), records it, and reconnects when the connection drops.
+ */
+export class Terminal {
+  /** Set when a bad request ended this terminal (the same SQL would only fail again). */
+  abortedBy: DbError | undefined;
+  private runners: TransactionRunner[] = [];
+  private readonly random: Random;
+  private readonly deck: Deck;
+  private readonly context: TerminalContext;
+
+  constructor(
+    private readonly plan: TerminalPlan,
+    private readonly driver: Driver,
+    private readonly types: readonly TransactionType[],
+    private readonly recorder: Recorder,
+    private readonly stop: StopSignal,
+    private conn: Connection,
+    context: Omit<TerminalContext, 'random' | 'terminal'>,
+  ) {
+    this.random = new Random(plan.seed);
+    this.deck = new Deck(
+      types.map((t) => t.weight),
+      new Random(plan.seed ^ 0x5bd1e995),
+    );
+    this.context = { ...context, terminal: plan.id, random: this.random };
+  }
+
+  async prepare(): Promise<void> {
+    const runners: TransactionRunner[] = [];
+    for (const type of this.types) runners.push(await type.prepare(this.conn, this.context));
+    this.runners = runners;
+  }
+
+  async run(): Promise<void> {
+    const { stop, recorder, plan } = this;
+    const meanGapMs = plan.rate === undefined ? 0 : 1000 / plan.rate;
+    let scheduled = performance.now();
+    for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
+      const type = this.deck.next();
+      if (plan.rate !== undefined) {
+        // Poisson arrivals as pgbench --rate: exponential gaps, and latency counted from the
+        // scheduled start, so a stalled server shows up as latency (no coordinated omission).
+        scheduled += -Math.log(1 - Math.random()) * meanGapMs;
+        await stop.sleep(scheduled - performance.now());
+        if (stop.stopped) break;
+      } else {
+        scheduled = performance.now();
+      }
+      const started = performance.now();
+      const error = await this.attempt(type);
+      if (error === undefined) {
+        const ended = performance.now();
+        recorder.success(type, Math.max(1, Math.round((ended - scheduled) * 1000)), Math.round((started - scheduled) * 1000));
+      } else {
+        recorder.failure(type, error);
+        if (error.errorClass === 'connection_lost') await this.reconnect();
+        else if (error.errorClass === 'bad_request') {
+          this.abortedBy = error;
+          return;
+        }
+      }
+      // better-sqlite3 never yields: without this, timers (progress, the end of -T) and Ctrl-C
+      // would wait until the run is over.
+      if (this.driver.blocking) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.conn.close().catch(() => {});
+  }
+
+  /** Runs one transaction with its retries; returns the error that ended it, if any. */
+  private async attempt(type: number): Promise<DbError | undefined> {
+    const state = this.random.save();
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.runners[type]!();
+        return undefined;
+      } catch (thrown) {
+        const error = asDbError(thrown);
+        if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
+        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return error;
+        this.recorder.retry(type, error);
+        this.random.restore(state);
+      }
+    }
+  }
+
+  /** Capped, jittered exponential backoff until a new connection is open and prepared, or the run stops. */
+  private async reconnect(): Promise<void> {
+    const lostAt = performance.now();
+    await this.conn.close().catch(() => {});
+    let delay = RECONNECT_FIRST_DELAY_MS;
+    while (!this.stop.stopped) {
+      await this.stop.sleep(delay * (0.5 + Math.random()));
+      if (this.stop.stopped) return;
+      try {
+        this.conn = await this.driver.connect();
+        await this.prepare();
+        this.recorder.reconnected(performance.now() - lostAt);
+        return;
+      } catch (thrown) {
+        this.recorder.sample(asDbError(thrown));
+        delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS);
+      }
+    }
+  }
+}
+
+/** An exception that is not a DbError is a bug in a workload, not a DBMS answer: class "other". */
+function asDbError(thrown: unknown): DbError {
+  if (thrown instanceof DbError) return thrown;
+  return new DbError('other', thrown instanceof Error ? thrown.message : String(thrown), undefined, undefined, { cause: thrown });
+}

@@ -1,0 +1,32 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { LocalJob, type JobConfig } from './job.js';
+import { toWire } from './wire-error.js';
+import type { ToWorker } from './worker-job.js';
+
+/** A worker thread (-j): runs one LocalJob and answers the main thread's messages. */
+const port = parentPort!;
+try {
+  const job = await LocalJob.open(workerData as JobConfig);
+  port.on('message', (message: ToWorker) => {
+    switch (message.kind) {
+      case 'run':
+        void job.run().then(() => port.postMessage({ kind: 'finished' }));
+        break;
+      case 'measure':
+        void job.setMeasuring(message.on);
+        break;
+      case 'tick':
+        void job.tick().then((snapshot) => port.postMessage({ kind: 'interval', snapshot }));
+        break;
+      case 'stop':
+        void job.stop().then(({ totals, aborted }) => {
+          port.postMessage({ kind: 'stopped', totals, aborted: aborted && toWire(aborted) });
+          port.close();
+        });
+        break;
+    }
+  });
+  port.postMessage({ kind: 'ready' });
+} catch (error) {
+  port.postMessage({ kind: 'failed', error: toWire(error) });
+}

@@ -1,0 +1,139 @@
+import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
+import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
+
+export type FailureCounts = Record<ErrorClass, number>;
+
+export function noFailures(): FailureCounts {
+  return Object.fromEntries(ERROR_CLASSES.map((c) => [c, 0])) as FailureCounts;
+}
+
+/** One interval's measurements from one job; plain data so it can cross a worker boundary. */
+export interface IntervalSnapshot {
+  count: number;
+  failed: number;
+  retried: number;
+  histogram: string;
+  lagSumUs: number;
+  lagMaxUs: number;
+}
+
+export interface TypeTotals {
+  name: string;
+  count: number;
+  failed: number;
+  retried: number;
+  failures: FailureCounts;
+  histogram: string;
+}
+
+export interface ErrorSample {
+  errorClass: ErrorClass;
+  code: string | undefined;
+  message: string;
+  count: number;
+}
+
+export interface JobTotals {
+  types: TypeTotals[];
+  lagSumUs: number;
+  lagMaxUs: number;
+  errors: ErrorSample[];
+  reconnects: number;
+  outageMs: number;
+}
+
+/** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
+const MAX_ERROR_SAMPLES = 20;
+
+/**
+ * Collects one job's measurements. Interval data is always kept (progress shows the warm-up
+ * too); totals only once measuring starts, so warm-up never reaches the result.
+ */
+export class Recorder {
+  measuring = false;
+  private readonly totals: Histogram[];
+  private readonly counts: { count: number; failed: number; retried: number; failures: FailureCounts }[];
+  private interval = createHistogram();
+  private intervalCount = 0;
+  private intervalFailed = 0;
+  private intervalRetried = 0;
+  private intervalLagSumUs = 0;
+  private intervalLagMaxUs = 0;
+  private lagSumUs = 0;
+  private lagMaxUs = 0;
+  private readonly errors = new Map<string, ErrorSample>();
+  private reconnects = 0;
+  private outageMs = 0;
+
+  constructor(private readonly typeNames: readonly string[]) {
+    this.totals = typeNames.map(() => createHistogram());
+    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures() }));
+  }
+
+  success(type: number, latencyUs: number, lagUs: number): void {
+    this.interval.recordValue(latencyUs);
+    this.intervalCount++;
+    this.intervalLagSumUs += lagUs;
+    if (lagUs > this.intervalLagMaxUs) this.intervalLagMaxUs = lagUs;
+    if (!this.measuring) return;
+    this.totals[type]!.recordValue(latencyUs);
+    this.counts[type]!.count++;
+    this.lagSumUs += lagUs;
+    if (lagUs > this.lagMaxUs) this.lagMaxUs = lagUs;
+  }
+
+  failure(type: number, error: DbError): void {
+    this.intervalFailed++;
+    if (!this.measuring) return;
+    const counts = this.counts[type]!;
+    counts.failed++;
+    counts.failures[error.errorClass]++;
+    this.sample(error);
+  }
+
+  retry(type: number, error: DbError): void {
+    this.intervalRetried++;
+    if (!this.measuring) return;
+    this.counts[type]!.retried++;
+    this.sample(error);
+  }
+
+  /** A terminal got its connection back after `outageMs` without one. */
+  reconnected(outageMs: number): void {
+    this.reconnects++;
+    this.outageMs += outageMs;
+  }
+
+  /** Errors outside a transaction (a failed reconnect) are worth showing too. */
+  sample(error: DbError): void {
+    const key = `${error.errorClass}|${error.code}|${error.message}`;
+    const known = this.errors.get(key);
+    if (known) known.count++;
+    else if (this.errors.size < MAX_ERROR_SAMPLES) this.errors.set(key, { errorClass: error.errorClass, code: error.code, message: error.message, count: 1 });
+  }
+
+  takeInterval(): IntervalSnapshot {
+    const snapshot: IntervalSnapshot = {
+      count: this.intervalCount,
+      failed: this.intervalFailed,
+      retried: this.intervalRetried,
+      histogram: encodeHistogram(this.interval),
+      lagSumUs: this.intervalLagSumUs,
+      lagMaxUs: this.intervalLagMaxUs,
+    };
+    this.interval.reset();
+    this.intervalCount = this.intervalFailed = this.intervalRetried = this.intervalLagSumUs = this.intervalLagMaxUs = 0;
+    return snapshot;
+  }
+
+  totalsSnapshot(): JobTotals {
+    return {
+      types: this.typeNames.map((name, i) => ({ name, ...this.counts[i]!, failures: { ...this.counts[i]!.failures }, histogram: encodeHistogram(this.totals[i]!) })),
+      lagSumUs: this.lagSumUs,
+      lagMaxUs: this.lagMaxUs,
+      errors: [...this.errors.values()],
+      reconnects: this.reconnects,
+      outageMs: this.outageMs,
+    };
+  }
+}

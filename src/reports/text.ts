@@ -1,0 +1,61 @@
+import type { SeriesPoint } from '../engine/measurements.js';
+import type { RunResult } from '../result/result.js';
+import { ERROR_CLASSES } from '../drivers/errors.js';
+
+/** A pgbench -P style progress line, with p99, failures and the client's own CPU. */
+export function progressLine(point: SeriesPoint): string {
+  const lat = point.latencyMs;
+  let line = `progress: ${point.t.toFixed(1)} s, ${point.tps.toFixed(1)} tps, lat ${lat.avg.toFixed(3)} ms stddev ${lat.stddev.toFixed(3)} p99 ${lat.p99.toFixed(3)}, ${point.failed} failed`;
+  if (point.retried > 0) line += `, ${point.retried} retried`;
+  if (point.lagMs) line += `, lag ${point.lagMs.avg.toFixed(3)} ms`;
+  line += `, client cpu ${point.clientCpuPercent.toFixed(0)}%`;
+  if (point.phase === 'warmup') line += ' (warm-up)';
+  return line;
+}
+
+/** The final summary: what pgbench prints, plus percentiles, failure classes and client CPU. */
+export function summaryText(result: RunResult, resultPath: string | undefined): string {
+  const { config, summary } = result;
+  const ms = (v: number): string => v.toFixed(3);
+  const lines = [
+    `status: ${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`,
+    `workload: ${config.workload}${describeOptions(config.workloadOptions)}`,
+    `target: ${result.target.url} (${result.target.version})`,
+    `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
+      (config.durationSeconds !== null ? `duration: ${config.durationSeconds} s` : `transactions per client: ${config.transactionsPerClient}`) +
+      (config.warmupSeconds > 0 ? `, warm-up: ${config.warmupSeconds} s (excluded)` : '') +
+      (config.rate !== null ? `, rate: ${config.rate} tps` : ''),
+    `measured: ${summary.measuredSeconds.toFixed(1)} s, transactions: ${summary.transactions}, failed: ${summary.failed} (${percent(summary.failed, summary.transactions + summary.failed)}), retried: ${summary.retried}`,
+    `tps = ${summary.tps.toFixed(3)}`,
+    `latency ms: avg ${ms(summary.latencyMs.avg)} stddev ${ms(summary.latencyMs.stddev)} p50 ${ms(summary.latencyMs.p50)} p95 ${ms(summary.latencyMs.p95)} p99 ${ms(summary.latencyMs.p99)} p99.9 ${ms(summary.latencyMs.p99_9)} max ${ms(summary.latencyMs.max)}`,
+  ];
+  if (summary.scheduleLagMs) lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
+  const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
+  if (failures.length > 0) lines.push(`failures by class: ${failures.join(', ')}`);
+  if (summary.connections.reconnects > 0) lines.push(`reconnects: ${summary.connections.reconnects}, time without a connection: ${summary.connections.outageSeconds.toFixed(1)} s (summed over terminals)`);
+  const cpu = summary.clientCpu;
+  lines.push(`client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms`);
+  if (result.transactions.length > 1 || result.transactions.some((t) => t.failed > 0)) {
+    lines.push('per transaction type:');
+    const header = ['name', 'count', 'tps', 'avg ms', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'retried'];
+    const rows = result.transactions.map((t) => [t.name, String(t.count), t.tps.toFixed(1), ms(t.latencyMs.avg), ms(t.latencyMs.p50), ms(t.latencyMs.p99), ms(t.latencyMs.max), String(t.failed), String(t.retried)]);
+    lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
+  }
+  for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
+  if (resultPath) lines.push(`result: ${resultPath}`);
+  return lines.join('\n');
+}
+
+function describeOptions(options: Record<string, unknown>): string {
+  const parts = Object.entries(options).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`);
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
+
+function percent(part: number, whole: number): string {
+  return `${whole === 0 ? '0.000' : ((part / whole) * 100).toFixed(3)}%`;
+}
+
+export function table(rows: readonly (readonly string[])[]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+}

@@ -1,0 +1,74 @@
+import { createRequire } from 'node:module';
+import type { EngineOutcome } from '../engine/engine.js';
+import { round } from '../engine/measurements.js';
+import { encodeHistogram, summarize } from '../metrics/histogram.js';
+import type { ServerInfo } from '../drivers/driver.js';
+import type { LoadPhase } from '../workloads/workload.js';
+import { describeHost } from './host.js';
+import { RESULT_SCHEMA, type RunResult } from './result.js';
+
+export const TOOL_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+
+export interface ResultInputs {
+  outcome: EngineOutcome;
+  config: RunResult['config'];
+  server: ServerInfo;
+  url: string;
+  data: RunResult['data'];
+  statusReason?: string;
+}
+
+/** Turns the engine's outcome into the documented result file's shape. */
+export function buildResult({ outcome, config, server, url, data, statusReason }: ResultInputs): RunResult {
+  const { totals, measuredSeconds } = outcome;
+  const transactions = totals.all.totalCount;
+  const failed = totals.types.reduce((n, t) => n + t.failed, 0);
+  const cpuUs = outcome.clientCpu.userUs + outcome.clientCpu.systemUs;
+  const perSecond = (n: number): number => (measuredSeconds > 0 ? round(n / measuredSeconds, 3) : 0);
+  const result: RunResult = {
+    schema: RESULT_SCHEMA,
+    tool: { name: 'headroom', version: TOOL_VERSION },
+    status: outcome.status,
+    startedAt: outcome.startedAt.toISOString(),
+    measureStartedAt: outcome.measureStartedAt?.toISOString() ?? null,
+    endedAt: new Date().toISOString(),
+    config,
+    target: { dbms: server.dbms, url, version: server.version, settings: server.settings },
+    host: describeHost(),
+    data,
+    summary: {
+      measuredSeconds: round(measuredSeconds, 3),
+      transactions,
+      failed,
+      retried: totals.types.reduce((n, t) => n + t.retried, 0),
+      tps: perSecond(transactions),
+      latencyMs: summarize(totals.all),
+      failures: totals.failures,
+      scheduleLagMs: config.rate === null ? null : { avg: transactions > 0 ? round(totals.lagSumUs / transactions / 1000, 3) : 0, max: round(totals.lagMaxUs / 1000, 3) },
+      clientCpu: {
+        userUs: outcome.clientCpu.userUs,
+        systemUs: outcome.clientCpu.systemUs,
+        usPerTransaction: transactions + failed > 0 ? round(cpuUs / (transactions + failed), 2) : null,
+        percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
+      },
+      eventLoopDelayMs: outcome.eventLoopDelayMs,
+      connections: { reconnects: totals.reconnects, outageSeconds: round(totals.outageMs / 1000, 3) },
+    },
+    transactions: totals.types.map((t) => ({
+      name: t.name,
+      count: t.count,
+      failed: t.failed,
+      retried: t.retried,
+      failures: t.failures,
+      tps: perSecond(t.count),
+      latencyMs: summarize(t.histogram),
+      histogram: encodeHistogram(t.histogram),
+    })),
+    errors: totals.errors,
+    series: outcome.series,
+  };
+  if (statusReason !== undefined) result.statusReason = statusReason;
+  return result;
+}
+
+export type { LoadPhase };

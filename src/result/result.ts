@@ -1,0 +1,63 @@
+import type { DbmsName } from '../drivers/driver.js';
+import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
+import type { LatencySummaryMs } from '../metrics/histogram.js';
+import type { SeriesPoint } from '../engine/measurements.js';
+import type { LoadPhase } from '../workloads/workload.js';
+import type { HostInfo } from './host.js';
+
+/** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
+export const RESULT_SCHEMA = 'headroom.result/1';
+
+export interface RunResult {
+  schema: typeof RESULT_SCHEMA;
+  tool: { name: 'headroom'; version: string };
+  status: 'completed' | 'interrupted' | 'failed';
+  /** Why the run did not complete, when it did not. */
+  statusReason?: string;
+  startedAt: string;
+  measureStartedAt: string | null;
+  endedAt: string;
+  config: {
+    workload: string;
+    workloadOptions: Record<string, unknown>;
+    scale: number;
+    clients: number;
+    jobs: number;
+    durationSeconds: number | null;
+    transactionsPerClient: number | null;
+    rate: number | null;
+    warmupSeconds: number;
+    maxTries: number;
+    seed: number;
+    argv: string[];
+  };
+  target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string> };
+  host: HostInfo;
+  data: { loadedBy: 'this-run' | 'earlier'; phases: LoadPhase[] };
+  summary: {
+    measuredSeconds: number;
+    transactions: number;
+    failed: number;
+    retried: number;
+    tps: number;
+    latencyMs: LatencySummaryMs;
+    failures: FailureCounts;
+    scheduleLagMs: { avg: number; max: number } | null;
+    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number };
+    eventLoopDelayMs: { p99: number; max: number };
+    connections: { reconnects: number; outageSeconds: number };
+  };
+  transactions: {
+    name: string;
+    count: number;
+    failed: number;
+    retried: number;
+    failures: FailureCounts;
+    tps: number;
+    latencyMs: LatencySummaryMs;
+    /** HdrHistogram compressed base64 (V2 encoding), microseconds. */
+    histogram: string;
+  }[];
+  errors: ErrorSample[];
+  series: SeriesPoint[];
+}

@@ -1,0 +1,13 @@
+import { UserError } from '../errors.js';
+import type { Workload } from './workload.js';
+import { tpcb } from './tpcb/index.js';
+
+export const WORKLOADS: readonly Workload[] = [tpcb];
+
+export const DEFAULT_WORKLOAD = 'tpcb';
+
+export function findWorkload(name: string): Workload {
+  const workload = WORKLOADS.find((w) => w.name === name);
+  if (!workload) throw new UserError(`unknown workload "${name}"`, `known workloads: ${WORKLOADS.map((w) => w.name).join(', ')} (headroom list)`);
+  return workload;
+}

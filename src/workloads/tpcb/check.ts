@@ -1,0 +1,35 @@
+import type { CheckOutcome, DataContext } from '../workload.js';
+import { ROWS_PER_SCALE } from './schema.js';
+
+/**
+ * After any mix of tpcb-like and select-only transactions every delta has been added once to an
+ * account, a teller, a branch and the history: the four sums must be equal (compared exactly,
+ * as bigints). Row counts must still match the scale.
+ */
+export async function checkTpcb(ctx: DataContext): Promise<CheckOutcome[]> {
+  const [row] = await ctx.conn.query(
+    `SELECT (SELECT COALESCE(SUM(abalance), 0) FROM pgbench_accounts),
+            (SELECT COALESCE(SUM(tbalance), 0) FROM pgbench_tellers),
+            (SELECT COALESCE(SUM(bbalance), 0) FROM pgbench_branches),
+            (SELECT COALESCE(SUM(delta), 0) FROM pgbench_history),
+            (SELECT COUNT(*) FROM pgbench_branches),
+            (SELECT COUNT(*) FROM pgbench_tellers),
+            (SELECT COUNT(*) FROM pgbench_accounts)`,
+  );
+  const [accounts, tellers, branches, history, branchCount, tellerCount, accountCount] = (row ?? []).map((v) => BigInt(String(v)));
+  const outcomes: CheckOutcome[] = [];
+  const sums = `sum(abalance) = ${accounts}, sum(tbalance) = ${tellers}, sum(bbalance) = ${branches}, sum(history.delta) = ${history}`;
+  outcomes.push({
+    name: 'balances agree',
+    ok: accounts === tellers && tellers === branches && branches === history,
+    detail: sums,
+  });
+  const expect = (name: string, actual: bigint | undefined, perScale: number): void => {
+    const expected = BigInt(perScale * ctx.scale);
+    outcomes.push({ name: `${name} rows`, ok: actual === expected, detail: `${actual} rows, expected ${expected} at scale ${ctx.scale}` });
+  };
+  expect('branches', branchCount, ROWS_PER_SCALE.branches);
+  expect('tellers', tellerCount, ROWS_PER_SCALE.tellers);
+  expect('accounts', accountCount, ROWS_PER_SCALE.accounts);
+  return outcomes;
+}

@@ -1,0 +1,39 @@
+import type { SqlValue } from '../../drivers/driver.js';
+import type { DataContext, LoadPhase } from '../workload.js';
+import { ROWS_PER_SCALE, afterLoadStatements, createTableStatements, dropStatements } from './schema.js';
+
+/** Loads pgbench's initial data: every balance 0, empty filler, accounts in key order. */
+export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
+  const phases: LoadPhase[] = [];
+  const timed = async (name: string, work: () => Promise<number>): Promise<void> => {
+    const started = performance.now();
+    const rows = await work();
+    const seconds = (performance.now() - started) / 1000;
+    phases.push({ name, rows, seconds });
+    ctx.log(`${name}: ${rows > 0 ? `${rows.toLocaleString('en-US')} rows in ` : ''}${seconds.toFixed(2)} s`);
+  };
+  const run = async (statements: string[]): Promise<number> => {
+    for (const sql of statements) await ctx.conn.query(sql);
+    return 0;
+  };
+
+  await timed('drop and create tables', () => run([...dropStatements(), ...createTableStatements(ctx.dbms)]));
+  const scale = ctx.scale;
+  await timed('branches', () => ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance', 'filler'], rows(scale * ROWS_PER_SCALE.branches, (i) => [i, 0, ''])));
+  await timed('tellers', () =>
+    ctx.conn.bulkInsert('pgbench_tellers', ['tid', 'bid', 'tbalance', 'filler'], rows(scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.tellers), 0, ''])),
+  );
+  await timed('accounts', () =>
+    ctx.conn.bulkInsert(
+      'pgbench_accounts',
+      ['aid', 'bid', 'abalance', 'filler'],
+      rows(scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.accounts), 0, '']),
+    ),
+  );
+  for (const step of afterLoadStatements(ctx.dbms)) await timed(step.name, () => run(step.sql));
+  return phases;
+}
+
+function* rows(count: number, make: (id: number) => SqlValue[]): Generator<SqlValue[]> {
+  for (let id = 1; id <= count; id++) yield make(id);
+}

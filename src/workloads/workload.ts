@@ -1,0 +1,61 @@
+import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import type { Random } from '../engine/random.js';
+
+/** What a workload sees while it creates, loads, checks or drops its data. */
+export interface DataContext {
+  conn: Connection;
+  driver: Driver;
+  dbms: DbmsName;
+  scale: number;
+  options: OptionValues;
+  /** A line for the user (load phases and the like); the CLI decides where it goes. */
+  log(message: string): void;
+}
+
+export interface LoadPhase {
+  name: string;
+  rows: number;
+  seconds: number;
+}
+
+export interface CheckOutcome {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** What one terminal hands to each transaction: its own random stream and identity. */
+export interface TerminalContext {
+  readonly terminal: number;
+  readonly scale: number;
+  readonly dbms: DbmsName;
+  readonly random: Random;
+  readonly options: OptionValues;
+}
+
+/** Runs one transaction of its type; prepared statements are bound once per terminal. */
+export type TransactionRunner = () => Promise<void>;
+
+export interface TransactionType {
+  name: string;
+  weight: number;
+  prepare(conn: Connection, terminal: TerminalContext): Promise<TransactionRunner>;
+}
+
+export interface Workload {
+  name: string;
+  description: string;
+  /** What -s means for this workload. */
+  scaleHelp: string;
+  defaultScale: number;
+  options: readonly OptionSpec[];
+  /** Scale of the data already in the database, or undefined when the schema is not there. */
+  detectScale(ctx: Omit<DataContext, 'scale'>): Promise<number | undefined>;
+  /** Drops what is there, creates the schema and loads the data at ctx.scale. */
+  load(ctx: DataContext): Promise<LoadPhase[]>;
+  check(ctx: DataContext): Promise<CheckOutcome[]>;
+  drop(ctx: Omit<DataContext, 'scale'>): Promise<void>;
+  /** The transaction mix for these options; throws UserError when the options are wrong. */
+  transactions(options: OptionValues): TransactionType[];
+}
