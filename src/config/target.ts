@@ -39,7 +39,9 @@ type Env = Readonly<Record<string, string | undefined>>;
  * therefore means "PostgreSQL, everything from the environment".
  */
 export function resolveTarget(db: string | undefined, env: Env = process.env): Target {
-  const text = db ?? env['DATABASE_URL'] ?? DEFAULT_DB;
+  const given = db ?? env['DATABASE_URL'] ?? DEFAULT_DB;
+  // A bare server name ("postgres", "mariadb") means that DBMS with everything from the environment.
+  const text = /^[a-z]+$/i.test(given) && SCHEMES[given.toLowerCase()] !== 'sqlite' ? `${given}:` : given;
   const match = /^([a-z]+):(.*)$/i.exec(text);
   const dbms = match ? SCHEMES[match[1]!.toLowerCase()] : undefined;
   if (!match || !dbms) {

@@ -53,6 +53,7 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
   const start = performance.now();
   let measuring = config.warmupSeconds === 0;
   let measureStart = start;
+  let measureTick = 0;
   let measureStartedAt: Date | undefined;
   let cpuAtMeasure = process.cpuUsage();
   if (measuring) {
@@ -87,13 +88,16 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     }
     lastTick = now;
     if (reason !== 'tick') break;
-    if (!measuring && now - start >= config.warmupSeconds * 1000 - 1) {
+    // Phases change on tick boundaries (whole seconds), counted in ticks so that a slow tick
+    // cannot add a second to the run; the measured time itself is taken from the clock.
+    if (!measuring && tick >= config.warmupSeconds) {
       measuring = true;
+      measureTick = tick;
       measureStart = now;
       measureStartedAt = new Date();
       cpuAtMeasure = process.cpuUsage();
       await Promise.all(jobs.map((j) => j.setMeasuring(true)));
-    } else if (measuring && config.durationSeconds !== undefined && now - measureStart >= config.durationSeconds * 1000 - 1) {
+    } else if (measuring && config.durationSeconds !== undefined && tick - measureTick >= config.durationSeconds) {
       break;
     }
   }

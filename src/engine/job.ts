@@ -5,6 +5,7 @@ import type { DbError } from '../drivers/errors.js';
 import { createDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
 import { findWorkload } from '../workloads/registry.js';
+import { Gate } from './gate.js';
 import { StopSignal } from './stop-signal.js';
 import { Terminal, type TerminalPlan } from './terminal.js';
 
@@ -57,7 +58,8 @@ export class LocalJob implements JobHandle {
     }
     const context = { scale: config.scale, dbms: config.target.dbms, options: config.options };
     const connections = opened.map((o) => (o as PromiseFulfilledResult<Connection>).value);
-    const terminals = config.terminals.map((plan, i) => new Terminal(plan, driver, types, recorder, stopSignal, connections[i]!, context));
+    const gate = driver.blocking ? new Gate() : undefined;
+    const terminals = config.terminals.map((plan, i) => new Terminal(plan, driver, types, recorder, stopSignal, connections[i]!, context, gate));
     try {
       for (const terminal of terminals) await terminal.prepare();
     } catch (error) {

@@ -3,6 +3,7 @@ import { DbError } from '../drivers/errors.js';
 import type { Recorder } from '../metrics/recorder.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workloads/workload.js';
 import { Deck } from './deck.js';
+import type { Gate } from './gate.js';
 import { Random } from './random.js';
 import type { StopSignal } from './stop-signal.js';
 
@@ -41,6 +42,8 @@ export class Terminal {
     private readonly stop: StopSignal,
     private conn: Connection,
     context: Omit<TerminalContext, 'random' | 'terminal'>,
+    /** Shared by the terminals of a blocking driver; see gate.ts. */
+    private readonly gate: Gate | undefined,
   ) {
     this.random = new Random(plan.seed);
     this.deck = new Deck(
@@ -71,8 +74,10 @@ export class Terminal {
       } else {
         scheduled = performance.now();
       }
+      const leave = this.gate === undefined ? undefined : await this.gate.enter();
       const started = performance.now();
       const error = await this.attempt(type);
+      leave?.();
       if (error === undefined) {
         const ended = performance.now();
         recorder.success(type, Math.max(1, Math.round((ended - scheduled) * 1000)), Math.round((started - scheduled) * 1000));

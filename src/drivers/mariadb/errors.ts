@@ -3,8 +3,8 @@ import type { ServerTarget } from '../../config/target.js';
 
 /** 1213 deadlock, 1205 lock wait timeout, 1020 record changed (snapshot isolation). */
 const RETRYABLE = new Set([1213, 1205, 1020]);
-/** 1040 too many connections, 1203 too many connections for this user. */
-const CAPACITY = new Set([1040, 1203]);
+/** 1040 too many connections; 1203 and 1226 a user over its max_user_connections. */
+const CAPACITY = new Set([1040, 1203, 1226]);
 /** 1053 server shutdown, 1927 connection killed, 2002/2003/2006/2013 client-side "gone away". */
 const CONNECTION_LOST = new Set([1053, 1927, 2002, 2003, 2006, 2013]);
 /** 1044/1045 access denied, 1049 unknown database, 1054 unknown column, 1062 duplicate key,
@@ -52,6 +52,7 @@ function mariadbHint(error: MariadbErrorShape, target: ServerTarget): string | u
       return `create it first: mariadb -h ${target.host} -P ${target.port} -u ${target.user} -e 'CREATE DATABASE ${target.database}'`;
     case 1040:
     case 1203:
+    case 1226:
       return 'the server has no free connection slot: use fewer clients (-c) or raise max_connections';
     default:
       return undefined;

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_DB, describeTarget, resolveTarget } from '../../src/config/target.js';
+import { UserError } from '../../src/errors.js';
+
+test('no --db and no DATABASE_URL means the embedded SQLite default', () => {
+  assert.deepEqual(resolveTarget(undefined, {}), resolveTarget(DEFAULT_DB, {}));
+  assert.equal(resolveTarget(undefined, {}).dbms, 'sqlite');
+});
+
+test('DATABASE_URL is used when --db is absent, and --db wins over it', () => {
+  const env = { DATABASE_URL: 'mariadb://bob@db.example:3307/shop' };
+  assert.deepEqual(resolveTarget(undefined, env), { dbms: 'mariadb', host: 'db.example', port: 3307, user: 'bob', password: undefined, database: 'shop' });
+  assert.equal(resolveTarget('sqlite:./x.db', env).dbms, 'sqlite');
+});
+
+test('a full PostgreSQL URL is parsed, with a percent-encoded password', () => {
+  const target = resolveTarget('postgresql://alice:p%40ss@10.1.2.3:6432/bank', {});
+  assert.deepEqual(target, { dbms: 'postgres', host: '10.1.2.3', port: 6432, user: 'alice', password: 'p@ss', database: 'bank' });
+  assert.equal(describeTarget(target), 'postgres://alice@10.1.2.3:6432/bank');
+});
+
+test('what the URL leaves out comes from PG* or MYSQL_* variables, then defaults', () => {
+  const pgEnv = { PGHOST: 'pg.local', PGPORT: '5433', PGUSER: 'carol', PGPASSWORD: 'secret', PGDATABASE: 'ledger' };
+  assert.deepEqual(resolveTarget('postgres', pgEnv), { dbms: 'postgres', host: 'pg.local', port: 5433, user: 'carol', password: 'secret', database: 'ledger' });
+  const myEnv = { MYSQL_HOST: 'my.local', MYSQL_TCP_PORT: '3310', MYSQL_PWD: 'pw' };
+  assert.deepEqual(resolveTarget('mysql:', myEnv), { dbms: 'mariadb', host: 'my.local', port: 3310, user: 'root', password: 'pw', database: 'test' });
+  assert.deepEqual(resolveTarget('postgres:', {}), { dbms: 'postgres', host: '127.0.0.1', port: 5432, user: 'postgres', password: undefined, database: 'postgres' });
+});
+
+test('sqlite: takes relative and absolute file names', () => {
+  assert.deepEqual(resolveTarget('sqlite:./bench.db', {}), { dbms: 'sqlite', file: './bench.db' });
+  assert.deepEqual(resolveTarget('sqlite:///tmp/a.db', {}), { dbms: 'sqlite', file: '/tmp/a.db' });
+});
+
+test('malformed and unknown URLs are user errors that say how to write one, never echoing a password', () => {
+  assert.throws(() => resolveTarget('oracle://x', {}), (e: unknown) => e instanceof UserError && /cannot tell which DBMS/.test(e.message) && /postgres:\/\//.test(e.hint ?? ''));
+  assert.throws(() => resolveTarget('localhost:5432', {}), UserError);
+  assert.throws(() => resolveTarget('postgres://u:pw@host:99999/db', {}), (e: unknown) => e instanceof UserError && /malformed database URL/.test(e.message));
+  assert.throws(() => resolveTarget('postgres://u:topsecret@ho st/db', {}), (e: unknown) => e instanceof UserError && !e.message.includes('topsecret'));
+  assert.throws(() => resolveTarget('sqlite:', {}), UserError);
+});

@@ -1,0 +1,161 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Connection } from '../../src/drivers/driver.js';
+import { DbError, type ErrorClass } from '../../src/drivers/errors.js';
+import { createDriver } from '../../src/drivers/registry.js';
+import type { ServerTarget } from '../../src/config/target.js';
+import { DBMS_UNDER_TEST, freshDatabase } from '../helpers/databases.js';
+
+async function expectClass(work: Promise<unknown>, errorClass: ErrorClass, what: string): Promise<DbError> {
+  const error = await work.then(
+    () => assert.fail(`${what}: expected a ${errorClass} error, got success`),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof DbError, `${what}: expected a DbError, got ${String(error)}`);
+  assert.equal(error.errorClass, errorClass, `${what}: ${error.message} (code ${error.code})`);
+  return error;
+}
+
+for (const dbms of DBMS_UNDER_TEST) {
+  test(`${dbms}: statements, transactions and bulk loading round-trip values`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    const driver = createDriver(db.target);
+    const conn = await driver.connect();
+    t.after(async () => {
+      await conn.close();
+      await db.dispose();
+    });
+    await conn.query('CREATE TABLE rt (id int PRIMARY KEY, name varchar(40), amount int)');
+    assert.equal(await driver.tableExists(conn, 'rt'), true);
+    assert.equal(await driver.tableExists(conn, 'nothing_here'), false);
+    const rows = [
+      [1, 'plain', 10],
+      [2, 'tab\there, new\nline, back\\slash', -5],
+      [3, null, null],
+    ] as const;
+    assert.equal(await conn.bulkInsert('rt', ['id', 'name', 'amount'], rows), 3);
+    const select = await conn.prepare('SELECT id, name, amount FROM rt WHERE id = ?');
+    for (const row of rows) assert.deepEqual((await select.all([row[0]])).map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v))), [[...row]]);
+    const update = await conn.prepare('UPDATE rt SET amount = amount + ? WHERE id <= ?');
+    await conn.begin();
+    assert.equal(await update.run([1, 2]), 2);
+    await conn.rollback();
+    assert.deepEqual(await conn.query('SELECT amount FROM rt WHERE id = 1'), [[10]]);
+    await conn.begin();
+    await update.run([1, 1]);
+    await conn.commit();
+    assert.deepEqual(await conn.query('SELECT amount FROM rt WHERE id = ?', [1]), [[11]]);
+    const info = await driver.serverInfo(conn);
+    assert.equal(info.dbms, dbms);
+    assert.match(info.version, dbms === 'sqlite' ? /^SQLite 3\./ : dbms === 'postgres' ? /PostgreSQL \d+/ : /MariaDB/);
+    const expected = { sqlite: ['journal_mode', 'synchronous'], postgres: ['fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections'], mariadb: ['innodb_flush_log_at_trx_commit', 'sync_binlog', 'innodb_buffer_pool_size', 'max_connections'] }[dbms];
+    for (const name of expected) assert.ok((info.settings[name] ?? '') !== '', `setting ${name} missing from ${JSON.stringify(info.settings)}`);
+    if (dbms === 'sqlite') assert.equal(info.settings['journal_mode'], 'wal');
+  });
+
+  test(`${dbms}: syntax errors and missing tables are bad requests`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    const conn = await createDriver(db.target).connect();
+    t.after(async () => {
+      await conn.close();
+      await db.dispose();
+    });
+    await expectClass(conn.query('SELEKT 1'), 'bad_request', 'syntax error');
+    await expectClass(conn.query('SELECT * FROM no_such_table'), 'bad_request', 'missing table');
+    await expectClass(conn.prepare('SELECT nope FROM no_such_table').then((s) => s.all()), 'bad_request', 'missing table, prepared');
+  });
+
+  test(`${dbms}: a lock conflict between two transactions is retryable`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    const driver = createDriver(db.target);
+    const a = await driver.connect();
+    const b = await driver.connect();
+    t.after(async () => {
+      await a.close();
+      await b.close();
+      await db.dispose();
+    });
+    await a.query('CREATE TABLE locks (id int PRIMARY KEY, v int)');
+    await a.bulkInsert('locks', ['id', 'v'], [[1, 0], [2, 0]]);
+    if (dbms === 'sqlite') {
+      // One writer at a time: the second writer gets SQLITE_BUSY at once with no busy timeout.
+      await b.query('PRAGMA busy_timeout = 0');
+      await a.begin();
+      await a.query('UPDATE locks SET v = 1 WHERE id = 1');
+      await expectClass(b.query('UPDATE locks SET v = 2 WHERE id = 2'), 'retryable', 'second writer');
+      await a.rollback();
+      return;
+    }
+    // A classic deadlock: each holds one row and asks for the other's.
+    await a.begin();
+    await b.begin();
+    await a.query('UPDATE locks SET v = 1 WHERE id = 1');
+    await b.query('UPDATE locks SET v = 2 WHERE id = 2');
+    const first = a.query('UPDATE locks SET v = 1 WHERE id = 2');
+    const second = b.query('UPDATE locks SET v = 2 WHERE id = 1');
+    const outcomes = await Promise.allSettled([first, second]);
+    const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    assert.equal(failed.length, 1, 'exactly one transaction is chosen as the deadlock victim');
+    await expectClass(Promise.reject(failed[0]!.reason), 'retryable', 'deadlock victim');
+    await a.rollback();
+    await b.rollback();
+  });
+
+  if (dbms === 'sqlite') continue;
+
+  test(`${dbms}: a connection killed by the server is classified connection_lost`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    const driver = createDriver(db.target);
+    const admin = await driver.connect();
+    const victim = await driver.connect();
+    t.after(async () => {
+      await admin.close();
+      await victim.close();
+      await db.dispose();
+    });
+    const [[id]] = (await victim.query(dbms === 'postgres' ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()')) as [[number]];
+    await admin.query(dbms === 'postgres' ? `SELECT pg_terminate_backend(${Number(id)})` : `KILL ${Number(id)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expectClass(victim.query('SELECT 1'), 'connection_lost', 'killed connection');
+  });
+
+  test(`${dbms}: a user over its connection limit gets a capacity error`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    const driver = createDriver(db.target);
+    const admin = await driver.connect();
+    const role = `headroom_limited_${Math.floor(Math.random() * 1e6)}`;
+    if (dbms === 'postgres') {
+      await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+    } else {
+      await admin.query(`CREATE USER '${role}'@'%' WITH MAX_USER_CONNECTIONS 1`);
+      await admin.query(`GRANT ALL ON ${(db.target as ServerTarget).database}.* TO '${role}'@'%'`);
+    }
+    const limited = createDriver({ ...(db.target as ServerTarget), user: role });
+    const held: Connection[] = [];
+    t.after(async () => {
+      for (const c of held) await c.close();
+      await admin.query(dbms === 'postgres' ? `DROP ROLE IF EXISTS ${role}` : `DROP USER IF EXISTS '${role}'@'%'`);
+      await admin.close();
+      await db.dispose();
+    });
+    held.push(await limited.connect());
+    const error = await expectClass(limited.connect(), 'capacity', 'second connection of a one-connection user');
+    assert.match(error.hint ?? '', /fewer clients|max_connections/);
+  });
+
+  test(`${dbms}: an unknown database and a closed port fail at connect with a hint`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    t.after(() => db.dispose());
+    const target = db.target as ServerTarget;
+    const unknown = await expectClass(createDriver({ ...target, database: 'headroom_no_such_db' }).connect(), 'bad_request', 'unknown database');
+    assert.match(unknown.hint ?? '', /create/i);
+    const closed = await expectClass(createDriver({ ...target, port: 1 }).connect(), 'connection_lost', 'closed port');
+    assert.match(closed.hint ?? '', /running/);
+  });
+}
