@@ -37,7 +37,7 @@ function mainHelp(): string {
   ].join('\n');
 }
 
-function verbHelp(name: string, verb: Verb): string {
+function verbHelp(verb: Verb): string {
   return [`usage: ${verb.usage}`, '', verb.summary, ...(verb.options.length > 0 ? ['', 'options:', formatOptionHelp(verb.options)] : []), '', "workload options: see headroom list"].join('\n');
 }
 
@@ -48,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
     const topic = first === 'help' ? rest[0] : undefined;
     const verb = topic === undefined ? undefined : VERBS[topic];
     if (topic !== undefined && !verb) throw new UserError(`unknown verb "${topic}"`, `verbs: ${Object.keys(VERBS).join(', ')}`);
-    process.stdout.write(`${verb ? verbHelp(topic!, verb) : mainHelp()}\n`);
+    process.stdout.write(`${verb ? verbHelp(verb) : mainHelp()}\n`);
     return 0;
   }
   // `headroom -c 4` and `headroom tpcb` mean `headroom run ...`, as `npx headroom` alone does.
@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
   const verb = VERBS[name];
   if (!verb) throw new UserError(`unknown verb "${first}"`, `verbs: ${Object.keys(VERBS).join(', ')} (headroom --help)`);
   const verbArgs = name === first ? rest : argv;
-  if (verbArgs.includes('--help') || verbArgs.includes('-h')) return (process.stdout.write(`${verbHelp(name, verb)}\n`), 0);
+  if (verbArgs.includes('--help') || verbArgs.includes('-h')) return (process.stdout.write(`${verbHelp(verb)}\n`), 0);
   return verb.action(verbArgs);
 }
 

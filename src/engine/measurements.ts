@@ -1,6 +1,6 @@
 import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, TypeTotals } from '../metrics/recorder.js';
 import { noFailures } from '../metrics/recorder.js';
-import { createHistogram, decodeHistogram, encodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
+import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 
 /** One point of the per-second series (all transaction types together). */

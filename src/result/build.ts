@@ -3,7 +3,6 @@ import type { EngineOutcome } from '../engine/engine.js';
 import { round } from '../engine/measurements.js';
 import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
-import type { LoadPhase } from '../workloads/workload.js';
 import { describeHost } from './host.js';
 import { RESULT_SCHEMA, type RunResult } from './result.js';
 
@@ -71,4 +70,3 @@ export function buildResult({ outcome, config, server, url, data, statusReason }
   return result;
 }
 
-export type { LoadPhase };

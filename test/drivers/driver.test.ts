@@ -4,7 +4,7 @@ import type { Connection } from '../../src/drivers/driver.js';
 import { DbError, type ErrorClass } from '../../src/drivers/errors.js';
 import { createDriver } from '../../src/drivers/registry.js';
 import type { ServerTarget } from '../../src/config/target.js';
-import { DBMS_UNDER_TEST, freshDatabase } from '../helpers/databases.js';
+import { DBMS_UNDER_TEST, connectFresh, freshDatabase } from '../helpers/databases.js';
 
 async function expectClass(work: Promise<unknown>, errorClass: ErrorClass, what: string): Promise<DbError> {
   const error = await work.then(
@@ -18,14 +18,9 @@ async function expectClass(work: Promise<unknown>, errorClass: ErrorClass, what:
 
 for (const dbms of DBMS_UNDER_TEST) {
   test(`${dbms}: statements, transactions and bulk loading round-trip values`, async (t) => {
-    const db = await freshDatabase(t, dbms);
-    if (!db) return;
-    const driver = createDriver(db.target);
-    const conn = await driver.connect();
-    t.after(async () => {
-      await conn.close();
-      await db.dispose();
-    });
+    const fresh = await connectFresh(t, dbms);
+    if (!fresh) return;
+    const { driver, conn } = fresh;
     await conn.query('CREATE TABLE rt (id int PRIMARY KEY, name varchar(40), amount int)');
     assert.equal(await driver.tableExists(conn, 'rt'), true);
     assert.equal(await driver.tableExists(conn, 'nothing_here'), false);
@@ -55,13 +50,9 @@ for (const dbms of DBMS_UNDER_TEST) {
   });
 
   test(`${dbms}: syntax errors and missing tables are bad requests`, async (t) => {
-    const db = await freshDatabase(t, dbms);
-    if (!db) return;
-    const conn = await createDriver(db.target).connect();
-    t.after(async () => {
-      await conn.close();
-      await db.dispose();
-    });
+    const fresh = await connectFresh(t, dbms);
+    if (!fresh) return;
+    const { conn } = fresh;
     await expectClass(conn.query('SELEKT 1'), 'bad_request', 'syntax error');
     await expectClass(conn.query('SELECT * FROM no_such_table'), 'bad_request', 'missing table');
     await expectClass(conn.prepare('SELECT nope FROM no_such_table').then((s) => s.all()), 'bad_request', 'missing table, prepared');

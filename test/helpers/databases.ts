@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { resolveTarget, describeTarget, type Target } from '../../src/config/target.js';
-import type { DbmsName } from '../../src/drivers/driver.js';
+import type { Connection, DbmsName, Driver } from '../../src/drivers/driver.js';
 import { createDriver } from '../../src/drivers/registry.js';
 
 /** The servers the tests use; override with HEADROOM_TEST_POSTGRES / HEADROOM_TEST_MARIADB. */
@@ -65,4 +65,17 @@ export async function freshDatabase(t: TestContext, dbms: DbmsName): Promise<Tes
       }
     },
   };
+}
+
+/** A fresh database and one open connection to it, both closed and removed after the test. */
+export async function connectFresh(t: TestContext, dbms: DbmsName): Promise<{ db: TestDatabase; driver: Driver; conn: Connection } | undefined> {
+  const db = await freshDatabase(t, dbms);
+  if (!db) return undefined;
+  const driver = createDriver(db.target);
+  const conn = await driver.connect();
+  t.after(async () => {
+    await conn.close();
+    await db.dispose();
+  });
+  return { db, driver, conn };
 }

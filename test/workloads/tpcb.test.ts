@@ -1,21 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDriver } from '../../src/drivers/registry.js';
 import { runEngine, type EngineConfig } from '../../src/engine/engine.js';
 import { tpcb } from '../../src/workloads/tpcb/index.js';
 import type { DataContext } from '../../src/workloads/workload.js';
-import { DBMS_UNDER_TEST, freshDatabase } from '../helpers/databases.js';
+import { DBMS_UNDER_TEST, connectFresh } from '../helpers/databases.js';
 
 for (const dbms of DBMS_UNDER_TEST) {
   test(`${dbms}: tpcb loads pgbench's rows, runs, keeps its balances, and a corrupted teller fails the check`, async (t) => {
-    const db = await freshDatabase(t, dbms);
-    if (!db) return;
-    const driver = createDriver(db.target);
-    const conn = await driver.connect();
-    t.after(async () => {
-      await conn.close();
-      await db.dispose();
-    });
+    const fresh = await connectFresh(t, dbms);
+    if (!fresh) return;
+    const { db, driver, conn } = fresh;
     const options = { builtin: ['tpcb-like@3', 'select-only@1'] };
     const ctx: DataContext = { conn, driver, dbms, scale: 1, options, log: () => {} };
     assert.equal(await tpcb.detectScale(ctx), undefined);
@@ -68,14 +62,9 @@ for (const dbms of DBMS_UNDER_TEST) {
 }
 
 test('sqlite: --rate runs an open loop near the asked rate and reports the schedule lag', async (t) => {
-  const db = await freshDatabase(t, 'sqlite');
-  if (!db) return;
-  const driver = createDriver(db.target);
-  const conn = await driver.connect();
-  t.after(async () => {
-    await conn.close();
-    await db.dispose();
-  });
+  const fresh = await connectFresh(t, 'sqlite');
+  if (!fresh) return;
+  const { db, driver, conn } = fresh;
   const options = { builtin: ['select-only'] };
   await tpcb.load({ conn, driver, dbms: 'sqlite', scale: 1, options, log: () => {} });
   const outcome = await runEngine(
