@@ -125,11 +125,17 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     assertOneLineError(check, /no tpcb data/);
   });
 
-  test(`${dbms}: an unknown database is one line with how to create it`, async (t) => {
+  test(`${dbms}: an unknown database or a wrong login is one line with what to do`, async (t) => {
     const db = await freshDatabase(t, dbms);
     if (!db) return;
     t.after(() => db.dispose());
     assertOneLineError(await runCli(['run', '--db', db.url.replace(/\/[^/]+$/, '/headroom_missing_db')]), /headroom_missing_db.*\(create it first: /);
+    // PostgreSQL here trusts every local login, so an unknown role stands in for a wrong password.
+    const login = dbms === 'postgres' ? db.url.replace('//postgres@', '//headroom_no_such_role@') : db.url.replace('//root@', '//root:wrong-password@');
+    assertOneLineError(
+      await runCli(['run', '--db', login]),
+      dbms === 'postgres' ? /role "headroom_no_such_role" does not exist \(check the user/ : /^headroom: Access denied for user 'root'.*\(check the user "root" and the password/,
+    );
   });
 
   test(`${dbms}: run with -j 2 loads, measures exactly -t per client, and checks`, async (t) => {

@@ -14,6 +14,8 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 
 interface MariadbErrorShape {
   errno?: number;
+  /** The server's own message, without the connector's "(conn:N, no: E, SQLState: S)" prefix. */
+  sqlMessage?: string | null;
   code?: string;
   fatal?: boolean;
 }
@@ -22,7 +24,7 @@ interface MariadbErrorShape {
 export function classifyMariadbError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
   const shape = (error ?? {}) as MariadbErrorShape;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = shape.sqlMessage ?? (error instanceof Error ? error.message : String(error));
   const code = shape.errno !== undefined ? String(shape.errno) : shape.code;
   return new DbError(mariadbClass(shape), message, code, target ? mariadbHint(shape, target) : undefined, { cause: error });
 }
