@@ -18,9 +18,11 @@
 //   JSON_OUT (file to write raw results to).
 
 import { fork } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const WIRE_MODULE = fileURLToPath(new URL('../../dist/src/drivers/postgres/wire/connection.js', import.meta.url));
 
 const require = createRequire(import.meta.url);
 const SELF = fileURLToPath(import.meta.url);
@@ -130,6 +132,40 @@ const CANDIDATES = [
     open: async () => {
       const pg = (await import('pg')).default;
       return pgSession(pg.native.Client)();
+    },
+  },
+  {
+    // headroom's own protocol client (src/drivers/postgres/wire), built by `npm run build` at the root.
+    id: 'headroom-wire',
+    db: 'pg',
+    label: "headroom's wire client (prepared, text results)",
+    pkgs: [],
+    available() {
+      return existsSync(WIRE_MODULE) ? null : `${WIRE_MODULE} missing: run npm run build in the repository root`;
+    },
+    open: async () => {
+      const { WireConnection } = await import(pathToFileURL(WIRE_MODULE).href);
+      const c = await WireConnection.connect({ ...PG, password: env.PGPASSWORD, applicationName: 'driver-cpu', connectTimeoutMs: 10000 });
+      const st = {};
+      for (const [key, text] of Object.entries(PGSQL)) st[key] = await c.prepare(text);
+      return {
+        select: (aid) => c.execute(st.select, [aid], true),
+        async tpcb({ aid, tid, bid, delta }) {
+          await c.simpleQuery('BEGIN');
+          try {
+            await c.execute(st.updAcc, [delta, aid], false);
+            await c.execute(st.select, [aid], true);
+            await c.execute(st.updTel, [delta, tid], false);
+            await c.execute(st.updBr, [delta, bid], false);
+            await c.execute(st.insHist, [tid, bid, aid, delta], false);
+            await c.simpleQuery('COMMIT');
+          } catch (e) {
+            await c.simpleQuery('ROLLBACK').catch(() => {});
+            throw e;
+          }
+        },
+        close: () => c.close(),
+      };
     },
   },
   {

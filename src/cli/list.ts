@@ -11,6 +11,6 @@ export function listText(): string {
     if (w.options.length > 0) lines.push(formatOptionHelp(w.options).replace(/^/gm, '  '));
   }
   lines.push('', 'drivers:');
-  for (const d of DRIVERS) lines.push(`  ${d.dbms}: ${d.url}`, `    ${d.notes} (npm package ${d.package})`);
+  for (const d of DRIVERS) lines.push(`  ${d.dbms}: ${d.url}`, `    ${d.notes} (client: ${d.client})`);
   return lines.join('\n');
 }

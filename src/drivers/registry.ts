@@ -7,22 +7,23 @@ import { MariadbDriver } from './mariadb/driver.js';
 export interface DriverDescription {
   dbms: DbmsName;
   url: string;
-  package: string;
+  /** The client library that speaks to the DBMS. */
+  client: string;
   notes: string;
 }
 
 export const DRIVERS: readonly DriverDescription[] = [
-  { dbms: 'sqlite', url: 'sqlite:./file.db', package: 'better-sqlite3', notes: 'embedded default; WAL journal; no server needed' },
+  { dbms: 'sqlite', url: 'sqlite:./file.db', client: 'npm package better-sqlite3', notes: 'embedded default; WAL journal; no server needed' },
   {
     dbms: 'postgres',
     url: 'postgres://user:password@host:5432/database',
-    package: 'pg',
-    notes: 'prepared statements, COPY for loading; PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE fill in what the URL leaves out',
+    client: "headroom's own protocol client (src/drivers/postgres/wire)",
+    notes: 'prepared statements, COPY for loading; trust, password, MD5 and SCRAM-SHA-256 logins; PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE fill in what the URL leaves out',
   },
   {
     dbms: 'mariadb',
     url: 'mariadb://user:password@host:3306/database (or mysql://)',
-    package: 'mariadb',
+    client: 'npm package mariadb',
     notes: 'binary-protocol prepared statements, bulk insert for loading; MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_USER, MYSQL_PWD, MYSQL_DATABASE fill in the rest',
   },
 ];

@@ -101,7 +101,8 @@ export class Terminal {
 
   /** Runs one transaction with its retries; returns the error that ended it, if any. */
   private async attempt(type: number): Promise<DbError | undefined> {
-    const state = this.random.save();
+    // Only a transaction that may be retried needs its random state kept (an allocation per try).
+    const state = this.plan.maxTries > 1 ? this.random.save() : undefined;
     for (let tries = 1; ; tries++) {
       try {
         await this.runners[type]!();
@@ -111,7 +112,7 @@ export class Terminal {
         if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
         if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return error;
         this.recorder.retry(type, error);
-        this.random.restore(state);
+        this.random.restore(state!);
       }
     }
   }

@@ -1,13 +1,10 @@
-import pg from 'pg';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
-import { from as copyFrom } from 'pg-copy-streams';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
+import { WireConnection, type PreparedStatement } from './wire/connection.js';
 
 /** Settings that decide PostgreSQL's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -34,25 +31,20 @@ export class PostgresDriver implements Driver {
   }
 
   async connect(): Promise<Connection> {
-    const client = new pg.Client({
-      host: this.config.host,
-      port: this.config.port,
-      user: this.config.user,
-      password: this.config.password,
-      database: this.config.database,
-      connectionTimeoutMillis: 10_000,
-      application_name: 'headroom',
-    });
-    const connection = new PostgresConnection(client, this.config);
-    // Without a listener, an 'error' event (server gone between queries) would end the process;
-    // the next query on this client then fails and is classified as connection_lost.
-    client.on('error', () => {});
     try {
-      await client.connect();
+      const wire = await WireConnection.connect({
+        host: this.config.host,
+        port: this.config.port,
+        user: this.config.user,
+        password: this.config.password,
+        database: this.config.database,
+        applicationName: 'headroom',
+        connectTimeoutMs: 10_000,
+      });
+      return new PostgresConnection(wire, this.config);
     } catch (error) {
       throw classifyPostgresError(error, this.config);
     }
-    return connection;
   }
 
   async serverInfo(conn: Connection): Promise<ServerInfo> {
@@ -84,27 +76,23 @@ export class PostgresDriver implements Driver {
 
 class PostgresStatement implements Statement {
   constructor(
-    private readonly client: pg.Client,
-    private readonly name: string,
-    private readonly text: string,
-    private readonly target: ServerTarget,
+    private readonly wire: WireConnection,
+    private readonly statement: PreparedStatement,
   ) {}
 
   async run(params: readonly SqlValue[] = []): Promise<number> {
     try {
-      const result = await this.client.query({ name: this.name, text: this.text, values: params as unknown[], rowMode: 'array' });
-      return result.rowCount ?? 0;
+      return (await this.wire.execute(this.statement, params, false)).rowCount;
     } catch (error) {
-      throw classifyPostgresError(error, this.target);
+      throw classifyPostgresError(error);
     }
   }
 
   async all(params: readonly SqlValue[] = []): Promise<Row[]> {
     try {
-      const result = await this.client.query({ name: this.name, text: this.text, values: params as unknown[], rowMode: 'array' });
-      return result.rows as Row[];
+      return (await this.wire.execute(this.statement, params, true)).rows;
     } catch (error) {
-      throw classifyPostgresError(error, this.target);
+      throw classifyPostgresError(error);
     }
   }
 }
@@ -113,15 +101,18 @@ class PostgresConnection implements Connection {
   private readonly statements = new Map<string, PostgresStatement>();
 
   constructor(
-    private readonly client: pg.Client,
+    private readonly wire: WireConnection,
     private readonly target: ServerTarget,
   ) {}
 
   async prepare(sql: string): Promise<Statement> {
     let statement = this.statements.get(sql);
     if (!statement) {
-      // node-postgres parses a named statement on its first execution and reuses it after.
-      statement = new PostgresStatement(this.client, `headroom_${this.statements.size + 1}`, numberPlaceholders(sql), this.target);
+      try {
+        statement = new PostgresStatement(this.wire, await this.wire.prepare(numberPlaceholders(sql)));
+      } catch (error) {
+        throw classifyPostgresError(error, this.target);
+      }
       this.statements.set(sql, statement);
     }
     return statement;
@@ -129,9 +120,8 @@ class PostgresConnection implements Connection {
 
   async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
     try {
-      const text = params.length > 0 ? numberPlaceholders(sql) : sql;
-      const result = await this.client.query({ text, values: params as unknown[], rowMode: 'array' });
-      return (result.rows ?? []) as Row[];
+      const result = params.length > 0 ? await this.wire.extendedQuery(numberPlaceholders(sql), params) : await this.wire.simpleQuery(sql);
+      return result.rows;
     } catch (error) {
       throw classifyPostgresError(error, this.target);
     }
@@ -150,31 +140,22 @@ class PostgresConnection implements Connection {
   }
 
   async bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
-    let count = 0;
-    const counted = function* () {
-      for (const row of rows) {
-        count++;
-        yield row;
-      }
-    };
     try {
-      const stream = this.client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-      await pipeline(Readable.from(copyChunks(counted())), stream);
+      return await this.wire.copyIn(`COPY ${table} (${columns.join(', ')}) FROM STDIN`, copyChunks(rows));
     } catch (error) {
       throw classifyPostgresError(error, this.target);
     }
-    return count;
   }
 
   async close(): Promise<void> {
-    await this.client.end().catch(() => {});
+    await this.wire.close().catch(() => {});
   }
 
   private async simple(sql: string): Promise<void> {
     try {
-      await this.client.query(sql);
+      await this.wire.simpleQuery(sql);
     } catch (error) {
-      throw classifyPostgresError(error, this.target);
+      throw classifyPostgresError(error);
     }
   }
 }

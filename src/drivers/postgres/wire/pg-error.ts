@@ -1,0 +1,37 @@
+/** An ErrorResponse from the server, with its fields by name (protocol "Error and Notice Message Fields"). */
+export class PgServerError extends Error {
+  override readonly name = 'PgServerError';
+  constructor(
+    message: string,
+    /** SQLSTATE: what drivers/postgres/errors.ts classifies. */
+    readonly code: string,
+    readonly severity: string,
+    readonly detail: string | undefined,
+    readonly hint: string | undefined,
+  ) {
+    super(message);
+  }
+
+  static parse(body: Buffer, start: number, end: number): PgServerError {
+    const fields = new Map<string, string>();
+    let i = start;
+    while (i < end && body[i] !== 0) {
+      const field = String.fromCharCode(body[i]!);
+      const stop = body.indexOf(0, i + 1);
+      fields.set(field, body.toString('utf8', i + 1, stop));
+      i = stop + 1;
+    }
+    return new PgServerError(fields.get('M') ?? 'unknown server error', fields.get('C') ?? 'XX000', fields.get('V') ?? fields.get('S') ?? 'ERROR', fields.get('D'), fields.get('H'));
+  }
+}
+
+/** The socket closed or failed under the client; `code` carries the socket's errno name when there is one. */
+export class PgConnectionError extends Error {
+  override readonly name = 'PgConnectionError';
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
