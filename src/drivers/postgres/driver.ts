@@ -4,7 +4,11 @@ import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
-import { WireConnection, type PreparedStatement } from './wire/connection.js';
+import { WireConnection, encodeQuery, type EncodedQuery, type PreparedStatement } from './wire/connection.js';
+
+const BEGIN = encodeQuery('BEGIN');
+const COMMIT = encodeQuery('COMMIT');
+const ROLLBACK = encodeQuery('ROLLBACK');
 
 /** Settings that decide PostgreSQL's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -128,15 +132,15 @@ class PostgresConnection implements Connection {
   }
 
   async begin(): Promise<void> {
-    await this.simple('BEGIN');
+    await this.simple(BEGIN);
   }
 
   async commit(): Promise<void> {
-    await this.simple('COMMIT');
+    await this.simple(COMMIT);
   }
 
   async rollback(): Promise<void> {
-    await this.simple('ROLLBACK');
+    await this.simple(ROLLBACK);
   }
 
   async bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
@@ -151,9 +155,9 @@ class PostgresConnection implements Connection {
     await this.wire.close().catch(() => {});
   }
 
-  private async simple(sql: string): Promise<void> {
+  private async simple(query: EncodedQuery): Promise<void> {
     try {
-      await this.wire.simpleQuery(sql);
+      await this.wire.simpleQuery(query);
     } catch (error) {
       throw classifyPostgresError(error);
     }

@@ -23,6 +23,15 @@ export interface PreparedStatement {
   bindHead: Buffer;
 }
 
+/** A simple-protocol Query message encoded once, for statements sent on every transaction (BEGIN, COMMIT). */
+export interface EncodedQuery {
+  message: Buffer;
+}
+
+export function encodeQuery(sql: string): EncodedQuery {
+  return { message: new MessageWriter().begin(0x51).cstring(sql).end().take() };
+}
+
 /** What the next ReadyForQuery completes. */
 interface Pending {
   /** Decode DataRows into `rows` (false: only count them, as UPDATE and INSERT need). */
@@ -150,8 +159,8 @@ export class WireConnection {
   }
 
   /** A statement without parameters through the simple protocol (several statements allowed). */
-  simpleQuery(sql: string): Promise<Pending> {
-    return this.send(this.writer.begin(0x51).cstring(sql).end().take(), true);
+  simpleQuery(sql: string | EncodedQuery): Promise<Pending> {
+    return this.send(typeof sql === 'string' ? encodeQuery(sql).message : sql.message, true);
   }
 
   /** A one-off statement with parameters through the unnamed statement and portal. */
