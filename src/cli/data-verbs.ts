@@ -1,9 +1,17 @@
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
+import { readFile } from 'node:fs/promises';
+import { parseJournal } from '../engine/journal.js';
+import type { CheckOutcome } from '../workloads/workload.js';
+import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, dataContext, logLine, openSession, parseVerbArgs, type Session } from './common.js';
 
 export const INIT_OPTIONS: OptionSpec[] = [DB_OPTION, SCALE_OPTION, VERBOSE_OPTION, HELP_OPTION];
-export const CHECK_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTION];
+export const CHECK_OPTIONS: OptionSpec[] = [
+  DB_OPTION,
+  { long: 'journal', type: 'string', value: 'FILE', help: 'also compare the commits a run --journal FILE saw acknowledged with what the database kept' },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
 export const DROP_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTION];
 
 /** `headroom init`: drop what is there, create the schema and load it at the scale given. */
@@ -31,6 +39,8 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     const scale = await workload.detectScale(base);
     if (scale === undefined) throw new UserError(`no ${workload.name} data in ${session.url}`, `load it first: headroom init ${workload.name}`);
     const outcomes = await workload.check(dataContext(session, workloadOptions, scale, logLine));
+    const journalFile = values['journal'] as string | undefined;
+    if (journalFile !== undefined) outcomes.push(...(await checkJournal(session, journalFile)));
     for (const o of outcomes) process.stdout.write(`${o.ok ? 'ok  ' : 'FAIL'}  ${o.name}: ${o.detail}\n`);
     const failed = outcomes.filter((o) => !o.ok).length;
     process.stdout.write(failed === 0 ? `all ${outcomes.length} checks passed\n` : `${failed} of ${outcomes.length} checks failed\n`);
@@ -51,4 +61,31 @@ export async function dropCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await session.close();
   }
+}
+
+/** Acknowledged commits must all be in headroom_journal; commits in flight at a crash may or may not be. */
+async function checkJournal(session: Session, file: string): Promise<CheckOutcome[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UserError(`cannot read the journal ${file}: ${(error as Error).message}`, 'give the file a run wrote with --journal FILE');
+  }
+  const journal = parseJournal(text);
+  if (!(await session.driver.tableExists(session.conn, 'headroom_journal'))) {
+    throw new UserError(`${session.url} has no headroom_journal table`, 'the journal belongs to a run with --journal against another database');
+  }
+  const kept = new Set((await session.conn.query('SELECT id FROM headroom_journal')).map((row) => String(row[0])));
+  const lost = [...journal.acknowledged].filter((id) => !kept.has(id));
+  const unknownKept = [...journal.unknown].filter((id) => kept.has(id)).length;
+  return [
+    {
+      name: 'acknowledged commits kept',
+      ok: lost.length === 0,
+      detail:
+        `${journal.acknowledged.size - lost.length} of ${journal.acknowledged.size} acknowledged commits are in the database, ${lost.length} lost` +
+        (lost.length > 0 ? ` (first lost: ${lost.slice(0, 5).join(', ')})` : '') +
+        `; ${journal.unknown.size} in flight when their connection died (${unknownKept} kept, ${journal.unknown.size - unknownKept} not)`,
+    },
+  ];
 }

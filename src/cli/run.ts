@@ -1,4 +1,5 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { JOURNAL_TABLE_DDL } from '../engine/journal.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { runEngine } from '../engine/engine.js';
@@ -24,6 +25,12 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed (default: a new one each run, stored in the result)' },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'result file (default headroom-results/WORKLOAD-DBMS-TIME.json)' },
+  {
+    long: 'journal',
+    type: 'string',
+    value: 'FILE',
+    help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
+  },
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -75,9 +82,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const rate = values['rate'] as number | undefined;
     const warmupSeconds = values['warmup'] as number;
     const maxTries = values['max-tries'] as number;
+    const journalFile = values['journal'] as string | undefined;
+    const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
+    if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
     const outcome = await runEngine(
-      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed },
+      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal },
       abort.signal,
       (point) => {
         if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
@@ -107,6 +117,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         warmupSeconds,
         maxTries,
         seed,
+        journal: journal ? { file: journal.file, runId: journal.runId } : null,
         argv: [...argv],
       },
       ...(outcome.status === 'interrupted'

@@ -43,6 +43,11 @@ export interface ServerInfo {
   version: string;
   /** Settings that decide speed and durability, by their DBMS names. */
   settings: Record<string, string>;
+  /**
+   * Why an acknowledged commit could be lost in a crash under these settings (e.g.
+   * "synchronous_commit=off"); empty when the settings are durable.
+   */
+  durabilityRisks: string[];
 }
 
 export interface ConnectionBudget {

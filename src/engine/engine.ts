@@ -23,6 +23,8 @@ export interface EngineConfig {
   warmupSeconds: number;
   maxTries: number;
   seed: number;
+  /** --journal: see journal.ts; the engine only hands it to the jobs. */
+  journal: JobConfig['journal'];
 }
 
 export interface EngineOutcome {
@@ -132,7 +134,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       maxTries: config.maxTries,
     });
   }
-  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals }));
+  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -6,6 +6,8 @@ import { createDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
 import { findWorkload } from '../workloads/registry.js';
 import { Gate } from './gate.js';
+import { JournalWriter } from './journal.js';
+import { JournalingConnection } from './journaling-connection.js';
 import { StopSignal } from './stop-signal.js';
 import { Terminal, type TerminalPlan } from './terminal.js';
 
@@ -16,6 +18,8 @@ export interface JobConfig {
   options: OptionValues;
   scale: number;
   terminals: TerminalPlan[];
+  /** --journal: the durability journal file, and the run's id that prefixes every journaled commit. */
+  journal: { file: string; runId: string } | undefined;
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -41,6 +45,7 @@ export class LocalJob implements JobHandle {
     private readonly recorder: Recorder,
     private readonly terminals: Terminal[],
     private readonly stopSignal: StopSignal,
+    private readonly journal: JournalWriter | undefined,
   ) {}
 
   /** Opens and prepares every terminal's connection; fails (closing what it opened) if one cannot. */
@@ -50,23 +55,45 @@ export class LocalJob implements JobHandle {
     const driver = createDriver(config.target);
     const recorder = new Recorder(types.map((t) => t.name));
     const stopSignal = new StopSignal();
-    const opened = await Promise.allSettled(config.terminals.map(() => driver.connect()));
+    const journal = config.journal && (await JournalWriter.open(config.journal.file));
+    // Each terminal's connector wraps every connection it opens, the first and any replacement.
+    const connectors = config.terminals.map((plan): (() => Promise<Connection>) => {
+      if (!journal) return () => driver.connect();
+      let sequence = 0;
+      const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;
+      return async () => new JournalingConnection(await driver.connect(), journal, nextId);
+    });
+    const opened = await Promise.allSettled(connectors.map((connect) => connect()));
     const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failure) {
       await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.close().catch(() => {}) : undefined)));
+      await journal?.close();
       throw failure.reason;
     }
     const context = { scale: config.scale, dbms: config.target.dbms, options: config.options };
-    const connections = opened.map((o) => (o as PromiseFulfilledResult<Connection>).value);
     const gate = driver.blocking ? new Gate() : undefined;
-    const terminals = config.terminals.map((plan, i) => new Terminal(plan, driver, types, recorder, stopSignal, connections[i]!, context, gate));
+    const terminals = config.terminals.map(
+      (plan, i) =>
+        new Terminal({
+          plan,
+          types,
+          recorder,
+          stop: stopSignal,
+          connection: (opened[i] as PromiseFulfilledResult<Connection>).value,
+          connect: connectors[i]!,
+          blocking: driver.blocking,
+          gate,
+          context,
+        }),
+    );
     try {
       for (const terminal of terminals) await terminal.prepare();
     } catch (error) {
       await Promise.all(terminals.map((t) => t.close()));
+      await journal?.close();
       throw error;
     }
-    return new LocalJob(recorder, terminals, stopSignal);
+    return new LocalJob(recorder, terminals, stopSignal, journal);
   }
 
   run(): Promise<void> {
@@ -85,12 +112,14 @@ export class LocalJob implements JobHandle {
   async stop(): Promise<{ totals: JobTotals; aborted: DbError | undefined }> {
     // Transactions that end after the stop must not count: the measured window closes now.
     this.recorder.measuring = false;
-    const totals = this.recorder.totalsSnapshot();
     this.stopSignal.stop();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.loops ?? Promise.resolve(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
     clearTimeout(timer);
+    // Taken after the terminals ended, so outages still open at the stop are included.
+    const totals = this.recorder.totalsSnapshot();
     await Promise.all(this.terminals.map((t) => t.close()));
+    await this.journal?.close();
     return { totals, aborted: this.terminals.find((t) => t.abortedBy)?.abortedBy };
   }
 }

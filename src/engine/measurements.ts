@@ -1,4 +1,4 @@
-import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, TypeTotals } from '../metrics/recorder.js';
+import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, TypeTotals } from '../metrics/recorder.js';
 import { noFailures } from '../metrics/recorder.js';
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
@@ -51,8 +51,19 @@ export interface MergedTotals {
   lagSumUs: number;
   lagMaxUs: number;
   errors: ErrorSample[];
-  reconnects: number;
-  outageMs: number;
+  outages: Outage[];
+}
+
+/** A stretch of time in which one or more terminals had no connection (their episodes merged). */
+export interface Outage {
+  startedAt: string;
+  seconds: number;
+  /** Terminal episodes inside it: how many terminals lost their connection, counting repeats. */
+  terminals: number;
+  /** Errors seen: each episode's first plus its failed reconnect attempts. */
+  errors: number;
+  /** False when some terminal was still without a connection at the end of the run. */
+  recovered: boolean;
 }
 
 /** Adds the jobs' totals together: histograms merge exactly, counts add up. */
@@ -89,9 +100,26 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     lagSumUs: sum(jobs.map((j) => j.lagSumUs)),
     lagMaxUs: Math.max(0, ...jobs.map((j) => j.lagMaxUs)),
     errors: [...errors.values()].sort((a, b) => b.count - a.count),
-    reconnects: sum(jobs.map((j) => j.reconnects)),
-    outageMs: sum(jobs.map((j) => j.outageMs)),
+    outages: mergeOutages(jobs.flatMap((j) => j.outages)),
   };
+}
+
+/** Overlapping terminal episodes become one outage: the time the system as a whole was hurt. */
+function mergeOutages(episodes: readonly OutageEpisode[]): Outage[] {
+  const sorted = [...episodes].sort((a, b) => a.startMs - b.startMs);
+  const merged: { startMs: number; endMs: number; terminals: number; errors: number; recovered: boolean }[] = [];
+  for (const e of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && e.startMs <= last.endMs) {
+      last.endMs = Math.max(last.endMs, e.endMs);
+      last.terminals++;
+      last.errors += e.errors;
+      last.recovered &&= e.recovered;
+    } else {
+      merged.push({ startMs: e.startMs, endMs: e.endMs, terminals: 1, errors: e.errors, recovered: e.recovered });
+    }
+  }
+  return merged.map((o) => ({ startedAt: new Date(o.startMs).toISOString(), seconds: round((o.endMs - o.startMs) / 1000, 3), terminals: o.terminals, errors: o.errors, recovered: o.recovered }));
 }
 
 function mergeEncoded(encoded: readonly string[]): Histogram {

@@ -1,4 +1,4 @@
-import type { Connection, Driver } from '../drivers/driver.js';
+import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
 import type { Recorder } from '../metrics/recorder.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workloads/workload.js';
@@ -19,13 +19,31 @@ export interface TerminalPlan {
 }
 
 const RECONNECT_FIRST_DELAY_MS = 100;
-const RECONNECT_MAX_DELAY_MS = 5_000;
+/** Short enough that an outage is measured to within about a second of the server's return. */
+const RECONNECT_MAX_DELAY_MS = 1_000;
 
 /**
  * One simulated user on its own connection: draws a transaction type from the deck, waits for
  * its scheduled start under --rate, runs it (retrying serialization failures and deadlocks up to
  * --max-tries with the same random values), records it, and reconnects when the connection drops.
  */
+/** What a terminal is built from; the job assembles it. */
+export interface TerminalParts {
+  plan: TerminalPlan;
+  types: readonly TransactionType[];
+  recorder: Recorder;
+  stop: StopSignal;
+  /** The terminal's first connection, already open. */
+  connection: Connection;
+  /** Opens a replacement after a lost connection (wrapped the same way as the first). */
+  connect(): Promise<Connection>;
+  /** The driver blocks the thread (better-sqlite3): yield to the event loop between transactions. */
+  blocking: boolean;
+  /** Shared by the terminals of a blocking driver; see gate.ts. */
+  gate: Gate | undefined;
+  context: Omit<TerminalContext, 'random' | 'terminal'>;
+}
+
 export class Terminal {
   /** Set when a bad request ended this terminal (the same SQL would only fail again). */
   abortedBy: DbError | undefined;
@@ -33,24 +51,23 @@ export class Terminal {
   private readonly random: Random;
   private readonly deck: Deck;
   private readonly context: TerminalContext;
+  private readonly plan: TerminalPlan;
+  private readonly types: readonly TransactionType[];
+  private readonly recorder: Recorder;
+  private readonly stop: StopSignal;
+  private readonly connect: () => Promise<Connection>;
+  private readonly blocking: boolean;
+  private readonly gate: Gate | undefined;
+  private conn: Connection;
 
-  constructor(
-    private readonly plan: TerminalPlan,
-    private readonly driver: Driver,
-    private readonly types: readonly TransactionType[],
-    private readonly recorder: Recorder,
-    private readonly stop: StopSignal,
-    private conn: Connection,
-    context: Omit<TerminalContext, 'random' | 'terminal'>,
-    /** Shared by the terminals of a blocking driver; see gate.ts. */
-    private readonly gate: Gate | undefined,
-  ) {
-    this.random = new Random(plan.seed);
+  constructor(parts: TerminalParts) {
+    ({ plan: this.plan, types: this.types, recorder: this.recorder, stop: this.stop, connection: this.conn, connect: this.connect, blocking: this.blocking, gate: this.gate } = parts);
+    this.random = new Random(this.plan.seed);
     this.deck = new Deck(
-      types.map((t) => t.weight),
-      new Random(plan.seed ^ 0x5bd1e995),
+      this.types.map((t) => t.weight),
+      new Random(this.plan.seed ^ 0x5bd1e995),
     );
-    this.context = { ...context, terminal: plan.id, random: this.random };
+    this.context = { ...parts.context, terminal: this.plan.id, random: this.random };
   }
 
   async prepare(): Promise<void> {
@@ -91,7 +108,7 @@ export class Terminal {
       }
       // better-sqlite3 never yields: without this, timers (progress, the end of -T) and Ctrl-C
       // would wait until the run is over.
-      if (this.driver.blocking) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.blocking) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
@@ -119,22 +136,25 @@ export class Terminal {
 
   /** Capped, jittered exponential backoff until a new connection is open and prepared, or the run stops. */
   private async reconnect(): Promise<void> {
-    const lostAt = performance.now();
+    const startMs = Date.now();
+    let errors = 1;
     await this.conn.close().catch(() => {});
     let delay = RECONNECT_FIRST_DELAY_MS;
     while (!this.stop.stopped) {
       await this.stop.sleep(delay * (0.5 + Math.random()));
-      if (this.stop.stopped) return;
+      if (this.stop.stopped) break;
       try {
-        this.conn = await this.driver.connect();
+        this.conn = await this.connect();
         await this.prepare();
-        this.recorder.reconnected(performance.now() - lostAt);
+        this.recorder.outage({ startMs, endMs: Date.now(), errors, recovered: true });
         return;
       } catch (thrown) {
+        errors++;
         this.recorder.sample(asDbError(thrown));
         delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS);
       }
     }
+    this.recorder.outage({ startMs, endMs: Date.now(), errors, recovered: false });
   }
 }
 

@@ -33,13 +33,23 @@ export interface ErrorSample {
   count: number;
 }
 
+/** One terminal's time without a working connection: from the first error to the first success. */
+export interface OutageEpisode {
+  /** Epoch milliseconds. */
+  startMs: number;
+  endMs: number;
+  /** The error that started it plus every failed reconnect attempt. */
+  errors: number;
+  /** False when the run ended before the terminal got a connection back. */
+  recovered: boolean;
+}
+
 export interface JobTotals {
   types: TypeTotals[];
   lagSumUs: number;
   lagMaxUs: number;
   errors: ErrorSample[];
-  reconnects: number;
-  outageMs: number;
+  outages: OutageEpisode[];
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
@@ -62,8 +72,7 @@ export class Recorder {
   private lagSumUs = 0;
   private lagMaxUs = 0;
   private readonly errors = new Map<string, ErrorSample>();
-  private reconnects = 0;
-  private outageMs = 0;
+  private readonly outages: OutageEpisode[] = [];
 
   constructor(private readonly typeNames: readonly string[]) {
     this.totals = typeNames.map(() => createHistogram());
@@ -98,10 +107,9 @@ export class Recorder {
     this.sample(error);
   }
 
-  /** A terminal got its connection back after `outageMs` without one. */
-  reconnected(outageMs: number): void {
-    this.reconnects++;
-    this.outageMs += outageMs;
+  /** A terminal was without a connection (outages are kept in warm-up too: they matter whenever they happen). */
+  outage(episode: OutageEpisode): void {
+    this.outages.push(episode);
   }
 
   /** Errors outside a transaction (a failed reconnect) are worth showing too. */
@@ -132,8 +140,7 @@ export class Recorder {
       lagSumUs: this.lagSumUs,
       lagMaxUs: this.lagMaxUs,
       errors: [...this.errors.values()],
-      reconnects: this.reconnects,
-      outageMs: this.outageMs,
+      outages: [...this.outages],
     };
   }
 }

@@ -32,7 +32,12 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   if (summary.scheduleLagMs) lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
   const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
   if (failures.length > 0) lines.push(`failures by class: ${failures.join(', ')}`);
-  if (summary.connections.reconnects > 0) lines.push(`reconnects: ${summary.connections.reconnects}, time without a connection: ${summary.connections.outageSeconds.toFixed(1)} s (summed over terminals)`);
+  for (const outage of summary.connections.outages) {
+    lines.push(
+      `outage at ${outage.startedAt}: ${outage.seconds.toFixed(1)} s, ${outage.terminals} terminal connection(s) lost, ${outage.errors} error(s)${outage.recovered ? '' : ', not recovered by the end'}`,
+    );
+  }
+  if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')} (a crash can take back acknowledged commits)`);
   const cpu = summary.clientCpu;
   lines.push(`client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms`);
   if (result.transactions.length > 1 || result.transactions.some((t) => t.failed > 0)) {

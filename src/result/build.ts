@@ -32,7 +32,7 @@ export function buildResult({ outcome, config, server, url, data, statusReason }
     measureStartedAt: outcome.measureStartedAt?.toISOString() ?? null,
     endedAt: new Date().toISOString(),
     config,
-    target: { dbms: server.dbms, url, version: server.version, settings: server.settings },
+    target: { dbms: server.dbms, url, version: server.version, settings: server.settings, durable: server.durabilityRisks.length === 0, durabilityRisks: server.durabilityRisks },
     host: describeHost(),
     data,
     summary: {
@@ -51,7 +51,7 @@ export function buildResult({ outcome, config, server, url, data, statusReason }
         percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
       },
       eventLoopDelayMs: outcome.eventLoopDelayMs,
-      connections: { reconnects: totals.reconnects, outageSeconds: round(totals.outageMs / 1000, 3) },
+      connections: { reconnects: totals.outages.reduce((n, o) => n + o.terminals, 0), outages: totals.outages },
     },
     transactions: totals.types.map((t) => ({
       name: t.name,

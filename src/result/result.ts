@@ -1,7 +1,7 @@
 import type { DbmsName } from '../drivers/driver.js';
 import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
-import type { SeriesPoint } from '../engine/measurements.js';
+import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import type { HostInfo } from './host.js';
 
@@ -29,9 +29,11 @@ export interface RunResult {
     warmupSeconds: number;
     maxTries: number;
     seed: number;
+    /** --journal: the journal file and the id prefix of this run's journaled commits. */
+    journal: { file: string; runId: string } | null;
     argv: string[];
   };
-  target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string> };
+  target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[] };
   host: HostInfo;
   data: { loadedBy: 'this-run' | 'earlier'; phases: LoadPhase[] };
   summary: {
@@ -45,7 +47,8 @@ export interface RunResult {
     scheduleLagMs: { avg: number; max: number } | null;
     clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number };
     eventLoopDelayMs: { p99: number; max: number };
-    connections: { reconnects: number; outageSeconds: number };
+    /** Outages: overlapping terminal episodes without a connection, merged; see docs/result-schema.md. */
+    connections: { reconnects: number; outages: Outage[] };
   };
   transactions: {
     name: string;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,12 @@ import path from 'node:path';
  */
 export interface ThrowawayPostgres {
   port: number;
+  /** Runs SQL as the superuser over the cluster's own socket. */
+  psql(sql: string): void;
+  /** A crash: SIGKILL to the postmaster and every process it started. */
+  crash(): void;
+  /** Starts the server again (crash recovery runs first) and waits until it accepts connections. */
+  start(): void;
   stop(): void;
 }
 
@@ -33,22 +39,42 @@ export async function startThrowawayPostgres(hbaLines: readonly string[], setupS
   const hba = path.join(data, 'pg_hba.conf');
   writeFileSync(hba, `${hbaLines.join('\n')}\nlocal all all trust\n`);
   const port = await freePort();
-  appendFileSync(path.join(data, 'postgresql.conf'), `\nport = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${folder}'\nfsync = off\nshared_buffers = 16MB\n`);
-  asPostgres('pg_ctl', ['-D', data, '-l', path.join(folder, 'log'), '-w', 'start']);
+  appendFileSync(path.join(data, 'postgresql.conf'), `\nport = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${folder}'\nshared_buffers = 16MB\n`);
+  const start = (): void => void asPostgres('pg_ctl', ['-D', data, '-l', path.join(folder, 'log'), '-w', '-t', '60', 'start']);
+  start();
   const stop = (): void => {
     try {
       asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      if (existsSync(path.join(data, 'postmaster.pid'))) crash();
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
   };
+  const psql = (sql: string): void => void execFileSync('runuser', ['-u', 'postgres', '--', 'psql', '-h', folder, '-p', String(port), '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], { stdio: 'pipe' });
+  const crash = (): void => {
+    const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    for (const pid of [postmaster, ...children]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    // Where nothing reaps orphans (a container whose first process does not), the killed
+    // postmaster stays a zombie and PostgreSQL would take it for a live server: its lock file
+    // and socket lock files go, as an administrator would remove them after a crash.
+    rmSync(path.join(data, 'postmaster.pid'), { force: true });
+    rmSync(path.join(folder, `.s.PGSQL.${port}.lock`), { force: true });
+  };
   try {
-    for (const sql of setupSql) execFileSync('runuser', ['-u', 'postgres', '--', 'psql', '-h', folder, '-p', String(port), '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], { stdio: 'pipe' });
+    for (const sql of setupSql) psql(sql);
   } catch (error) {
     stop();
     throw error;
   }
-  return { port, stop };
+  return { port, psql, crash, start, stop };
 }
 
 function binDir(): string | undefined {

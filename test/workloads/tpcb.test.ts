@@ -34,6 +34,7 @@ for (const dbms of DBMS_UNDER_TEST) {
       warmupSeconds: 0,
       maxTries: 3,
       seed: 11,
+      journal: undefined,
     };
     const outcome = await runEngine(config, new AbortController().signal, () => {});
     assert.equal(outcome.status, 'completed');
@@ -68,7 +69,7 @@ test('sqlite: --rate runs an open loop near the asked rate and reports the sched
   const options = { builtin: ['select-only'] };
   await tpcb.load({ conn, driver, dbms: 'sqlite', scale: 1, options, log: () => {} });
   const outcome = await runEngine(
-    { target: db.target, workload: 'tpcb', options, scale: 1, clients: 2, jobs: 1, durationSeconds: 2, transactionsPerClient: undefined, rate: 200, warmupSeconds: 1, maxTries: 1, seed: 5 },
+    { target: db.target, workload: 'tpcb', options, scale: 1, clients: 2, jobs: 1, durationSeconds: 2, transactionsPerClient: undefined, rate: 200, warmupSeconds: 1, maxTries: 1, seed: 5, journal: undefined },
     new AbortController().signal,
     () => {},
   );

@@ -58,7 +58,11 @@ export class MariadbDriver implements Driver {
     const rows = await conn.query(`SHOW GLOBAL VARIABLES WHERE Variable_name IN (${SETTINGS.map(() => '?').join(', ')})`, SETTINGS);
     const settings: Record<string, string> = {};
     for (const [name, value] of rows as [string, string][]) settings[name] = value;
-    return { dbms: 'mariadb', version: `${comment} ${version}`, settings };
+    // InnoDB flushes its redo log at each commit only with innodb_flush_log_at_trx_commit=1;
+    // 0 and 2 acknowledge commits that a crash can take back (MariaDB docs).
+    const flush = settings['innodb_flush_log_at_trx_commit'];
+    const durabilityRisks = flush === '1' ? [] : [`innodb_flush_log_at_trx_commit=${flush}`];
+    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {

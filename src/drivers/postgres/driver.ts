@@ -56,7 +56,13 @@ export class PostgresDriver implements Driver {
     const shown = await conn.query(`SELECT ${SETTINGS.map((s) => `current_setting('${s}')`).join(', ')}`);
     const settings: Record<string, string> = {};
     SETTINGS.forEach((name, i) => (settings[name] = String(shown[0]?.[i] ?? '')));
-    return { dbms: 'postgres', version, settings };
+    // A commit is durable once its WAL is flushed: fsync=off skips the flush, synchronous_commit=off
+    // acknowledges before it (PostgreSQL docs, "Asynchronous Commit").
+    const durabilityRisks = [
+      ...(settings['fsync'] === 'off' ? ['fsync=off'] : []),
+      ...(settings['synchronous_commit'] === 'off' ? ['synchronous_commit=off'] : []),
+    ];
+    return { dbms: 'postgres', version, settings, durabilityRisks };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {

@@ -37,8 +37,12 @@ export class SqliteDriver implements Driver {
       settings[pragma] = await value(`PRAGMA ${pragma}`);
     }
     // PRAGMA synchronous answers a number; keep its name beside it so the result reads plainly.
-    settings['synchronous'] = `${settings['synchronous']} (${['OFF', 'NORMAL', 'FULL', 'EXTRA'][Number(settings['synchronous'])] ?? '?'})`;
-    return { dbms: 'sqlite', version: `SQLite ${await value('SELECT sqlite_version()')}`, settings };
+    const synchronous = Number(settings['synchronous']);
+    settings['synchronous'] = `${synchronous} (${['OFF', 'NORMAL', 'FULL', 'EXTRA'][synchronous] ?? '?'})`;
+    // In WAL mode NORMAL syncs only at checkpoints: a power loss can take back the last commits
+    // (SQLite docs, PRAGMA synchronous). A killed process loses nothing at NORMAL or above.
+    const durabilityRisks = synchronous === 0 ? ['synchronous=OFF'] : synchronous === 1 && settings['journal_mode'] === 'wal' ? ['synchronous=NORMAL in WAL mode (power loss)'] : [];
+    return { dbms: 'sqlite', version: `SQLite ${await value('SELECT sqlite_version()')}`, settings, durabilityRisks };
   }
 
   async connectionBudget(): Promise<undefined> {

@@ -1,0 +1,56 @@
+import type { Connection, Row, SqlValue, Statement } from '../drivers/driver.js';
+import { DbError } from '../drivers/errors.js';
+import type { JournalWriter } from './journal.js';
+
+/**
+ * Wraps a terminal's connection for the durability check: every commit first writes a unique id
+ * into headroom_journal in the same transaction, and the id goes to the client's journal once
+ * the commit is acknowledged. Read-only transactions never call commit() and are not journaled.
+ */
+export class JournalingConnection implements Connection {
+  private insert: Statement | undefined;
+
+  constructor(
+    private readonly inner: Connection,
+    private readonly journal: JournalWriter,
+    private readonly nextId: () => string,
+  ) {}
+
+  async commit(): Promise<void> {
+    const id = this.nextId();
+    this.insert ??= await this.inner.prepare('INSERT INTO headroom_journal (id) VALUES (?)');
+    await this.insert.run([id]);
+    try {
+      await this.inner.commit();
+    } catch (error) {
+      // Lost while the commit was on its way: the server may or may not have made it durable.
+      if (error instanceof DbError && error.errorClass === 'connection_lost') this.journal.unknown(id);
+      throw error;
+    }
+    this.journal.acknowledged(id);
+  }
+
+  prepare(sql: string): Promise<Statement> {
+    return this.inner.prepare(sql);
+  }
+
+  query(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    return this.inner.query(sql, params);
+  }
+
+  begin(): Promise<void> {
+    return this.inner.begin();
+  }
+
+  rollback(): Promise<void> {
+    return this.inner.rollback();
+  }
+
+  bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
+    return this.inner.bulkInsert(table, columns, rows);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
