@@ -89,7 +89,8 @@ function postgresIds(): { uid: number; gid: number } {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-function freePort(): Promise<number> {
+/** A TCP port on loopback that nothing listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
