@@ -10,6 +10,8 @@ import type { StopSignal } from './stop-signal.js';
 export interface TerminalPlan {
   /** Terminal number across the whole run (all jobs), from 0. */
   id: number;
+  /** Terminals in the whole run. */
+  terminals: number;
   seed: number;
   /** -t: transactions this terminal runs, counting failed ones; undefined when bounded by time. */
   transactions: number | undefined;
@@ -41,7 +43,7 @@ export class Terminal {
     private readonly recorder: Recorder,
     private readonly stop: StopSignal,
     private conn: Connection,
-    context: Omit<TerminalContext, 'random' | 'terminal'>,
+    context: Omit<TerminalContext, 'random' | 'terminal' | 'terminals' | 'transactionsPerTerminal'>,
     /** Shared by the terminals of a blocking driver; see gate.ts. */
     private readonly gate: Gate | undefined,
   ) {
@@ -50,7 +52,7 @@ export class Terminal {
       types.map((t) => t.weight),
       new Random(plan.seed ^ 0x5bd1e995),
     );
-    this.context = { ...context, terminal: plan.id, random: this.random };
+    this.context = { ...context, terminal: plan.id, terminals: plan.terminals, transactionsPerTerminal: plan.transactions, random: this.random };
   }
 
   async prepare(): Promise<void> {

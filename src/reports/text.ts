@@ -21,6 +21,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     `status: ${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`,
     `workload: ${config.workload}${describeOptions(config.workloadOptions)}`,
     `target: ${result.target.url} (${result.target.version})`,
+    ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
     `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
       (config.durationSeconds !== null ? `duration: ${config.durationSeconds} s` : `transactions per client: ${config.transactionsPerClient}`) +
       (config.warmupSeconds > 0 ? `, warm-up: ${config.warmupSeconds} s (excluded)` : '') +
