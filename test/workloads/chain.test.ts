@@ -1,0 +1,128 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Connection } from '../../src/drivers/driver.js';
+import { runEngine, type EngineConfig } from '../../src/engine/engine.js';
+import { RefGenerator, START_R, distributedStart } from '../../src/workloads/chain/generator.js';
+import { chain } from '../../src/workloads/chain/index.js';
+import { FAITHFUL_PHASES } from '../../src/workloads/chain/load-faithful.js';
+import { chainSizes } from '../../src/workloads/chain/sizes.js';
+import type { DataContext } from '../../src/workloads/workload.js';
+import { DBMS_UNDER_TEST, connectFresh, type TestDatabase } from '../helpers/databases.js';
+
+/** 2 countries, 2 cities, 50 streets, 2,500 addresses, 3 x 667 clients. */
+const SCALE = 0.0002;
+
+const count = async (conn: Connection, sql: string): Promise<number> => Number(((await conn.query(sql)) as [[unknown]])[0][0]);
+
+function engineConfig(db: TestDatabase, options: Record<string, string>, clients: number, transactionsPerClient: number): EngineConfig {
+  return {
+    target: db.target,
+    workload: 'chain',
+    options,
+    scale: SCALE,
+    clients,
+    jobs: 1,
+    durationSeconds: undefined,
+    transactionsPerClient,
+    rate: undefined,
+    warmupSeconds: 0,
+    maxTries: 5,
+    seed: 3,
+  };
+}
+
+/** Ids, references and text of the loaded data, to compare two loads of the same scale. */
+async function fingerprint(conn: Connection): Promise<string> {
+  const rows = await conn.query(
+    `SELECT (SELECT SUM(country_id) FROM city), (SELECT SUM(city_id) FROM street), (SELECT SUM(street_id * 1.0 * id) FROM address),
+            (SELECT SUM(address_id * 1.0 * id) FROM client), (SELECT MIN(name) FROM client), (SELECT MAX(last_name) FROM client),
+            (SELECT MIN(name) FROM street), (SELECT MAX(building) FROM address), (SELECT MAX(house) FROM address), (SELECT MIN(country_code) FROM country)`,
+  );
+  return JSON.stringify(rows[0]!.map((v) => (typeof v === 'string' ? v : Number(v))));
+}
+
+for (const dbms of DBMS_UNDER_TEST) {
+  test(`${dbms}: chain bulk load, model units, check, and a corrupted table fails the check`, async (t) => {
+    const fresh = await connectFresh(t, dbms);
+    if (!fresh) return;
+    const { db, driver, conn } = fresh;
+    const options = { load: 'bulk', mode: 'distributed' };
+    const ctx: DataContext = { conn, driver, dbms, scale: SCALE, options, log: () => {} };
+    assert.equal(await chain.detectScale(ctx), undefined);
+    const phases = await chain.load(ctx);
+    assert.ok(phases.every((p) => p.name.startsWith('bulk: ')), 'bulk phases say so');
+    const sizes = chainSizes(SCALE);
+    assert.deepEqual(
+      phases.filter((p) => p.rows > 0).map((p) => p.rows),
+      [sizes.countries, sizes.cities, sizes.streets, sizes.addresses, 3 * sizes.clientsPerBatch],
+    );
+    assert.equal(await chain.detectScale(ctx), SCALE);
+    assert.equal(await chain.loadMode?.(ctx), 'bulk');
+    assert.ok((await chain.check(ctx)).every((o) => o.ok));
+
+    const outcome = await runEngine(engineConfig(db, options, 3, 30), new AbortController().signal, () => {});
+    assert.equal(outcome.status, 'completed');
+    const committed = outcome.totals.types[0]!.count;
+    assert.equal(committed + outcome.totals.types[0]!.failed, 90, 'every terminal ran exactly -t units');
+    assert.ok(committed > 0);
+    assert.equal(await count(conn, 'SELECT COUNT(*) FROM operation'), committed, 'one operation per committed unit');
+    const outcomes = await chain.check(ctx);
+    assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes));
+
+    // The top city id is never drawn, so no street references it and the delete goes through.
+    await conn.query(`DELETE FROM city WHERE id = ${sizes.cities}`);
+    const broken = await chain.check(ctx);
+    assert.deepEqual(
+      broken.filter((o) => !o.ok).map((o) => o.name),
+      ['city rows'],
+    );
+    await chain.drop(ctx);
+    assert.equal(await chain.detectScale(ctx), undefined);
+  });
+
+  test(`${dbms}: chain faithful load runs the study's ten phases and loads what bulk loads`, async (t) => {
+    const fresh = await connectFresh(t, dbms);
+    if (!fresh) return;
+    const { driver, conn } = fresh;
+    const ctx: DataContext = { conn, driver, dbms, scale: SCALE, options: { load: 'faithful' }, log: () => {} };
+    const phases = await chain.load(ctx);
+    assert.deepEqual(
+      phases.map((p) => p.name),
+      [...FAITHFUL_PHASES],
+    );
+    const sizes = chainSizes(SCALE);
+    assert.deepEqual(
+      phases.map((p) => p.rows),
+      [sizes.countries, sizes.cities, sizes.streets, sizes.addresses, 0, sizes.clientsPerBatch, 0, sizes.clientsPerBatch, 0, sizes.clientsPerBatch],
+    );
+    assert.ok(phases.every((p) => p.seconds >= 0));
+    assert.equal(await chain.loadMode?.(ctx), 'faithful');
+    assert.ok((await chain.check(ctx)).every((o) => o.ok));
+    const faithful = await fingerprint(conn);
+    await chain.load({ ...ctx, options: { load: 'bulk' } });
+    assert.equal(await fingerprint(conn), faithful);
+  });
+}
+
+test('sqlite: distributed terminals draw from their own stretch, localized ones all from startR', async (t) => {
+  const fresh = await connectFresh(t, 'sqlite');
+  if (!fresh) return;
+  const { db, driver, conn } = fresh;
+  const clientCount = chainSizes(SCALE).clientsPerBatch;
+  const ctx: DataContext = { conn, driver, dbms: 'sqlite', scale: SCALE, options: { load: 'bulk' }, log: () => {} };
+  const firstClients = async (mode: string, terminals: number, units: number): Promise<number[]> => {
+    await chain.load(ctx);
+    const outcome = await runEngine(engineConfig(db, { load: 'bulk', mode }, terminals, units), new AbortController().signal, () => {});
+    assert.equal(outcome.totals.types[0]!.count, terminals * units);
+    return ((await conn.query('SELECT client_id FROM operation ORDER BY client_id')) as [number][]).map(([id]) => Number(id));
+  };
+  const expected = (starts: number[], units: number): number[] =>
+    starts.flatMap((s) => {
+      const generator = new RefGenerator(s);
+      return Array.from({ length: units }, () => generator.nextRef(clientCount));
+    }).sort((a, b) => a - b);
+
+  const starts = [0, 1, 2].map((i) => distributedStart(START_R, i, 4));
+  assert.deepEqual(await firstClients('distributed', 3, 4), expected(starts, 4));
+  assert.deepEqual(await firstClients('localized', 3, 4), expected([START_R, START_R, START_R], 4));
+});
