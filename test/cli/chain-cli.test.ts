@@ -14,6 +14,10 @@ test('run chain -s 1/5000 --load faithful records the phases and load mode; plan
   const run = await runCli(['run', 'chain', '--db', `sqlite:${path.join(dir, 'c.db')}`, '-s', '1/5000', '--load', 'faithful', '-c', '2', '-t', '40', '-P', '0', '-o', out]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /data: faithful load, by this run/);
+  const [, total, perTr, perSec] = /Total time: (\d+) ms = ([\d.]+) ms\/tr = ([\d.]+) tr\/sec/.exec(run.stdout) ?? [];
+  assert.ok(total !== undefined, run.stdout);
+  assert.ok(Math.abs(Number(perTr) - Number(total) / 80) < 0.01, `${perTr} ms/tr over 80 units in ${total} ms`);
+  assert.ok(Math.abs(Number(perSec) - 80 / (Number(total) / 1000)) < 0.2 + Number(perSec) * 0.01, `${perSec} tr/sec`);
   assert.match(run.stderr, /Altering table: /);
   const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   assert.equal(result.config.scale, 0.0002);
