@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Connection } from '../../src/drivers/driver.js';
 import { runEngine, type EngineConfig } from '../../src/engine/engine.js';
-import { RefGenerator, START_R, distributedStart } from '../../src/workloads/chain/generator.js';
+import { RefGenerator, START_R, distributedStart, mulMod, shift } from '../../src/workloads/chain/generator.js';
 import { chain } from '../../src/workloads/chain/index.js';
 import { FAITHFUL_PHASES } from '../../src/workloads/chain/load-faithful.js';
 import { chainSizes } from '../../src/workloads/chain/sizes.js';
@@ -110,11 +110,12 @@ test('sqlite: distributed terminals draw from their own stretch, localized ones 
   const { db, driver, conn } = fresh;
   const clientCount = chainSizes(SCALE).clientsPerBatch;
   const ctx: DataContext = { conn, driver, dbms: 'sqlite', scale: SCALE, options: { load: 'bulk' }, log: () => {} };
-  const firstClients = async (mode: string, terminals: number, units: number): Promise<number[]> => {
-    await chain.load(ctx);
+  const clientsVisited = async (mode: string, terminals: number, units: number, reload = true): Promise<number[]> => {
+    if (reload) await chain.load(ctx);
     const outcome = await runEngine(engineConfig(db, { load: 'bulk', mode }, terminals, units), new AbortController().signal, () => {});
     assert.equal(outcome.totals.types[0]!.count, terminals * units);
-    return ((await conn.query('SELECT client_id FROM operation ORDER BY client_id')) as [number][]).map(([id]) => Number(id));
+    const rows = await conn.query(`SELECT client_id FROM operation ORDER BY id DESC LIMIT ${terminals * units}`);
+    return rows.map(([id]) => Number(id)).sort((a, b) => a - b);
   };
   const expected = (starts: number[], units: number): number[] =>
     starts.flatMap((s) => {
@@ -123,6 +124,8 @@ test('sqlite: distributed terminals draw from their own stretch, localized ones 
     }).sort((a, b) => a - b);
 
   const starts = [0, 1, 2].map((i) => distributedStart(START_R, i, 4));
-  assert.deepEqual(await firstClients('distributed', 3, 4), expected(starts, 4));
-  assert.deepEqual(await firstClients('localized', 3, 4), expected([START_R, START_R, START_R], 4));
+  assert.deepEqual(await clientsVisited('distributed', 3, 4), expected(starts, 4));
+  // A second run on the 12 operations of the first starts at shift(12), then steps by shift(2).
+  assert.deepEqual(await clientsVisited('distributed', 2, 2, false), expected([shift(12), mulMod(shift(12), shift(2))], 2));
+  assert.deepEqual(await clientsVisited('localized', 3, 4), expected([START_R, START_R, START_R], 4));
 });
