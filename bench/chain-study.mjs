@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// The chain study's protocol on one database: a faithful load (its ten timed phases), then three
+// distributed runs in a row, each terminal doing one client batch / terminals units, so the
+// three runs add about one client batch of operations each (chain-model.md, "Runs"). Prints each
+// load phase and each run's study line. Not a test: at -s full it loads 12.5 M addresses.
+//
+//   node bench/chain-study.mjs --db postgres://postgres@127.0.0.1:5432/headroom_chain
+//        [--scale 1/100] [--clients 33] [--runs 3] [--load faithful]
+//
+// The study used 33 terminals on PostgreSQL and 150 on MariaDB.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    scale: { type: 'string', default: '1/100' },
+    clients: { type: 'string', default: '33' },
+    runs: { type: 'string', default: '3' },
+    load: { type: 'string', default: 'faithful' },
+  },
+});
+if (!values.db) {
+  console.error('usage: node bench/chain-study.mjs --db URL [--scale 1/100] [--clients 33] [--runs 3] [--load faithful]');
+  process.exit(2);
+}
+const cli = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const { chainSizes, parseChainScale } = await import(new URL('../dist/src/workloads/chain/sizes.js', import.meta.url).href);
+const work = mkdtempSync(path.join(tmpdir(), 'headroom-chain-study-'));
+
+function headroom(args) {
+  const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}:\n${run.stderr}`);
+  return run;
+}
+
+try {
+  const clients = Number(values.clients);
+  const units = Math.max(1, Math.floor(chainSizes(parseChainScale(values.scale)).clientsPerBatch / clients));
+  const init = headroom(['init', 'chain', '--db', values.db, '-s', values.scale, '--load', values.load]);
+  process.stdout.write(init.stderr.split('\n').filter((l) => l.startsWith('  ')).join('\n') + '\n');
+  for (let n = 1; n <= Number(values.runs); n++) {
+    const out = path.join(work, `run${n}.json`);
+    headroom(['run', 'chain', '--db', values.db, '-c', values.clients, '-t', String(units), '-P', '0', '--max-tries', '3', '-o', out]);
+    const result = JSON.parse(readFileSync(out, 'utf8'));
+    const s = result.summary;
+    const ms = s.measuredSeconds * 1000;
+    console.log(
+      `run ${n}: ${clients} terminals x ${units} units; Total time: ${Math.round(ms)} ms = ${(ms / s.transactions).toFixed(3)} ms/tr = ${s.tps.toFixed(1)} tr/sec; ` +
+        `maxWait ${s.latencyMs.max.toFixed(1)} ms, avgWait ${s.latencyMs.avg.toFixed(3)} ms, failed ${s.failed}`,
+    );
+  }
+  const check = headroom(['check', 'chain', '--db', values.db]);
+  process.stdout.write(check.stdout.split('\n').at(-2) + '\n');
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
