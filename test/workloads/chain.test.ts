@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Connection } from '../../src/drivers/driver.js';
+import type { Connection, DbmsName } from '../../src/drivers/driver.js';
 import { runEngine, type EngineConfig } from '../../src/engine/engine.js';
 import { RefGenerator, START_R, distributedStart, mulMod, shift } from '../../src/workloads/chain/generator.js';
 import { chain } from '../../src/workloads/chain/index.js';
@@ -41,6 +41,35 @@ async function fingerprint(conn: Connection): Promise<string> {
   return JSON.stringify(rows[0]!.map((v) => (typeof v === 'string' ? v : Number(v))));
 }
 
+/** Foreign keys as "child->parent" and indexed columns as "table.column", primary keys aside. */
+async function schemaShape(dbms: DbmsName, conn: Connection): Promise<{ keys: string[]; indexed: string[] }> {
+  const pairs = async (sql: string, sep: string): Promise<string[]> => (await conn.query(sql)).map((r) => `${String(r[0])}${sep}${String(r[1])}`).sort();
+  switch (dbms) {
+    case 'postgres':
+      return {
+        keys: await pairs("SELECT conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace", '->'),
+        indexed: await pairs(
+          `SELECT t.relname, a.attname FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
+           WHERE NOT i.indisprimary AND t.relnamespace = current_schema()::regnamespace`,
+          '.',
+        ),
+      };
+    case 'mariadb':
+      return {
+        keys: await pairs('SELECT TABLE_NAME, REFERENCED_TABLE_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME IS NOT NULL', '->'),
+        indexed: await pairs("SELECT DISTINCT TABLE_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME <> 'PRIMARY' AND SEQ_IN_INDEX = 1", '.'),
+      };
+    case 'sqlite':
+      return {
+        keys: await pairs(`SELECT m.name, f."table" FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'`, '->'),
+        indexed: await pairs(`SELECT m.tbl_name, i.name FROM sqlite_master m, pragma_index_info(m.name) i WHERE m.type = 'index' AND m.sql IS NOT NULL AND i.seqno = 0`, '.'),
+      };
+  }
+}
+
+const ALL_KEYS = ['address->street', 'city->country', 'client->address', 'operation->client', 'street->city'];
+const FK_COLUMNS = ['address.street_id', 'city.country_id', 'client.address_id', 'operation.client_id', 'street.city_id'];
+
 for (const dbms of DBMS_UNDER_TEST) {
   test(`${dbms}: chain bulk load, model units, check, and a corrupted table fails the check`, async (t) => {
     const fresh = await connectFresh(t, dbms);
@@ -49,6 +78,8 @@ for (const dbms of DBMS_UNDER_TEST) {
     const options = { load: 'bulk', mode: 'distributed' };
     const ctx: DataContext = { conn, driver, dbms, scale: SCALE, options, log: () => {} };
     assert.equal(await chain.detectScale(ctx), undefined);
+    // tpcb's tables share the database: chain's load and drop must leave them alone.
+    await conn.query('CREATE TABLE pgbench_history (tid int)');
     const phases = await chain.load(ctx);
     assert.ok(phases.every((p) => p.name.startsWith('bulk: ')), 'bulk phases say so');
     const sizes = chainSizes(SCALE);
@@ -78,6 +109,8 @@ for (const dbms of DBMS_UNDER_TEST) {
     );
     await chain.drop(ctx);
     assert.equal(await chain.detectScale(ctx), undefined);
+    for (const table of ['operation', 'client', 'address', 'street', 'city', 'country', 'chain_meta']) assert.equal(await driver.tableExists(conn, table), false, table);
+    assert.equal(await driver.tableExists(conn, 'pgbench_history'), true);
   });
 
   test(`${dbms}: chain faithful load runs the study's ten phases and loads what bulk loads`, async (t) => {
@@ -99,8 +132,14 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(await chain.loadMode?.(ctx), 'faithful');
     assert.ok((await chain.check(ctx)).every((o) => o.ok));
     const faithful = await fingerprint(conn);
+    const shape = await schemaShape(dbms, conn);
+    // Every foreign key (SQLite cannot add client's to a loaded table), an index on every
+    // foreign-key column (declared on PostgreSQL and SQLite, InnoDB's own on MariaDB), and client.name.
+    assert.deepEqual(shape.keys, dbms === 'sqlite' ? ALL_KEYS.filter((k) => k !== 'client->address') : ALL_KEYS);
+    assert.deepEqual(shape.indexed, [...FK_COLUMNS, 'client.name'].sort());
     await chain.load({ ...ctx, options: { load: 'bulk' } });
     assert.equal(await fingerprint(conn), faithful);
+    assert.deepEqual(await schemaShape(dbms, conn), shape, 'bulk builds the schema faithful builds');
   });
 }
 
