@@ -50,18 +50,23 @@ function idColumn(dbms: DbmsName): string {
 
 /**
  * CREATE TABLE with the primary key, and the foreign key when `withForeignKey`. SQLite cannot add
- * a foreign key to an existing table, so there it is declared inline, except on client, whose key
+ * a foreign key to an existing table, so there it is declared at creation, except on client, whose key
  * the study adds later (SQLite enforces keys only under PRAGMA foreign_keys, which headroom
  * leaves off, so they cost a load nothing).
  */
 export function createTable(dbms: DbmsName, table: ChainTable, withForeignKey: boolean): string {
-  const fk = table === 'country' ? undefined : FOREIGN_KEYS[table];
-  const declare = fk !== undefined && (withForeignKey || (dbms === 'sqlite' && table !== 'client'));
-  let columns = declare ? COLUMNS[table].replace(`${fk.column} int`, `${fk.column} int REFERENCES ${fk.parent}(id)`) : COLUMNS[table];
+  const declare = withForeignKey || (dbms === 'sqlite' && table !== 'client');
+  // A table constraint, not a column REFERENCES: MySQL parses and ignores the column form.
+  const constraint = declare && table !== 'country' ? `, ${foreignKeyClause(table)}` : '';
   // MariaDB gives a timestamp column ON UPDATE CURRENT_TIMESTAMP unless told otherwise, which would
   // let step 4's update move op_time; datetime holds the same value without that.
-  if (dbms === 'mariadb') columns = columns.replace('op_time timestamp', 'op_time datetime');
-  return `CREATE TABLE ${table} (${idColumn(dbms)}, ${columns})${dbms === 'mariadb' ? ' ENGINE = InnoDB' : ''}`;
+  const columns = dbms === 'mariadb' ? COLUMNS[table].replace('op_time timestamp', 'op_time datetime') : COLUMNS[table];
+  return `CREATE TABLE ${table} (${idColumn(dbms)}, ${columns}${constraint})${dbms === 'mariadb' ? ' ENGINE = InnoDB' : ''}`;
+}
+
+function foreignKeyClause(table: Exclude<ChainTable, 'country'>): string {
+  const { column, parent } = FOREIGN_KEYS[table];
+  return `CONSTRAINT ${table}_${column}_fk FOREIGN KEY (${column}) REFERENCES ${parent} (id)`;
 }
 
 /**
@@ -76,9 +81,8 @@ export function foreignKeyIndex(dbms: DbmsName, table: Exclude<ChainTable, 'coun
 
 /** Adds the foreign key (and its index where the DBMS needs one) to a table that has data. */
 export function addForeignKey(dbms: DbmsName, table: Exclude<ChainTable, 'country'>): string[] {
-  const { column, parent } = FOREIGN_KEYS[table];
   if (dbms === 'sqlite') return foreignKeyIndex(dbms, table);
-  return [`ALTER TABLE ${table} ADD CONSTRAINT ${table}_${column}_fk FOREIGN KEY (${column}) REFERENCES ${parent} (id)`, ...foreignKeyIndex(dbms, table)];
+  return [`ALTER TABLE ${table} ADD ${foreignKeyClause(table)}`, ...foreignKeyIndex(dbms, table)];
 }
 
 export const CLIENT_NAME_INDEX = 'CREATE INDEX client_name_idx ON client (name)';
