@@ -3,7 +3,7 @@ import { UserError } from '../errors.js';
 import { readFile } from 'node:fs/promises';
 import { parseJournal } from '../engine/journal.js';
 import type { CheckOutcome } from '../workloads/workload.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, dataContext, logLine, openSession, parseVerbArgs, type Session } from './common.js';
+import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs, type Session } from './common.js';
 
 export const INIT_OPTIONS: OptionSpec[] = [DB_OPTION, SCALE_OPTION, VERBOSE_OPTION, HELP_OPTION];
 export const CHECK_OPTIONS: OptionSpec[] = [
@@ -17,7 +17,7 @@ export const DROP_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTIO
 /** `headroom init`: drop what is there, create the schema and load it at the scale given. */
 export async function initCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, workloadOptions } = parseVerbArgs(argv, 'init', INIT_OPTIONS);
-  const scale = (values['scale'] as number | undefined) ?? workload.defaultScale;
+  const scale = askedScale(workload, values) ?? workload.defaultScale;
   const session = await openSession(values);
   try {
     logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);

@@ -7,6 +7,7 @@ import { DEFAULT_DB } from '../config/target.js';
 import { CHECK_OPTIONS, DROP_OPTIONS, INIT_OPTIONS, checkCommand, dropCommand, initCommand } from './data-verbs.js';
 import { listText } from './list.js';
 import { WORKLOADS } from '../workloads/registry.js';
+import { PLAN_OPTIONS, planCommand } from './plan.js';
 import { RUN_OPTIONS, runCommand } from './run.js';
 
 interface Verb {
@@ -21,6 +22,7 @@ const VERBS: Record<string, Verb> = {
   init: { summary: "create the workload's schema and load its data (drops what is there)", usage: 'headroom init [WORKLOAD] [options]', options: INIT_OPTIONS, action: initCommand },
   check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', options: CHECK_OPTIONS, action: checkCommand },
   drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', options: DROP_OPTIONS, action: dropCommand },
+  plan: { summary: 'headroom of a chain result over a bank or a shop, and the machines it needs', usage: 'headroom plan RESULT.json [options]', options: PLAN_OPTIONS, action: planCommand },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },
 };
 

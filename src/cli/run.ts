@@ -8,7 +8,7 @@ import { defaultResultPath, writeResult } from '../result/write.js';
 import type { RunResult } from '../result/result.js';
 import { progressLine, summaryText } from '../reports/text.js';
 import type { LoadPhase } from '../workloads/workload.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
+import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
@@ -45,6 +45,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const jobs = values['jobs'] as number;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'each job needs at least one client: use -j up to -c');
   workload.transactions(workloadOptions); // rejects a bad mix before anything is loaded
+  const asked = askedScale(workload, values);
 
   const session = await openSession(values);
   try {
@@ -57,7 +58,6 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       );
     }
     const present = await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
-    const asked = values['scale'] as number | undefined;
     if (present !== undefined && asked !== undefined && present !== asked) {
       throw new UserError(`the database holds ${workload.name} data at scale ${present}, not ${asked}`, `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`);
     }
@@ -67,6 +67,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
       phases = await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
     }
+
+    const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
 
     const abort = new AbortController();
     const onSignal = (): void => {
@@ -104,7 +106,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       outcome,
       server,
       url: session.url,
-      data: { loadedBy: present === undefined ? 'this-run' : 'earlier', phases },
+      data: { loadedBy: present === undefined ? 'this-run' : 'earlier', phases, ...(loadMode === undefined ? {} : { loadMode }) },
       config: {
         workload: workload.name,
         workloadOptions,

@@ -128,6 +128,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
   for (let id = 0; id < config.clients; id++) {
     plans[id % jobCount]!.push({
       id,
+      terminals: config.clients,
       seed: (config.seed + Math.imul(id + 1, 0x9e3779b1)) >>> 0,
       transactions: config.transactionsPerClient,
       rate: config.rate === undefined ? undefined : config.rate / config.clients,

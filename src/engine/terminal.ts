@@ -10,6 +10,8 @@ import type { StopSignal } from './stop-signal.js';
 export interface TerminalPlan {
   /** Terminal number across the whole run (all jobs), from 0. */
   id: number;
+  /** Terminals in the whole run. */
+  terminals: number;
   seed: number;
   /** -t: transactions this terminal runs, counting failed ones; undefined when bounded by time. */
   transactions: number | undefined;
@@ -41,7 +43,7 @@ export interface TerminalParts {
   blocking: boolean;
   /** Shared by the terminals of a blocking driver; see gate.ts. */
   gate: Gate | undefined;
-  context: Omit<TerminalContext, 'random' | 'terminal'>;
+  context: Omit<TerminalContext, 'random' | 'terminal' | 'terminals' | 'transactionsPerTerminal'>;
 }
 
 export class Terminal {
@@ -67,7 +69,7 @@ export class Terminal {
       this.types.map((t) => t.weight),
       new Random(this.plan.seed ^ 0x5bd1e995),
     );
-    this.context = { ...parts.context, terminal: this.plan.id, random: this.random };
+    this.context = { ...parts.context, terminal: this.plan.id, terminals: this.plan.terminals, transactionsPerTerminal: this.plan.transactions, random: this.random };
   }
 
   async prepare(): Promise<void> {

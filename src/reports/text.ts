@@ -21,6 +21,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     `status: ${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`,
     `workload: ${config.workload}${describeOptions(config.workloadOptions)}`,
     `target: ${result.target.url} (${result.target.version})`,
+    ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
     `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
       (config.durationSeconds !== null ? `duration: ${config.durationSeconds} s` : `transactions per client: ${config.transactionsPerClient}`) +
       (config.warmupSeconds > 0 ? `, warm-up: ${config.warmupSeconds} s (excluded)` : '') +
@@ -29,6 +30,8 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     `tps = ${summary.tps.toFixed(3)}`,
     `latency ms: avg ${ms(summary.latencyMs.avg)} stddev ${ms(summary.latencyMs.stddev)} p50 ${ms(summary.latencyMs.p50)} p95 ${ms(summary.latencyMs.p95)} p99 ${ms(summary.latencyMs.p99)} p99.9 ${ms(summary.latencyMs.p99_9)} max ${ms(summary.latencyMs.max)}`,
   ];
+  // The address-chain study's per-run line; it reads the same for any workload, so every run gets it.
+  lines.push(studyLine(summary.measuredSeconds, summary.transactions));
   if (summary.scheduleLagMs) lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
   const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
   if (failures.length > 0) lines.push(`failures by class: ${failures.join(', ')}`);
@@ -49,6 +52,14 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
   if (resultPath) lines.push(`result: ${resultPath}`);
   return lines.join('\n');
+}
+
+/** The chain study's own per-run line (chain-model.md, "Runs"), so results read side by side with it. */
+export function studyLine(seconds: number, transactions: number): string {
+  const ms = seconds * 1000;
+  const perTransaction = transactions === 0 ? '-' : (ms / transactions).toFixed(3);
+  const perSecond = seconds === 0 ? '-' : (transactions / seconds).toFixed(1);
+  return `Total time: ${Math.round(ms)} ms = ${perTransaction} ms/tr = ${perSecond} tr/sec`;
 }
 
 function describeOptions(options: Record<string, unknown>): string {

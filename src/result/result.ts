@@ -35,7 +35,8 @@ export interface RunResult {
   };
   target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[] };
   host: HostInfo;
-  data: { loadedBy: 'this-run' | 'earlier'; phases: LoadPhase[] };
+  /** loadMode: how the data was loaded, when the workload records it (chain: faithful or bulk). */
+  data: { loadedBy: 'this-run' | 'earlier'; phases: LoadPhase[]; loadMode?: string };
   summary: {
     measuredSeconds: number;
     transactions: number;

@@ -1,8 +1,9 @@
 import { UserError } from '../errors.js';
 import type { Workload } from './workload.js';
+import { chain } from './chain/index.js';
 import { tpcb } from './tpcb/index.js';
 
-export const WORKLOADS: readonly Workload[] = [tpcb];
+export const WORKLOADS: readonly Workload[] = [tpcb, chain];
 
 export const DEFAULT_WORKLOAD = 'tpcb';
 

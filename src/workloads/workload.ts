@@ -28,6 +28,10 @@ export interface CheckOutcome {
 /** What one terminal hands to each transaction: its own random stream and identity. */
 export interface TerminalContext {
   readonly terminal: number;
+  /** How many terminals the run has, across all jobs. */
+  readonly terminals: number;
+  /** -t: transactions this terminal runs; undefined when the run is bounded by time (-T). */
+  readonly transactionsPerTerminal: number | undefined;
   readonly scale: number;
   readonly dbms: DbmsName;
   readonly random: Random;
@@ -49,12 +53,16 @@ export interface Workload {
   /** What -s means for this workload. */
   scaleHelp: string;
   defaultScale: number;
+  /** Reads -s text as this workload's scale; throws UserError when it is not one. */
+  parseScale(text: string): number;
   options: readonly OptionSpec[];
   /** Scale of the data already in the database, or undefined when the schema is not there. */
   detectScale(ctx: Omit<DataContext, 'scale'>): Promise<number | undefined>;
   /** Drops what is there, creates the schema and loads the data at ctx.scale. */
   load(ctx: DataContext): Promise<LoadPhase[]>;
   check(ctx: DataContext): Promise<CheckOutcome[]>;
+  /** How the data in the database was loaded, for workloads with more than one way (chain: faithful, bulk). */
+  loadMode?(ctx: Omit<DataContext, 'scale'>): Promise<string | undefined>;
   drop(ctx: Omit<DataContext, 'scale'>): Promise<void>;
   /** The transaction mix for these options; throws UserError when the options are wrong. */
   transactions(options: OptionValues): TransactionType[];

@@ -13,6 +13,12 @@ export const tpcb: Workload = {
   description: "pgbench's TPC-B-like banking transaction on pgbench's own tables (pgbench -b tpcb-like / select-only)",
   scaleHelp: 'scale factor: 1 branch, 10 tellers and 100,000 accounts per unit, as pgbench -s',
   defaultScale: 1,
+  parseScale(text) {
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isInteger(value)) throw new UserError(`--scale needs a whole number, not "${text}"`, 'see: headroom init --help');
+    if (value < 1) throw new UserError(`--scale must be at least 1, not ${text}`, 'see: headroom init --help');
+    return value;
+  },
   options: [
     {
       long: 'builtin',

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import type { OptionSpec } from '../config/options.js';
+import { BANK, SHOP, bankUnitsPerSecond, shopUnitsPerSecond } from '../capacity/demand.js';
+import { planCapacity } from '../capacity/plan.js';
+import { UserError } from '../errors.js';
+import { RESULT_SCHEMA, type RunResult } from '../result/result.js';
+import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
+import { parseArgs } from './args.js';
+
+export const PLAN_OPTIONS: OptionSpec[] = [
+  { long: 'preset', type: 'string', value: 'NAME', help: 'the business to carry: bank (clients x operations a day) or shop (orders, items, pages)', choices: ['bank', 'shop'], default: 'bank' },
+  { long: 'clients', type: 'number', min: 1, value: 'N', help: 'bank: clients', default: BANK.clients },
+  { long: 'ops-per-day', type: 'number', min: 0.001, value: 'N', help: 'bank: operations per client per day', default: BANK.operationsPerClientPerDay },
+  { long: 'orders-per-second', type: 'number', min: 0.001, value: 'N', help: 'shop: orders per second', default: SHOP.ordersPerSecond },
+  { long: 'items-per-order', type: 'number', min: 0, value: 'N', help: 'shop: items per order (an order is items + 1 write units)', default: SHOP.itemsPerOrder },
+  { long: 'pages-per-purchase', type: 'number', min: 0, value: 'N', help: 'shop: result pages browsed per purchase, one unit each', default: SHOP.pagesPerPurchase },
+  { long: 'browse-visits', type: 'number', min: 0, value: 'N', help: 'shop: visits that browse without buying, per purchase', default: SHOP.browseOnlyVisitsPerPurchase },
+  { long: 'peak-factor', type: 'number', min: 1, value: 'X', help: 'peak load over the average', default: 1 },
+  { long: 'target-utilisation', type: 'number', min: 0.01, value: 'FRACTION', help: 'share of a machine the peak may use (0.01 to 1)', default: 0.7 },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
+
+/** `headroom plan RESULT.json`: from a chain run's units/s to the headroom over a business and the machines it needs. */
+export async function planCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs(argv, PLAN_OPTIONS, 'plan');
+  if (positionals.length !== 1) throw new UserError('"headroom plan" takes one result file', 'usage: headroom plan RESULT.json [--preset bank|shop]');
+  const utilisation = values['target-utilisation'] as number;
+  if (utilisation > 1) throw new UserError(`--target-utilisation must be at most 1, not ${utilisation}`, 'a fraction such as 0.7');
+  const result = readResult(positionals[0]!);
+  const preset = values['preset'] as string;
+  const num = (name: string): number => values[name] as number;
+  const required =
+    preset === 'shop'
+      ? shopUnitsPerSecond({ ordersPerSecond: num('orders-per-second'), itemsPerOrder: num('items-per-order'), pagesPerPurchase: num('pages-per-purchase'), browseOnlyVisitsPerPurchase: num('browse-visits') })
+      : bankUnitsPerSecond({ clients: num('clients'), operationsPerClientPerDay: num('ops-per-day') });
+  const plan = planCapacity(required, result.summary.tps, num('peak-factor'), utilisation);
+  const f = (v: number, digits = 1): string => v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  process.stdout.write(
+    [
+      `measured: ${f(plan.measuredUnitsPerSecond)} units/s (${result.target.dbms}, ${result.config.clients} clients, scale ${result.config.scale}, ${positionals[0]})`,
+      `required: ${f(plan.requiredUnitsPerSecond)} units/s (${preset})`,
+      `headroom: ${f(plan.headroom, 2)}x`,
+      `peak: ${f(plan.peakUnitsPerSecond)} units/s (x${num('peak-factor')}); machines at ${f(utilisation * 100, 0)}% utilisation: ${plan.machines}`,
+    ].join('\n') + '\n',
+  );
+  return 0;
+}
+
+function readResult(file: string): RunResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UserError(`cannot read result file ${file}: ${(error as Error).message}`, 'give a file written by headroom run chain');
+  }
+  const result = parsed as Partial<RunResult>;
+  if (result.schema !== RESULT_SCHEMA || result.summary === undefined || result.config === undefined || result.target === undefined) {
+    throw new UserError(`${file} is not a headroom result (${RESULT_SCHEMA})`, 'give a file written by headroom run chain');
+  }
+  // Only the chain workload's unit is the unit the demand is counted in.
+  if (result.config.workload !== 'chain') throw new UserError(`${file} is a ${result.config.workload} run; plan counts chain model units`, 'measure with: headroom run chain');
+  if (!(result.summary.tps > 0)) throw new UserError(`${file} measured no committed units`, 'use a completed chain run');
+  return result as RunResult;
+}

@@ -1,0 +1,55 @@
+import type { Workload } from '../workload.js';
+import { checkChain } from './check.js';
+import { loadChain, readMeta } from './load.js';
+import { modelUnit } from './model-unit.js';
+import { TABLES, dropStatements } from './schema.js';
+import { parseChainScale } from './sizes.js';
+
+/** The default scale: 1/1000 of the study's data (12,500 addresses, 3 x 3,333 clients), loads in seconds. */
+export const DEFAULT_CHAIN_SCALE = 0.001;
+
+export const chain: Workload = {
+  name: 'chain',
+  description: 'the address-chain OLTP model: operation -> client -> address -> street -> city -> country, one model unit per transaction',
+  scaleHelp: 'fraction of the full data (12.5 M addresses, 3 x 3,333,333 clients): full, 1/1000 or 0.001; every table keeps at least 2 rows',
+  defaultScale: DEFAULT_CHAIN_SCALE,
+  parseScale: parseChainScale,
+  options: [
+    {
+      long: 'load',
+      type: 'string',
+      value: 'MODE',
+      help: "how to load: faithful (the study's row-by-row phases, timed) or bulk (fastest path, keys after the data)",
+      choices: ['faithful', 'bulk'],
+      default: 'bulk',
+    },
+    {
+      long: 'mode',
+      type: 'string',
+      value: 'MODE',
+      help: 'distributed (each terminal its own stretch of clients) or localized (every terminal the same clients in the same order)',
+      choices: ['distributed', 'localized'],
+      default: 'distributed',
+    },
+  ],
+
+  async detectScale(ctx) {
+    for (const table of TABLES) if (!(await ctx.driver.tableExists(ctx.conn, table))) return undefined;
+    return (await readMeta(ctx))?.scale;
+  },
+
+  async loadMode(ctx) {
+    return (await readMeta(ctx))?.load;
+  },
+
+  load: loadChain,
+  check: checkChain,
+
+  async drop(ctx) {
+    for (const sql of dropStatements()) await ctx.conn.query(sql);
+  },
+
+  transactions() {
+    return [modelUnit];
+  },
+};

@@ -1,0 +1,44 @@
+import type { DbmsName } from '../../drivers/driver.js';
+import type { DataContext, LoadPhase } from '../workload.js';
+import { PhaseClock } from './phases.js';
+import { addressRows, cityRows, clientRows, countryRows, streetRows } from './rows.js';
+import { CLIENT_NAME_INDEX, INSERT_COLUMNS, addForeignKey, createTable, dropStatements, syncSequence } from './schema.js';
+import { CLIENT_BATCHES, type ChainSizes } from './sizes.js';
+
+/** Bulk phases carry a "bulk" prefix so a result never passes them off as the study's phases. */
+export const BULK_PHASES = ['bulk: create tables', 'bulk: countries', 'bulk: cities', 'bulk: streets', 'bulk: addresses', 'bulk: clients', 'bulk: keys and indexes'] as const;
+
+/**
+ * The same rows as the faithful load (same generator, same values, same ids), through each DBMS's
+ * fastest path (COPY, MariaDB's bulk execute, one SQLite transaction), with foreign keys and
+ * secondary indexes built once the data is in.
+ */
+export async function loadBulk(ctx: DataContext, sizes: ChainSizes): Promise<LoadPhase[]> {
+  const { dbms, conn } = ctx;
+  const clock = new PhaseClock(ctx);
+  const tables = ['country', 'city', 'street', 'address', 'client', 'operation'] as const;
+  await clock.timed('bulk: create tables', () => clock.statements([...dropStatements(), ...tables.map((table) => createTable(dbms, table, false))]));
+  await clock.timed('bulk: countries', () => conn.bulkInsert('country', INSERT_COLUMNS.country, countryRows(sizes)));
+  await clock.timed('bulk: cities', () => conn.bulkInsert('city', INSERT_COLUMNS.city, cityRows(sizes)));
+  await clock.timed('bulk: streets', () => conn.bulkInsert('street', INSERT_COLUMNS.street, streetRows(sizes)));
+  await clock.timed('bulk: addresses', () => conn.bulkInsert('address', INSERT_COLUMNS.address, addressRows(sizes)));
+  await clock.timed('bulk: clients', async () => {
+    let rows = 0;
+    for (let batch = 0; batch < CLIENT_BATCHES; batch++) rows += await conn.bulkInsert('client', INSERT_COLUMNS.client, clientRows(sizes, batch));
+    return rows;
+  });
+  await clock.timed('bulk: keys and indexes', () => clock.statements(keysAndIndexes(dbms)));
+  return clock.phases;
+}
+
+function keysAndIndexes(dbms: DbmsName): string[] {
+  const keyed = ['city', 'street', 'address', 'client', 'operation'] as const;
+  const statements = [
+    ...(['country', 'city', 'street', 'address', 'client'] as const).flatMap((table) => syncSequence(dbms, table)),
+    CLIENT_NAME_INDEX,
+    ...keyed.flatMap((table) => addForeignKey(dbms, table)),
+  ];
+  // The rows are valid by construction: without the check InnoDB adds each key in place instead
+  // of copying the table to validate it.
+  return dbms === 'mariadb' ? ['SET foreign_key_checks = 0', ...statements, 'SET foreign_key_checks = 1'] : statements;
+}

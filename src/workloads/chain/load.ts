@@ -1,0 +1,41 @@
+import type { DbmsName } from '../../drivers/driver.js';
+import type { DataContext, LoadPhase } from '../workload.js';
+import { loadBulk } from './load-bulk.js';
+import { loadFaithful } from './load-faithful.js';
+import { createMetaTable } from './schema.js';
+import { chainSizes } from './sizes.js';
+
+export type LoadMode = 'faithful' | 'bulk';
+
+/** Loads at ctx.scale in the mode --load asks for, then records scale and mode in chain_meta. */
+export async function loadChain(ctx: DataContext): Promise<LoadPhase[]> {
+  const mode: LoadMode = ctx.options['load'] === 'faithful' ? 'faithful' : 'bulk';
+  const sizes = chainSizes(ctx.scale);
+  ctx.log(`${mode} load: ${sizes.countries} countries, ${sizes.cities} cities, ${sizes.streets} streets, ${sizes.addresses} addresses, 3 x ${sizes.clientsPerBatch} clients`);
+  const phases = mode === 'faithful' ? await loadFaithful(ctx, sizes) : await loadBulk(ctx, sizes);
+  // Statistics for the planner; not one of the timed phases of either mode.
+  for (const sql of analyzeStatements(ctx.dbms)) await ctx.conn.query(sql);
+  await ctx.conn.query(createMetaTable(ctx.dbms));
+  await ctx.conn.query('INSERT INTO chain_meta (name, value) VALUES (?, ?), (?, ?)', ['scale', String(ctx.scale), 'load', mode]);
+  return phases;
+}
+
+function analyzeStatements(dbms: DbmsName): string[] {
+  switch (dbms) {
+    case 'postgres':
+      return ['ANALYZE country, city, street, address, client, operation'];
+    case 'mariadb':
+      return ['ANALYZE TABLE country, city, street, address, client, operation'];
+    case 'sqlite':
+      return ['ANALYZE'];
+  }
+}
+
+/** What chain_meta says about the data: its scale and the load mode that produced it. */
+export async function readMeta(ctx: Pick<DataContext, 'conn'>): Promise<{ scale: number; load: string } | undefined> {
+  const rows = await ctx.conn.query('SELECT name, value FROM chain_meta');
+  const meta = new Map(rows.map(([name, value]) => [String(name), String(value)]));
+  const scale = Number(meta.get('scale'));
+  if (!Number.isFinite(scale) || scale <= 0) return undefined;
+  return { scale, load: meta.get('load') ?? 'unknown' };
+}

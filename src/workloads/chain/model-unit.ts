@@ -1,0 +1,54 @@
+import type { TransactionType } from '../workload.js';
+import { chainSizes } from './sizes.js';
+import { terminalGenerator } from './terminal-start.js';
+
+const CHAIN_COLUMNS = 'c.id, c.name, c.last_name, a.flat, a.building, a.house, s.name, ci.name, co.country_code, co.name';
+const CHAIN_JOINS = `LEFT JOIN address a ON a.id = c.address_id
+  LEFT JOIN street s ON s.id = a.street_id
+  LEFT JOIN city ci ON ci.id = s.city_id
+  LEFT JOIN country co ON co.id = ci.country_id`;
+
+/** Step 2: the client with its whole address chain. */
+export const READ_CLIENT = `SELECT ${CHAIN_COLUMNS} FROM client c ${CHAIN_JOINS} WHERE c.id = ?`;
+/** Step 3: the client's 100 latest operations, each joined with the client and the chain. */
+export const READ_OPERATIONS = `SELECT o.id, o.summa, o.op_time, ${CHAIN_COLUMNS} FROM operation o JOIN client c ON c.id = o.client_id ${CHAIN_JOINS}
+  WHERE o.client_id = ? ORDER BY o.id DESC LIMIT 100`;
+
+/**
+ * The study's unit of work (chain-model.md, "The model transaction"), steps 1-6: draw the client
+ * from the terminal's reference generator, read it with its chain, read its latest operations,
+ * update the pos-th of them, insert a new operation, commit.
+ */
+export const modelUnit: TransactionType = {
+  name: 'model-unit',
+  weight: 1,
+  async prepare(conn, terminal) {
+    // The study draws clients from the first batch only, not all three.
+    const clientCount = chainSizes(terminal.scale).clientsPerBatch;
+    const readClient = await conn.prepare(READ_CLIENT);
+    const readOperations = await conn.prepare(READ_OPERATIONS);
+    const updateOperation = await conn.prepare('UPDATE operation SET summa = ? WHERE id = ?');
+    const insertOperation = await conn.prepare('INSERT INTO operation (summa, client_id, op_time) VALUES (?, ?, CURRENT_TIMESTAMP)');
+    const refs = await terminalGenerator(conn, terminal);
+    const { random } = terminal;
+    return async () => {
+      // A unit that fails is not done: the generator goes back so its retry (or the next unit)
+      // takes the same client, as the engine replays the same random values on a retry.
+      const before = refs.state;
+      try {
+        const clientId = refs.nextRef(clientCount);
+        await conn.begin();
+        await readClient.all([clientId]);
+        const operations = await readOperations.all([clientId]);
+        const pos = random.int(0, 99);
+        const row = operations[Math.min(pos, operations.length - 1)];
+        if (row !== undefined) await updateOperation.run([pos + 20, row[0] as number]);
+        await insertOperation.run([random.int(1, 1000), clientId]);
+        await conn.commit();
+      } catch (error) {
+        refs.state = before;
+        throw error;
+      }
+    };
+  },
+};
