@@ -31,7 +31,7 @@ if (!values.db) {
   console.error('usage: node bench/chain-study.mjs --db URL [--scale 1/100] [--clients 33] [--runs 3] [--load faithful]');
   process.exit(2);
 }
-const cli = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
 const { chainSizes, parseChainScale } = await import(new URL('../dist/src/workloads/chain/sizes.js', import.meta.url).href);
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-chain-study-'));
 

@@ -26,7 +26,7 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'select-only,tpcb-like' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
 const url = new URL(values.db);
 const database = url.pathname.slice(1);
 const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];

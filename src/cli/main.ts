@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { formatOptionHelp, type OptionSpec } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { UserError } from '../errors.js';
@@ -62,20 +61,22 @@ async function main(argv: string[]): Promise<number> {
   return verb.action(verbArgs);
 }
 
-const verbose = process.argv.includes('--verbose');
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
+/**
+ * The whole command line: runs a verb and turns what it throws into the exit code. A user's
+ * mistake or a DBMS's refusal is one line with its hint (exit 2); anything else is a bug (exit 1).
+ */
+export async function headroom(argv: string[], writeError: (text: string) => void = (text) => void process.stderr.write(text)): Promise<number> {
+  const verbose = argv.includes('--verbose');
+  try {
+    return await main(argv);
+  } catch (error) {
     if (error instanceof UserError || error instanceof DbError) {
-      process.stderr.write(`headroom: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
-      if (verbose) process.stderr.write(`${error.stack ?? ''}\n${error.cause instanceof Error ? `cause: ${error.cause.stack}\n` : ''}`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`headroom: unexpected error: ${error instanceof Error ? error.message : String(error)}${verbose ? '' : ' (--verbose shows the stack)'}\n`);
-      if (verbose && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-      process.exitCode = 1;
+      writeError(`headroom: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
+      if (verbose) writeError(`${error.stack ?? ''}\n${error.cause instanceof Error ? `cause: ${error.cause.stack}\n` : ''}`);
+      return 2;
     }
-  },
-);
+    writeError(`headroom: unexpected error: ${error instanceof Error ? error.message : String(error)}${verbose ? '' : ' (--verbose shows the stack)'}\n`);
+    if (verbose && error instanceof Error) writeError(`${error.stack}\n`);
+    return 1;
+  }
+}

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { JOURNAL_TABLE_DDL } from '../engine/journal.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
+import { checkWeights } from '../engine/deck.js';
 import { runEngine } from '../engine/engine.js';
 import { buildResult } from '../result/build.js';
 import { defaultResultPath, writeResult } from '../result/write.js';
@@ -44,7 +45,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const clients = values['clients'] as number;
   const jobs = values['jobs'] as number;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'each job needs at least one client: use -j up to -c');
-  workload.transactions(workloadOptions); // rejects a bad mix before anything is loaded
+  // A bad mix is refused before anything is loaded.
+  checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
   const asked = askedScale(workload, values);
 
   const session = await openSession(values);

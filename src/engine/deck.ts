@@ -14,9 +14,7 @@ export class Deck {
     weights: readonly number[],
     private readonly random: Random,
   ) {
-    if (weights.some((w) => !Number.isInteger(w) || w < 0) || weights.every((w) => w === 0)) {
-      throw new UserError(`transaction weights must be whole numbers, not all zero (got ${weights.join(', ')})`, 'give each transaction a weight such as @1');
-    }
+    checkWeights(weights);
     const divisor = weights.reduce((a, b) => gcd(a, b));
     this.cards = weights.flatMap((w, type) => Array<number>(w / divisor).fill(type));
     this.position = this.cards.length;
@@ -34,6 +32,13 @@ export class Deck {
       [this.cards[i], this.cards[j]] = [this.cards[j]!, this.cards[i]!];
     }
     this.position = 0;
+  }
+}
+
+/** A mix the deck can deal: whole, non-negative weights, not all zero. */
+export function checkWeights(weights: readonly number[]): void {
+  if (weights.some((w) => !Number.isInteger(w) || w < 0) || weights.every((w) => w === 0)) {
+    throw new UserError(`transaction weights must be whole numbers, not all zero (got ${weights.join(', ')})`, 'give each transaction a weight such as @1');
   }
 }
 

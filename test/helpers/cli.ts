@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../src/cli/bin.js', import.meta.url));
 
 export interface CliRun {
   code: number | null;
