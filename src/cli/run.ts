@@ -32,6 +32,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
     value: 'FILE',
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
+  { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -53,10 +54,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   try {
     const server = await session.driver.serverInfo(session.conn);
     const budget = await session.driver.connectionBudget(session.conn);
-    if (budget && clients > budget.max - budget.inUse) {
+    const force = values['force'] === true;
+    if (budget && clients > budget.max - budget.inUse && !force) {
       throw new UserError(
         `the server accepts ${budget.max - budget.inUse} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but -c ${clients} needs ${clients}`,
-        `use -c ${Math.max(1, budget.max - budget.inUse)} or less, or raise max_connections`,
+        `use -c ${Math.max(1, budget.max - budget.inUse)} or less, raise max_connections, or --force to run with what the server accepts`,
       );
     }
     const present = await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
@@ -91,7 +93,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
     const outcome = await runEngine(
-      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal },
+      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force },
       abort.signal,
       (point) => {
         if (progressEvery > 0 && ++sinceProgress >= progressEvery) {

@@ -25,6 +25,8 @@ export interface EngineConfig {
   seed: number;
   /** --journal: see journal.ts; the engine only hands it to the jobs. */
   journal: JobConfig['journal'];
+  /** --force: see JobConfig. */
+  acceptRefusals: boolean;
 }
 
 export interface EngineOutcome {
@@ -135,7 +137,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       maxTries: config.maxTries,
     });
   }
-  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal }));
+  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');

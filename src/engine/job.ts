@@ -1,7 +1,7 @@
 import type { Target } from '../config/target.js';
 import type { OptionValues } from '../config/options.js';
 import type { Connection } from '../drivers/driver.js';
-import type { DbError } from '../drivers/errors.js';
+import { DbError } from '../drivers/errors.js';
 import { createDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
 import { findWorkload } from '../workloads/registry.js';
@@ -20,6 +20,8 @@ export interface JobConfig {
   terminals: TerminalPlan[];
   /** --journal: the durability journal file, and the run's id that prefixes every journaled commit. */
   journal: { file: string; runId: string } | undefined;
+  /** --force: run with the connections the server accepts instead of failing on a capacity refusal. */
+  acceptRefusals: boolean;
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -64,28 +66,21 @@ export class LocalJob implements JobHandle {
       return async () => new JournalingConnection(await driver.connect(), journal, nextId);
     });
     const opened = await Promise.allSettled(connectors.map((connect) => connect()));
-    const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (failure) {
-      await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.close().catch(() => {}) : undefined)));
+    const refused = (o: PromiseSettledResult<Connection>): boolean => o.status === 'rejected' && o.reason instanceof DbError && o.reason.errorClass === 'capacity';
+    const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected' && !(config.acceptRefusals && refused(o)));
+    const accepted = opened.flatMap((o, i) => (o.status === 'fulfilled' ? [{ connection: o.value, plan: config.terminals[i]!, connect: connectors[i]! }] : []));
+    if (failure || accepted.length === 0) {
+      await Promise.all(accepted.map((a) => a.connection.close().catch(() => {})));
       await journal?.close();
-      throw failure.reason;
+      throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
     const context = { scale: config.scale, dbms: config.target.dbms, options: config.options };
     const gate = driver.blocking ? new Gate() : undefined;
-    const terminals = config.terminals.map(
-      (plan, i) =>
-        new Terminal({
-          plan,
-          types,
-          recorder,
-          stop: stopSignal,
-          connection: (opened[i] as PromiseFulfilledResult<Connection>).value,
-          connect: connectors[i]!,
-          blocking: driver.blocking,
-          gate,
-          context,
-        }),
+    const terminals = accepted.map(
+      ({ connection, plan, connect }) =>
+        new Terminal({ plan, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context }),
     );
+    recorder.refusedConnections = opened.length - accepted.length;
     try {
       for (const terminal of terminals) await terminal.prepare();
     } catch (error) {

@@ -52,6 +52,7 @@ export interface MergedTotals {
   lagMaxUs: number;
   errors: ErrorSample[];
   outages: Outage[];
+  refusedConnections: number;
 }
 
 /** A stretch of time in which one or more terminals had no connection (their episodes merged). */
@@ -101,6 +102,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     lagMaxUs: Math.max(0, ...jobs.map((j) => j.lagMaxUs)),
     errors: [...errors.values()].sort((a, b) => b.count - a.count),
     outages: mergeOutages(jobs.flatMap((j) => j.outages)),
+    refusedConnections: sum(jobs.map((j) => j.refusedConnections)),
   };
 }
 

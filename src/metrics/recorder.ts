@@ -50,6 +50,8 @@ export interface JobTotals {
   lagMaxUs: number;
   errors: ErrorSample[];
   outages: OutageEpisode[];
+  /** Terminals dropped at the start because the server refused their connection (--force). */
+  refusedConnections: number;
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
@@ -61,6 +63,7 @@ const MAX_ERROR_SAMPLES = 20;
  */
 export class Recorder {
   measuring = false;
+  refusedConnections = 0;
   private readonly totals: Histogram[];
   private readonly counts: { count: number; failed: number; retried: number; failures: FailureCounts }[];
   private interval = createHistogram();
@@ -141,6 +144,7 @@ export class Recorder {
       lagMaxUs: this.lagMaxUs,
       errors: [...this.errors.values()],
       outages: [...this.outages],
+      refusedConnections: this.refusedConnections,
     };
   }
 }

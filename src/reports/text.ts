@@ -35,6 +35,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   if (summary.scheduleLagMs) lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
   const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
   if (failures.length > 0) lines.push(`failures by class: ${failures.join(', ')}`);
+  if (summary.connections.refused > 0) lines.push(`connections: the server accepted ${summary.connections.accepted} of ${config.clients} and refused ${summary.connections.refused}; the run used ${summary.connections.accepted}`);
   for (const outage of summary.connections.outages) {
     lines.push(
       `outage at ${outage.startedAt}: ${outage.seconds.toFixed(1)} s, ${outage.terminals} terminal connection(s) lost, ${outage.errors} error(s)${outage.recovered ? '' : ', not recovered by the end'}`,

@@ -51,7 +51,12 @@ export function buildResult({ outcome, config, server, url, data, statusReason }
         percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
       },
       eventLoopDelayMs: outcome.eventLoopDelayMs,
-      connections: { reconnects: totals.outages.reduce((n, o) => n + o.terminals, 0), outages: totals.outages },
+      connections: {
+        reconnects: totals.outages.reduce((n, o) => n + o.terminals, 0),
+        outages: totals.outages,
+        accepted: config.clients - totals.refusedConnections,
+        refused: totals.refusedConnections,
+      },
     },
     transactions: totals.types.map((t) => ({
       name: t.name,

@@ -49,7 +49,7 @@ export interface RunResult {
     clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number };
     eventLoopDelayMs: { p99: number; max: number };
     /** Outages: overlapping terminal episodes without a connection, merged; see docs/result-schema.md. */
-    connections: { reconnects: number; outages: Outage[] };
+    connections: { reconnects: number; outages: Outage[]; accepted: number; refused: number };
   };
   transactions: {
     name: string;

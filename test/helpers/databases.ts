@@ -22,6 +22,8 @@ export const DBMS_UNDER_TEST: readonly DbmsName[] = ['sqlite', 'postgres', 'mari
 
 export interface TestDatabase {
   target: Target;
+  /** Where the database was created from: for cleanups that outlive it (roles, users). */
+  admin: Target;
   url: string;
   /** Drops the database (servers) or deletes the file (SQLite). */
   dispose(): Promise<void>;
@@ -36,7 +38,7 @@ export async function freshDatabase(t: TestContext, dbms: DbmsName): Promise<Tes
   if (dbms === 'sqlite') {
     const folder = mkdtempSync(path.join(tmpdir(), 'headroom-test-'));
     const target = resolveTarget(`sqlite:${path.join(folder, 'test.db')}`);
-    return { target, url: describeTarget(target), dispose: async () => rmSync(folder, { recursive: true, force: true }) };
+    return { target, admin: target, url: describeTarget(target), dispose: async () => rmSync(folder, { recursive: true, force: true }) };
   }
   const admin = resolveTarget(ADMIN_URLS[dbms]);
   const driver = createDriver(admin);
@@ -55,6 +57,7 @@ export async function freshDatabase(t: TestContext, dbms: DbmsName): Promise<Tes
   const target = { ...admin, database: name } as Target;
   return {
     target,
+    admin,
     url: describeTarget(target),
     async dispose() {
       const cleanup = await driver.connect();

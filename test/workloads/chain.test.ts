@@ -29,6 +29,7 @@ function engineConfig(db: TestDatabase, options: Record<string, string>, clients
     maxTries: 5,
     seed: 3,
     journal: undefined,
+    acceptRefusals: false,
   };
 }
 

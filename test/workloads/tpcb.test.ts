@@ -35,6 +35,7 @@ for (const dbms of DBMS_UNDER_TEST) {
       maxTries: 3,
       seed: 11,
       journal: undefined,
+      acceptRefusals: false,
     };
     const outcome = await runEngine(config, new AbortController().signal, () => {});
     assert.equal(outcome.status, 'completed');
@@ -69,7 +70,7 @@ test('sqlite: --rate runs an open loop near the asked rate and reports the sched
   const options = { builtin: ['select-only'] };
   await tpcb.load({ conn, driver, dbms: 'sqlite', scale: 1, options, log: () => {} });
   const outcome = await runEngine(
-    { target: db.target, workload: 'tpcb', options, scale: 1, clients: 2, jobs: 1, durationSeconds: 2, transactionsPerClient: undefined, rate: 200, warmupSeconds: 1, maxTries: 1, seed: 5, journal: undefined },
+    { target: db.target, workload: 'tpcb', options, scale: 1, clients: 2, jobs: 1, durationSeconds: 2, transactionsPerClient: undefined, rate: 200, warmupSeconds: 1, maxTries: 1, seed: 5, journal: undefined, acceptRefusals: false },
     new AbortController().signal,
     () => {},
   );
