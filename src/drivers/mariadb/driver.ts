@@ -3,6 +3,7 @@ import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, S
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { classifyMariadbError } from './errors.js';
+import { StatementCache } from '../statement-cache.js';
 
 /** Settings that decide MariaDB's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -104,26 +105,23 @@ class MariadbStatement implements Statement {
 }
 
 class MariadbConnection implements Connection {
-  private readonly statements = new Map<string, MariadbStatement>();
+  private readonly statements = new StatementCache<MariadbStatement>();
 
   constructor(
     private readonly conn: MariadbNativeConnection,
     private readonly target: ServerTarget,
   ) {}
 
-  async prepare(sql: string): Promise<Statement> {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      // An explicit server-side prepare, executed over the binary protocol: the cheapest path
-      // per statement among the MariaDB drivers measured (bench/driver-cpu).
+  prepare(sql: string): Promise<Statement> {
+    // An explicit server-side prepare, executed over the binary protocol: the cheapest path per
+    // statement among the MariaDB drivers measured (bench/driver-cpu).
+    return this.statements.get(sql, async () => {
       try {
-        statement = new MariadbStatement(await this.conn.prepare(sql));
+        return new MariadbStatement(await this.conn.prepare(sql));
       } catch (error) {
         throw classifyMariadbError(error, this.target);
       }
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    });
   }
 
   async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {

@@ -5,6 +5,7 @@ import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type EncodedQuery, type PreparedStatement } from './wire/connection.js';
+import { StatementCache } from '../statement-cache.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -108,24 +109,21 @@ class PostgresStatement implements Statement {
 }
 
 class PostgresConnection implements Connection {
-  private readonly statements = new Map<string, PostgresStatement>();
+  private readonly statements = new StatementCache<PostgresStatement>();
 
   constructor(
     private readonly wire: WireConnection,
     private readonly target: ServerTarget,
   ) {}
 
-  async prepare(sql: string): Promise<Statement> {
-    let statement = this.statements.get(sql);
-    if (!statement) {
+  prepare(sql: string): Promise<Statement> {
+    return this.statements.get(sql, async () => {
       try {
-        statement = new PostgresStatement(this.wire, await this.wire.prepare(numberPlaceholders(sql)));
+        return new PostgresStatement(this.wire, await this.wire.prepare(numberPlaceholders(sql)));
       } catch (error) {
         throw classifyPostgresError(error, this.target);
       }
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    });
   }
 
   async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {

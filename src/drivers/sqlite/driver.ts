@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import type { Connection, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
 import type { SqliteTarget } from '../../config/target.js';
 import { classifySqliteError } from './errors.js';
+import { StatementCache } from '../statement-cache.js';
 
 /**
  * SQLite through better-sqlite3 12: synchronous calls, so the driver is `blocking` and every
@@ -83,7 +84,7 @@ class SqliteStatement implements Statement {
 }
 
 class SqliteConnection implements Connection {
-  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly statements = new StatementCache<SqliteStatement>();
   private readonly beginStatement: Database.Statement;
   private readonly commitStatement: Database.Statement;
   private readonly rollbackStatement: Database.Statement;
@@ -94,17 +95,14 @@ class SqliteConnection implements Connection {
     this.rollbackStatement = db.prepare('ROLLBACK');
   }
 
-  async prepare(sql: string): Promise<Statement> {
-    let statement = this.statements.get(sql);
-    if (!statement) {
+  prepare(sql: string): Promise<Statement> {
+    return this.statements.get(sql, async () => {
       try {
-        statement = new SqliteStatement(this.db.prepare(sql));
+        return new SqliteStatement(this.db.prepare(sql));
       } catch (error) {
         throw classifySqliteError(error);
       }
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    });
   }
 
   async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
