@@ -3,6 +3,8 @@ import { JOURNAL_TABLE_DDL } from '../engine/journal.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
+import { RunObserver } from '../observe/run-observer.js';
+import { runsOnThisMachine } from '../config/target.js';
 import { runEngine } from '../engine/engine.js';
 import { buildResult } from '../result/build.js';
 import { defaultResultPath, writeResult } from '../result/write.js';
@@ -92,6 +94,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
     if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
+    const observer = await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
     const outcome = await runEngine(
       { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force },
       abort.signal,
@@ -105,10 +108,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     });
+    const observed = await observer.stop();
 
     const result: RunResult = buildResult({
       outcome,
       server,
+      observed,
       url: session.url,
       data: { loadedBy: present === undefined ? 'this-run' : 'earlier', phases, ...(loadMode === undefined ? {} : { loadMode }) },
       config: {

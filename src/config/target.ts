@@ -110,3 +110,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 function decode(value: string | undefined): string | undefined {
   return value === undefined ? undefined : decodeURIComponent(value);
 }
+
+/** A server on this machine, whose processes can be read from /proc; SQLite runs inside the client. */
+export function runsOnThisMachine(target: Target): boolean {
+  if (target.dbms === 'sqlite') return false;
+  return ['127.0.0.1', 'localhost', '::1'].includes(target.host) || target.host.startsWith('/');
+}

@@ -1,3 +1,5 @@
+import type { DbmsObservation } from '../observe/observation.js';
+
 /**
  * The contract every DBMS driver implements. Workloads and the engine only see these types;
  * DBMS-specific error codes never leave a driver folder (see errors.ts).
@@ -72,5 +74,7 @@ export interface Driver {
   connectionBudget(conn: Connection): Promise<ConnectionBudget | undefined>;
   /** Does a table exist in the connected database/schema? */
   tableExists(conn: Connection, table: string): Promise<boolean>;
+  /** The DBMS's own statistics (sizes, waits, statements), read over `conn` during a run. */
+  observe(conn: Connection): DbmsObservation;
   close(): Promise<void>;
 }

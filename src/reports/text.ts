@@ -1,6 +1,7 @@
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
+import { serverLines } from './server-text.js';
 
 /** A pgbench -P style progress line, with p99, failures and the client's own CPU. */
 export function progressLine(point: SeriesPoint): string {
@@ -50,6 +51,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     const rows = result.transactions.map((t) => [t.name, String(t.count), t.tps.toFixed(1), ms(t.latencyMs.avg), ms(t.latencyMs.p50), ms(t.latencyMs.p99), ms(t.latencyMs.max), String(t.failed), String(t.retried)]);
     lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
+  lines.push(...serverLines(result, result.host.cores));
   for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
   if (resultPath) lines.push(`result: ${resultPath}`);
   return lines.join('\n');

@@ -3,6 +3,7 @@ import type { EngineOutcome } from '../engine/engine.js';
 import { round } from '../engine/measurements.js';
 import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
+import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
 import { RESULT_SCHEMA, type RunResult } from './result.js';
 
@@ -12,13 +13,14 @@ export interface ResultInputs {
   outcome: EngineOutcome;
   config: RunResult['config'];
   server: ServerInfo;
+  observed: ServerObservation;
   url: string;
   data: RunResult['data'];
   statusReason?: string;
 }
 
 /** Turns the engine's outcome into the documented result file's shape. */
-export function buildResult({ outcome, config, server, url, data, statusReason }: ResultInputs): RunResult {
+export function buildResult({ outcome, config, server, observed, url, data, statusReason }: ResultInputs): RunResult {
   const { totals, measuredSeconds } = outcome;
   const transactions = totals.all.totalCount;
   const failed = totals.types.reduce((n, t) => n + t.failed, 0);
@@ -69,6 +71,7 @@ export function buildResult({ outcome, config, server, url, data, statusReason }
       histogram: encodeHistogram(t.histogram),
     })),
     errors: totals.errors,
+    server: observed,
     series: outcome.series,
   };
   if (statusReason !== undefined) result.statusReason = statusReason;

@@ -4,6 +4,7 @@ import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import type { HostInfo } from './host.js';
+import type { ServerObservation } from '../observe/run-observer.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
 export const RESULT_SCHEMA = 'headroom.result/1';
@@ -63,5 +64,7 @@ export interface RunResult {
     histogram: string;
   }[];
   errors: ErrorSample[];
+  /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O. */
+  server: ServerObservation;
   series: SeriesPoint[];
 }

@@ -27,7 +27,7 @@ export function throwawayPostgresUnavailable(): string | undefined {
 }
 
 /** hba lines go first, before the catch-all the cluster is created with. */
-export async function startThrowawayPostgres(hbaLines: readonly string[], setupSql: readonly string[]): Promise<ThrowawayPostgres> {
+export async function startThrowawayPostgres(hbaLines: readonly string[], setupSql: readonly string[], settings: readonly string[] = []): Promise<ThrowawayPostgres> {
   const bin = binDir()!;
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-pg-'));
   chmodSync(folder, 0o755);
@@ -39,7 +39,7 @@ export async function startThrowawayPostgres(hbaLines: readonly string[], setupS
   const hba = path.join(data, 'pg_hba.conf');
   writeFileSync(hba, `${hbaLines.join('\n')}\nlocal all all trust\n`);
   const port = await freePort();
-  appendFileSync(path.join(data, 'postgresql.conf'), `\nport = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${folder}'\nshared_buffers = 16MB\n`);
+  appendFileSync(path.join(data, 'postgresql.conf'), `\nport = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${folder}'\nshared_buffers = 16MB\n${settings.join('\n')}\n`);
   const start = (): void => void asPostgres('pg_ctl', ['-D', data, '-l', path.join(folder, 'log'), '-w', '-t', '60', 'start']);
   start();
   const stop = (): void => {

@@ -1,4 +1,6 @@
 import mariadb, { type Connection as MariadbNativeConnection, type Prepare, type UpsertResult } from 'mariadb';
+import type { DbmsObservation } from '../../observe/observation.js';
+import { observeMariadb } from './observe.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
@@ -77,6 +79,10 @@ export class MariadbDriver implements Driver {
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const rows = await conn.query('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [table]);
     return rows.length > 0;
+  }
+
+  observe(conn: Connection): DbmsObservation {
+    return observeMariadb(conn);
   }
 
   async close(): Promise<void> {}

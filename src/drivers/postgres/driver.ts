@@ -1,3 +1,5 @@
+import type { DbmsObservation } from '../../observe/observation.js';
+import { observePostgres } from './observe.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
@@ -80,6 +82,10 @@ export class PostgresDriver implements Driver {
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const [[exists]] = (await conn.query('SELECT to_regclass(?) IS NOT NULL', [table])) as [[boolean]];
     return exists;
+  }
+
+  observe(conn: Connection): DbmsObservation {
+    return observePostgres(conn);
   }
 
   async close(): Promise<void> {}

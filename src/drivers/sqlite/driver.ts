@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import type { DbmsObservation } from '../../observe/observation.js';
+import { observeSqlite } from './observe.js';
 import type { Connection, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
 import type { SqliteTarget } from '../../config/target.js';
 import { classifySqliteError } from './errors.js';
@@ -52,6 +54,10 @@ export class SqliteDriver implements Driver {
 
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     return (await conn.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table])).length > 0;
+  }
+
+  observe(conn: Connection): DbmsObservation {
+    return observeSqlite(conn);
   }
 
   async close(): Promise<void> {}

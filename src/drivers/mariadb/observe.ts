@@ -1,0 +1,40 @@
+import type { Connection } from '../driver.js';
+import type { DbmsObservation, SizeSnapshot, StatementStat } from '../../observe/observation.js';
+import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
+
+const DIGESTS = `SELECT DIGEST, COUNT_STAR, SUM_TIMER_WAIT / 1e9, SUM_ROWS_AFFECTED + SUM_ROWS_SENT, DIGEST_TEXT
+  FROM performance_schema.events_statements_summary_by_digest WHERE SCHEMA_NAME = DATABASE()`;
+
+/** MariaDB's information_schema sizes and process list, and performance_schema digests when it is on. */
+export function observeMariadb(conn: Connection): DbmsObservation {
+  let baseline = new Map<string, StatementCounters>();
+  const read = async (): Promise<StatementCounters[]> => toCounters(await conn.query(DIGESTS));
+  return {
+    serverProcessNames: ['mariadbd', 'mysqld'],
+    async sizes(): Promise<SizeSnapshot> {
+      const tables = await conn.query(
+        `SELECT TABLE_NAME, DATA_LENGTH + INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES
+          WHERE TABLE_SCHEMA = DATABASE() ORDER BY 2 DESC LIMIT 20`,
+      );
+      const list = tables.map(([name, bytes, rows]) => ({ name: String(name), bytes: Number(bytes), rows: rows === null ? null : Number(rows), deadRows: null }));
+      return { databaseBytes: list.reduce((n, t) => n + t.bytes, 0), tables: list };
+    },
+    async waits() {
+      // Without performance_schema the process list's STATE says what each session is doing.
+      const rows = await conn.query(
+        `SELECT COALESCE(NULLIF(STATE, ''), COMMAND), COUNT(*) FROM information_schema.PROCESSLIST
+          WHERE COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID() GROUP BY 1`,
+      );
+      return Object.fromEntries(rows.map(([state, count]) => [String(state), Number(count)]));
+    },
+    async startStatements() {
+      const [[enabled]] = (await conn.query('SELECT @@performance_schema')) as [[unknown]];
+      if (Number(enabled) !== 1) return 'performance_schema is off: start MariaDB with performance_schema=ON to see statement statistics';
+      baseline = countersById(await read());
+      return undefined;
+    },
+    async topStatements(limit): Promise<StatementStat[]> {
+      return diffStatements(baseline, await read(), limit);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { Connection } from '../driver.js';
+import type { DbmsObservation, SizeSnapshot, StatementStat } from '../../observe/observation.js';
+import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
+
+const STATEMENTS = `SELECT queryid::text, calls, total_exec_time, rows, query FROM pg_stat_statements
+  WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+
+/** PostgreSQL's statistics views: sizes, pg_stat_activity waits, pg_stat_statements. */
+export function observePostgres(conn: Connection): DbmsObservation {
+  let baseline = new Map<string, StatementCounters>();
+  const read = async (): Promise<StatementCounters[]> => toCounters(await conn.query(STATEMENTS));
+  return {
+    serverProcessNames: ['postgres', 'postmaster'],
+    async sizes(): Promise<SizeSnapshot> {
+      const [[database]] = (await conn.query('SELECT pg_database_size(current_database())')) as [[unknown]];
+      const tables = await conn.query(
+        'SELECT relname, pg_total_relation_size(relid), n_live_tup, n_dead_tup FROM pg_stat_user_tables ORDER BY 2 DESC LIMIT 20',
+      );
+      return { databaseBytes: Number(database), tables: tables.map(([name, bytes, rows, dead]) => ({ name: String(name), bytes: Number(bytes), rows: Number(rows), deadRows: Number(dead) })) };
+    },
+    async waits() {
+      // An active session without a wait event is running on a CPU (pg_stat_activity docs).
+      const rows = await conn.query(
+        `SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU'), count(*)::int FROM pg_stat_activity
+          WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1`,
+      );
+      return Object.fromEntries(rows.map(([event, count]) => [String(event), Number(count)]));
+    },
+    async startStatements() {
+      const [[installed]] = (await conn.query("SELECT count(*)::int FROM pg_extension WHERE extname = 'pg_stat_statements'")) as [[number]];
+      if (installed === 0) {
+        return 'pg_stat_statements is not installed: add it to shared_preload_libraries, restart, and CREATE EXTENSION pg_stat_statements';
+      }
+      try {
+        // A snapshot, not a reset: the user's own statistics stay as they were.
+        baseline = countersById(await read());
+        return undefined;
+      } catch (error) {
+        return `pg_stat_statements cannot be read (${(error as Error).message}): add it to shared_preload_libraries and restart`;
+      }
+    },
+    async topStatements(limit): Promise<StatementStat[]> {
+      return diffStatements(baseline, await read(), limit);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/** What a DBMS tells about itself during a run; each driver folder has its own (observe.ts). */
+export interface DbmsObservation {
+  /** Process names of the server on this machine, to sample from /proc when it runs here. */
+  serverProcessNames: readonly string[];
+  /** Database and per-table sizes in bytes; dead rows where the DBMS counts them. */
+  sizes(): Promise<SizeSnapshot>;
+  /** What the other sessions are waiting on right now, as counts by wait event; undefined where not exposed. */
+  waits(): Promise<Record<string, number> | undefined>;
+  /** Resets or snapshots the statement statistics; returns why they are unavailable, if they are. */
+  startStatements(): Promise<string | undefined>;
+  /** The top statements by total time since startStatements(). */
+  topStatements(limit: number): Promise<StatementStat[]>;
+}
+
+export interface SizeSnapshot {
+  databaseBytes: number | null;
+  tables: { name: string; bytes: number; rows: number | null; deadRows: number | null }[];
+}
+
+export interface StatementStat {
+  statement: string;
+  calls: number;
+  totalMs: number;
+  meanMs: number;
+  rows: number;
+}

@@ -1,0 +1,119 @@
+import type { DbmsObservation, SizeSnapshot, StatementStat } from './observation.js';
+import { sampleProcesses, type ProcessTotals } from './host-sampler.js';
+
+/** What the server did during the measured run, as stored in the result file's `server` field. */
+export interface ServerObservation {
+  sizesBefore: SizeSnapshot;
+  /** Null when the server could not be asked at the end (e.g. its connection died in a crash). */
+  sizesAfter: SizeSnapshot | null;
+  statements: { top: StatementStat[] } | { unavailable: string };
+  /** Once a second: what the other sessions were waiting on (counts by event); absent where not exposed. */
+  waits: { t: number; counts: Record<string, number> }[] | null;
+  /** The server's processes on this machine, from /proc; null when it runs elsewhere or inside the client. */
+  host: {
+    processes: number;
+    cpuSeconds: number;
+    /** Averaged over the measured period, as a percentage of one core. */
+    cpuPercentOfOneCore: number;
+    readBytes: number;
+    writeBytes: number;
+    series: { t: number; cpuPercentOfOneCore: number; readBytes: number; writeBytes: number }[];
+  } | null;
+  /** Time the sampling itself took on the client, in milliseconds, to show what it cost. */
+  samplingMs: number;
+}
+
+const TOP_STATEMENTS = 10;
+
+/**
+ * Samples the server beside the run: sizes and statement counters at the start and the end, and
+ * once a second its processes' CPU and I/O (when it runs on this machine) and the sessions' waits.
+ * Everything goes over the run's own admin connection, never a terminal's.
+ */
+export class RunObserver {
+  private readonly waits: { t: number; counts: Record<string, number> }[] = [];
+  private readonly series: NonNullable<ServerObservation['host']>['series'] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private sampling: Promise<void> | undefined;
+  private samplingMs = 0;
+  private waitsAvailable = true;
+  private last: ProcessTotals | undefined;
+  private readonly started = performance.now();
+
+  private constructor(
+    private readonly observation: DbmsObservation,
+    private readonly sizesBefore: SizeSnapshot,
+    private readonly statementsUnavailable: string | undefined,
+    private readonly first: ProcessTotals | undefined,
+  ) {
+    this.last = first;
+  }
+
+  /** `local`: the server runs on this machine, so its processes can be read from /proc. */
+  static async start(observation: DbmsObservation, local: boolean): Promise<RunObserver> {
+    const sizes = await observation.sizes();
+    const unavailable = await observation.startStatements();
+    const processes = local && observation.serverProcessNames.length > 0 ? sampleProcesses(observation.serverProcessNames) : undefined;
+    const observer = new RunObserver(observation, sizes, unavailable, processes);
+    observer.timer = setInterval(() => {
+      observer.sampling ??= observer.sample().finally(() => (observer.sampling = undefined));
+    }, 1000);
+    return observer;
+  }
+
+  async stop(): Promise<ServerObservation> {
+    clearInterval(this.timer);
+    await this.sampling;
+    const seconds = (performance.now() - this.started) / 1000;
+    const end = this.first && sampleProcesses(this.observation.serverProcessNames);
+    const host =
+      this.first && end
+        ? {
+            processes: end.processes,
+            cpuSeconds: round(end.cpuSeconds - this.first.cpuSeconds),
+            cpuPercentOfOneCore: round(((end.cpuSeconds - this.first.cpuSeconds) / seconds) * 100),
+            readBytes: Math.max(0, end.readBytes - this.first.readBytes),
+            writeBytes: Math.max(0, end.writeBytes - this.first.writeBytes),
+            series: this.series,
+          }
+        : null;
+    // The admin connection may have died with the server (a crash mid-run): say so, keep the run.
+    const sizesAfter = await this.observation.sizes().catch(() => null);
+    const statements: ServerObservation['statements'] =
+      this.statementsUnavailable !== undefined
+        ? { unavailable: this.statementsUnavailable }
+        : await this.observation.topStatements(TOP_STATEMENTS).then(
+            (top) => ({ top }),
+            (error: Error) => ({ unavailable: `statement statistics could not be read at the end: ${error.message}` }),
+          );
+    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, samplingMs: round(this.samplingMs) };
+  }
+
+  private async sample(): Promise<void> {
+    const began = performance.now();
+    const t = round((began - this.started) / 1000);
+    if (this.last) {
+      const now = sampleProcesses(this.observation.serverProcessNames);
+      if (now) {
+        const previousT = this.series.at(-1)?.t ?? 0;
+        this.series.push({
+          t,
+          cpuPercentOfOneCore: round(((now.cpuSeconds - this.last.cpuSeconds) / Math.max(0.001, t - previousT)) * 100),
+          readBytes: Math.max(0, now.readBytes - this.last.readBytes),
+          writeBytes: Math.max(0, now.writeBytes - this.last.writeBytes),
+        });
+        this.last = now;
+      }
+    }
+    if (this.waitsAvailable) {
+      const counts = await this.observation.waits().catch(() => undefined);
+      if (counts === undefined) this.waitsAvailable = false;
+      else this.waits.push({ t, counts });
+    }
+    this.samplingMs += performance.now() - began;
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}

@@ -1,0 +1,63 @@
+import type { RunResult } from '../result/result.js';
+import { table } from './text.js';
+
+/** Where the time went: the server's CPU and I/O beside the client's, sizes, top statements, waits. */
+export function serverLines(result: RunResult, cores: number): string[] {
+  const { server } = result;
+  const lines = [verdict(result, cores)];
+  if (server.host) {
+    lines.push(
+      `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); disk read ${mb(server.host.readBytes)}, written ${mb(server.host.writeBytes)}`,
+    );
+  }
+  if (server.sizesBefore.databaseBytes !== null && server.sizesAfter?.databaseBytes != null) {
+    const grew = server.sizesAfter.databaseBytes - server.sizesBefore.databaseBytes;
+    const dead = server.sizesAfter.tables.filter((t) => (t.deadRows ?? 0) > 0).map((t) => `${t.name} ${t.deadRows}`);
+    lines.push(`database size: ${mb(server.sizesBefore.databaseBytes)} before, ${mb(server.sizesAfter.databaseBytes)} after (${grew >= 0 ? '+' : ''}${mb(grew)})${dead.length > 0 ? `; dead rows: ${dead.join(', ')}` : ''}`);
+  }
+  if (server.waits && server.waits.length > 0) {
+    const totals = new Map<string, number>();
+    for (const sample of server.waits) for (const [event, count] of Object.entries(sample.counts)) totals.set(event, (totals.get(event) ?? 0) + count);
+    const all = [...totals.values()].reduce((a, b) => a + b, 0);
+    if (all > 0) {
+      const shares = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([event, n]) => `${event} ${((n / all) * 100).toFixed(0)}%`);
+      lines.push(`sessions were (sampled once a second): ${shares.join(', ')}`);
+    }
+  }
+  if ('unavailable' in server.statements) lines.push(`statements: ${server.statements.unavailable}`);
+  else if (server.statements.top.length > 0) {
+    lines.push('top statements by total time:');
+    const rows = server.statements.top.slice(0, 5).map((s) => [oneLine(s.statement), String(s.calls), s.totalMs.toFixed(0), s.meanMs.toFixed(3), String(s.rows)]);
+    lines.push(...table([['statement', 'calls', 'total ms', 'mean ms', 'rows'], ...rows]).map((l) => `  ${l}`));
+  }
+  return lines;
+}
+
+/**
+ * One line that says who was saturated. The client's main thread can use one core per job;
+ * the machine has `cores` for client and server together when both run on it.
+ */
+export function verdict(result: RunResult, cores: number): string {
+  const client = result.summary.clientCpu.percentOfOneCore;
+  const jobs = result.config.jobs;
+  const server = result.server.host?.cpuPercentOfOneCore;
+  if (client >= 90 * jobs) {
+    return `verdict: the client was saturated (${client.toFixed(0)}% of a core with ${jobs} job(s)): the server could do more; raise -j or run the client on another machine`;
+  }
+  if (server === undefined) {
+    return `verdict: the client used ${client.toFixed(0)}% of one core, so it was not the limit${result.target.dbms === 'sqlite' ? ' (SQLite runs inside the client: its work is in that figure)' : '; the server runs elsewhere, so its CPU is not known'}`;
+  }
+  if (client + server >= 90 * cores) {
+    return `verdict: the machine's ${cores} cores were saturated (server ${server.toFixed(0)}%, client ${client.toFixed(0)}% of one core): client and server compete for them`;
+  }
+  return `verdict: neither the client (${client.toFixed(0)}%) nor the server (${server.toFixed(0)}% of one core) used up the CPUs: the time went to waiting (commits, I/O, locks; see the sessions line)`;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MB`;
+}
+
+function oneLine(sql: string): string {
+  const flat = sql.replace(/\s+/g, ' ').trim();
+  return flat.length > 70 ? `${flat.slice(0, 67)}...` : flat;
+}
