@@ -8,6 +8,7 @@ import { CHECK_OPTIONS, DROP_OPTIONS, INIT_OPTIONS, checkCommand, dropCommand, i
 import { listText } from './list.js';
 import { WORKLOADS } from '../workloads/registry.js';
 import { RUN_OPTIONS, runCommand } from './run.js';
+import { COMPARE_OPTIONS, REPORT_OPTIONS, compareCommand, reportCommand } from './report.js';
 
 interface Verb {
   summary: string;
@@ -21,6 +22,8 @@ const VERBS: Record<string, Verb> = {
   init: { summary: "create the workload's schema and load its data (drops what is there)", usage: 'headroom init [WORKLOAD] [options]', options: INIT_OPTIONS, action: initCommand },
   check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', options: CHECK_OPTIONS, action: checkCommand },
   drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', options: DROP_OPTIONS, action: dropCommand },
+  report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown]', options: REPORT_OPTIONS, action: reportCommand },
+  compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json...', options: COMPARE_OPTIONS, action: compareCommand },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },
 };
 

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+import { RESULT_SCHEMA, type RunResult } from '../result/result.js';
+
+/** A result file as the reports see it: where it came from, a short name, and its content. */
+export interface LoadedResult {
+  file: string;
+  /** The file name without .json: what tables and legends call this run. */
+  label: string;
+  result: RunResult;
+}
+
+/**
+ * Reads and checks result files. Only the fields the reports rely on are checked, so a file from
+ * a newer headroom of the same schema version (which may add fields) still reads.
+ */
+export function readResults(files: readonly string[]): LoadedResult[] {
+  if (files.length === 0) throw new UserError('no result file given', 'name one or more files written by headroom run, e.g. headroom-results/*.json');
+  return files.map((file) => ({ file, label: path.basename(file).replace(/\.json$/i, ''), result: readResult(file) }));
+}
+
+export function readResult(file: string): RunResult {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UserError(`no such file: ${file}`, 'give the path of a result file written by headroom run (default folder headroom-results/)');
+    if (code === 'EISDIR') throw new UserError(`${file} is a folder, not a result file`, `name the files in it, e.g. ${path.join(file, '*.json')}`);
+    throw new UserError(`cannot read ${file}: ${(error as Error).message}`, 'check the path and its permissions', { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UserError(`${file} is not a headroom result file (not JSON)`, 'give a file written by headroom run');
+  }
+  const schema = isRecord(parsed) ? parsed['schema'] : undefined;
+  if (typeof schema !== 'string' || !schema.startsWith('headroom.result/')) {
+    throw new UserError(`${file} is not a headroom result file (no "schema": "${RESULT_SCHEMA}")`, 'give a file written by headroom run');
+  }
+  if (schema !== RESULT_SCHEMA) {
+    throw new UserError(`${file} has schema ${schema}; this version of headroom reads ${RESULT_SCHEMA}`, 'use the headroom version that wrote it, or rerun the benchmark with this one');
+  }
+  const missing = REQUIRED.find((key) => !isRecord(parsed) || parsed[key] === undefined || parsed[key] === null);
+  if (missing !== undefined || !Array.isArray((parsed as Record<string, unknown>)['series']) || !Array.isArray((parsed as Record<string, unknown>)['transactions'])) {
+    throw new UserError(`${file} is a damaged result file (field "${missing ?? 'series'}" is missing or wrong)`, 'rerun the benchmark to write it again');
+  }
+  return parsed as RunResult;
+}
+
+const REQUIRED = ['status', 'config', 'target', 'host', 'data', 'summary', 'transactions', 'series'] as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
