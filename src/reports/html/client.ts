@@ -58,7 +58,7 @@ export const CLIENT_SCRIPT = String.raw`
       height: 300,
       plugins: spec.shaded.length ? [shade(spec.shaded)] : [],
       scales: {
-        x: percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } } : { time: false },
+        x: percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } } : { time: false, range: function (u, min, max) { return [0, max]; } },
         y: spec.yLog ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
       },
       series: [{
