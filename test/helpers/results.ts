@@ -13,11 +13,11 @@ export interface RealResults {
 
 /**
  * Two real result files from short runs on an embedded SQLite database in a temporary folder,
- * removed when the test file ends.
+ * removed after the test given (or by the caller, when there is none).
  */
-export async function makeResults(t: { after(fn: () => void): void }, seconds = 2): Promise<RealResults> {
+export async function makeResults(t: { after(fn: () => void): void } | undefined, seconds = 2): Promise<RealResults> {
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-report-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t?.after(() => removeResults(dir));
   const db = `sqlite:${path.join(dir, 'bench.db')}`;
   const warm = path.join(dir, 'warm.json');
   const mixed = path.join(dir, 'mixed.json');
@@ -29,4 +29,8 @@ export async function makeResults(t: { after(fn: () => void): void }, seconds = 
     if (run.code !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
   }
   return { dir, warm, mixed };
+}
+
+export function removeResults(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
 }
