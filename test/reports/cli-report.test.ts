@@ -34,12 +34,13 @@ test('--csv writes every run\'s per-second series; --markdown prints a summary w
   assert.doesNotMatch(run.stderr, /report: /, 'no HTML unless asked for when only --csv/--markdown are given');
 
   const lines = readFileSync(csv, 'utf8').trimEnd().split('\r\n');
-  assert.equal(lines[0], 'run,t,phase,seconds,transactions,tps,failed,retried,latency_avg_ms,latency_stddev_ms,latency_p50_ms,latency_p99_ms,latency_max_ms,lag_avg_ms,lag_max_ms,client_cpu_percent');
+  assert.equal(lines[0], 'run,t,phase,seconds,transactions,tps,failed,retried,latency_avg_ms,latency_stddev_ms,latency_p50_ms,latency_p99_ms,latency_max_ms,lag_avg_ms,lag_max_ms,client_cpu_percent,event_loop_delay_p99_ms,event_loop_delay_max_ms');
   const [a, b] = [read(warm), read(mixed)];
   assert.equal(lines.length, 1 + a.series.length + b.series.length);
   const first = lines[1]!.split(',');
   assert.deepEqual(first.slice(0, 3), ['warm', String(a.series[0]!.t), 'warmup']);
   assert.equal(Number(first[5]), a.series[0]!.tps);
+  assert.equal(Number(first[16]), a.series[0]!.eventLoopDelayMs!.p99);
   assert.ok(lines.some((l) => l.startsWith('mixed,') && l.includes(',measure,')));
 
   const md = run.stdout.split('\n');
