@@ -13,11 +13,10 @@ export interface RealResults {
 
 /**
  * Two real result files from short runs on an embedded SQLite database in a temporary folder,
- * removed after the test given (or by the caller, when there is none).
+ * which the caller removes (removeResults) when done.
  */
-export async function makeResults(t: { after(fn: () => void): void } | undefined, seconds = 2): Promise<RealResults> {
+export async function makeResults(seconds = 2): Promise<RealResults> {
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-report-'));
-  t?.after(() => removeResults(dir));
   const db = `sqlite:${path.join(dir, 'bench.db')}`;
   const warm = path.join(dir, 'warm.json');
   const mixed = path.join(dir, 'mixed.json');
