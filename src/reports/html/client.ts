@@ -58,14 +58,16 @@ export const CLIENT_SCRIPT = String.raw`
       height: 300,
       plugins: spec.shaded.length ? [shade(spec.shaded)] : [],
       scales: {
-        x: percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } } : { time: false, range: function (u, min, max) { return [0, max]; } },
+        x: percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } } : { time: false, range: function (u, min, max) { return [0, Math.max(1, max)]; } },
         y: spec.yLog ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
       },
       series: [{
         label: percentile ? 'percentile' : 'time',
         value: function (u, v) { return v == null ? '-' : percentile ? percentLabel(v) : v.toFixed(1) + ' s'; },
       }].concat(spec.lines.map(function (line) {
-        var s = { label: line.label, stroke: line.color, width: 2, points: { show: false }, value: function (u, v) { return number(v); } };
+        // A line needs two points: a short run's (or an early interrupt's) lone values show as dots.
+        var few = !percentile && spec.x.length <= 30;
+        var s = { label: line.label, stroke: line.color, width: 2, points: { show: few, size: 6, fill: line.color }, value: function (u, v) { return number(v); } };
         if (line.dashed) s.dash = [6, 4];
         return s;
       })),
