@@ -15,8 +15,10 @@ const require = createRequire(import.meta.url);
  * and copes with the thousands of points a long run's series and HDR curves give.
  */
 function uplotAssets(): { script: string; style: string } {
-  const read = (file: string): string => readFileSync(require.resolve(`uplot/dist/${file}`), 'utf8');
-  return { script: read('uPlot.iife.min.js').replace(/<\/script/gi, '<\\/script'), style: read('uPlot.min.css') };
+  const read = (file: string): string => readFileSync(require.resolve(`uplot/${file}`), 'utf8');
+  // The MIT licence asks for its notice to travel with every copy, and each report is one.
+  const license = `/*! uPlot licence:\n${read('LICENSE').replace(/\*\//g, '* /')}*/\n`;
+  return { script: `${license}${read('dist/uPlot.iife.min.js')}`.replace(/<\/script/gi, '<\\/script'), style: read('dist/uPlot.min.css') };
 }
 
 /** The whole report as one self-contained HTML file: tables as markup, charts drawn by uPlot. */

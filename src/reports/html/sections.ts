@@ -77,7 +77,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     htmlTable(['setting', 'value'], Object.entries(r.target.settings).map(([k, v]) => [e(k), e(v)]), { textColumns: 2 }),
     '</div>',
     '</div>',
-    `<p class="note">command: <code>headroom ${e(c.argv.join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
+    `<p class="note">command: <code>headroom run ${e(c.argv.join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
     '</section>',
   );
   return parts.join('\n');
