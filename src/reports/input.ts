@@ -17,7 +17,10 @@ export interface LoadedResult {
  */
 export function readResults(files: readonly string[]): LoadedResult[] {
   if (files.length === 0) throw new UserError('no result file given', 'name one or more files written by headroom run, e.g. headroom-results/*.json');
-  return files.map((file) => ({ file, label: path.basename(file).replace(/\.json$/i, ''), result: readResult(file) }));
+  const names = files.map((file) => path.basename(file).replace(/\.json$/i, ''));
+  // Two runs named result.json in different folders must not share a legend entry.
+  const labels = names.map((name, i) => (names.indexOf(name) === names.lastIndexOf(name) ? name : path.relative('.', files[i]!).replace(/\.json$/i, '')));
+  return files.map((file, i) => ({ file, label: labels[i]!, result: readResult(file) }));
 }
 
 export function readResult(file: string): RunResult {
@@ -43,10 +46,9 @@ export function readResult(file: string): RunResult {
   if (schema !== RESULT_SCHEMA) {
     throw new UserError(`${file} has schema ${schema}; this version of headroom reads ${RESULT_SCHEMA}`, 'use the headroom version that wrote it, or rerun the benchmark with this one');
   }
-  const missing = REQUIRED.find((key) => !isRecord(parsed) || parsed[key] === undefined || parsed[key] === null);
-  if (missing !== undefined || !Array.isArray((parsed as Record<string, unknown>)['series']) || !Array.isArray((parsed as Record<string, unknown>)['transactions'])) {
-    throw new UserError(`${file} is a damaged result file (field "${missing ?? 'series'}" is missing or wrong)`, 'rerun the benchmark to write it again');
-  }
+  const record = parsed as Record<string, unknown>;
+  const damaged = REQUIRED.find((key) => (key === 'series' || key === 'transactions' ? !Array.isArray(record[key]) : !isRecord(record[key]) && typeof record[key] !== 'string'));
+  if (damaged !== undefined) throw new UserError(`${file} is a damaged result file (field "${damaged}" is missing or wrong)`, 'rerun the benchmark to write it again');
   return parsed as RunResult;
 }
 

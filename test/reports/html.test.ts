@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunResult } from '../../src/result/result.js';
 import { launchChromium, openFile } from '../helpers/browser.js';
@@ -193,4 +193,15 @@ test('text from the result cannot break out of the page', async () => {
   assert.ok(!html.includes('<img src=x'), 'error message escaped');
   assert.ok(html.includes('&lt;img src=x onerror=alert(1)&gt;'), 'error message shown as text');
   assert.equal((html.match(/<script/g) ?? []).length, 3, 'data, uPlot and the page script only');
+});
+
+test('two result files of the same name in different folders keep apart in tables and legends', async () => {
+  const { dir, warm } = await results();
+  mkdirSync(path.join(dir, 'again'));
+  const copy = path.join(dir, 'again', 'warm.json');
+  copyFileSync(warm, copy);
+  const run = await runCli(['report', warm, copy, '--markdown'], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^\| `warm` \|/m);
+  assert.match(run.stdout, /^\| `again\/warm` \|.*\(x1\.00\)/m);
 });
