@@ -41,7 +41,7 @@ function mainHelp(): string {
 }
 
 function verbHelp(verb: Verb): string {
-  return [`usage: ${verb.usage}`, '', verb.summary, ...(verb.options.length > 0 ? ['', 'options:', formatOptionHelp(verb.options)] : []), '', "workload options: see headroom list"].join('\n');
+  return [`usage: ${verb.usage}`, '', verb.summary, ...(verb.options.length > 0 ? ['', 'options:', formatOptionHelp(verb.options)] : []), ...(verb.usage.includes('WORKLOAD') ? ['', 'workload options: see headroom list'] : [])].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -110,6 +110,9 @@ test('the HTML report of real runs opens offline in Chromium and every chart has
 
   // After everything has been drawn and read: still nothing asked of the network.
   assert.deepEqual(requests, [], 'network requests');
+  const narrow = await openFile(browser, file, { width: 600, height: 900 });
+  assert.equal(await narrow.page.evaluate('document.documentElement.scrollWidth'), 600, 'on a narrow screen the page does not scroll sideways');
+  assert.deepEqual([...narrow.errors, ...narrow.requests], []);
   if (process.env['HEADROOM_SCREENSHOT']) await page.screenshot({ path: process.env['HEADROOM_SCREENSHOT'], fullPage: true });
 });
 

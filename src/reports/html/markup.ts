@@ -7,11 +7,12 @@ export function escapeHtml(text: string): string {
 export function htmlTable(header: readonly string[], rows: readonly (readonly string[])[], options: { textColumns?: number } = {}): string {
   const text = options.textColumns ?? 1;
   const cls = (i: number): string => (i < text ? '' : ' class="num"');
+  // A wide table scrolls inside its box on a narrow screen instead of widening the page.
   return [
-    '<table>',
+    '<div class="scroll"><table>',
     `<thead><tr>${header.map((h, i) => `<th${cls(i)}>${escapeHtml(h)}</th>`).join('')}</tr></thead>`,
     `<tbody>${rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${c}</td>`).join('')}</tr>`).join('')}</tbody>`,
-    '</table>',
+    '</table></div>',
   ].join('');
 }
 

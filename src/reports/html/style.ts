@@ -13,6 +13,7 @@ table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: var(--panel); font-weight: 600; }
 .num { text-align: right; }
+.scroll { overflow-x: auto; max-width: 100%; }
 .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: 6px 20px; margin: 8px 0; }
 .facts dt { color: var(--muted); font-size: 12px; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
@@ -23,9 +24,9 @@ th { background: var(--panel); font-weight: 600; }
 .status { font-size: 12px; font-weight: 600; padding: 2px 8px; border-radius: 10px; vertical-align: middle; background: #e6f4ea; color: #1e6b34; }
 .status-interrupted { background: #fff4e0; color: #8a5300; }
 .status-failed { background: #fde8ec; color: #a61e4d; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 18px; margin: 16px 0; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(560px, 100%), 1fr)); gap: 18px; margin: 16px 0; }
 .chart { min-width: 0; }
-.columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 24px; }
+.columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(360px, 100%), 1fr)); gap: 24px; }
 .ratio.better { color: #1e6b34; }
 .ratio.worse { color: #a61e4d; }
 .uplot .u-title { font-size: 14px; font-weight: 600; }
