@@ -8,6 +8,7 @@ import { listText } from './list.js';
 import { WORKLOADS } from '../workloads/registry.js';
 import { PLAN_OPTIONS, planCommand } from './plan.js';
 import { RUN_OPTIONS, runCommand } from './run.js';
+import { COMPARE_OPTIONS, REPORT_OPTIONS, compareCommand, reportCommand } from './report.js';
 
 interface Verb {
   summary: string;
@@ -22,6 +23,8 @@ const VERBS: Record<string, Verb> = {
   check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', options: CHECK_OPTIONS, action: checkCommand },
   drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', options: DROP_OPTIONS, action: dropCommand },
   plan: { summary: 'headroom of a chain result over a bank or a shop, and the machines it needs', usage: 'headroom plan RESULT.json [options]', options: PLAN_OPTIONS, action: planCommand },
+  report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown]', options: REPORT_OPTIONS, action: reportCommand },
+  compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json...', options: COMPARE_OPTIONS, action: compareCommand },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },
 };
 
@@ -39,7 +42,7 @@ function mainHelp(): string {
 }
 
 function verbHelp(verb: Verb): string {
-  return [`usage: ${verb.usage}`, '', verb.summary, ...(verb.options.length > 0 ? ['', 'options:', formatOptionHelp(verb.options)] : []), '', "workload options: see headroom list"].join('\n');
+  return [`usage: ${verb.usage}`, '', verb.summary, ...(verb.options.length > 0 ? ['', 'options:', formatOptionHelp(verb.options)] : []), ...(verb.usage.includes('WORKLOAD') ? ['', 'workload options: see headroom list'] : [])].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { OptionSpec } from '../config/options.js';
 import { BANK, SHOP, bankUnitsPerSecond, shopUnitsPerSecond } from '../capacity/demand.js';
 import { planCapacity } from '../capacity/plan.js';
 import { UserError } from '../errors.js';
-import { RESULT_SCHEMA, type RunResult } from '../result/result.js';
+import type { RunResult } from '../result/result.js';
+import { readResult } from '../result/read.js';
 import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
 import { parseArgs } from './args.js';
 
@@ -27,7 +27,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   if (positionals.length !== 1) throw new UserError('"headroom plan" takes one result file', 'usage: headroom plan RESULT.json [--preset bank|shop]');
   const utilisation = values['target-utilisation'] as number;
   if (utilisation > 1) throw new UserError(`--target-utilisation must be at most 1, not ${utilisation}`, 'a fraction such as 0.7');
-  const result = readResult(positionals[0]!);
+  const result = readChainResult(positionals[0]!);
   const preset = values['preset'] as string;
   const num = (name: string): number => values[name] as number;
   const required =
@@ -47,19 +47,10 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-function readResult(file: string): RunResult {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new UserError(`cannot read result file ${file}: ${(error as Error).message}`, 'give a file written by headroom run chain');
-  }
-  const result = parsed as Partial<RunResult>;
-  if (result.schema !== RESULT_SCHEMA || result.summary === undefined || result.config === undefined || result.target === undefined) {
-    throw new UserError(`${file} is not a headroom result (${RESULT_SCHEMA})`, 'give a file written by headroom run chain');
-  }
+function readChainResult(file: string): RunResult {
+  const result = readResult(file);
   // Only the chain workload's unit is the unit the demand is counted in.
   if (result.config.workload !== 'chain') throw new UserError(`${file} is a ${result.config.workload} run; plan counts chain model units`, 'measure with: headroom run chain');
   if (!(result.summary.tps > 0)) throw new UserError(`${file} measured no committed units`, 'use a completed chain run');
-  return result as RunResult;
+  return result;
 }

@@ -10,6 +10,7 @@ import { buildResult } from '../result/build.js';
 import { defaultResultPath, writeResult } from '../result/write.js';
 import type { RunResult } from '../result/result.js';
 import { progressLine, summaryText } from '../reports/text.js';
+import { LiveView } from '../reports/live.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
@@ -27,6 +28,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed (default: a new one each run, stored in the result)' },
+  { long: 'live', type: 'boolean', help: 'on a terminal, redraw a compact live view in place of the progress lines (--live=false: lines)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'result file (default headroom-results/WORKLOAD-DBMS-TIME.json)' },
   {
     long: 'journal',
@@ -77,14 +79,20 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
 
     const abort = new AbortController();
+    const progressEvery = values['progress'] as number;
+    // Progress lines stay as they are wherever stderr is not a terminal: logs and scripts read them.
+    const live =
+      progressEvery > 0 && values['live'] === true && process.stderr.isTTY && process.env['TERM'] !== 'dumb'
+        ? new LiveView(process.stderr, `headroom ${workload.name} on ${session.url}, ${clients} client(s)`, durationSeconds, values['warmup'] as number)
+        : undefined;
     const onSignal = (): void => {
+      live?.finish();
       if (abort.signal.aborted) process.exit(130);
       logLine('interrupted: stopping the terminals and writing what was measured (Ctrl-C again to quit at once)');
       abort.abort();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const progressEvery = values['progress'] as number;
     let sinceProgress = 0;
     const seed = (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31);
     const rate = values['rate'] as number | undefined;
@@ -99,15 +107,23 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force },
       abort.signal,
       (point) => {
-        if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
+        if (live) live.update(point);
+        else if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
           sinceProgress = 0;
           logLine(progressLine(point));
         }
       },
-    ).finally(() => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    });
+    )
+      .catch(async (error: unknown) => {
+        // The terminals never started (e.g. the server refused them): stop sampling, then report.
+        await observer.stop().catch(() => undefined);
+        throw error;
+      })
+      .finally(() => {
+        live?.finish();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      });
     const observed = await observer.stop();
 
     const result: RunResult = buildResult({

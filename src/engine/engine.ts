@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Target } from '../config/target.js';
 import type { OptionValues } from '../config/options.js';
 import type { DbError } from '../drivers/errors.js';
@@ -53,6 +53,10 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
   const jobs = await openJobs(config);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  // A second sampler, reset every tick, for the series: a run-long histogram cannot be read per
+  // interval, and Node cannot add one of these samplers into another.
+  const loopDelayTick = monitorEventLoopDelay({ resolution: 10 });
+  loopDelayTick.enable();
   const startedAt = new Date();
   const start = performance.now();
   let measuring = config.warmupSeconds === 0;
@@ -87,9 +91,11 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     if (seconds > 0.001) {
       const cpuPercent = ((cpu.user + cpu.system) / 1000 / (now - lastTick)) * 100;
       const point = intervalPoint(snapshots, (now - start) / 1000, seconds, measuring ? 'measure' : 'warmup', cpuPercent, config.rate !== undefined);
+      point.eventLoopDelayMs = delayMs(loopDelayTick);
       series.push(point);
       onInterval(point);
     }
+    loopDelayTick.reset();
     lastTick = now;
     if (reason !== 'tick') break;
     // Phases change on tick boundaries (whole seconds), counted in ticks so that a slow tick
@@ -109,6 +115,7 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
   const cpu = measuring ? process.cpuUsage(cpuAtMeasure) : { user: 0, system: 0 };
   const stopped = await Promise.all(jobs.map((j) => j.stop()));
   loopDelay.disable();
+  loopDelayTick.disable();
   const failure = stopped.find((s) => s.aborted)?.aborted;
   return {
     status: reason === 'aborted' ? 'interrupted' : failure ? 'failed' : 'completed',
@@ -119,8 +126,12 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     series,
     totals: mergeTotals(stopped.map((s) => s.totals)),
     clientCpu: { userUs: cpu.user, systemUs: cpu.system },
-    eventLoopDelayMs: { p99: round(loopDelay.percentile(99) / 1e6, 3), max: round(loopDelay.max / 1e6, 3) },
+    eventLoopDelayMs: delayMs(loopDelay),
   };
+}
+
+function delayMs(histogram: IntervalHistogram): { p99: number; max: number } {
+  return histogram.count === 0 ? { p99: 0, max: 0 } : { p99: round(histogram.percentile(99) / 1e6, 3), max: round(histogram.max / 1e6, 3) };
 }
 
 /** Deals the terminals round-robin into jobs; one job runs in this thread, more in worker threads. */

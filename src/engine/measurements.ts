@@ -18,6 +18,11 @@ export interface SeriesPoint {
   lagMs?: { avg: number; max: number };
   /** Client process CPU over the interval, as a percentage of one core. */
   clientCpuPercent: number;
+  /**
+   * How late the client's event loop ran its timers during the interval: high values mean the
+   * client, not the server, held the run back. Absent from results written before it was added.
+   */
+  eventLoopDelayMs?: { p99: number; max: number };
 }
 
 export function intervalPoint(snapshots: readonly IntervalSnapshot[], t: number, seconds: number, phase: SeriesPoint['phase'], cpuPercent: number, rated: boolean): SeriesPoint {

@@ -58,6 +58,8 @@ export class RunObserver {
     observer.timer = setInterval(() => {
       observer.sampling ??= observer.sample().finally(() => (observer.sampling = undefined));
     }, 1000);
+    // Sampling alone must never keep the process alive.
+    observer.timer.unref();
     return observer;
   }
 

@@ -72,10 +72,10 @@ const CASES: [args: string[], message: RegExp][] = [
   [['run', 'chain', '--mode', 'sideways'], /--mode must be one of/],
   // files
   [['plan'], /takes one result file/],
-  [['plan', 'missing.json'], /cannot read result file missing\.json/],
-  [['plan', 'empty.json'], /cannot read result file empty\.json/],
-  [['plan', 'binary.json'], /cannot read result file binary\.json/],
-  [['plan', 'not-a-result.json'], /not-a-result\.json is not a headroom result/],
+  [['plan', 'missing.json'], /no such file: missing\.json/],
+  [['plan', 'empty.json'], /empty\.json is not a headroom result file \(not JSON\)/],
+  [['plan', 'binary.json'], /binary\.json is not a headroom result file \(not JSON\)/],
+  [['plan', 'not-a-result.json'], /not-a-result\.json is not a headroom result file/],
 ];
 
 const INPUT_FILES: Record<string, string | Buffer> = {

@@ -1,0 +1,63 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { OptionSpec } from '../config/options.js';
+import { UserError } from '../errors.js';
+import { compareText } from '../reports/compare-text.js';
+import { seriesCsv } from '../reports/csv.js';
+import { renderHtmlReport } from '../reports/html/page.js';
+import { readResults } from '../reports/input.js';
+import { markdownSummary } from '../reports/markdown.js';
+import { parseArgs } from './args.js';
+import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
+
+export const DEFAULT_REPORT_FILE = 'headroom-report.html';
+
+export const REPORT_OPTIONS: OptionSpec[] = [
+  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: `the HTML report (default ${DEFAULT_REPORT_FILE} unless only --csv or --markdown is given)` },
+  { long: 'csv', type: 'string', value: 'FILE', help: 'also write the per-second series of every run as CSV' },
+  { long: 'markdown', type: 'boolean', help: 'print a summary table in Markdown (to paste into an issue)' },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
+
+export const COMPARE_OPTIONS: OptionSpec[] = [VERBOSE_OPTION, HELP_OPTION];
+
+/** `headroom report FILE...`: one self-contained HTML page, and on request CSV and Markdown. */
+export async function reportCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals, given } = parseArgs(argv, REPORT_OPTIONS, 'report');
+  const runs = readResults(positionals);
+  const csv = values['csv'] as string | undefined;
+  const html = (values['out'] as string | undefined) ?? (given.has('csv') || given.has('markdown') ? undefined : DEFAULT_REPORT_FILE);
+  if (html !== undefined && csv !== undefined && path.resolve(html) === path.resolve(csv)) throw new UserError('--out and --csv name the same file', 'give them different names');
+  if (html !== undefined && positionals.some((p) => path.resolve(p) === path.resolve(html))) throw new UserError(`--out ${html} would overwrite a result file`, 'name another file for the report');
+  if (html !== undefined) {
+    await writeWhole(html, renderHtmlReport(runs));
+    process.stderr.write(`report: ${html}\n`);
+  }
+  if (csv !== undefined) {
+    await writeWhole(csv, seriesCsv(runs));
+    process.stderr.write(`series: ${csv}\n`);
+  }
+  if (values['markdown'] === true) process.stdout.write(markdownSummary(runs));
+  return 0;
+}
+
+/** `headroom compare FILE FILE...`: the runs side by side in the terminal. */
+export async function compareCommand(argv: readonly string[]): Promise<number> {
+  const { positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
+  if (positionals.length < 2) throw new UserError(`"headroom compare" needs two or more result files, got ${positionals.length}`, 'e.g. headroom compare before.json after.json (headroom report shows a single run)');
+  process.stdout.write(`${compareText(readResults(positionals))}\n`);
+  return 0;
+}
+
+/** Through a temporary file and a rename, as results are, so a report that exists is whole. */
+async function writeWhole(file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, content);
+  } catch (error) {
+    throw new UserError(`cannot write ${file}: ${(error as Error).message}`, 'choose a folder you can write to', { cause: error });
+  }
+  await rename(temporary, file);
+}

@@ -1,0 +1,67 @@
+import type { LoadedResult } from './input.js';
+
+/** A figure the comparison shows for every run, and which way is better. */
+export interface Metric {
+  name: string;
+  unit: string;
+  digits: number;
+  higherIsBetter: boolean;
+  value(run: LoadedResult): number | null;
+}
+
+export const METRICS: readonly Metric[] = [
+  { name: 'tps', unit: '', digits: 1, higherIsBetter: true, value: (r) => r.result.summary.tps },
+  { name: 'p50', unit: 'ms', digits: 3, higherIsBetter: false, value: (r) => r.result.summary.latencyMs.p50 },
+  { name: 'p99', unit: 'ms', digits: 3, higherIsBetter: false, value: (r) => r.result.summary.latencyMs.p99 },
+  { name: 'failed', unit: '', digits: 0, higherIsBetter: false, value: (r) => r.result.summary.failed },
+  { name: 'CPU/txn', unit: 'us', digits: 1, higherIsBetter: false, value: (r) => r.result.summary.clientCpu.usPerTransaction },
+];
+
+export interface Cell {
+  value: number | null;
+  /** This run's value over the first run's; null for the first run or when either is missing or 0. */
+  ratio: number | null;
+  difference: number | null;
+}
+
+/** Each run's value of each metric, with its ratio to and difference from the first run. */
+export function compareRuns(runs: readonly LoadedResult[]): Cell[][] {
+  const first = runs[0];
+  return runs.map((run, i) =>
+    METRICS.map((m) => {
+      const value = m.value(run);
+      const base = first === undefined ? null : m.value(first);
+      const comparable = i > 0 && value !== null && base !== null;
+      return { value, ratio: comparable && base !== 0 ? value / base : null, difference: comparable ? value - base : null };
+    }),
+  );
+}
+
+export function formatValue(metric: Metric, value: number | null): string {
+  return value === null ? '-' : value.toFixed(metric.digits);
+}
+
+export function formatRatio(ratio: number | null): string {
+  return ratio === null ? '' : `x${ratio.toFixed(2)}`;
+}
+
+export function formatDifference(metric: Metric, difference: number | null): string {
+  if (difference === null) return '';
+  return `${difference >= 0 ? '+' : ''}${difference.toFixed(metric.digits)}`;
+}
+
+/** A short line naming what was run: workload, DBMS and version, clients. */
+export function describeRun(run: LoadedResult): string {
+  const r = run.result;
+  return `${r.config.workload} on ${dbmsLabel(run)}, ${r.config.clients} client(s), ${r.summary.measuredSeconds.toFixed(1)} s, ${r.status}`;
+}
+
+/**
+ * "PostgreSQL 15.20" rather than the whole version() string with compiler and platform; the DBMS
+ * name is left out when the version already says it.
+ */
+export function dbmsLabel(run: LoadedResult): string {
+  const { dbms, version } = run.result.target;
+  const short = version.split(/ \(| on |,/)[0]!.trim();
+  return short.toLowerCase().includes(dbms) ? short : `${dbms} ${short}`;
+}

@@ -1,0 +1,84 @@
+/**
+ * The script inside the report page. It only turns the chart specs (computed and typed in
+ * charts.ts) into uPlot charts, so it is kept as plain browser JavaScript in a string: the page
+ * must carry it inline, and the project's TypeScript is compiled for Node, not for the DOM.
+ * The charts are kept on window.headroomCharts so that the page can be inspected from outside.
+ */
+export const CLIENT_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var specs = JSON.parse(document.getElementById('headroom-data').textContent).charts;
+  var charts = [];
+  window.headroomCharts = charts;
+
+  function percentLabel(x) {
+    var digits = Math.max(0, Math.round(Math.log10(x)) - 2);
+    return (100 * (1 - 1 / x)).toFixed(digits) + '%';
+  }
+  function number(v) {
+    if (v == null) return '-';
+    var a = Math.abs(v);
+    return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
+  }
+  function decades(u) {
+    var out = [];
+    for (var v = 1; v <= u.scales.x.max * 1.0001; v *= 10) if (v >= u.scales.x.min * 0.9999) out.push(v);
+    return out;
+  }
+  // Drawn under the lines: the spans the results exclude (the warm-up).
+  function shade(spans) {
+    return {
+      hooks: {
+        drawClear: [function (u) {
+          var ctx = u.ctx;
+          ctx.save();
+          ctx.fillStyle = 'rgba(255, 170, 0, 0.14)';
+          spans.forEach(function (s) {
+            var x0 = Math.max(u.bbox.left, u.valToPos(s.from, 'x', true));
+            var x1 = Math.min(u.bbox.left + u.bbox.width, u.valToPos(s.to, 'x', true));
+            if (x1 > x0) ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+          });
+          ctx.restore();
+        }],
+      },
+    };
+  }
+  function draw(spec, el) {
+    var percentile = spec.kind === 'percentile';
+    var xAxis = { label: percentile ? 'percentile' : 'seconds since the clients started' };
+    // Whole seconds on time axes, as the series has one point a second.
+    if (!percentile) xAxis.incrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400];
+    if (percentile) {
+      xAxis.splits = decades;
+      xAxis.values = function (u, splits) { return splits.map(percentLabel); };
+    }
+    var opts = {
+      title: spec.title,
+      width: Math.max(320, el.clientWidth),
+      height: 300,
+      plugins: spec.shaded.length ? [shade(spec.shaded)] : [],
+      scales: {
+        x: percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } } : { time: false, range: function (u, min, max) { return [0, Math.max(1, max)]; } },
+        y: spec.yLog ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
+      },
+      series: [{
+        label: percentile ? 'percentile' : 'time',
+        value: function (u, v) { return v == null ? '-' : percentile ? percentLabel(v) : v.toFixed(1) + ' s'; },
+      }].concat(spec.lines.map(function (line) {
+        // A line needs two points: a short run's (or an early interrupt's) lone values show as dots.
+        var few = !percentile && spec.x.length <= 30;
+        var s = { label: line.label, stroke: line.color, width: 2, points: { show: few, size: 6, fill: line.color }, value: function (u, v) { return number(v); } };
+        if (line.dashed) s.dash = [6, 4];
+        return s;
+      })),
+      axes: [xAxis, { label: spec.yLabel, size: 64 }],
+    };
+    var plot = new uPlot(opts, [spec.x].concat(spec.lines.map(function (l) { return l.values; })), el);
+    charts.push({ id: spec.id, plot: plot, colors: spec.lines.map(function (l) { return l.color; }) });
+  }
+  specs.forEach(function (spec) { draw(spec, document.getElementById(spec.id)); });
+  window.addEventListener('resize', function () {
+    charts.forEach(function (c) { c.plot.setSize({ width: Math.max(320, c.plot.root.parentElement.clientWidth), height: 300 }); });
+  });
+})();
+`;

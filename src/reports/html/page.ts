@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { TOOL_VERSION } from '../../result/build.js';
+import type { LoadedResult } from '../input.js';
+import { overlayCharts, runCharts } from './charts.js';
+import { CLIENT_SCRIPT } from './client.js';
+import { escapeHtml, scriptJson } from './markup.js';
+import { comparisonSection, runSection } from './sections.js';
+import { STYLE } from './style.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * uPlot, inlined so the page opens offline and requests nothing: 50 kB minified, draws on canvas,
+ * and copes with the thousands of points a long run's series and HDR curves give.
+ */
+function uplotAssets(): { script: string; style: string } {
+  const read = (file: string): string => readFileSync(require.resolve(`uplot/${file}`), 'utf8');
+  // The MIT licence asks for its notice to travel with every copy, and each report is one.
+  const license = `/*! uPlot licence:\n${read('LICENSE').replace(/\*\//g, '* /')}*/\n`;
+  return { script: `${license}${read('dist/uPlot.iife.min.js')}`.replace(/<\/script/gi, '<\\/script'), style: read('dist/uPlot.min.css') };
+}
+
+/** The whole report as one self-contained HTML file: tables as markup, charts drawn by uPlot. */
+export function renderHtmlReport(runs: readonly LoadedResult[], generatedAt: Date = new Date()): string {
+  const perRun = runs.map((run, i) => runCharts(run, i));
+  const overlays = runs.length > 1 ? overlayCharts(runs) : [];
+  const title = runs.length === 1 ? `headroom: ${runs[0]!.label}` : `headroom: ${runs.length} runs compared`;
+  const uplot = uplotAssets();
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    // Nothing may leave the page: a report opened from a mail or an archive must not phone home.
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${uplot.style}${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<div class="generated">headroom ${escapeHtml(TOOL_VERSION)} report, generated ${escapeHtml(generatedAt.toISOString())} from ${runs.map((r) => `<code>${escapeHtml(r.file)}</code>`).join(', ')}</div>`,
+    runs.length > 1 ? comparisonSection(runs, overlays) : '',
+    ...runs.map((run, i) => runSection(run, i, perRun[i]!)),
+    `<script type="application/json" id="headroom-data">${scriptJson({ charts: [...overlays, ...perRun.flat()] })}</script>`,
+    `<script>${uplot.script}</script>`,
+    `<script>${CLIENT_SCRIPT}</script>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,108 @@
+import { ERROR_CLASSES } from '../../drivers/errors.js';
+import { METRICS, compareRuns, dbmsLabel, describeRun, formatRatio, formatValue } from '../comparison.js';
+import type { LoadedResult } from '../input.js';
+import type { ChartSpec } from './charts.js';
+import { escapeHtml as e, facts, htmlTable } from './markup.js';
+
+const ms = (v: number): string => v.toFixed(3);
+
+/** One run: what ran where, the headline numbers, its charts and every table the result holds. */
+export function runSection(run: LoadedResult, index: number, charts: readonly ChartSpec[]): string {
+  const r = run.result;
+  const s = r.summary;
+  const c = r.config;
+  const options = Object.entries(c.workloadOptions).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`).join('; ');
+  const failures = ERROR_CLASSES.filter((k) => s.failures[k] > 0).map((k) => `${k} ${s.failures[k]}`).join(', ');
+  const parts = [
+    `<section class="run" id="run${index}">`,
+    `<h2>${e(run.label)} <span class="status status-${e(r.status)}">${e(r.status)}</span></h2>`,
+    r.statusReason ? `<p class="reason">${e(r.statusReason)}</p>` : '',
+    facts([
+      ['workload', e(`${c.workload}${options ? ` (${options})` : ''}`)],
+      ['DBMS', e(dbmsLabel(run))],
+      ['server version', e(r.target.version)],
+      ['target', e(r.target.url)],
+      ['clients / jobs', `${c.clients} / ${c.jobs}`],
+      ['duration', e(`${s.measuredSeconds.toFixed(1)} s measured${c.warmupSeconds > 0 ? `, ${c.warmupSeconds} s warm-up excluded` : ''}${c.rate !== null ? `, rate ${c.rate} tps` : ''}`)],
+      ['started', e(r.startedAt)],
+    ]),
+    `<div class="headline">`,
+    figure('tps', s.tps.toFixed(1)),
+    figure('transactions', String(s.transactions)),
+    figure('failed', `${s.failed}${failures ? ` (${e(failures)})` : ''}`),
+    figure('p50 ms', ms(s.latencyMs.p50)),
+    figure('p99 ms', ms(s.latencyMs.p99)),
+    figure('client CPU / txn', s.clientCpu.usPerTransaction === null ? '-' : `${s.clientCpu.usPerTransaction.toFixed(1)} us`),
+    `</div>`,
+    htmlTable(
+      ['latency ms', 'avg', 'stddev', 'p50', 'p95', 'p99', 'p99.9', 'max'],
+      [['all', ...[s.latencyMs.avg, s.latencyMs.stddev, s.latencyMs.p50, s.latencyMs.p95, s.latencyMs.p99, s.latencyMs.p99_9, s.latencyMs.max].map(ms)]],
+    ),
+    `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
+      (s.scheduleLagMs ? `; schedule lag avg ${ms(s.scheduleLagMs.avg)} ms, max ${ms(s.scheduleLagMs.max)} ms` : '') +
+      s.connections.outages.map((o) => `; outage at ${e(o.startedAt)}: ${o.seconds.toFixed(1)} s, ${o.terminals} connection(s) lost${o.recovered ? '' : ', not recovered'}`).join('') +
+      (s.connections.refused > 0 ? `; the server refused ${s.connections.refused} of ${r.config.clients} connections` : '') +
+      (r.series.some((p) => p.phase === 'warmup') ? '; the shaded part of the time charts is the warm-up' : '') +
+      '</p>',
+    chartDivs(charts),
+    '<h3>Transaction types</h3>',
+    htmlTable(
+      ['name', 'count', 'tps', 'avg ms', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'failed', 'retried'],
+      r.transactions.map((t) => [e(t.name), String(t.count), t.tps.toFixed(1), ...[t.latencyMs.avg, t.latencyMs.p50, t.latencyMs.p95, t.latencyMs.p99, t.latencyMs.p99_9, t.latencyMs.max].map(ms), String(t.failed), String(t.retried)]),
+    ),
+  ];
+  if (r.errors.length > 0) {
+    parts.push('<h3>Errors</h3>', htmlTable(['class', 'code', 'count', 'message'], r.errors.map((x) => [e(x.errorClass), e(x.code ?? ''), String(x.count), e(x.message)]), { textColumns: 2 }));
+  }
+  if (r.data.phases.length > 0) {
+    parts.push(
+      '<h3>Data load</h3>',
+      htmlTable(['phase', 'rows', 'seconds', 'rows/s'], r.data.phases.map((p) => [e(p.name), String(p.rows), p.seconds.toFixed(3), p.rows > 0 && p.seconds > 0 ? (p.rows / p.seconds).toFixed(0) : ''])),
+    );
+  } else {
+    parts.push(`<p class="note">data: loaded ${r.data.loadedBy === 'earlier' ? 'before this run' : 'by this run'}, scale ${c.scale}</p>`);
+  }
+  parts.push(
+    '<div class="columns">',
+    '<div><h3>Client machine</h3>',
+    facts([
+      ['host', e(r.host.hostname)],
+      ['CPU', e(`${r.host.cpuModel}, ${r.host.cores} cores`)],
+      ['memory', `${(r.host.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
+      ['OS', e(r.host.os)],
+      ['Node.js', e(r.host.node)],
+      ['headroom', e(r.tool.version)],
+    ]),
+    '</div>',
+    '<div><h3>Server settings</h3>',
+    htmlTable(['setting', 'value'], Object.entries(r.target.settings).map(([k, v]) => [e(k), e(v)]), { textColumns: 2 }),
+    '</div>',
+    '</div>',
+    `<p class="note">command: <code>headroom run ${e(c.argv.join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
+    '</section>',
+  );
+  return parts.join('\n');
+}
+
+/** Several runs side by side, each figure with its ratio to the first run. */
+export function comparisonSection(runs: readonly LoadedResult[], charts: readonly ChartSpec[]): string {
+  const cells = compareRuns(runs);
+  const rows = runs.map((run, i) => [
+    `<a href="#run${i}">${e(run.label)}</a><div class="sub">${e(describeRun(run))}</div>`,
+    ...METRICS.flatMap((m, j) => {
+      const cell = cells[i]![j]!;
+      const better = cell.ratio === null ? '' : cell.ratio === 1 ? '' : (cell.ratio > 1) === m.higherIsBetter ? 'better' : 'worse';
+      return [formatValue(m, cell.value), `<span class="ratio ${better}">${formatRatio(cell.ratio)}</span>`];
+    }),
+  ]);
+  const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
+  return ['<section class="compare">', '<h2>Comparison</h2>', htmlTable(header, rows), '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
+}
+
+function figure(name: string, value: string): string {
+  return `<div class="figure"><div class="value">${value}</div><div class="name">${e(name)}</div></div>`;
+}
+
+function chartDivs(charts: readonly ChartSpec[]): string {
+  return `<div class="charts">${charts.map((c) => `<div class="chart" id="${e(c.id)}"></div>`).join('')}</div>`;
+}

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+import { RESULT_SCHEMA, type RunResult } from './result.js';
+
+/**
+ * Reads and checks one result file. Only the fields readers rely on are checked, so a file from
+ * a newer headroom of the same schema version (which may add fields) still reads.
+ */
+export function readResult(file: string): RunResult {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UserError(`no such file: ${file}`, 'give the path of a result file written by headroom run (default folder headroom-results/)');
+    if (code === 'EISDIR') throw new UserError(`${file} is a folder, not a result file`, `name the files in it, e.g. ${path.join(file, '*.json')}`);
+    throw new UserError(`cannot read ${file}: ${(error as Error).message}`, 'check the path and its permissions', { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UserError(`${file} is not a headroom result file (not JSON)`, 'give a file written by headroom run');
+  }
+  const schema = isRecord(parsed) ? parsed['schema'] : undefined;
+  if (typeof schema !== 'string' || !schema.startsWith('headroom.result/')) {
+    throw new UserError(`${file} is not a headroom result file (no "schema": "${RESULT_SCHEMA}")`, 'give a file written by headroom run');
+  }
+  if (schema !== RESULT_SCHEMA) {
+    throw new UserError(`${file} has schema ${schema}; this version of headroom reads ${RESULT_SCHEMA}`, 'use the headroom version that wrote it, or rerun the benchmark with this one');
+  }
+  const record = parsed as Record<string, unknown>;
+  const damaged = REQUIRED.find((key) => (key === 'series' || key === 'transactions' ? !Array.isArray(record[key]) : !isRecord(record[key]) && typeof record[key] !== 'string'));
+  if (damaged !== undefined) throw new UserError(`${file} is a damaged result file (field "${damaged}" is missing or wrong)`, 'rerun the benchmark to write it again');
+  return parsed as RunResult;
+}
+
+const REQUIRED = ['status', 'config', 'target', 'host', 'data', 'summary', 'transactions', 'series'] as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
