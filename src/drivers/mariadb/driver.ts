@@ -1,4 +1,4 @@
-import mariadb, { type Connection as MariadbNativeConnection, type Prepare, type UpsertResult } from 'mariadb';
+import type { Connection as MariadbNativeConnection, Prepare, UpsertResult } from 'mariadb';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeMariadb } from './observe.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
@@ -34,6 +34,9 @@ export class MariadbDriver implements Driver {
 
   async connect(): Promise<Connection> {
     try {
+      // Loaded on first use: the connector takes a quarter of a second to load, which every
+      // other command (and every run on another DBMS) would otherwise pay.
+      const { default: mariadb } = await import('mariadb');
       const conn = await mariadb.createConnection({
         host: this.config.host,
         port: this.config.port,
