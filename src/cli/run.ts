@@ -28,6 +28,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed (default: a new one each run, stored in the result)' },
+  { long: 'observe', type: 'boolean', help: "sample the server beside the run: its CPU and I/O, waits, sizes, top statements (--observe=false: don't)", default: true },
   { long: 'live', type: 'boolean', help: 'on a terminal, redraw a compact live view in place of the progress lines (--live=false: lines)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'result file (default headroom-results/WORKLOAD-DBMS-TIME.json)' },
   {
@@ -102,7 +103,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
     if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
-    const observer = await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
+    const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
     const outcome = await runEngine(
       { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force },
       abort.signal,
@@ -116,7 +117,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     )
       .catch(async (error: unknown) => {
         // The terminals never started (e.g. the server refused them): stop sampling, then report.
-        await observer.stop().catch(() => undefined);
+        await observer?.stop().catch(() => undefined);
         throw error;
       })
       .finally(() => {
@@ -124,7 +125,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       });
-    const observed = await observer.stop();
+    const observed = (await observer?.stop()) ?? null;
 
     const result: RunResult = buildResult({
       outcome,

@@ -5,6 +5,7 @@ import { table } from './text.js';
 export function serverLines(result: RunResult, cores: number): string[] {
   const { server } = result;
   const lines = [verdict(result, cores)];
+  if (server === null) return lines;
   if (server.host) {
     lines.push(
       `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); disk read ${mb(server.host.readBytes)}, written ${mb(server.host.writeBytes)}`,
@@ -40,7 +41,7 @@ export function serverLines(result: RunResult, cores: number): string[] {
 export function verdict(result: RunResult, cores: number): string {
   const client = result.summary.clientCpu.percentOfOneCore;
   const jobs = result.config.jobs;
-  const server = result.server.host?.cpuPercentOfOneCore;
+  const server = result.server?.host?.cpuPercentOfOneCore;
   if (client >= 90 * jobs) {
     return `verdict: the client was saturated (${client.toFixed(0)}% of a core with ${jobs} job(s)): the server could do more; raise -j or run the client on another machine`;
   }

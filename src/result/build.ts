@@ -13,7 +13,7 @@ export interface ResultInputs {
   outcome: EngineOutcome;
   config: RunResult['config'];
   server: ServerInfo;
-  observed: ServerObservation;
+  observed: ServerObservation | null;
   url: string;
   data: RunResult['data'];
   statusReason?: string;

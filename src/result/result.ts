@@ -64,7 +64,7 @@ export interface RunResult {
     histogram: string;
   }[];
   errors: ErrorSample[];
-  /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O. */
-  server: ServerObservation;
+  /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
+  server: ServerObservation | null;
   series: SeriesPoint[];
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RunResult } from '../../src/result/result.js';
+import type { ServerObservation } from '../../src/observe/run-observer.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
@@ -14,12 +15,14 @@ function workdir(t: { after(fn: () => void): void }): string {
   return dir;
 }
 
-async function run(t: { after(fn: () => void): void }, db: string): Promise<RunResult & { stdout: string }> {
+async function run(t: { after(fn: () => void): void }, db: string): Promise<RunResult & { server: ServerObservation; stdout: string }> {
   const dir = workdir(t);
   const out = path.join(dir, 'r.json');
   const cli = await runCli(['run', 'tpcb', '--db', db, '-c', '2', '-T', '3', '-P', '0', '--out', out]);
   assert.equal(cli.code, 0, cli.stderr);
-  return { ...(JSON.parse(readFileSync(out, 'utf8')) as RunResult), stdout: cli.stdout };
+  const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.ok(result.server, 'every run is observed unless --observe=false');
+  return { ...result, server: result.server, stdout: cli.stdout };
 }
 
 test('postgres with pg_stat_statements: the run reports its top statements, the server processes, waits and sizes', async (t) => {
@@ -67,4 +70,14 @@ test('sqlite: the database size, no server processes, and a verdict about the cl
   assert.equal(result.server.host, null);
   assert.ok('unavailable' in result.server.statements);
   assert.match(result.stdout, /^verdict: .*(SQLite runs inside the client|client was saturated)/m);
+});
+
+test('--observe=false leaves the server alone and says so in the result', async (t) => {
+  const dir = workdir(t);
+  const out = path.join(dir, 'r.json');
+  const cli = await runCli(['run', 'tpcb', '--db', `sqlite:${path.join(dir, 'n.db')}`, '-t', '10', '-P', '0', '--observe=false', '--out', out]);
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.equal((JSON.parse(readFileSync(out, 'utf8')) as RunResult).server, null);
+  assert.match(cli.stdout, /^verdict: /m);
+  assert.doesNotMatch(cli.stdout, /^statements: /m);
 });
