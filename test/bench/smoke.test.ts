@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freshDatabase } from '../helpers/databases.js';
+
+const BENCH = fileURLToPath(new URL('../../../bench/pgbench-vs-headroom.mjs', import.meta.url));
+
+/** Not a benchmark: a one-second run proving the side-by-side script still works end to end. */
+test('bench/pgbench-vs-headroom.mjs runs both tools and prints their ratios', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  // The script creates and drops a database of its own; the fresh one only names it.
+  await db.dispose();
+  const url = `${db.url}_bench`;
+  const child = spawnSync(process.execPath, [BENCH, '--db', url, '--time', '1', '--scale', '1', '--clients', '2'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  for (const mode of ['select-only', 'tpcb-like']) {
+    const row = new RegExp(`^${mode} +1 +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
+    assert.ok(row, `no ${mode} row in:\n${child.stdout}`);
+    const [pgTps, hrTps, tpsRatio, pgCpu, hrCpu, cpuRatio] = row.slice(1).map(Number);
+    assert.ok(pgTps! > 0 && hrTps! > 0 && pgCpu! > 0 && hrCpu! > 0, row[0]);
+    // The printed figures are rounded, so the ratios are checked to within 2%.
+    const close = (printed: number, exact: number): boolean => Math.abs(printed - exact) <= 0.02 * exact + 0.005;
+    assert.ok(close(tpsRatio!, hrTps! / pgTps!) && close(cpuRatio!, hrCpu! / pgCpu!), `ratios must follow from the figures: ${row[0]}`);
+  }
+});
