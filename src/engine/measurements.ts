@@ -1,4 +1,4 @@
-import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, TypeTotals } from '../metrics/recorder.js';
+import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, TerminalTally, TypeTotals } from '../metrics/recorder.js';
 import { noFailures } from '../metrics/recorder.js';
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
@@ -58,6 +58,7 @@ export interface MergedTotals {
   errors: ErrorSample[];
   outages: Outage[];
   refusedConnections: number;
+  terminals: TerminalTally[];
 }
 
 /** A stretch of time in which one or more terminals had no connection (their episodes merged). */
@@ -108,6 +109,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     errors: [...errors.values()].sort((a, b) => b.count - a.count),
     outages: mergeOutages(jobs.flatMap((j) => j.outages)),
     refusedConnections: sum(jobs.map((j) => j.refusedConnections)),
+    terminals: jobs.flatMap((j) => j.terminals).sort((a, b) => a.terminal - b.terminal),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
-import type { Recorder } from '../metrics/recorder.js';
+import type { Recorder, TerminalTally } from '../metrics/recorder.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workloads/workload.js';
 import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
@@ -61,10 +61,12 @@ export class Terminal {
   private readonly blocking: boolean;
   private readonly gate: Gate | undefined;
   private conn: Connection;
+  private readonly tally: TerminalTally;
 
   constructor(parts: TerminalParts) {
     ({ plan: this.plan, types: this.types, recorder: this.recorder, stop: this.stop, connection: this.conn, connect: this.connect, blocking: this.blocking, gate: this.gate } = parts);
     this.random = new Random(this.plan.seed);
+    this.tally = this.recorder.tally(this.plan.id);
     this.deck = new Deck(
       this.types.map((t) => t.weight),
       new Random(this.plan.seed ^ 0x5bd1e995),
@@ -99,9 +101,9 @@ export class Terminal {
       leave?.();
       if (error === undefined) {
         const ended = performance.now();
-        recorder.success(type, Math.max(1, Math.round((ended - scheduled) * 1000)), Math.round((started - scheduled) * 1000));
+        recorder.success(type, Math.max(1, Math.round((ended - scheduled) * 1000)), Math.round((started - scheduled) * 1000), this.tally);
       } else {
-        recorder.failure(type, error);
+        recorder.failure(type, error, this.tally);
         if (error.errorClass === 'connection_lost') await this.reconnect();
         else if (error.errorClass === 'bad_request') {
           this.abortedBy = error;

@@ -44,6 +44,21 @@ export interface OutageEpisode {
   recovered: boolean;
 }
 
+/** One terminal's own figures over the measured period (the study printed them per terminal). */
+export interface TerminalTally {
+  terminal: number;
+  transactions: number;
+  failed: number;
+  latencySumUs: number;
+  latencyMaxUs: number;
+  /** Epoch milliseconds when its last transaction of the measured period ended (comparable across threads). */
+  lastEndMs: number;
+}
+
+export function newTally(terminal: number): TerminalTally {
+  return { terminal, transactions: 0, failed: 0, latencySumUs: 0, latencyMaxUs: 0, lastEndMs: 0 };
+}
+
 export interface JobTotals {
   types: TypeTotals[];
   lagSumUs: number;
@@ -52,6 +67,7 @@ export interface JobTotals {
   outages: OutageEpisode[];
   /** Terminals dropped at the start because the server refused their connection (--force). */
   refusedConnections: number;
+  terminals: TerminalTally[];
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
@@ -76,13 +92,14 @@ export class Recorder {
   private lagMaxUs = 0;
   private readonly errors = new Map<string, ErrorSample>();
   private readonly outages: OutageEpisode[] = [];
+  private readonly tallies: TerminalTally[] = [];
 
   constructor(private readonly typeNames: readonly string[]) {
     this.totals = typeNames.map(() => createHistogram());
     this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures() }));
   }
 
-  success(type: number, latencyUs: number, lagUs: number): void {
+  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
@@ -90,13 +107,19 @@ export class Recorder {
     if (!this.measuring) return;
     this.totals[type]!.recordValue(latencyUs);
     this.counts[type]!.count++;
+    tally.transactions++;
+    tally.latencySumUs += latencyUs;
+    if (latencyUs > tally.latencyMaxUs) tally.latencyMaxUs = latencyUs;
+    tally.lastEndMs = performance.timeOrigin + performance.now();
     this.lagSumUs += lagUs;
     if (lagUs > this.lagMaxUs) this.lagMaxUs = lagUs;
   }
 
-  failure(type: number, error: DbError): void {
+  failure(type: number, error: DbError, tally: TerminalTally): void {
     this.intervalFailed++;
     if (!this.measuring) return;
+    tally.failed++;
+    tally.lastEndMs = performance.timeOrigin + performance.now();
     const counts = this.counts[type]!;
     counts.failed++;
     counts.failures[error.errorClass]++;
@@ -108,6 +131,13 @@ export class Recorder {
     if (!this.measuring) return;
     this.counts[type]!.retried++;
     this.sample(error);
+  }
+
+  /** A terminal's tally, kept by the recorder so that totals can include it. */
+  tally(terminal: number): TerminalTally {
+    const tally = newTally(terminal);
+    this.tallies.push(tally);
+    return tally;
   }
 
   /** A terminal was without a connection (outages are kept in warm-up too: they matter whenever they happen). */
@@ -145,6 +175,7 @@ export class Recorder {
       errors: [...this.errors.values()],
       outages: [...this.outages],
       refusedConnections: this.refusedConnections,
+      terminals: this.tallies.map((t) => ({ ...t })),
     };
   }
 }

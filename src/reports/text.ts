@@ -51,6 +51,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     const rows = result.transactions.map((t) => [t.name, String(t.count), t.tps.toFixed(1), ms(t.latencyMs.avg), ms(t.latencyMs.p50), ms(t.latencyMs.p99), ms(t.latencyMs.max), String(t.failed), String(t.retried)]);
     lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
+  lines.push(...terminalLines(result));
   lines.push(...serverLines(result, result.host.cores));
   for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
   if (resultPath) lines.push(`result: ${resultPath}`);
@@ -63,6 +64,18 @@ export function studyLine(seconds: number, transactions: number): string {
   const perTransaction = transactions === 0 ? '-' : (ms / transactions).toFixed(3);
   const perSecond = seconds === 0 ? '-' : (transactions / seconds).toFixed(1);
   return `Total time: ${Math.round(ms)} ms = ${perTransaction} ms/tr = ${perSecond} tr/sec`;
+}
+
+/** The study's per-terminal lines for a few terminals; for many, how evenly they were served. */
+function terminalLines(result: RunResult): string[] {
+  const terminals = result.terminals;
+  if (terminals.length === 0) return [];
+  if (terminals.length <= 16) {
+    return terminals.map((t) => `terminal ${t.terminal}: finished ${t.transactions}${t.failed > 0 ? ` (+${t.failed} failed)` : ''}, time ${t.seconds.toFixed(1)} s, maxWait ${t.maxMs.toFixed(1)} ms, avgWait ${t.avgMs.toFixed(3)} ms`);
+  }
+  const counts = terminals.map((t) => t.transactions);
+  const slowest = terminals.reduce((a, b) => (b.maxMs > a.maxMs ? b : a));
+  return [`terminals: ${terminals.length}; finished per terminal ${Math.min(...counts)} to ${Math.max(...counts)}; slowest unit ${slowest.maxMs.toFixed(1)} ms (terminal ${slowest.terminal})`];
 }
 
 function describeOptions(options: Record<string, unknown>): string {

@@ -70,6 +70,15 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       latencyMs: summarize(t.histogram),
       histogram: encodeHistogram(t.histogram),
     })),
+    terminals: totals.terminals.map((t) => ({
+      terminal: t.terminal,
+      transactions: t.transactions,
+      failed: t.failed,
+      // From the start of the measured period to the terminal's last transaction in it.
+      seconds: outcome.measureStartedAt && t.lastEndMs > 0 ? round((t.lastEndMs - outcome.measureStartedAt.getTime()) / 1000, 3) : 0,
+      maxMs: round(t.latencyMaxUs / 1000, 3),
+      avgMs: t.transactions > 0 ? round(t.latencySumUs / t.transactions / 1000, 3) : 0,
+    })),
     errors: totals.errors,
     server: observed,
     series: outcome.series,

@@ -63,6 +63,8 @@ export interface RunResult {
     /** HdrHistogram compressed base64 (V2 encoding), microseconds. */
     histogram: string;
   }[];
+  /** Per terminal over the measured period: the study's finished / time / maxWait / avgWait. */
+  terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number }[];
   errors: ErrorSample[];
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
   server: ServerObservation | null;

@@ -92,6 +92,9 @@ test('the default run: embedded SQLite, progress every second, a summary and a r
   assert.doesNotMatch(again.stderr, /loading/, 'existing data is reused');
   const second = JSON.parse(readFileSync(path.join(cwd, 'second.json'), 'utf8')) as RunResult;
   assert.equal(second.summary.transactions, 50);
+  assert.deepEqual(second.terminals.map((t) => t.transactions), [25, 25]);
+  assert.ok(second.terminals.every((t) => t.maxMs >= t.avgMs && t.avgMs > 0 && t.seconds >= 0));
+  assert.match(again.stdout, /^terminal 1: finished 25, time [\d.]+ s, maxWait [\d.]+ ms, avgWait [\d.]+ ms$/m);
   assert.equal(second.data.loadedBy, 'earlier');
   const check = await runCli(['check'], { cwd });
   assert.equal(check.code, 0, check.stdout + check.stderr);

@@ -41,6 +41,11 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(outcome.status, 'completed');
     const done = outcome.totals.types.reduce((n, type) => n + type.count + type.failed, 0);
     assert.equal(done, 3 * 80, 'every client ran exactly -t transactions');
+    assert.deepEqual(
+      outcome.totals.terminals.map((t) => [t.terminal, t.transactions + t.failed]),
+      [[0, 80], [1, 80], [2, 80]],
+      'each terminal counts its own transactions, across jobs',
+    );
     const byName = Object.fromEntries(outcome.totals.types.map((type) => [type.name, type.count]));
     // The deck holds the 3:1 mix exactly per deck of 4; 80 per client is 20 whole decks.
     assert.equal(byName['tpcb-like']! + (outcome.totals.types[0]!.failed), 180);
