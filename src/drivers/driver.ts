@@ -3,7 +3,7 @@
  * DBMS-specific error codes never leave a driver folder (see errors.ts).
  */
 
-export type DbmsName = 'sqlite' | 'postgres' | 'mariadb';
+export type DbmsName = 'sqlite' | 'postgres' | 'mariadb' | 'firebird';
 
 /** A parameter value a statement can bind. */
 export type SqlValue = number | bigint | string | boolean | null | Date;
