@@ -1,5 +1,7 @@
+import type { Socket as NetSocket } from 'node:net';
 import Firebird, { type Database, type Options, type Statement as NativeStatement, type Transaction } from 'node-firebird';
 import wire from 'node-firebird/lib/wire/const.js';
+import WireConnection from 'node-firebird/lib/wire/connection.js';
 import { parseRecordCounts } from 'node-firebird/lib/wire/xsqlvar.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
@@ -49,7 +51,7 @@ export class FirebirdDriver implements Driver {
 
   async connect(): Promise<Connection> {
     try {
-      return new FirebirdConnection(await Firebird.attachAsync(firebirdOptions(this.config)), this.config);
+      return new FirebirdConnection(await attach(this.config), this.config);
     } catch (error) {
       throw classifyFirebirdError(error, this.config);
     }
@@ -237,7 +239,11 @@ class FirebirdConnection implements Connection {
 
   async close(): Promise<void> {
     this.tx = undefined;
-    await this.db.detachAsync().catch(() => {});
+    // force: detach even with requests outstanding (node-firebird would otherwise wait for them
+    // forever on an attachment the server killed); then make sure the socket is gone.
+    await this.db.detachAsync(true).catch(() => {});
+    const cnx = (this.db as unknown as { connection?: WireConnection }).connection;
+    if (cnx) destroySocket(cnx);
   }
 
   private async end(finish: (tx: Transaction) => Promise<void>): Promise<void> {
@@ -250,6 +256,41 @@ class FirebirdConnection implements Connection {
       throw classifyFirebirdError(error);
     }
   }
+}
+
+/**
+ * Firebird.attach() as node-firebird writes it, except that a failed login or a database the
+ * server cannot open also closes the socket: node-firebird leaves it open, which keeps the
+ * process alive.
+ */
+function attach(target: ServerTarget): Promise<Database> {
+  const options = firebirdOptions(target);
+  return new Promise((resolve, reject) => {
+    const fail = (error: unknown): void => {
+      destroySocket(cnx);
+      reject(error);
+    };
+    // isPool: node-firebird reconnects and re-attaches by itself after a lost socket unless it
+    // belongs to a pool; headroom's terminals reconnect on their own, and need to see the loss.
+    const internal = { ...options, isPool: true } as ConstructorParameters<typeof WireConnection>[3];
+    const cnx: WireConnection = new WireConnection(
+      target.host,
+      target.port,
+      (err) => {
+        if (err) return fail(err);
+        cnx.connect(internal, (err2) => {
+          if (err2) return fail(err2);
+          cnx.attach(internal, (err3, db) => (err3 || !db ? fail(err3) : resolve(db as unknown as Database)));
+        });
+      },
+      internal,
+    );
+  });
+}
+
+/** node-firebird's socket is a proxy that hands what it lacks (destroy) to the net.Socket. */
+function destroySocket(cnx: WireConnection): void {
+  (cnx._socket as unknown as NetSocket).destroy();
 }
 
 /**

@@ -56,7 +56,12 @@ export function classifyFirebirdError(error: unknown, target?: ServerTarget): Db
   if (error instanceof DbError) return error;
   const shape = (error ?? {}) as FirebirdErrorShape;
   const codes = gdsCodes(shape);
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim();
+  // The result file counts errors by message: the conflicting transaction's number would make
+  // every update conflict a message of its own.
+  const message = (error instanceof Error ? error.message : String(error))
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/, Concurrent transaction number is \d+/, '')
+    .trim();
   const errorClass = firebirdClass(codes, shape.code, message);
   const code = codes[0] !== undefined ? String(codes[0]) : shape.code;
   return new DbError(errorClass, message, code, target ? firebirdHint(codes, shape.code, target) : undefined, { cause: error });
