@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the database servers the tests use are running on this machine: PostgreSQL at
-# 127.0.0.1:5432 and MariaDB at 127.0.0.1:3306. Starts a server that is installed but stopped,
+# 127.0.0.1:5432, MariaDB at 127.0.0.1:3306 and Firebird at 127.0.0.1:3050 (scripts/firebird.sh). Starts a server that is installed but stopped,
 # installs one that is missing (Debian packages). Safe to run any number of times.
 set -euo pipefail
 
@@ -39,3 +39,5 @@ if ! mariadb_up; then
 else
   log 'MariaDB is up'
 fi
+
+bash "$(dirname "$0")/firebird.sh"

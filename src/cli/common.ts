@@ -61,8 +61,11 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(values: OptionValues): Promise<Session> {
+export async function openSession(values: OptionValues, workload?: Workload): Promise<Session> {
   const target = resolveTarget(values['db'] as string | undefined);
+  if (workload?.runsOn && !workload.runsOn.includes(target.dbms)) {
+    throw new UserError(`workload ${workload.name} does not run on ${target.dbms} yet`, `it runs on ${workload.runsOn.join(', ')}`);
+  }
   const driver = createDriver(target);
   const conn = await driver.connect();
   return {

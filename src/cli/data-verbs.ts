@@ -18,7 +18,7 @@ export const DROP_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTIO
 export async function initCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, workloadOptions } = parseVerbArgs(argv, 'init', INIT_OPTIONS);
   const scale = askedScale(workload, values) ?? workload.defaultScale;
-  const session = await openSession(values);
+  const session = await openSession(values, workload);
   try {
     logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
     const started = performance.now();
@@ -33,7 +33,7 @@ export async function initCommand(argv: readonly string[]): Promise<number> {
 /** `headroom check`: verify the workload's data invariants; exit 1 when one fails. */
 export async function checkCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, workloadOptions } = parseVerbArgs(argv, 'check', CHECK_OPTIONS);
-  const session = await openSession(values);
+  const session = await openSession(values, workload);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
     const scale = await workload.detectScale(base);
@@ -53,7 +53,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
 /** `headroom drop`: remove the workload's tables. */
 export async function dropCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, workloadOptions } = parseVerbArgs(argv, 'drop', DROP_OPTIONS);
-  const session = await openSession(values);
+  const session = await openSession(values, workload);
   try {
     await workload.drop({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
     process.stdout.write(`dropped ${workload.name} from ${session.url}\n`);

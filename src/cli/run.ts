@@ -55,7 +55,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
   const asked = askedScale(workload, values);
 
-  const session = await openSession(values);
+  const session = await openSession(values, workload);
   try {
     const server = await session.driver.serverInfo(session.conn);
     const budget = await session.driver.connectionBudget(session.conn);

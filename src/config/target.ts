@@ -27,9 +27,11 @@ const SCHEMES: Record<string, DbmsName> = {
   pg: 'postgres',
   mariadb: 'mariadb',
   mysql: 'mariadb',
+  firebird: 'firebird',
+  fb: 'firebird',
 };
 
-const URL_HINT = 'use e.g. sqlite:./bench.db, postgres://user@host:5432/db or mariadb://user@host:3306/db';
+const URL_HINT = 'use e.g. sqlite:./bench.db, postgres://user@host:5432/db, mariadb://user@host:3306/db or firebird://SYSDBA@host:3050//path/file.fdb';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -65,24 +67,22 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
       throw new UserError(`malformed database URL "${redact(text)}"`, URL_HINT);
     }
   }
-  const fromEnv =
+  const fromEnv: Partial<Record<'host' | 'port' | 'user' | 'password' | 'database', string>> =
     dbms === 'postgres'
       ? { host: env['PGHOST'], port: env['PGPORT'], user: env['PGUSER'], password: env['PGPASSWORD'], database: env['PGDATABASE'] }
-      : {
-          host: env['MYSQL_HOST'],
-          port: env['MYSQL_TCP_PORT'],
-          user: env['MYSQL_USER'],
-          password: env['MYSQL_PWD'],
-          database: env['MYSQL_DATABASE'],
-        };
-  const defaults = dbms === 'postgres' ? { port: 5432, user: 'postgres' } : { port: 3306, user: 'root' };
+      : dbms === 'mariadb'
+        ? { host: env['MYSQL_HOST'], port: env['MYSQL_TCP_PORT'], user: env['MYSQL_USER'], password: env['MYSQL_PWD'], database: env['MYSQL_DATABASE'] }
+        : // Firebird's own tools (isql, gbak) read only these two.
+          { user: env['ISC_USER'], password: env['ISC_PASSWORD'] };
+  const defaults = { postgres: { port: 5432, user: 'postgres' }, mariadb: { port: 3306, user: 'root' }, firebird: { port: 3050, user: 'SYSDBA' } }[dbms];
   const portText = nonEmpty(url?.port) ?? fromEnv.port;
   const port = portText === undefined ? defaults.port : Number(portText);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new UserError(`port "${portText}" in the database URL is not a TCP port`, URL_HINT);
   }
   const user = nonEmpty(decode(url?.username)) ?? fromEnv.user ?? defaults.user;
-  const database = nonEmpty(decode(url?.pathname.replace(/^\//, ''))) ?? fromEnv.database ?? (dbms === 'postgres' ? user : 'test');
+  const path = nonEmpty(decode(url?.pathname.replace(/^\//, '')));
+  const database = dbms === 'firebird' ? firebirdDatabase(path, text) : (path ?? fromEnv.database ?? (dbms === 'postgres' ? user : 'test'));
   return {
     dbms,
     host: nonEmpty(url?.hostname) ?? fromEnv.host ?? '127.0.0.1',
@@ -91,6 +91,19 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
     password: nonEmpty(decode(url?.password)) ?? fromEnv.password,
     database,
   };
+}
+
+/**
+ * A Firebird database is a file on the server or an alias from its databases.conf. After the
+ * host's slash comes the file: `//var/lib/x.fdb` or `/var/lib/x.fdb` (a path with a folder is
+ * taken as absolute, since the server resolves relative ones against its own working folder),
+ * or a bare alias such as `employee`.
+ */
+function firebirdDatabase(path: string | undefined, text: string): string {
+  if (path === undefined) {
+    throw new UserError(`the Firebird URL "${redact(text)}" names no database`, 'add the database file or alias, e.g. firebird://SYSDBA@127.0.0.1:3050//var/lib/firebird/3.0/data/bench.fdb');
+  }
+  return path.includes('/') && !path.startsWith('/') ? `/${path}` : path;
 }
 
 /** The target as it may be printed or stored: never with the password. */

@@ -5,7 +5,7 @@ import type { DbmsObservation } from '../observe/observation.js';
  * DBMS-specific error codes never leave a driver folder (see errors.ts).
  */
 
-export type DbmsName = 'sqlite' | 'postgres' | 'mariadb';
+export type DbmsName = 'sqlite' | 'postgres' | 'mariadb' | 'firebird';
 
 /** A parameter value a statement can bind. */
 export type SqlValue = number | bigint | string | boolean | null | Date;

@@ -3,6 +3,7 @@ import type { Target } from '../config/target.js';
 import { SqliteDriver } from './sqlite/driver.js';
 import { PostgresDriver } from './postgres/driver.js';
 import { MariadbDriver } from './mariadb/driver.js';
+import { FirebirdDriver } from './firebird/driver.js';
 
 export interface DriverDescription {
   dbms: DbmsName;
@@ -36,5 +37,7 @@ export function createDriver(target: Target): Driver {
       return new PostgresDriver(target);
     case 'mariadb':
       return new MariadbDriver(target);
+    case 'firebird':
+      return new FirebirdDriver(target);
   }
 }

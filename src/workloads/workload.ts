@@ -50,6 +50,8 @@ export interface TransactionType {
 export interface Workload {
   name: string;
   description: string;
+  /** The DBMSs it has a schema for; absent: every DBMS headroom drives. */
+  runsOn?: readonly DbmsName[];
   /** What -s means for this workload. */
   scaleHelp: string;
   defaultScale: number;

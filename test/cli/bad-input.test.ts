@@ -70,6 +70,7 @@ const CASES: [args: string[], message: RegExp][] = [
   [['run', 'tpcb', '--load', 'bulk'], /--load is not an option of workload tpcb/],
   [['run', 'chain', '--load', 'quick'], /--load must be one of/],
   [['run', 'chain', '--mode', 'sideways'], /--mode must be one of/],
+  [['run', 'chain', '--db', 'firebird://SYSDBA:masterkey@127.0.0.1:3050//tmp/none.fdb'], /workload chain does not run on firebird yet \(it runs on sqlite, postgres, mariadb\)/],
   // files
   [['plan'], /takes one result file/],
   [['plan', 'missing.json'], /no such file: missing\.json/],

@@ -40,3 +40,15 @@ test('malformed and unknown URLs are user errors that say how to write one, neve
   assert.throws(() => resolveTarget('postgres://u:topsecret@ho st/db', {}), (e: unknown) => e instanceof UserError && !e.message.includes('topsecret'));
   assert.throws(() => resolveTarget('sqlite:', {}), UserError);
 });
+
+test('firebird: URLs name a server-side file (absolute with folders) or an alias; ISC_USER / ISC_PASSWORD fill in', () => {
+  const full = resolveTarget('firebird://SYSDBA:master%3Akey@10.0.0.5:3051//var/lib/firebird/bench.fdb', {});
+  assert.deepEqual(full, { dbms: 'firebird', host: '10.0.0.5', port: 3051, user: 'SYSDBA', password: 'master:key', database: '/var/lib/firebird/bench.fdb' });
+  assert.equal(describeTarget(full), 'firebird://SYSDBA@10.0.0.5:3051//var/lib/firebird/bench.fdb');
+  assert.deepEqual(resolveTarget(describeTarget(full), {}), { ...full, password: undefined });
+  assert.equal((resolveTarget('firebird://db.local/var/lib/x.fdb', {}) as { database: string }).database, '/var/lib/x.fdb');
+  const alias = resolveTarget('firebird://db.local/employee', { ISC_USER: 'alice', ISC_PASSWORD: 'pw' });
+  assert.deepEqual(alias, { dbms: 'firebird', host: 'db.local', port: 3050, user: 'alice', password: 'pw', database: 'employee' });
+  assert.equal((resolveTarget('firebird://h/x.fdb', {}) as { user: string }).user, 'SYSDBA');
+  assert.throws(() => resolveTarget('firebird://SYSDBA:secret@db.local', {}), (e: unknown) => e instanceof UserError && /names no database/.test(e.message) && !e.message.includes('secret'));
+});

@@ -3,22 +3,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { resolveTarget, describeTarget, type Target } from '../../src/config/target.js';
+import { resolveTarget, describeTarget, type ServerTarget, type Target } from '../../src/config/target.js';
 import type { Connection, DbmsName, Driver } from '../../src/drivers/driver.js';
 import { createDriver } from '../../src/drivers/registry.js';
+import { createFirebirdDatabase, dropFirebirdDatabase } from '../../src/drivers/firebird/database.js';
 
-/** The servers the tests use; override with HEADROOM_TEST_POSTGRES / HEADROOM_TEST_MARIADB. */
-const ADMIN_URLS: Record<Exclude<DbmsName, 'sqlite'>, string> = {
+/** The servers the tests use; override with HEADROOM_TEST_POSTGRES / _MARIADB / _FIREBIRD. */
+const ADMIN_URLS: Record<Exclude<DbmsName, 'sqlite' | 'firebird'>, string> = {
   postgres: process.env['HEADROOM_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test',
   mariadb: process.env['HEADROOM_TEST_MARIADB'] ?? 'mariadb://root@127.0.0.1:3306/test',
 };
 
+/**
+ * Firebird has no CREATE DATABASE over an existing attachment: each test database is a new file
+ * in this server-side folder (scripts/firebird.sh makes it writable by the server).
+ */
+const FIREBIRD_URL = process.env['HEADROOM_TEST_FIREBIRD'] ?? 'firebird://SYSDBA:masterkey@127.0.0.1:3050//var/lib/firebird/3.0/data/headroom_test.fdb';
+
 const START_HINTS: Record<Exclude<DbmsName, 'sqlite'>, string> = {
   postgres: "start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set HEADROOM_TEST_POSTGRES)",
   mariadb: 'start it with: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd (or set HEADROOM_TEST_MARIADB)',
+  firebird: 'install and start it with: bash scripts/firebird.sh (or set HEADROOM_TEST_FIREBIRD)',
 };
 
-export const DBMS_UNDER_TEST: readonly DbmsName[] = ['sqlite', 'postgres', 'mariadb'];
+export const DBMS_UNDER_TEST: readonly DbmsName[] = ['sqlite', 'postgres', 'mariadb', 'firebird'];
 
 export interface TestDatabase {
   target: Target;
@@ -40,7 +48,8 @@ export async function freshDatabase(t: TestContext, dbms: DbmsName): Promise<Tes
     const target = resolveTarget(`sqlite:${path.join(folder, 'test.db')}`);
     return { target, admin: target, url: describeTarget(target), dispose: async () => rmSync(folder, { recursive: true, force: true }) };
   }
-  const admin = resolveTarget(ADMIN_URLS[dbms]);
+  if (dbms === 'firebird') return freshFirebird(t);
+  const admin = resolveTarget(ADMIN_URLS[dbms as Exclude<DbmsName, 'sqlite' | 'firebird'>]);
   const driver = createDriver(admin);
   let conn;
   try {
@@ -68,6 +77,22 @@ export async function freshDatabase(t: TestContext, dbms: DbmsName): Promise<Tes
       }
     },
   };
+}
+
+async function freshFirebird(t: TestContext): Promise<TestDatabase | undefined> {
+  const template = resolveTarget(FIREBIRD_URL) as ServerTarget;
+  const file = template.database.replace(/[^/]*$/, `headroom_test_${randomBytes(4).toString('hex')}.fdb`);
+  const target: ServerTarget = { ...template, database: file };
+  try {
+    await createFirebirdDatabase(target);
+  } catch (error) {
+    const message = `firebird is not reachable at ${describeTarget(target)} (${(error as Error).message}); ${START_HINTS.firebird}`;
+    if (process.env['CI'] === 'true') throw new Error(message);
+    t.skip(message);
+    return undefined;
+  }
+  // A Firebird database is a file: the same login that created it drops it.
+  return { target, admin: target, url: describeTarget(target), dispose: () => dropFirebirdDatabase(target) };
 }
 
 /** A fresh database and one open connection to it, both closed and removed after the test. */

@@ -45,6 +45,7 @@ async function fingerprint(conn: Connection): Promise<string> {
 
 /** Foreign keys as "child->parent" and indexed columns as "table.column", primary keys aside. */
 async function schemaShape(dbms: DbmsName, conn: Connection): Promise<{ keys: string[]; indexed: string[] }> {
+  if (dbms === 'firebird') throw new Error('chain does not run on Firebird');
   const pairs = async (sql: string, sep: string): Promise<string[]> => (await conn.query(sql)).map((r) => `${String(r[0])}${sep}${String(r[1])}`).sort();
   switch (dbms) {
     case 'postgres':
@@ -72,7 +73,7 @@ async function schemaShape(dbms: DbmsName, conn: Connection): Promise<{ keys: st
 const ALL_KEYS = ['address->street', 'city->country', 'client->address', 'operation->client', 'street->city'];
 const FK_COLUMNS = ['address.street_id', 'city.country_id', 'client.address_id', 'operation.client_id', 'street.city_id'];
 
-for (const dbms of DBMS_UNDER_TEST) {
+for (const dbms of DBMS_UNDER_TEST.filter((d) => chain.runsOn?.includes(d) ?? true)) {
   test(`${dbms}: chain bulk load, model units, check, and a corrupted table fails the check`, async (t) => {
     const fresh = await connectFresh(t, dbms);
     if (!fresh) return;

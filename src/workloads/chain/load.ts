@@ -28,6 +28,8 @@ function analyzeStatements(dbms: DbmsName): string[] {
       return ['ANALYZE TABLE country, city, street, address, client, operation'];
     case 'sqlite':
       return ['ANALYZE'];
+    case 'firebird':
+      throw new Error('chain has no Firebird schema yet (chain.runsOn)');
   }
 }
 

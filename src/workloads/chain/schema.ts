@@ -45,6 +45,8 @@ function idColumn(dbms: DbmsName): string {
     case 'sqlite':
       // INTEGER PRIMARY KEY is the rowid: auto-assigned, no second b-tree.
       return 'id INTEGER PRIMARY KEY';
+    case 'firebird':
+      throw new Error('chain has no Firebird schema yet (chain.runsOn)');
   }
 }
 

@@ -4,7 +4,8 @@ import { ROWS_PER_SCALE } from './schema.js';
 /**
  * After any mix of tpcb-like and select-only transactions every delta has been added once to an
  * account, a teller, a branch and the history: the four sums must be equal (compared exactly,
- * as bigints). Row counts must still match the scale.
+ * as bigints). Row counts must still match the scale. Firebird wants a FROM clause in every
+ * SELECT: its one-row table is rdb$database.
  */
 export async function checkTpcb(ctx: DataContext): Promise<CheckOutcome[]> {
   const [row] = await ctx.conn.query(
@@ -14,7 +15,7 @@ export async function checkTpcb(ctx: DataContext): Promise<CheckOutcome[]> {
             (SELECT COALESCE(SUM(delta), 0) FROM pgbench_history),
             (SELECT COUNT(*) FROM pgbench_branches),
             (SELECT COUNT(*) FROM pgbench_tellers),
-            (SELECT COUNT(*) FROM pgbench_accounts)`,
+            (SELECT COUNT(*) FROM pgbench_accounts)${ctx.dbms === 'firebird' ? ' FROM rdb$database' : ''}`,
   );
   const [accounts, tellers, branches, history, branchCount, tellerCount, accountCount] = (row ?? []).map((v) => BigInt(String(v)));
   const outcomes: CheckOutcome[] = [];

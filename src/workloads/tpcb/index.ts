@@ -40,7 +40,7 @@ export const tpcb: Workload = {
   check: checkTpcb,
 
   async drop(ctx) {
-    for (const sql of dropStatements()) await ctx.conn.query(sql);
+    for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
   },
 
   transactions(options) {

@@ -17,7 +17,7 @@ export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
     return 0;
   };
 
-  await timed('drop and create tables', () => run([...dropStatements(), ...createTableStatements(ctx.dbms)]));
+  await timed('drop and create tables', () => run([...dropStatements(ctx.dbms), ...createTableStatements(ctx.dbms)]));
   const scale = ctx.scale;
   await timed('branches', () => ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance', 'filler'], rows(scale * ROWS_PER_SCALE.branches, (i) => [i, 0, ''])));
   await timed('tellers', () =>

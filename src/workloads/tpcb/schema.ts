@@ -36,25 +36,42 @@ export function createTableStatements(dbms: DbmsName): string[] {
         'CREATE TABLE pgbench_accounts (aid INTEGER PRIMARY KEY, bid INTEGER, abalance INTEGER, filler CHAR(84))',
         'CREATE TABLE pgbench_branches (bid INTEGER PRIMARY KEY, bbalance INTEGER, filler CHAR(88))',
       ];
+    case 'firebird':
+      // As pgbench -i: keys come after the load (Firebird then builds each index by one sort).
+      // CURRENT_TIMESTAMP in the tpcb-like insert is standard SQL and works as it is.
+      return [
+        'CREATE TABLE pgbench_history (tid INTEGER, bid INTEGER, aid INTEGER, delta INTEGER, mtime TIMESTAMP, filler CHAR(22))',
+        'CREATE TABLE pgbench_tellers (tid INTEGER NOT NULL, bid INTEGER, tbalance INTEGER, filler CHAR(84))',
+        'CREATE TABLE pgbench_accounts (aid INTEGER NOT NULL, bid INTEGER, abalance INTEGER, filler CHAR(84))',
+        'CREATE TABLE pgbench_branches (bid INTEGER NOT NULL, bbalance INTEGER, filler CHAR(88))',
+      ];
   }
 }
 
-/** Statements run after the data is in (PostgreSQL only: keys and statistics, as pgbench -i). */
+const PRIMARY_KEYS = [
+  'ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)',
+  'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)',
+  'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)',
+];
+
+/** Statements run after the data is in: keys and statistics, as pgbench -i, where they are not declared up front. */
 export function afterLoadStatements(dbms: DbmsName): { name: string; sql: string[] }[] {
+  // A new index has fresh selectivity statistics in Firebird: nothing to analyze.
+  if (dbms === 'firebird') return [{ name: 'primary keys', sql: PRIMARY_KEYS }];
   if (dbms !== 'postgres') return dbms === 'sqlite' ? [{ name: 'analyze', sql: ['ANALYZE'] }] : [{ name: 'analyze', sql: ['ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts'] }];
   return [
     { name: 'vacuum', sql: ['VACUUM ANALYZE pgbench_branches', 'VACUUM ANALYZE pgbench_tellers', 'VACUUM ANALYZE pgbench_accounts', 'VACUUM ANALYZE pgbench_history'] },
-    {
-      name: 'primary keys',
-      sql: [
-        'ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)',
-        'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)',
-        'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)',
-      ],
-    },
+    { name: 'primary keys', sql: PRIMARY_KEYS },
   ];
 }
 
-export function dropStatements(): string[] {
+export function dropStatements(dbms: DbmsName): string[] {
+  // Firebird 3 has no DROP TABLE IF EXISTS; names are stored upper case in RDB$RELATIONS.
+  if (dbms === 'firebird') {
+    return TABLES.map(
+      (table) =>
+        `EXECUTE BLOCK AS BEGIN IF (EXISTS (SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${table.toUpperCase()}')) THEN EXECUTE STATEMENT 'DROP TABLE ${table}'; END`,
+    );
+  }
   return TABLES.map((table) => `DROP TABLE IF EXISTS ${table}`);
 }

@@ -1,0 +1,25 @@
+import Firebird from 'node-firebird';
+import type { ServerTarget } from '../../config/target.js';
+import { firebirdOptions } from './driver.js';
+import { classifyFirebirdError } from './errors.js';
+
+/**
+ * Creates and drops whole database files through the server (what CREATE DATABASE and DROP
+ * DATABASE do in isql): Firebird has no SQL to create a database from another attachment.
+ */
+export async function createFirebirdDatabase(target: ServerTarget, pageSize = 8192): Promise<void> {
+  try {
+    const db = await Firebird.createAsync({ ...firebirdOptions(target), pageSize });
+    await db.detachAsync();
+  } catch (error) {
+    throw classifyFirebirdError(error, target);
+  }
+}
+
+export async function dropFirebirdDatabase(target: ServerTarget): Promise<void> {
+  try {
+    await Firebird.dropAsync(firebirdOptions(target));
+  } catch (error) {
+    throw classifyFirebirdError(error, target);
+  }
+}

@@ -1,0 +1,28 @@
+import type { Connection } from '../driver.js';
+import type { DbmsObservation, SizeSnapshot } from '../../observe/observation.js';
+
+/** Firebird's monitoring tables (MON$): the database's size and what the attachments' statements are doing. */
+export function observeFirebird(conn: Connection): DbmsObservation {
+  return {
+    serverProcessNames: ['firebird', 'fb_smp_server', 'fb_inet_server'],
+    async sizes(): Promise<SizeSnapshot> {
+      const [[pages, pageSize]] = (await conn.query('SELECT mon$pages, mon$page_size FROM mon$database')) as [[number, number]];
+      // Firebird 3 keeps no per-table sizes short of reading every page (gstat).
+      return { databaseBytes: Number(pages) * Number(pageSize), tables: [] };
+    },
+    async waits() {
+      // MON$STATE: 1 = running, 2 = stalled (waiting for the client or a lock).
+      const rows = await conn.query(
+        `SELECT CASE mon$state WHEN 1 THEN 'running' WHEN 2 THEN 'stalled' ELSE 'idle' END, COUNT(*) FROM mon$statements
+          WHERE mon$attachment_id <> CURRENT_CONNECTION AND mon$state > 0 GROUP BY 1`,
+      );
+      return Object.fromEntries(rows.map(([state, count]) => [String(state).trim(), Number(count)]));
+    },
+    async startStatements() {
+      return 'Firebird 3 keeps no per-statement totals; its trace manager (fbtracemgr) can log them';
+    },
+    async topStatements() {
+      return [];
+    },
+  };
+}
