@@ -106,6 +106,7 @@ test('the HTML report of real runs opens offline in Chromium and every chart has
   assert.match(text, /Comparison/);
   assert.match(text, /x\d+\.\d\d/, 'ratios to the first run');
   assert.match(text, /Data load[\s\S]*accounts\s+100000/, 'load phases of the run that loaded');
+  assert.equal((text.match(/Where the time went\s+verdict: /g) ?? []).length, 2, 'each run says where the time went');
   assert.match(text, /journal_mode/, 'server settings');
 
   // After everything has been drawn and read: still nothing asked of the network.

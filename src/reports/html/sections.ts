@@ -3,6 +3,7 @@ import { METRICS, compareRuns, dbmsLabel, describeRun, formatRatio, formatValue 
 import type { LoadedResult } from '../input.js';
 import type { ChartSpec } from './charts.js';
 import { escapeHtml as e, facts, htmlTable } from './markup.js';
+import { serverLines } from '../server-text.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -51,6 +52,8 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       r.transactions.map((t) => [e(t.name), String(t.count), t.tps.toFixed(1), ...[t.latencyMs.avg, t.latencyMs.p50, t.latencyMs.p95, t.latencyMs.p99, t.latencyMs.p99_9, t.latencyMs.max].map(ms), String(t.failed), String(t.retried)]),
     ),
   ];
+  // The same lines the terminal summary prints: where the time went, on the client and the server.
+  parts.push('<h3>Where the time went</h3>', `<ul class="server">${serverLines(r, r.host.cores).map((line) => `<li>${e(line)}</li>`).join('')}</ul>`);
   if (r.errors.length > 0) {
     parts.push('<h3>Errors</h3>', htmlTable(['class', 'code', 'count', 'message'], r.errors.map((x) => [e(x.errorClass), e(x.code ?? ''), String(x.count), e(x.message)]), { textColumns: 2 }));
   }
