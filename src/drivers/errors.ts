@@ -19,7 +19,3 @@ export class DbError extends Error {
     super(message, options);
   }
 }
-
-export function isDbError(error: unknown): error is DbError {
-  return error instanceof DbError;
-}

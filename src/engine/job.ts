@@ -50,7 +50,10 @@ export class LocalJob implements JobHandle {
     private readonly journal: JournalWriter | undefined,
   ) {}
 
-  /** Opens and prepares every terminal's connection; fails (closing what it opened) if one cannot. */
+  /**
+   * Opens and prepares every terminal's connection; fails (closing what it opened) if one cannot,
+   * except that under --force terminals the server refused for capacity are left out.
+   */
   static async open(config: JobConfig): Promise<LocalJob> {
     const workload = findWorkload(config.workload);
     const types = workload.transactions(config.options);

@@ -7,6 +7,7 @@ import { chain } from '../../src/workloads/chain/index.js';
 import { FAITHFUL_PHASES } from '../../src/workloads/chain/load-faithful.js';
 import { chainSizes } from '../../src/workloads/chain/sizes.js';
 import type { DataContext } from '../../src/workloads/workload.js';
+import { engineConfig } from '../helpers/engine-config.js';
 import { DBMS_UNDER_TEST, connectFresh, type TestDatabase } from '../helpers/databases.js';
 
 /** 2 countries, 2 cities, 50 streets, 2,500 addresses, 3 x 667 clients. */
@@ -14,23 +15,8 @@ const SCALE = 0.0002;
 
 const count = async (conn: Connection, sql: string): Promise<number> => Number(((await conn.query(sql)) as [[unknown]])[0][0]);
 
-function engineConfig(db: TestDatabase, options: Record<string, string>, clients: number, transactionsPerClient: number): EngineConfig {
-  return {
-    target: db.target,
-    workload: 'chain',
-    options,
-    scale: SCALE,
-    clients,
-    jobs: 1,
-    durationSeconds: undefined,
-    transactionsPerClient,
-    rate: undefined,
-    warmupSeconds: 0,
-    maxTries: 5,
-    seed: 3,
-    journal: undefined,
-    acceptRefusals: false,
-  };
+function chainConfig(db: TestDatabase, options: Record<string, string>, clients: number, transactionsPerClient: number): EngineConfig {
+  return engineConfig(db.target, 'chain', { options, scale: SCALE, clients, transactionsPerClient, maxTries: 5, seed: 3 });
 }
 
 /** Ids, references and text of the loaded data, to compare two loads of the same scale. */
@@ -94,7 +80,7 @@ for (const dbms of DBMS_UNDER_TEST.filter((d) => chain.runsOn?.includes(d) ?? tr
     assert.equal(await chain.loadMode?.(ctx), 'bulk');
     assert.ok((await chain.check(ctx)).every((o) => o.ok));
 
-    const outcome = await runEngine(engineConfig(db, options, 3, 30), new AbortController().signal, () => {});
+    const outcome = await runEngine(chainConfig(db, options, 3, 30), new AbortController().signal, () => {});
     assert.equal(outcome.status, 'completed');
     const committed = outcome.totals.types[0]!.count;
     assert.equal(committed + outcome.totals.types[0]!.failed, 90, 'every terminal ran exactly -t units');
@@ -154,7 +140,7 @@ test('sqlite: distributed terminals draw from their own stretch, localized ones 
   const ctx: DataContext = { conn, driver, dbms: 'sqlite', scale: SCALE, options: { load: 'bulk' }, log: () => {} };
   const clientsVisited = async (mode: string, terminals: number, units: number, reload = true): Promise<number[]> => {
     if (reload) await chain.load(ctx);
-    const outcome = await runEngine(engineConfig(db, { load: 'bulk', mode }, terminals, units), new AbortController().signal, () => {});
+    const outcome = await runEngine(chainConfig(db, { load: 'bulk', mode }, terminals, units), new AbortController().signal, () => {});
     assert.equal(outcome.totals.types[0]!.count, terminals * units);
     const rows = await conn.query(`SELECT client_id FROM operation ORDER BY id DESC LIMIT ${terminals * units}`);
     return rows.map(([id]) => Number(id)).sort((a, b) => a - b);

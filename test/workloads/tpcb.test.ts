@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runEngine, type EngineConfig } from '../../src/engine/engine.js';
+import { runEngine } from '../../src/engine/engine.js';
+import { engineConfig } from '../helpers/engine-config.js';
 import { tpcb } from '../../src/workloads/tpcb/index.js';
 import type { DataContext } from '../../src/workloads/workload.js';
 import { DBMS_UNDER_TEST, connectFresh } from '../helpers/databases.js';
@@ -21,22 +22,7 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(await tpcb.detectScale(ctx), 1);
     assert.ok((await tpcb.check(ctx)).every((o) => o.ok));
 
-    const config: EngineConfig = {
-      target: db.target,
-      workload: 'tpcb',
-      options,
-      scale: 1,
-      clients: 3,
-      jobs: dbms === 'mariadb' ? 1 : 2,
-      durationSeconds: undefined,
-      transactionsPerClient: 80,
-      rate: undefined,
-      warmupSeconds: 0,
-      maxTries: 3,
-      seed: 11,
-      journal: undefined,
-      acceptRefusals: false,
-    };
+    const config = engineConfig(db.target, 'tpcb', { options, clients: 3, jobs: dbms === 'mariadb' ? 1 : 2, transactionsPerClient: 80, maxTries: 3, seed: 11 });
     const outcome = await runEngine(config, new AbortController().signal, () => {});
     assert.equal(outcome.status, 'completed');
     const done = outcome.totals.types.reduce((n, type) => n + type.count + type.failed, 0);
@@ -75,7 +61,7 @@ test('sqlite: --rate runs an open loop near the asked rate and reports the sched
   const options = { builtin: ['select-only'] };
   await tpcb.load({ conn, driver, dbms: 'sqlite', scale: 1, options, log: () => {} });
   const outcome = await runEngine(
-    { target: db.target, workload: 'tpcb', options, scale: 1, clients: 2, jobs: 1, durationSeconds: 2, transactionsPerClient: undefined, rate: 200, warmupSeconds: 1, maxTries: 1, seed: 5, journal: undefined, acceptRefusals: false },
+    engineConfig(db.target, 'tpcb', { options, clients: 2, durationSeconds: 2, rate: 200, warmupSeconds: 1, seed: 5 }),
     new AbortController().signal,
     () => {},
   );
