@@ -81,7 +81,8 @@ export async function openSession(values: OptionValues, workload?: Workload): Pr
 }
 
 export function dataContext(session: Session, options: OptionValues, scale: number, log: (message: string) => void): DataContext {
-  return { conn: session.conn, driver: session.driver, dbms: session.target.dbms, scale, options, log };
+  // Drawn as a progress bar once reports/ has one; until then loads report phases through log().
+  return { conn: session.conn, driver: session.driver, dbms: session.target.dbms, scale, options, log, progress: () => undefined };
 }
 
 export function logLine(message: string): void {

@@ -11,6 +11,21 @@ export interface DataContext {
   options: OptionValues;
   /** A line for the user (load phases and the like); the CLI decides where it goes. */
   log(message: string): void;
+  /**
+   * How far a long load is, called as often as convenient (the CLI throttles what it draws):
+   * rows and bytes done so far in this phase, and the phase's total rows when known. Absent where
+   * nothing draws it (tests, detectScale).
+   */
+  progress?(update: LoadProgress): void;
+}
+
+export interface LoadProgress {
+  phase: string;
+  rowsDone: number;
+  /** undefined when the phase does not know its size in advance. */
+  rowsTotal: number | undefined;
+  /** Bytes sent to the server so far in this phase (an estimate where the driver does not count). */
+  bytesDone: number;
 }
 
 export interface LoadPhase {
