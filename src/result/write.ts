@@ -10,8 +10,8 @@ export function defaultResultPath(result: RunResult): string {
   return path.join(DEFAULT_RESULTS_DIR, `${result.config.workload}-${result.target.dbms}-${stamp}.json`);
 }
 
-/** Writes through a temporary file and a rename, so a crash never leaves half a result. */
-export async function writeResult(result: RunResult, file: string): Promise<void> {
+/** Writes a result (or an experiment's file) through a temporary file and a rename, so a crash never leaves half a result. */
+export async function writeResult(result: object, file: string): Promise<void> {
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(result, null, 2)}\n`);

@@ -1,6 +1,6 @@
 import type { SqlValue } from '../../drivers/driver.js';
 import type { DataContext, LoadPhase } from '../workload.js';
-import { ADD_PRIMARY_KEY, TABLE, analyzeStatement, createTableStatement, dropStatement, primaryKeyExists } from './schema.js';
+import { ADD_PRIMARY_KEY, FLUSH_POSTGRES_STATS, TABLE, analyzeStatement, createTableStatement, dropStatement, primaryKeyExists } from './schema.js';
 import { loadedOperator, loadedRegion } from './values.js';
 
 /**
@@ -59,6 +59,7 @@ export async function loadKv(ctx: DataContext, chunkRows = CHUNK_ROWS): Promise<
   }
   if (state.rows < ctx.scale) await timed(TABLE, () => appendRows(ctx, state.rows + 1, ctx.scale, chunkRows));
   if (!state.keyed) await timed('primary key', run(ADD_PRIMARY_KEY));
+  if (ctx.dbms === 'postgres') await ctx.conn.query(FLUSH_POSTGRES_STATS).catch(() => undefined);
   const analyze = analyzeStatement(ctx.dbms);
   if (analyze) await timed('analyze', run(analyze));
   return phases;

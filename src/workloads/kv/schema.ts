@@ -39,6 +39,13 @@ export async function primaryKeyExists(conn: Connection, dbms: DbmsName): Promis
   return Number(count) > 0;
 }
 
+/**
+ * PostgreSQL 15+: a backend sends its row counters to the shared statistics at most once a second
+ * when idle, so the COPY's inserts would arrive after VACUUM has set n_live_tup and count the rows
+ * twice. Forcing the flush first keeps n_live_tup true (older servers lack the function: skipped).
+ */
+export const FLUSH_POSTGRES_STATS = 'SELECT pg_stat_force_next_flush()';
+
 /** Statistics after a load, so the planner knows the table's size. */
 export function analyzeStatement(dbms: DbmsName): string | undefined {
   switch (dbms) {
