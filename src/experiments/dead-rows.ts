@@ -46,7 +46,7 @@ export async function runDeadRows(server: StepServer, config: DeadRowsConfig, ho
   const steps: ExperimentStep[] = [];
   let status: ExperimentResult['status'] = 'completed';
   let statusReason: string | undefined;
-  const notes = [maintenance.description];
+  const notes = [maintenance.description, maintenance.sizesNote];
   const release = await holdAutovacuum(server.conn, dbms, TABLE);
   if (release) notes.push(release.note);
   try {
