@@ -9,6 +9,7 @@ import { UserError } from '../../src/errors.js';
 import type { Connection } from '../../src/drivers/driver.js';
 import type { DataContext, LoadProgress } from '../../src/workloads/workload.js';
 import { DBMS_UNDER_TEST, connectFresh } from '../helpers/databases.js';
+import { runCli } from '../helpers/cli.js';
 
 test('kv: -s takes a row count with k, M, G/B suffixes or an exponent, up to a billion', () => {
   const cases: [string, number][] = [['10M', 10_000_000], ['1000000000', 1e9], ['1e9', 1e9], ['2.5k', 2500], ['1G', 1e9], ['1b', 1e9], ['25000', 25_000], ['10_000', 10_000]];
@@ -90,3 +91,36 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(await kv.detectScale(ctx(1)), undefined);
   });
 }
+
+test('postgres: init kv stopped by Ctrl-C keeps its committed chunks, and the same init continues from max(number) + 1', async (t) => {
+  const fresh = await connectFresh(t, 'postgres');
+  if (!fresh) return;
+  const { db, conn } = fresh;
+  let pid = 0;
+  const first = runCli(['init', 'kv', '--db', db.url, '-s', '2500000'], { whenStderr: [/loading kv/, (p) => (pid = p)] });
+  // Ctrl-C once the first million rows are committed (COPY shows nothing before its commit).
+  const committed = async (): Promise<number> => {
+    if (!(await fresh.driver.tableExists(conn, 'numbers'))) return 0;
+    const [[rows]] = (await conn.query('SELECT count(*) FROM numbers')) as [[unknown]];
+    return Number(rows);
+  };
+  for (let waited = 0; ; waited += 50) {
+    if (pid !== 0 && (await committed()) >= 1_000_000) break;
+    assert.ok(waited < 60_000, 'the first chunk never arrived');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  process.kill(pid, 'SIGINT');
+  const stopped = await first;
+  assert.notEqual(stopped.code, 0, 'the load was interrupted');
+  const [[count, max]] = (await conn.query('SELECT count(*), max(number) FROM numbers')) as [[unknown, unknown]];
+  const kept = Number(count);
+  assert.ok(kept % 1_000_000 === 0 && kept >= 1_000_000 && kept < 2_500_000 && Number(max) === kept, `kept ${kept} rows up to ${max}`);
+
+  const resumed = await runCli(['init', 'kv', '--db', db.url, '-s', '2500000']);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, new RegExp(`appending ${(kept + 1).toLocaleString('en-US')}\\.\\.2,500,000`));
+  assert.match(resumed.stderr, new RegExp(`numbers: ${(2_500_000 - kept).toLocaleString('en-US')} rows in`));
+  const check = await runCli(['check', 'kv', '--db', db.url]);
+  assert.equal(check.code, 0, check.stdout);
+  assert.match(check.stdout, /rows: 2500000 rows, numbers 1\.\.2500000/);
+});
