@@ -51,7 +51,7 @@ try {
   const steps = values.sweep ? [values.sweep] : values.clients.split(',');
   for (const clients of steps) {
     const out = path.join(work, `c${clients.replace(/\W/g, '_')}`);
-    const run = headroom(['run', 'kv', '--db', db, '--test', 'read', '-c', clients, '-T', values.time, '-P', '0', '--live=false', ...(values.sweep ? ['--out-dir', out] : ['-o', `${out}.json`])]);
+    const run = headroom(['run', 'kv', '--db', db, '--test', 'read', '-c', clients, '-T', values.time, '-P', '0', '--live=false', '-o', `${out}.json`]);
     if (values.sweep) {
       console.log(run.stdout.trim());
       continue;
