@@ -87,6 +87,9 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.ok(changed > 450 && changed <= 600, `${changed} rows changed`);
     assert.ok((await kv.check(ctx(10_000))).every((o) => o.ok), 'updates keep the values in range');
 
+    await conn.query('UPDATE numbers SET operator = 0 WHERE number = 1');
+    assert.equal((await kv.check(ctx(10_000))).find((o) => o.name === 'values in range')?.ok, false, 'the check sees a value out of range');
+
     await kv.drop(ctx(1));
     assert.equal(await kv.detectScale(ctx(1)), undefined);
   });
