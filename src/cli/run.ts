@@ -70,7 +70,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     let phases: LoadPhase[] = [];
     if (present === undefined) {
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
-      phases = await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+      const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
+      phases = await workload.load(ctx).finally(() => ctx.done());
     }
 
     const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
