@@ -57,6 +57,7 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
       if (plan.signal.aborted) break;
       if (!plan.force) {
         const refusal = await settledRefusal(plan, clients);
+        if (plan.signal.aborted) break;
         if (refusal) {
           refuse(clients, refusal);
           break;
