@@ -52,6 +52,7 @@ export const CLIENT_SCRIPT = String.raw`
           ctx.save();
           ctx.font = 'bold ' + Math.round(12 * devicePixelRatio) + 'px system-ui, sans-serif';
           ctx.lineWidth = 3 * devicePixelRatio;
+          var lines = 0;
           marks.forEach(function (m) {
             var x = u.valToPos(m.x, 'x', true);
             ctx.strokeStyle = m.color;
@@ -64,7 +65,8 @@ export const CLIENT_SCRIPT = String.raw`
               ctx.stroke();
               ctx.setLineDash([]);
               ctx.textAlign = 'right';
-              ctx.fillText(m.label, x - 6 * devicePixelRatio, u.bbox.top + 14 * devicePixelRatio);
+              // Several sweeps' refusals: labels one under the other rather than over each other.
+              ctx.fillText(m.label, x - 6 * devicePixelRatio, u.bbox.top + (14 + 16 * lines++) * devicePixelRatio);
             } else {
               var y = u.valToPos(m.y, 'y', true);
               ctx.beginPath();
