@@ -22,7 +22,8 @@ export async function initCommand(argv: readonly string[]): Promise<number> {
   try {
     logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
     const started = performance.now();
-    await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+    const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
+    await workload.load(ctx).finally(() => ctx.done());
     process.stdout.write(`loaded ${workload.name} at scale ${scale} in ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
     return 0;
   } finally {

@@ -1,11 +1,10 @@
 import { randomInt } from 'node:crypto';
-import path from 'node:path';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { runDeadRows } from '../experiments/dead-rows.js';
 import { experimentText } from '../reports/experiment-text.js';
 import { progressLine } from '../reports/text.js';
-import { DEFAULT_RESULTS_DIR, writeResult } from '../result/write.js';
+import { defaultExperimentPath, writeResult } from '../result/write.js';
 import { kv } from '../workloads/kv/index.js';
 import { parseArgs } from './args.js';
 import { DB_OPTION, HELP_OPTION, VERBOSE_OPTION, dataContext, logLine, openSession } from './common.js';
@@ -82,8 +81,7 @@ export async function experimentCommand(argv: readonly string[]): Promise<number
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     });
-    const stamp = result.startedAt.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const file = (values['out'] as string | undefined) ?? path.join(DEFAULT_RESULTS_DIR, `${result.experiment}-${result.target.dbms}-${stamp}.json`);
+    const file = (values['out'] as string | undefined) ?? defaultExperimentPath(result);
     await writeResult(result, file);
     process.stdout.write(`${experimentText(result, file)}\n`);
     return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;

@@ -1,17 +1,32 @@
 import { mkdir, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunResult } from './result.js';
+import type { SweepResult } from './sweep.js';
+import type { ExperimentResult } from '../experiments/experiment.js';
 
 export const DEFAULT_RESULTS_DIR = 'headroom-results';
 
 /** headroom-results/tpcb-sqlite-20261202-132501.json */
 export function defaultResultPath(result: RunResult): string {
-  const stamp = result.startedAt.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return path.join(DEFAULT_RESULTS_DIR, `${result.config.workload}-${result.target.dbms}-${stamp}.json`);
+  return path.join(DEFAULT_RESULTS_DIR, `${result.config.workload}-${result.target.dbms}-${stamp(result.startedAt)}.json`);
 }
 
-/** Writes a result (or an experiment's file) through a temporary file and a rename, so a crash never leaves half a result. */
-export async function writeResult(result: object, file: string): Promise<void> {
+/** headroom-results/tpcb-postgres-sweep-20261202-132501.json */
+export function defaultSweepPath(workload: string, dbms: string, startedAt: string): string {
+  return path.join(DEFAULT_RESULTS_DIR, `${workload}-${dbms}-sweep-${stamp(startedAt)}.json`);
+}
+
+function stamp(isoTime: string): string {
+  return isoTime.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+/** headroom-results/dead-rows-postgres-20261202-132501.json */
+export function defaultExperimentPath(result: ExperimentResult): string {
+  return path.join(DEFAULT_RESULTS_DIR, `${result.experiment}-${result.target.dbms}-${stamp(result.startedAt)}.json`);
+}
+
+/** Writes through a temporary file and a rename, so a crash never leaves half a result. */
+export async function writeResult(result: RunResult | SweepResult | ExperimentResult, file: string): Promise<void> {
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(result, null, 2)}\n`);
