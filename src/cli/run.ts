@@ -12,6 +12,7 @@ import type { RunResult } from '../result/result.js';
 import { progressLine, summaryText } from '../reports/text.js';
 import { LiveView } from '../reports/live.js';
 import type { LoadPhase } from '../workloads/workload.js';
+import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
@@ -38,6 +39,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
+  ...PGBENCH_RUN_OPTIONS,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -53,6 +55,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'each job needs at least one client: use -j up to -c');
   // A bad mix is refused before anything is loaded.
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
+  const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
   const asked = askedScale(workload, values);
 
   const session = await openSession(values, workload);
@@ -105,13 +108,13 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
     const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
     const outcome = await runEngine(
-      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force },
+      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog },
       abort.signal,
       (point) => {
         if (live) live.update(point);
         else if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
           sinceProgress = 0;
-          logLine(progressLine(point));
+          logLine(progressLine(point, { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
         }
       },
     )
@@ -147,6 +150,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         seed,
         journal: journal ? { file: journal.file, runId: journal.runId } : null,
         argv: [...argv],
+        ...pgbench.config,
       },
       ...(outcome.status === 'interrupted'
         ? { statusReason: 'interrupted by a signal' }

@@ -15,9 +15,31 @@ export interface IntervalSnapshot {
   histogram: string;
   lagSumUs: number;
   lagMaxUs: number;
+  /** Transactions that needed more than one try (pgbench's "retried"; `retried` counts the retries). */
+  transactionsRetried: number;
+  /** Under --rate with --latency-limit: transactions not started because they were already late. */
+  skipped: number;
 }
 
-export interface TypeTotals {
+/** pgbench's per-type figures beside the histogram: exact latency moments, lateness, the failure split. */
+export interface PgbenchCounts {
+  transactionsRetried: number;
+  /** Committed transactions slower than --latency-limit. */
+  late: number;
+  skipped: number;
+  /** Failed retryable transactions, split as pgbench --failures-detailed does. */
+  serializationFailures: number;
+  deadlockFailures: number;
+  /** Sum and sum of squares of committed transactions' latencies, in microseconds (pgbench's average and stddev). */
+  latencySumUs: number;
+  latencySumSquaresUs: number;
+}
+
+export function noPgbenchCounts(): PgbenchCounts {
+  return { transactionsRetried: 0, late: 0, skipped: 0, serializationFailures: 0, deadlockFailures: 0, latencySumUs: 0, latencySumSquaresUs: 0 };
+}
+
+export interface TypeTotals extends PgbenchCounts {
   name: string;
   count: number;
   failed: number;
@@ -68,6 +90,8 @@ export interface JobTotals {
   /** Terminals dropped at the start because the server refused their connection (--force). */
   refusedConnections: number;
   terminals: TerminalTally[];
+  /** Milliseconds this job took to open its terminals' first connections (pgbench's initial connection time). */
+  connectMs: number;
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
@@ -80,33 +104,47 @@ const MAX_ERROR_SAMPLES = 20;
 export class Recorder {
   measuring = false;
   refusedConnections = 0;
+  connectMs = 0;
   private readonly totals: Histogram[];
-  private readonly counts: { count: number; failed: number; retried: number; failures: FailureCounts }[];
+  private readonly counts: ({ count: number; failed: number; retried: number; failures: FailureCounts } & PgbenchCounts)[];
   private interval = createHistogram();
   private intervalCount = 0;
   private intervalFailed = 0;
   private intervalRetried = 0;
   private intervalLagSumUs = 0;
   private intervalLagMaxUs = 0;
+  private intervalTransactionsRetried = 0;
+  private intervalSkipped = 0;
   private lagSumUs = 0;
   private lagMaxUs = 0;
   private readonly errors = new Map<string, ErrorSample>();
   private readonly outages: OutageEpisode[] = [];
   private readonly tallies: TerminalTally[] = [];
 
-  constructor(private readonly typeNames: readonly string[]) {
+  /** latencyLimitUs: --latency-limit in microseconds; committed transactions slower than it are late. */
+  constructor(
+    private readonly typeNames: readonly string[],
+    private readonly latencyLimitUs = Infinity,
+  ) {
     this.totals = typeNames.map(() => createHistogram());
-    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures() }));
+    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures(), ...noPgbenchCounts() }));
   }
 
-  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally): void {
+  /** tries: how many times the transaction ran, the last one committing. */
+  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, tries = 1): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
     if (lagUs > this.intervalLagMaxUs) this.intervalLagMaxUs = lagUs;
+    if (tries > 1) this.intervalTransactionsRetried++;
     if (!this.measuring) return;
     this.totals[type]!.recordValue(latencyUs);
-    this.counts[type]!.count++;
+    const counts = this.counts[type]!;
+    counts.count++;
+    counts.latencySumUs += latencyUs;
+    counts.latencySumSquaresUs += latencyUs * latencyUs;
+    if (latencyUs > this.latencyLimitUs) counts.late++;
+    if (tries > 1) counts.transactionsRetried++;
     tally.transactions++;
     tally.latencySumUs += latencyUs;
     if (latencyUs > tally.latencyMaxUs) tally.latencyMaxUs = latencyUs;
@@ -115,15 +153,24 @@ export class Recorder {
     if (lagUs > this.lagMaxUs) this.lagMaxUs = lagUs;
   }
 
-  failure(type: number, error: DbError, tally: TerminalTally): void {
+  failure(type: number, error: DbError, tally: TerminalTally, tries = 1): void {
     this.intervalFailed++;
+    if (tries > 1) this.intervalTransactionsRetried++;
     if (!this.measuring) return;
     tally.failed++;
     tally.lastEndMs = performance.timeOrigin + performance.now();
     const counts = this.counts[type]!;
     counts.failed++;
     counts.failures[error.errorClass]++;
+    if (tries > 1) counts.transactionsRetried++;
+    if (error.errorClass === 'retryable') counts[error.deadlock ? 'deadlockFailures' : 'serializationFailures']++;
     this.sample(error);
+  }
+
+  /** A transaction not started under --rate because it was already later than --latency-limit (as pgbench). */
+  skip(type: number): void {
+    this.intervalSkipped++;
+    if (this.measuring) this.counts[type]!.skipped++;
   }
 
   retry(type: number, error: DbError): void {
@@ -161,9 +208,12 @@ export class Recorder {
       histogram: encodeHistogram(this.interval),
       lagSumUs: this.intervalLagSumUs,
       lagMaxUs: this.intervalLagMaxUs,
+      transactionsRetried: this.intervalTransactionsRetried,
+      skipped: this.intervalSkipped,
     };
     this.interval.reset();
     this.intervalCount = this.intervalFailed = this.intervalRetried = this.intervalLagSumUs = this.intervalLagMaxUs = 0;
+    this.intervalTransactionsRetried = this.intervalSkipped = 0;
     return snapshot;
   }
 
@@ -176,6 +226,7 @@ export class Recorder {
       outages: [...this.outages],
       refusedConnections: this.refusedConnections,
       terminals: this.tallies.map((t) => ({ ...t })),
+      connectMs: this.connectMs,
     };
   }
 }
