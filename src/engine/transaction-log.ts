@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 
 /**
- * -l / --log: what to write and where, as pgbench writes it (see docs/pgbench-output.md). Plain
+ * -l / --log: what to write and where, as pgbench writes it (README, "What a pgbench user reads"). Plain
  * data, so it crosses into worker threads.
  */
 export interface TransactionLogConfig {
