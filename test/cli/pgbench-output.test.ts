@@ -142,3 +142,25 @@ test('pgbench run options refuse what pgbench refuses', async (t) => {
     assert.match(run.stderr, message);
   }
 });
+
+test('several scripts: pgbench\'s per-script section; simple-update leaves tellers and branches alone and check still passes', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  t.after(() => db.dispose());
+  const cwd = workdir(t);
+  const run = await runCli(['run', 'tpcb', '--db', db.url, '-b', 'tpcb-like@2', '-b', 'simple-update@1', '-t', '30', '--out', 'r.json'], { cwd });
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(readFileSync(path.join(cwd, 'r.json'), 'utf8')) as RunResult;
+  assert.equal(field(run.stdout, 'transaction type: (.*)')[1], 'multiple scripts');
+  assert.equal(field(run.stdout, 'number of transactions actually processed: (\\d+/\\d+)')[1], '30/30');
+  field(run.stdout, 'SQL script 1: <builtin: TPC-B \\(sort of\\)>');
+  field(run.stdout, 'SQL script 2: <builtin: simple update>');
+  field(run.stdout, ' - weight: 2 \\(targets 66\\.7% of total\\)');
+  const counts = [...run.stdout.matchAll(/^ - (\d+) transactions \((\d+\.\d)% of total, tps = [\d.]+\)$/gm)].map((m) => Number(m[1]));
+  assert.deepEqual(counts, result.transactions.map((t) => t.count));
+  // The deck deals exactly 2:1 over every deck of three.
+  assert.deepEqual(counts, [20, 10]);
+  const check = await runCli(['check', 'tpcb', '--db', db.url]);
+  assert.equal(check.code, 0, check.stdout);
+  assert.match(check.stdout, /ok {4}balances agree: sum\(abalance\) = (-?\d+), sum\(tbalance\) = (-?\d+), sum\(bbalance\) = \2, sum\(history.delta\) = \1/);
+});
