@@ -13,6 +13,8 @@ import { progressLine, summaryText } from '../reports/text.js';
 import { LiveView } from '../reports/live.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
+import { mergePoints } from '../reports/pgbench-text.js';
+import type { SeriesPoint } from '../engine/measurements.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
@@ -97,7 +99,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    let sinceProgress = 0;
+    const sinceProgress: SeriesPoint[] = [];
     const seed = (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31);
     const rate = values['rate'] as number | undefined;
     const warmupSeconds = values['warmup'] as number;
@@ -112,9 +114,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       abort.signal,
       (point) => {
         if (live) live.update(point);
-        else if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
-          sinceProgress = 0;
-          logLine(progressLine(point, { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
+        else if (progressEvery > 0 && sinceProgress.push(point) >= progressEvery) {
+          logLine(progressLine(mergePoints(sinceProgress.splice(0)), { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
         }
       },
     )

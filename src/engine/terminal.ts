@@ -151,7 +151,7 @@ export class Terminal {
         const error = asDbError(thrown);
         if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
         if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, tries };
-        this.recorder.retry(type, error);
+        this.recorder.retry(error);
         this.random.restore(state!);
       }
     }

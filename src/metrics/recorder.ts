@@ -136,7 +136,7 @@ export class Recorder {
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
     if (lagUs > this.intervalLagMaxUs) this.intervalLagMaxUs = lagUs;
-    if (tries > 1) this.intervalTransactionsRetried++;
+    this.countRetries(tries);
     if (!this.measuring) return;
     this.totals[type]!.recordValue(latencyUs);
     const counts = this.counts[type]!;
@@ -144,7 +144,7 @@ export class Recorder {
     counts.latencySumUs += latencyUs;
     counts.latencySumSquaresUs += latencyUs * latencyUs;
     if (latencyUs > this.latencyLimitUs) counts.late++;
-    if (tries > 1) counts.transactionsRetried++;
+    this.countTotalRetries(counts, tries);
     tally.transactions++;
     tally.latencySumUs += latencyUs;
     if (latencyUs > tally.latencyMaxUs) tally.latencyMaxUs = latencyUs;
@@ -155,16 +155,34 @@ export class Recorder {
 
   failure(type: number, error: DbError, tally: TerminalTally, tries = 1): void {
     this.intervalFailed++;
-    if (tries > 1) this.intervalTransactionsRetried++;
+    this.countRetries(tries);
     if (!this.measuring) return;
     tally.failed++;
     tally.lastEndMs = performance.timeOrigin + performance.now();
     const counts = this.counts[type]!;
     counts.failed++;
     counts.failures[error.errorClass]++;
-    if (tries > 1) counts.transactionsRetried++;
+    this.countTotalRetries(counts, tries);
     if (error.errorClass === 'retryable') counts[error.deadlock ? 'deadlockFailures' : 'serializationFailures']++;
     this.sample(error);
+  }
+
+  /**
+   * Retries count when their transaction ends, so that a transaction still retrying when the
+   * measured period closes adds neither its retries nor itself (pgbench's "total number of retries").
+   */
+  private countRetries(tries: number): void {
+    if (tries > 1) {
+      this.intervalTransactionsRetried++;
+      this.intervalRetried += tries - 1;
+    }
+  }
+
+  private countTotalRetries(counts: { retried: number; transactionsRetried: number }, tries: number): void {
+    if (tries > 1) {
+      counts.transactionsRetried++;
+      counts.retried += tries - 1;
+    }
   }
 
   /** A transaction not started under --rate because it was already later than --latency-limit (as pgbench). */
@@ -173,11 +191,9 @@ export class Recorder {
     if (this.measuring) this.counts[type]!.skipped++;
   }
 
-  retry(type: number, error: DbError): void {
-    this.intervalRetried++;
-    if (!this.measuring) return;
-    this.counts[type]!.retried++;
-    this.sample(error);
+  /** A try failed and the transaction will run again: its error is sampled; the retry is counted when the transaction ends. */
+  retry(error: DbError): void {
+    if (this.measuring) this.sample(error);
   }
 
   /** A terminal's tally, kept by the recorder so that totals can include it. */

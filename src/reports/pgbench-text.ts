@@ -33,6 +33,36 @@ export function pgbenchProgressLine(point: SeriesPoint, context: ProgressContext
   return line;
 }
 
+/**
+ * -P N with N > 1: the N one-second points as one, as pgbench reports the whole interval: counts
+ * add up, the average and stddev are pooled exactly; p99 cannot be pooled, so the worst second's
+ * is kept.
+ */
+export function mergePoints(points: readonly SeriesPoint[]): SeriesPoint {
+  const last = points[points.length - 1]!;
+  if (points.length === 1) return last;
+  const add = (f: (p: SeriesPoint) => number): number => points.reduce((n, p) => n + f(p), 0);
+  const transactions = add((p) => p.transactions);
+  const seconds = add((p) => p.seconds);
+  const mean = transactions === 0 ? 0 : add((p) => p.transactions * p.latencyMs.avg) / transactions;
+  const squares = add((p) => p.transactions * (p.latencyMs.stddev ** 2 + p.latencyMs.avg ** 2));
+  const stddev = transactions === 0 ? 0 : Math.sqrt(Math.max(0, squares / transactions - mean * mean));
+  const merged: SeriesPoint = {
+    ...last,
+    seconds,
+    transactions,
+    tps: seconds > 0 ? transactions / seconds : 0,
+    failed: add((p) => p.failed),
+    retried: add((p) => p.retried),
+    transactionsRetried: add((p) => p.transactionsRetried ?? 0),
+    skipped: add((p) => p.skipped ?? 0),
+    latencyMs: { avg: mean, stddev, p50: last.latencyMs.p50, p99: Math.max(...points.map((p) => p.latencyMs.p99)), max: Math.max(...points.map((p) => p.latencyMs.max)) },
+    clientCpuPercent: seconds > 0 ? add((p) => p.clientCpuPercent * p.seconds) / seconds : 0,
+  };
+  if (last.lagMs) merged.lagMs = { avg: transactions === 0 ? 0 : add((p) => p.transactions * (p.lagMs?.avg ?? 0)) / transactions, max: Math.max(...points.map((p) => p.lagMs?.max ?? 0)) };
+  return merged;
+}
+
 /** The block pgbench prints at the end of a run, from the result file alone. */
 export function pgbenchBlock(result: RunResult): string[] {
   const { config, summary, transactions } = result;

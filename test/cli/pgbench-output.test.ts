@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { RunResult } from '../../src/result/result.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
+import { createDriver } from '../../src/drivers/registry.js';
 
 function workdir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-pgout-'));
@@ -163,4 +164,70 @@ test('several scripts: pgbench\'s per-script section; simple-update leaves telle
   const check = await runCli(['check', 'tpcb', '--db', db.url]);
   assert.equal(check.code, 0, check.stdout);
   assert.match(check.stdout, /ok {4}balances agree: sum\(abalance\) = (-?\d+), sum\(tbalance\) = (-?\d+), sum\(bbalance\) = \2, sum\(history.delta\) = \1/);
+});
+
+test('--failures-detailed counts serialization failures; retried transactions and retries agree across block, result and logs', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  t.after(() => db.dispose());
+  const cwd = workdir(t);
+  const init = await runCli(['init', 'tpcb', '--pgbench', '-s', '1', '--db', db.url], { cwd });
+  assert.equal(init.code, 0, init.stderr);
+  // Serializable on this test database only: concurrent tpcb-like updates of the one branch row fail with 40001.
+  const driver = createDriver(db.target);
+  const conn = await driver.connect();
+  const name = (db.target as { database: string }).database;
+  await conn.query(`ALTER DATABASE ${name} SET default_transaction_isolation = 'serializable'`);
+  await conn.close();
+  await driver.close();
+
+  for (const maxTries of [1, 5]) {
+    const prefix = path.join(cwd, `fail${maxTries}`);
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-c', '4', '-T', '2', '--max-tries', String(maxTries), '--failures-detailed', '-l', '--log-prefix', prefix, '--observe=false', '--out', `r${maxTries}.json`], { cwd });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(readFileSync(path.join(cwd, `r${maxTries}.json`), 'utf8')) as RunResult;
+    const { summary } = result;
+    const pg = summary.pgbench!;
+    assert.equal(Number(field(run.stdout, 'number of serialization failures: (\\d+) \\(\\d+\\.\\d{3}%\\)')[1]), pg.serializationFailures);
+    assert.equal(Number(field(run.stdout, 'number of deadlock failures: (\\d+) \\(\\d+\\.\\d{3}%\\)')[1]), pg.deadlockFailures);
+    assert.equal(pg.serializationFailures + pg.deadlockFailures, summary.failures.retryable);
+    assert.equal(summary.failed, summary.failures.retryable, 'every failure here is a serialization failure');
+    const lines = readFileSync(result.config.log!.files[0]!, 'utf8').trim().split('\n');
+    assert.equal(lines.length, summary.transactions + summary.failed);
+    assert.equal(lines.filter((l) => l.split(' ')[2] === 'failed').length, summary.failed);
+    if (maxTries === 1) {
+      assert.ok(pg.serializationFailures > 0, `4 serializable clients on one branch row must conflict: ${JSON.stringify(summary.failures)}`);
+      assert.doesNotMatch(run.stdout, /number of transactions retried/);
+      assert.equal(lines[0]!.split(' ').length, 6, 'no retries column with --max-tries 1');
+    } else {
+      assert.ok(pg.transactionsRetried > 0 && summary.retried >= pg.transactionsRetried, JSON.stringify(pg));
+      assert.equal(Number(field(run.stdout, 'number of transactions retried: (\\d+) \\(\\d+\\.\\d{3}%\\)')[1]), pg.transactionsRetried);
+      assert.equal(Number(field(run.stdout, 'total number of retries: (\\d+)')[1]), summary.retried);
+      const retries = lines.map((l) => Number(l.split(' ')[6]));
+      assert.equal(retries.filter((r) => r > 0).length, pg.transactionsRetried, 'log lines with retries = transactions retried');
+      assert.equal(retries.reduce((a, b) => a + b, 0), summary.retried, 'retries column adds up to the retries');
+    }
+  }
+});
+
+test('-P 2 reports each two-second interval as a whole, as pgbench does', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  t.after(() => db.dispose());
+  const cwd = workdir(t);
+  const run = await runCli(['run', 'tpcb', '--db', db.url, '-b', 'select-only', '-T', '4', '-P', '2', '--out', 'r.json'], { cwd });
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(readFileSync(path.join(cwd, 'r.json'), 'utf8')) as RunResult;
+  const lines = run.stderr.split('\n').filter((l) => l.startsWith('progress: '));
+  assert.equal(lines.length, Math.floor(result.series.length / 2), run.stderr);
+  lines.forEach((line, i) => {
+    const m = PROGRESS.exec(line);
+    assert.ok(m, line);
+    const pair = result.series.slice(2 * i, 2 * i + 2);
+    assert.equal(Number(m[1]), Number(pair[1]!.t.toFixed(1)));
+    const transactions = pair[0]!.transactions + pair[1]!.transactions;
+    assert.equal(Number(m[2]), Number((transactions / (pair[0]!.seconds + pair[1]!.seconds)).toFixed(1)));
+    const avg = (pair[0]!.transactions * pair[0]!.latencyMs.avg + pair[1]!.transactions * pair[1]!.latencyMs.avg) / transactions;
+    assert.ok(Math.abs(Number(m[3]) - avg) <= 0.0005, `${m[3]} vs ${avg}`);
+  });
 });
