@@ -231,3 +231,20 @@ test('-P 2 reports each two-second interval as a whole, as pgbench does', async 
     assert.ok(Math.abs(Number(m[3]) - avg) <= 0.0005, `${m[3]} vs ${avg}`);
   });
 });
+
+test('--sampling-rate logs about that fraction of the transactions', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  t.after(() => db.dispose());
+  const cwd = workdir(t);
+  const run = await runCli(['run', 'tpcb', '--db', db.url, '-b', 'select-only', '-t', '2000', '-l', '--sampling-rate', '0.1', '--log-prefix', path.join(cwd, 'sample'), '--out', 'r.json'], { cwd });
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(readFileSync(path.join(cwd, 'r.json'), 'utf8')) as RunResult;
+  assert.equal(result.summary.transactions, 2000);
+  const lines = readFileSync(result.config.log!.files[0]!, 'utf8').trim().split('\n');
+  // Binomial(2000, 0.1): mean 200, standard deviation 13.4; 120..280 is six deviations either side.
+  assert.ok(lines.length > 120 && lines.length < 280, `${lines.length} lines logged of 2000 at 0.1`);
+  const numbers = lines.map((l) => Number(l.split(' ')[1]));
+  assert.ok(numbers.every((n, i) => i === 0 || n > numbers[i - 1]!), 'transaction numbers count all transactions, logged or not');
+  assert.ok(numbers[numbers.length - 1]! > lines.length, 'the sampled lines skip numbers');
+});

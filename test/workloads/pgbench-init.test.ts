@@ -66,6 +66,13 @@ for (const shape of SHAPES) {
     const [a, b] = [await describe(theirs), await describe(ours)];
     assert.ok(a.length > 20, 'the description covers the tables');
     assert.deepEqual(b, a);
+    // headroom runs on what it made, partitioned or not, reading the scale from pgbench_branches.
+    const run = await runCli(['run', 'tpcb', '--db', ours.url, '-c', '2', '-t', '20', '--observe=false', '--out', path.join(tmpdir(), `headroom-shape-${process.pid}.json`)]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, new RegExp(`^scaling factor: ${shape.options[1]}$`, 'm'));
+    rmSync(path.join(tmpdir(), `headroom-shape-${process.pid}.json`), { force: true });
+    const check = await runCli(['check', 'tpcb', '--db', ours.url]);
+    assert.equal(check.code, 0, check.stdout);
   });
 }
 
