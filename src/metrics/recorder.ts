@@ -1,5 +1,9 @@
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
 import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
+import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
+import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
+
+export { noPgbenchCounts, type PgbenchCounts, newTally, type OutageEpisode, type TerminalTally };
 
 export type FailureCounts = Record<ErrorClass, number>;
 
@@ -21,24 +25,6 @@ export interface IntervalSnapshot {
   skipped: number;
 }
 
-/** pgbench's per-type figures beside the histogram: exact latency moments, lateness, the failure split. */
-export interface PgbenchCounts {
-  transactionsRetried: number;
-  /** Committed transactions slower than --latency-limit. */
-  late: number;
-  skipped: number;
-  /** Failed retryable transactions, split as pgbench --failures-detailed does. */
-  serializationFailures: number;
-  deadlockFailures: number;
-  /** Sum and sum of squares of committed transactions' latencies, in microseconds (pgbench's average and stddev). */
-  latencySumUs: number;
-  latencySumSquaresUs: number;
-}
-
-export function noPgbenchCounts(): PgbenchCounts {
-  return { transactionsRetried: 0, late: 0, skipped: 0, serializationFailures: 0, deadlockFailures: 0, latencySumUs: 0, latencySumSquaresUs: 0 };
-}
-
 export interface TypeTotals extends PgbenchCounts {
   name: string;
   count: number;
@@ -53,32 +39,6 @@ export interface ErrorSample {
   code: string | undefined;
   message: string;
   count: number;
-}
-
-/** One terminal's time without a working connection: from the first error to the first success. */
-export interface OutageEpisode {
-  /** Epoch milliseconds. */
-  startMs: number;
-  endMs: number;
-  /** The error that started it plus every failed reconnect attempt. */
-  errors: number;
-  /** False when the run ended before the terminal got a connection back. */
-  recovered: boolean;
-}
-
-/** One terminal's own figures over the measured period (the study printed them per terminal). */
-export interface TerminalTally {
-  terminal: number;
-  transactions: number;
-  failed: number;
-  latencySumUs: number;
-  latencyMaxUs: number;
-  /** Epoch milliseconds when its last transaction of the measured period ended (comparable across threads). */
-  lastEndMs: number;
-}
-
-export function newTally(terminal: number): TerminalTally {
-  return { terminal, transactions: 0, failed: 0, latencySumUs: 0, latencyMaxUs: 0, lastEndMs: 0 };
 }
 
 export interface JobTotals {
