@@ -9,7 +9,10 @@ import { progressLine } from '../reports/text.js';
 import { buildResult } from '../result/build.js';
 import type { RunResult } from '../result/result.js';
 import type { Workload } from '../workloads/workload.js';
+import type { SeriesPoint } from '../engine/measurements.js';
+import { mergePoints } from '../reports/pgbench-text.js';
 import { logLine, type Session } from './common.js';
+import type { PgbenchRunSettings } from './pgbench-run-options.js';
 
 /** What every measured run of one `headroom run` shares, a sweep's steps included. */
 export interface RunPlan {
@@ -26,6 +29,8 @@ export interface RunPlan {
   transactionsPerClient: number | undefined;
   seed: number;
   force: boolean;
+  /** -L, --failures-detailed, -l and their kin. */
+  pgbench: PgbenchRunSettings;
   /** Ends the run early (Ctrl-C): the engine stops and the result is marked interrupted. */
   signal: AbortSignal;
 }
@@ -46,23 +51,23 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       : undefined;
   const onAbort = (): void => live?.finish();
   plan.signal.addEventListener('abort', onAbort, { once: true });
-  let sinceProgress = 0;
+  const sinceProgress: SeriesPoint[] = [];
   const rate = values['rate'] as number | undefined;
   const maxTries = values['max-tries'] as number;
   const journalFile = values['journal'] as string | undefined;
   // A fresh id per run: journal ids are runId.terminal.sequence, and every run restarts the sequences.
   const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
-  const { durationSeconds, transactionsPerClient, scale, seed } = plan;
+  const { durationSeconds, transactionsPerClient, scale, seed, pgbench } = plan;
   logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`);
   const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
   const outcome = await runEngine(
-    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force },
+    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog },
     plan.signal,
     (point) => {
       if (live) live.update(point);
-      else if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
-        sinceProgress = 0;
-        logLine(progressLine(point));
+      // -P N reports the whole N-second interval, as pgbench does.
+      else if (progressEvery > 0 && sinceProgress.push(point) >= progressEvery) {
+        logLine(progressLine(mergePoints(sinceProgress.splice(0)), { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
       }
     },
   )
@@ -97,6 +102,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       seed,
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
       argv: [...plan.argv],
+      ...pgbench.config,
     },
     ...(outcome.status === 'interrupted'
       ? { statusReason: 'interrupted by a signal' }

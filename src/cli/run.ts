@@ -9,6 +9,7 @@ import { summaryText } from '../reports/text.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
+import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
@@ -35,6 +36,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
+  ...PGBENCH_RUN_OPTIONS,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -51,6 +53,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (steps.length === 1 && jobs > steps[0]!) throw new UserError(`-j ${jobs} is more than -c ${steps[0]}`, 'each job needs at least one client: use -j up to -c');
   // A bad mix is refused before anything is loaded.
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
+  const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
   const asked = askedScale(workload, values);
 
   const session = await openSession(values, workload);
@@ -99,6 +102,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       transactionsPerClient,
       seed: (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31),
       force,
+      pgbench,
       signal: abort.signal,
     };
     try {
