@@ -35,13 +35,15 @@ const VERBS: Record<string, Verb> = {
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },
 };
 
+const VERB_WIDTH = Math.max(...Object.keys(VERBS).map((name) => name.length)) + 2;
+
 function mainHelp(): string {
   return [
     `headroom ${TOOL_VERSION}: how many transactions per second this machine and DBMS carry`,
     '',
     'usage: headroom VERB [WORKLOAD] [options]',
     '',
-    ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(7)}${v.summary}`),
+    ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(VERB_WIDTH)}${v.summary}`),
     '',
     `With no --db, headroom uses ${DEFAULT_DB} (embedded SQLite, no server needed).`,
     'headroom VERB --help shows the options of a verb; headroom list shows each workload\'s own.',
