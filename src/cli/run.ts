@@ -4,11 +4,15 @@ import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { RunObserver } from '../observe/run-observer.js';
-import { runsOnThisMachine } from '../config/target.js';
+import { describeTarget, nodeTargets, runsOnThisMachine } from '../config/target.js';
+import { BALANCES, ROUTES, type Balance, type Route } from '../engine/routing/balancer.js';
+import { ReplicaLagSampler } from '../observe/replica-lag.js';
+import { replicationResult } from '../result/replication.js';
 import { runEngine } from '../engine/engine.js';
 import { buildResult } from '../result/build.js';
 import { defaultResultPath, writeResult } from '../result/write.js';
 import type { RunResult } from '../result/result.js';
+import type { Target } from '../config/target.js';
 import { progressLine, summaryText } from '../reports/text.js';
 import { LiveView } from '../reports/live.js';
 import type { LoadPhase } from '../workloads/workload.js';
@@ -37,6 +41,15 @@ export const RUN_OPTIONS: OptionSpec[] = [
     value: 'FILE',
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
+  {
+    long: 'route',
+    type: 'string',
+    value: 'MODE',
+    choices: ROUTES,
+    help: 'with ?replicas= in --db: none (all to the primary), read-only-transactions (read-only transaction types whole to a replica), split (reads to replicas until the transaction first writes)',
+    default: 'none',
+  },
+  { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   VERBOSE_OPTION,
   HELP_OPTION,
@@ -104,8 +117,10 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
     const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
+    const routing = routingOf(values, session.target);
+    const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
     const outcome = await runEngine(
-      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force },
+      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force, routing },
       abort.signal,
       (point) => {
         if (live) live.update(point);
@@ -118,6 +133,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       .catch(async (error: unknown) => {
         // The terminals never started (e.g. the server refused them): stop sampling, then report.
         await observer?.stop().catch(() => undefined);
+        await lagSampler?.stop().catch(() => undefined);
         throw error;
       })
       .finally(() => {
@@ -126,6 +142,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         process.off('SIGTERM', onSignal);
       });
     const observed = (await observer?.stop()) ?? null;
+    const lag = (await lagSampler?.stop()) ?? null;
+    // Reads went elsewhere: the invariants are checked where the writes went, on the primary.
+    const check = routing && routing.route !== 'none' ? await workload.check(dataContext(session, workloadOptions, scale, logLine)) : null;
 
     const result: RunResult = buildResult({
       outcome,
@@ -154,11 +173,27 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
           ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
           : {}),
     });
+    if (routing && outcome.totals.nodes) {
+      const urls = session.target.dbms === 'sqlite' ? [session.url] : nodeTargets(session.target).map((t) => describeTarget(t));
+      result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, check);
+    }
     const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
     await writeResult(result, file);
     process.stdout.write(`${summaryText(result, file)}\n`);
+    if (result.status === 'completed' && check?.some((c) => !c.ok)) return 1;
     return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
   } finally {
     await session.close();
   }
+}
+
+/** --route and --balance, checked against the target: routing needs replicas to route to. */
+function routingOf(values: Record<string, unknown>, target: Target): { route: Route; balance: Balance } | undefined {
+  const route = values['route'] as Route;
+  const balance = values['balance'] as Balance;
+  const replicas = target.dbms === 'sqlite' ? undefined : target.replicas;
+  if (route !== 'none' && !replicas) {
+    throw new UserError(`--route ${route} needs replicas to route to`, 'list them in the URL: --db postgres://u@primary:5432/db?replicas=host2:5432,host3:5432');
+  }
+  return replicas ? { route, balance } : undefined;
 }

@@ -1,4 +1,5 @@
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
+import type { NodeTotals } from '../engine/routing/node-stats.js';
 import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
 
 export type FailureCounts = Record<ErrorClass, number>;
@@ -68,6 +69,8 @@ export interface JobTotals {
   /** Terminals dropped at the start because the server refused their connection (--force). */
   refusedConnections: number;
   terminals: TerminalTally[];
+  /** Per-node statement statistics when the run routes over a primary and replicas. */
+  nodes?: NodeTotals[];
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */

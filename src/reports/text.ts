@@ -2,6 +2,7 @@ import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
+import { replicationLines } from './replication-text.js';
 
 /** A pgbench -P style progress line, with p99, failures and the client's own CPU. */
 export function progressLine(point: SeriesPoint): string {
@@ -52,6 +53,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
   lines.push(...terminalLines(result));
+  lines.push(...replicationLines(result));
   lines.push(...serverLines(result, result.host.cores));
   for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
   if (resultPath) lines.push(`result: ${resultPath}`);

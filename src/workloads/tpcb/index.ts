@@ -5,8 +5,9 @@ import { loadTpcb } from './load.js';
 import { TABLES, dropStatements } from './schema.js';
 import { selectOnly } from './select-only.js';
 import { tpcbLike } from './tpcb-like.js';
+import { threeReads } from './three-reads.js';
 
-const BUILTINS: readonly TransactionType[] = [tpcbLike, selectOnly];
+const BUILTINS: readonly TransactionType[] = [tpcbLike, selectOnly, threeReads];
 
 export const tpcb: Workload = {
   name: 'tpcb',
