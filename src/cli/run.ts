@@ -4,7 +4,7 @@ import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { RunObserver } from '../observe/run-observer.js';
-import { describeTarget, nodeTargets, runsOnThisMachine } from '../config/target.js';
+import { describeTarget, nodeTargets, resolveTarget, runsOnThisMachine } from '../config/target.js';
 import { BALANCES, ROUTES, type Balance, type Route } from '../engine/routing/balancer.js';
 import { ReplicaLagSampler } from '../observe/replica-lag.js';
 import { replicationResult } from '../result/replication.js';
@@ -67,6 +67,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // A bad mix is refused before anything is loaded.
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
   const asked = askedScale(workload, values);
+  // Refused before anything is loaded, like a bad mix.
+  const routing = routingOf(values, resolveTarget(values['db'] as string | undefined));
 
   const session = await openSession(values, workload);
   try {
@@ -117,7 +119,6 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
     const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
-    const routing = routingOf(values, session.target);
     const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
     const outcome = await runEngine(
       { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force, routing },

@@ -113,13 +113,13 @@ const REPLICAS_HINT = 'list them as ?replicas=host:port,host:port, e.g. postgres
 
 /** `host:port,host:port` (a missing port means the DBMS's default). */
 function parseReplicas(text: string, defaultPort: number): NodeAddress[] {
+  if (text.trim() === '') throw new UserError('?replicas= lists no replica', REPLICAS_HINT);
   const nodes = text.split(',').map((part) => {
     const match = /^(\[[^\]]+\]|[^:\s]+)(?::(\d+))?$/.exec(part.trim());
     const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
     if (!match || port < 1 || port > 65535) throw new UserError(`"${part}" in ?replicas= is not host:port`, REPLICAS_HINT);
     return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
   });
-  if (nodes.length === 0 || text.trim() === '') throw new UserError('?replicas= lists no replica', REPLICAS_HINT);
   return nodes;
 }
 
