@@ -8,7 +8,10 @@
 // own counts; for pgpool, its SHOW POOL_NODES select_cnt before and after the run, reads only).
 // Not a test: the cluster shares the machine's cores with everything else.
 //
-//   node bench/replicas.mjs [--time 15] [--clients 16] [--tpcb-scale 10] [--chain-scale 1/1000]
+// With --cluster galera: the same on scripts/cluster-galera.sh's three-node Galera cluster, primary
+// only and split (the "replicas" are the other two nodes; there is no proxy to compare).
+//
+//   node bench/replicas.mjs [--cluster postgres|galera] [--time 15] [--clients 16] [--tpcb-scale 10] [--chain-scale 1/1000]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
   options: {
+    cluster: { type: 'string', default: 'postgres' },
     time: { type: 'string', default: '15' },
     clients: { type: 'string', default: '16' },
     'tpcb-scale': { type: 'string', default: '10' },
@@ -28,11 +32,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = path.join(root, 'dist/src/cli/bin.js');
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-replicas-bench-'));
 
-const up = execFileSync('bash', [path.join(root, 'scripts/cluster-postgres.sh'), 'up'], { encoding: 'utf8' });
-const cluster = /^primary\s+(\S+)$/m.exec(up)[1];
-const pool = /^pgpool\s+(\S+)$/m.exec(up)[1];
+const galera = values.cluster === 'galera';
+const up = execFileSync('bash', [path.join(root, `scripts/cluster-${galera ? 'galera' : 'postgres'}.sh`), 'up'], { encoding: 'utf8' });
+const cluster = /^(?:primary|node1)\s+(\S+)$/m.exec(up)[1];
+const pool = /^pgpool\s+(\S+)$/m.exec(up)?.[1];
 const primaryOnly = cluster.replace(/\?.*$/, '');
-const poolPort = new URL(pool).port;
+const poolPort = pool && new URL(pool).port;
 
 function headroom(args) {
   const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -53,12 +58,12 @@ try {
     { name: 'tpcb three-reads', args: ['tpcb', '-b', 'three-reads'], init: ['tpcb', '-s', values['tpcb-scale']] },
     { name: 'chain model-unit', args: ['chain', '--max-tries', '5'], init: ['chain', '-s', values['chain-scale']] },
   ];
-  console.log(`${values.clients} terminals, ${values.time} s per run; uptime: ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
+  console.log(`${values.cluster} cluster, ${values.clients} terminals, ${values.time} s per run; uptime: ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
   console.log('workload           routing   tps       ratio  statements: primary / replica1 / replica2   failed');
   for (const w of workloads) {
     headroom(['init', ...w.init, '--db', primaryOnly]);
     let base;
-    for (const side of ['primary', 'split', 'pgpool']) {
+    for (const side of galera ? ['primary', 'split'] : ['primary', 'split', 'pgpool']) {
       const out = path.join(work, `${side}.json`);
       const db = side === 'pgpool' ? pool : side === 'primary' ? cluster : cluster;
       const route = side === 'split' ? 'split' : 'none';

@@ -14,6 +14,12 @@ export function replicationLines(result: RunResult): string[] {
     const figures = Object.keys(replica.max).map((k) => `${k} avg ${replica.avg[k]} max ${replica.max[k]}`);
     lines.push(`lag ${replica.node} (${replica.samples} samples): ${figures.join(', ') || 'no samples'}`);
   }
+  // Over time: the main figure of each replica once a second (the last minute of a long run).
+  const key = r.lag?.series[0]?.replicas[0]?.bytes !== undefined ? 'bytes' : 'behindTransactions';
+  for (const [i, replica] of (r.lag?.replicas ?? []).entries()) {
+    const values = r.lag!.series.slice(-60).map((p) => p.replicas[i]?.[key] ?? '-');
+    if (values.length > 1) lines.push(`lag ${replica.node} ${key} per second: ${values.join(' ')}`);
+  }
   if (r.lag?.error) lines.push(`lag sampling stopped: ${r.lag.error}`);
   for (const c of r.check ?? []) lines.push(`check on the primary: ${c.ok ? 'ok' : 'FAILED'} ${c.name}: ${c.detail}`);
   return lines;

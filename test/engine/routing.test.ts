@@ -89,6 +89,7 @@ for (const kind of ['postgres', 'galera'] as const satisfies readonly ClusterKin
       assert.ok(r.lag && r.lag.series.length >= 1, 'lag was sampled');
       assert.ok(r.check && r.check.length > 0 && r.check.every((c) => c.ok), JSON.stringify(r.check));
       assert.match(run.stdout, /routing: split/);
+      assert.match(run.stdout, /^lag replica2 \(\d+ samples\): /m);
 
       const readOnly = await runCli(['run', 'tpcb', '-b', 'select-only', '-b', 'tpcb-like', '--db', cluster.url, '--route', 'read-only-transactions', '--balance', 'least-busy', '-c', '2', '-T', '2', '-P', '0', '--out', out]);
       assert.equal(readOnly.code, 0, readOnly.stderr);
