@@ -5,14 +5,14 @@ import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { describeTarget, nodeTargets, resolveTarget, runsOnThisMachine } from '../config/target.js';
-import { BALANCES, ROUTES, type Balance, type Route } from '../engine/routing/balancer.js';
+import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
+import { routingOf } from '../config/routing.js';
 import { ReplicaLagSampler } from '../observe/replica-lag.js';
 import { replicationResult } from '../result/replication.js';
 import { runEngine } from '../engine/engine.js';
 import { buildResult } from '../result/build.js';
 import { defaultResultPath, writeResult } from '../result/write.js';
 import type { RunResult } from '../result/result.js';
-import type { Target } from '../config/target.js';
 import { progressLine, summaryText } from '../reports/text.js';
 import { LiveView } from '../reports/live.js';
 import type { LoadPhase } from '../workloads/workload.js';
@@ -186,15 +186,4 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await session.close();
   }
-}
-
-/** --route and --balance, checked against the target: routing needs replicas to route to. */
-function routingOf(values: Record<string, unknown>, target: Target): { route: Route; balance: Balance } | undefined {
-  const route = values['route'] as Route;
-  const balance = values['balance'] as Balance;
-  const replicas = target.dbms === 'sqlite' ? undefined : target.replicas;
-  if (route !== 'none' && !replicas) {
-    throw new UserError(`--route ${route} needs replicas to route to`, 'list them in the URL: --db postgres://u@primary:5432/db?replicas=host2:5432,host3:5432');
-  }
-  return replicas ? { route, balance } : undefined;
 }
