@@ -68,6 +68,33 @@ for (const kind of ['postgres', 'galera'] as const satisfies readonly ClusterKin
       }
     });
 
+    test('read-only-transactions: a declared read-only transaction runs whole on one replica, any other on the primary', async (t) => {
+      if (!cluster) return t.skip(skipped);
+      const router = new RoutedConnector(resolveTarget(cluster.url), { route: 'read-only-transactions', balance: 'round-robin' });
+      router.stats.measuring = true;
+      const conn = await router.connect(0);
+      try {
+        const select = await conn.prepare('SELECT 1');
+        conn.declareReadOnly!(true);
+        await conn.begin();
+        await select.all();
+        await select.all();
+        await conn.commit();
+        conn.declareReadOnly!(false);
+        await conn.begin();
+        await select.all();
+        await conn.commit();
+        const totals = router.stats.totals();
+        const onReplicas = totals.slice(1).filter((n) => n.statements > 0);
+        assert.equal(onReplicas.length, 1, 'one replica ran the whole read-only transaction');
+        assert.deepEqual([onReplicas[0]!.statements, onReplicas[0]!.transactions], [2, 1]);
+        assert.deepEqual([totals[0]!.statements, totals[0]!.transactions], [1, 1]);
+      } finally {
+        await conn.close();
+        await router.close();
+      }
+    });
+
     test('headroom run with --route split and read-only-transactions: reads spread over the replicas, lag sampled, the check holds on the primary', async (t) => {
       if (!cluster) return t.skip(skipped);
       const init = await runCli(['init', 'tpcb', '--db', cluster.url, '-s', '1']);
