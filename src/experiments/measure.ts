@@ -40,6 +40,8 @@ export async function measureRun(server: StepServer, config: StepRunConfig, sign
     warmupSeconds: 0,
     journal: undefined,
     acceptRefusals: false,
+    // Every run goes to the primary: the experiment measures one table on one server.
+    routing: undefined,
   };
   const outcome = await runEngine(engineConfig, signal, onInterval).catch(async (error: unknown) => {
     await observer.stop().catch(() => undefined);
