@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { compareText } from '../reports/compare-text.js';
+import { normaliseText } from '../reports/normalise-text.js';
+import { readReference } from '../reports/reference.js';
 import { seriesCsv } from '../reports/csv.js';
 import { renderHtmlReport } from '../reports/html/page.js';
 import { readResults } from '../reports/input.js';
@@ -20,7 +22,16 @@ export const REPORT_OPTIONS: OptionSpec[] = [
   HELP_OPTION,
 ];
 
-export const COMPARE_OPTIONS: OptionSpec[] = [VERBOSE_OPTION, HELP_OPTION];
+export const COMPARE_OPTIONS: OptionSpec[] = [
+  {
+    long: 'normalise',
+    type: 'string',
+    value: 'REFERENCE:YOURS',
+    help: "coefficients between a reference (a result file, or a reference file such as reference/chain-study.json, FILE#ENTRY to pick an entry) and your run of the same workload on the same DBMS; the runs are shown as if on the reference machine",
+  },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
 
 /** `headroom report FILE...`: one self-contained HTML page, and on request CSV and Markdown. */
 export async function reportCommand(argv: readonly string[]): Promise<number> {
@@ -44,7 +55,17 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
 
 /** `headroom compare FILE FILE...`: the runs side by side in the terminal. */
 export async function compareCommand(argv: readonly string[]): Promise<number> {
-  const { positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
+  const { values, positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
+  const pair = values['normalise'] as string | undefined;
+  if (pair !== undefined) {
+    const parts = pair.split(':');
+    if (parts.length !== 2 || parts.some((part) => part === '')) {
+      throw new UserError(`--normalise "${pair}" is not REFERENCE:YOURS`, 'e.g. --normalise reference/chain-study.json:my-postgres-run.json (file names without colons)');
+    }
+    const [yours] = readResults([parts[1]!]);
+    process.stdout.write(`${normaliseText(readReference(parts[0]!), yours!, positionals.length > 0 ? readResults(positionals) : [])}\n`);
+    return 0;
+  }
   if (positionals.length < 2) throw new UserError(`"headroom compare" needs two or more result files, got ${positionals.length}`, 'e.g. headroom compare before.json after.json (headroom report shows a single run)');
   process.stdout.write(`${compareText(readResults(positionals))}\n`);
   return 0;
