@@ -11,7 +11,7 @@ import { FirebirdStatement, wireParams } from './statement.js';
  * writers), waiting on row locks so a conflict ends as isc_deadlock/isc_update_conflict once the
  * other writer finishes. node-firebird calls this pair ISOLATION_READ_UNCOMMITTED.
  */
-export const TRANSACTION = { isolation: Firebird.ISOLATION_READ_UNCOMMITTED, wait: true };
+const TRANSACTION = { isolation: Firebird.ISOLATION_READ_UNCOMMITTED, wait: true };
 
 /**
  * Limits of one EXECUTE BLOCK in bulkInsert: every INSERT is a context and a statement may hold
@@ -19,7 +19,6 @@ export const TRANSACTION = { isolation: Firebird.ISOLATION_READ_UNCOMMITTED, wai
  */
 const BULK_BLOCK_ROWS = 250;
 const BULK_BLOCK_BYTES = 60_000;
-
 
 /**
  * Firebird runs every statement inside a transaction it was told to start. Between begin() and

@@ -7,7 +7,7 @@ export interface WireStatement extends NativeStatement {
   connection: { statementInfo(statement: NativeStatement, items: readonly number[], callback: (err: unknown, info?: { buffer?: Buffer }) => void): void };
 }
 
-/** What a statement needs from its connection: a transaction to run in, and a handle to prepare with. */
+/** What a statement needs from its connection: the transaction to prepare and run in. */
 export interface StatementHost {
   within<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
 }
