@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DbmsName } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
 import { readResult } from '../result/read.js';
+import { dbmsLabel } from './comparison.js';
 import type { LoadedResult } from './input.js';
 
 export const REFERENCE_SCHEMA = 'headroom.reference/1';
@@ -41,7 +42,7 @@ export function entryFromResult(run: LoadedResult): ReferenceEntry {
     label: run.label,
     workload: r.config.workload,
     dbms: r.target.dbms,
-    version: r.target.version,
+    version: dbmsLabel(run),
     clients: r.config.clients,
     scale: r.config.scale,
     workloadOptions: r.config.workloadOptions,
