@@ -38,7 +38,7 @@ test('compare --normalise: coefficients from a reference and your run of it, app
   const [ref, mine, other] = [read('ref'), read('mine'), read('other')];
 
   // The arithmetic: coefficient = reference / yours, figure x coefficient.
-  const n = normalisation(readReference(file('ref')), readResults([file('mine')])[0]!);
+  const n = normalisation(readReference(file('ref')), readResults([file('mine')]).runs[0]!);
   const tps = n.metrics.find((c) => c.name === 'tps')!;
   assert.equal(tps.factor, ref.summary.tps / mine.summary.tps);
   const p99 = n.metrics.find((c) => c.name === 'p99')!;
@@ -49,12 +49,12 @@ test('compare --normalise: coefficients from a reference and your run of it, app
   );
   const addresses = n.phases.find((c) => c.name === 'Addresses')!;
   assert.equal(addresses.factor, ref.data.phases.find((p) => p.name === 'Addresses')!.seconds / mine.data.phases.find((p) => p.name === 'Addresses')!.seconds);
-  const applied = applyNormalisation(n, readResults([file('other')])[0]!, readReference(file('ref')));
+  const applied = applyNormalisation(n, readResults([file('other')]).runs[0]!, readReference(file('ref')));
   assert.equal(applied.metrics.find((m) => m.name === 'tps')!.normalised, other.summary.tps * tps.factor);
   assert.equal(applied.phases.find((p) => p.name === 'Addresses')!.normalised, other.data.phases.find((p) => p.name === 'Addresses')!.seconds * addresses.factor);
   assert.deepEqual(n.notes, [], 'same clients, options, scale and version: nothing to note');
   // Your own run normalises to the reference's figures.
-  const self = applyNormalisation(n, readResults([file('mine')])[0]!, readReference(file('ref')));
+  const self = applyNormalisation(n, readResults([file('mine')]).runs[0]!, readReference(file('ref')));
   assert.ok(Math.abs(self.metrics.find((m) => m.name === 'tps')!.normalised! - ref.summary.tps) < 1e-9 * ref.summary.tps);
 
   // Through the CLI: the coefficient and the normalised figure as printed.
@@ -99,7 +99,7 @@ test('the study reference with real PostgreSQL and MariaDB runs: coefficients fr
     const run = await runCli(['run', 'chain', '--db', db.url, '-s', '1/5000', '-c', '2', '-t', '30', '-P', '0', '-o', files[dbms]]);
     assert.equal(run.code, 0, run.stderr);
   }
-  const [pgRun, mariaRun] = readResults([files.postgres, files.mariadb]);
+  const [pgRun, mariaRun] = readResults([files.postgres, files.mariadb]).runs;
   const n = normalisation(readReference(STUDY), pgRun!);
   assert.equal(n.reference.id, 'postgres-ssd', 'the first PostgreSQL entry when no entry has your client count');
   assert.deepEqual(n.phases, [], 'the study gives no phase timings');
