@@ -12,6 +12,8 @@ const GDS = {
   lock_conflict: 335544345,
   no_dup: 335544349,
   no_meta_update: 335544351,
+  /** "Object ... is in use": DDL on a table some statement or transaction still holds. */
+  obj_in_use: 335544453,
   update_conflict: 335544451,
   login: 335544472,
   lock_timeout: 335544510,
@@ -69,6 +71,14 @@ export function classifyFirebirdError(error: unknown, target?: ServerTarget): Db
     // An update conflict also arrives under isc_deadlock: only a deadlock without it is one.
     deadlock: codes.includes(GDS.deadlock) && !codes.includes(GDS.update_conflict) && !codes.includes(GDS.lock_conflict),
   });
+}
+
+/** True for "object in use": DDL refused while a prepared statement or transaction holds the object. */
+export function isObjectInUse(error: unknown): boolean {
+  const cause = error instanceof DbError ? error.cause : error;
+  const codes = gdsCodes((cause ?? {}) as FirebirdErrorShape);
+  // node-firebird keeps only the first code of the vector (no_meta_update); the rest is in the text.
+  return codes.includes(GDS.obj_in_use) || (codes.includes(GDS.no_meta_update) && /\bis in use\b/i.test(cause instanceof Error ? cause.message : ''));
 }
 
 function gdsCodes(shape: FirebirdErrorShape): number[] {
