@@ -126,6 +126,10 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         process.off('SIGTERM', onSignal);
       });
     const observed = (await observer?.stop()) ?? null;
+    // Workloads with consistency conditions (tpcc, clause 3.3.2) check them after every run: a run
+    // that broke them measured something other than the workload, and fails.
+    const checks = workload.checkAfterRun ? await workload.check(dataContext(session, workloadOptions, scale, logLine)) : undefined;
+    const broken = checks?.filter((c) => !c.ok) ?? [];
 
     const result: RunResult = buildResult({
       outcome,
@@ -148,12 +152,18 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         journal: journal ? { file: journal.file, runId: journal.runId } : null,
         argv: [...argv],
       },
+      workload,
       ...(outcome.status === 'interrupted'
         ? { statusReason: 'interrupted by a signal' }
         : outcome.failure
           ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
           : {}),
     });
+    if (checks) result.checks = checks;
+    if (broken.length > 0 && result.status !== 'interrupted') {
+      result.status = 'failed';
+      result.statusReason = `consistency check failed after the run: ${broken.map((c) => c.name).join(', ')}`;
+    }
     const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
     await writeResult(result, file);
     process.stdout.write(`${summaryText(result, file)}\n`);

@@ -95,13 +95,20 @@ export class Terminal {
       } else {
         scheduled = performance.now();
       }
+      const pauses = this.types[type]!.pauses;
+      if (pauses) {
+        // Keying time: the user fills in the screen before the transaction starts (TPC-C 5.2.5.2).
+        await stop.sleep(pauses.keyingMs);
+        if (stop.stopped) break;
+        scheduled = performance.now();
+      }
       const leave = this.gate === undefined ? undefined : await this.gate.enter();
       const started = performance.now();
-      const error = await this.attempt(type);
+      const { error, rolledBack } = await this.attempt(type);
       leave?.();
       if (error === undefined) {
         const ended = performance.now();
-        recorder.success(type, Math.max(1, Math.round((ended - scheduled) * 1000)), Math.round((started - scheduled) * 1000), this.tally);
+        recorder.success(type, Math.max(1, Math.round((ended - scheduled) * 1000)), Math.round((started - scheduled) * 1000), this.tally, rolledBack);
       } else {
         recorder.failure(type, error, this.tally);
         if (error.errorClass === 'connection_lost') await this.reconnect();
@@ -110,6 +117,8 @@ export class Terminal {
           return;
         }
       }
+      // Think time: exponential with the type's mean, cut at 10 means (TPC-C 5.2.5.4).
+      if (pauses) await stop.sleep(Math.min(-Math.log(1 - Math.random()) * pauses.thinkMeanMs, 10 * pauses.thinkMeanMs));
       // better-sqlite3 never yields: without this, timers (progress, the end of -T) and Ctrl-C
       // would wait until the run is over.
       if (this.blocking) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -121,17 +130,17 @@ export class Terminal {
   }
 
   /** Runs one transaction with its retries; returns the error that ended it, if any. */
-  private async attempt(type: number): Promise<DbError | undefined> {
+  private async attempt(type: number): Promise<{ error: DbError | undefined; rolledBack: boolean }> {
     // Only a transaction that may be retried needs its random state kept (an allocation per try).
     const state = this.plan.maxTries > 1 ? this.random.save() : undefined;
     for (let tries = 1; ; tries++) {
       try {
-        await this.runners[type]!();
-        return undefined;
+        const outcome = await this.runners[type]!();
+        return { error: undefined, rolledBack: outcome === 'rolled-back' };
       } catch (thrown) {
         const error = asDbError(thrown);
         if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
-        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return error;
+        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, rolledBack: false };
         this.recorder.retry(type, error);
         this.random.restore(state!);
       }

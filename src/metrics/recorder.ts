@@ -22,6 +22,8 @@ export interface TypeTotals {
   count: number;
   failed: number;
   retried: number;
+  /** Completed with the rollback the workload asks for (counted in count as well). */
+  rolledBack: number;
   failures: FailureCounts;
   histogram: string;
 }
@@ -81,7 +83,7 @@ export class Recorder {
   measuring = false;
   refusedConnections = 0;
   private readonly totals: Histogram[];
-  private readonly counts: { count: number; failed: number; retried: number; failures: FailureCounts }[];
+  private readonly counts: { count: number; failed: number; retried: number; rolledBack: number; failures: FailureCounts }[];
   private interval = createHistogram();
   private intervalCount = 0;
   private intervalFailed = 0;
@@ -96,10 +98,10 @@ export class Recorder {
 
   constructor(private readonly typeNames: readonly string[]) {
     this.totals = typeNames.map(() => createHistogram());
-    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures() }));
+    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures() }));
   }
 
-  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally): void {
+  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, rolledBack = false): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
@@ -107,6 +109,7 @@ export class Recorder {
     if (!this.measuring) return;
     this.totals[type]!.recordValue(latencyUs);
     this.counts[type]!.count++;
+    if (rolledBack) this.counts[type]!.rolledBack++;
     tally.transactions++;
     tally.latencySumUs += latencyUs;
     if (latencyUs > tally.latencyMaxUs) tally.latencyMaxUs = latencyUs;

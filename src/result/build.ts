@@ -6,6 +6,7 @@ import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
 import { RESULT_SCHEMA, type RunResult } from './result.js';
+import type { Workload } from '../workloads/workload.js';
 
 export const TOOL_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
@@ -17,10 +18,11 @@ export interface ResultInputs {
   url: string;
   data: RunResult['data'];
   statusReason?: string;
+  workload?: Workload;
 }
 
 /** Turns the engine's outcome into the documented result file's shape. */
-export function buildResult({ outcome, config, server, observed, url, data, statusReason }: ResultInputs): RunResult {
+export function buildResult({ outcome, config, server, observed, url, data, statusReason, workload }: ResultInputs): RunResult {
   const { totals, measuredSeconds } = outcome;
   const transactions = totals.all.totalCount;
   const failed = totals.types.reduce((n, t) => n + t.failed, 0);
@@ -65,6 +67,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       count: t.count,
       failed: t.failed,
       retried: t.retried,
+      rolledBack: t.rolledBack,
       failures: t.failures,
       tps: perSecond(t.count),
       latencyMs: summarize(t.histogram),
@@ -84,6 +87,8 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     series: outcome.series,
   };
   if (statusReason !== undefined) result.statusReason = statusReason;
+  const metrics = workload?.metrics?.(totals.types, measuredSeconds);
+  if (metrics) result.summary.workloadMetrics = metrics;
   return result;
 }
 
