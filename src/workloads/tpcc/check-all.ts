@@ -1,3 +1,4 @@
+import type { DbmsName } from '../../drivers/driver.js';
 import type { CheckOutcome, DataContext } from '../workload.js';
 import { checkCondition, n, type Condition } from './condition.js';
 
@@ -9,6 +10,11 @@ const PAID = 'SELECT h_c_w_id, h_c_d_id, h_c_id, SUM(h_amount) AS paid FROM hist
 const CUSTOMER_SUMS = `FROM customer
   LEFT JOIN (${DELIVERED}) dl ON dl.o_w_id = c_w_id AND dl.o_d_id = c_d_id AND dl.o_c_id = c_id
   LEFT JOIN (${PAID}) hp ON hp.h_c_w_id = c_w_id AND hp.h_c_d_id = c_d_id AND hp.h_c_id = c_id`;
+
+const LINES_OF_ORDER = 'SELECT COUNT(*) FROM order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id';
+const DELIVERED_TO_CUSTOMER = `SELECT SUM(ol_amount) FROM orders JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
+  WHERE o_w_id = c_w_id AND o_d_id = c_d_id AND o_c_id = c_id AND ol_delivery_d IS NOT NULL`;
+const CONDITION_10 = 'condition 10';
 
 /** Consistency conditions 5-10 and 12 of clause 3.3.2 (--check-all): row by row, slower than 1-4. */
 const CONDITIONS_5_TO_12: readonly Condition[] = [
@@ -22,12 +28,10 @@ const CONDITIONS_5_TO_12: readonly Condition[] = [
     describe: (r) => `order ${n(r[0])}/${n(r[1])}/${n(r[2])}: o_carrier_id ${n(r[3])}, ${r[4] === null ? 'no' : 'a'} new-order row`,
   },
   {
+    // Correlated on the order lines' key: Firebird evaluates a joined GROUP BY again for every order.
     name: 'condition 6: O_OL_CNT = order lines of the order',
     subject: 'orders',
-    sql: `SELECT o_w_id, o_d_id, o_id, o_ol_cnt, ol.line_count FROM orders
-          LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, COUNT(*) AS line_count FROM order_line GROUP BY ol_w_id, ol_d_id, ol_o_id) ol
-            ON ol.ol_w_id = o_w_id AND ol.ol_d_id = o_d_id AND ol.ol_o_id = o_id
-          WHERE ol.line_count IS NULL OR ol.line_count <> o_ol_cnt ORDER BY o_w_id, o_d_id, o_id`,
+    sql: `SELECT o_w_id, o_d_id, o_id, o_ol_cnt, (${LINES_OF_ORDER}) FROM orders WHERE o_ol_cnt <> (${LINES_OF_ORDER}) ORDER BY o_w_id, o_d_id, o_id`,
     describe: (r) => `order ${n(r[0])}/${n(r[1])}/${n(r[2])}: o_ol_cnt ${n(r[3])}, order lines ${n(r[4])}`,
   },
   {
@@ -65,14 +69,23 @@ const CONDITIONS_5_TO_12: readonly Condition[] = [
   {
     name: 'condition 12: C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)',
     subject: 'customers',
-    sql: `SELECT c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, dl.delivered ${CUSTOMER_SUMS}
-          WHERE c_balance + c_ytd_payment <> COALESCE(dl.delivered, 0) ORDER BY c_w_id, c_d_id, c_id`,
+    sql: `SELECT c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, (${DELIVERED_TO_CUSTOMER}) FROM customer
+          WHERE c_balance + c_ytd_payment <> COALESCE((${DELIVERED_TO_CUSTOMER}), 0) ORDER BY c_w_id, c_d_id, c_id`,
     describe: (r, money) => `customer ${n(r[0])}/${n(r[1])}/${n(r[2])}: c_balance ${money(r[3])}, c_ytd_payment ${money(r[4])}, delivered ${money(r[5])}`,
   },
 ];
 
+/**
+ * Firebird 3 evaluates a joined, grouped derived table again for every outer row, and HISTORY has
+ * no index by customer: condition 10 there would read the history once per customer, so it is
+ * left out on Firebird (README says so).
+ */
+export function conditionsFor(dbms: DbmsName): readonly Condition[] {
+  return dbms === 'firebird' ? CONDITIONS_5_TO_12.filter((c) => !c.name.startsWith(CONDITION_10)) : CONDITIONS_5_TO_12;
+}
+
 export async function checkAllConditions(ctx: DataContext): Promise<CheckOutcome[]> {
   const outcomes: CheckOutcome[] = [];
-  for (const condition of CONDITIONS_5_TO_12) outcomes.push(await checkCondition(ctx, condition));
+  for (const condition of conditionsFor(ctx.dbms)) outcomes.push(await checkCondition(ctx, condition));
   return outcomes;
 }
