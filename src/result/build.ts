@@ -87,7 +87,8 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     series: outcome.series,
   };
   if (statusReason !== undefined) result.statusReason = statusReason;
-  const metrics = workload?.metrics?.(totals.types, measuredSeconds);
+  // From the rounded seconds the file holds, so that a reader recomputes the same figures.
+  const metrics = workload?.metrics?.(totals.types, result.summary.measuredSeconds);
   if (metrics) result.summary.workloadMetrics = metrics;
   return result;
 }
