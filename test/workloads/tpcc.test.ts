@@ -13,8 +13,14 @@ async function count(conn: Connection, sql: string): Promise<number> {
   return Number(value);
 }
 
+/**
+ * Firebird's load of one warehouse (EXECUTE BLOCKs of literal inserts) takes 1.5-4 minutes on a
+ * busy 2-core machine, longer than the rest of these tests together: it runs on request.
+ */
+const FIREBIRD_SKIP = process.env['HEADROOM_TEST_SLOW'] === '1' ? false : 'Firebird loads one tpcc warehouse in minutes: set HEADROOM_TEST_SLOW=1 to run it';
+
 for (const dbms of DBMS_UNDER_TEST) {
-  test(`${dbms}: tpcc loads one warehouse to the spec, runs the mix without unexpected failures, and stays consistent`, async (t) => {
+  test(`${dbms}: tpcc loads one warehouse to the spec, runs the mix without unexpected failures, and stays consistent`, { skip: dbms === 'firebird' && FIREBIRD_SKIP }, async (t) => {
     const fresh = await connectFresh(t, dbms);
     if (!fresh) return;
     const { db, driver, conn } = fresh;
