@@ -27,6 +27,8 @@ const GDS = {
   lost_db_connection: 335544741,
   max_att_exceeded: 335544744,
   att_shutdown: 335544856,
+  /** isc_random: a message of its own, e.g. "cannot update erased record". */
+  random: 335544382,
   /** "Killed by database administrator": the attachment was deleted from MON$ATTACHMENTS. */
   att_shut_killed: 335545056,
 } as const;
@@ -90,6 +92,9 @@ function gdsCodes(shape: FirebirdErrorShape): number[] {
 function firebirdClass(codes: number[], socketCode: string | undefined, message: string): ErrorClass {
   if (codes.some((c) => CONNECTION_LOST.has(c))) return 'connection_lost';
   if (codes.some((c) => RETRYABLE.has(c))) return 'retryable';
+  // A read-committed writer that reaches a row a concurrent transaction deleted and committed
+  // (TPC-C's Delivery, two terminals of one warehouse): a conflict like an update conflict.
+  if (codes.includes(GDS.random) && /cannot update erased record/i.test(message)) return 'retryable';
   if (codes.some((c) => CAPACITY.has(c))) return 'capacity';
   if (codes.some((c) => BAD_REQUEST.has(c))) return 'bad_request';
   if (socketCode !== undefined && SOCKET_CODES.has(socketCode)) return 'connection_lost';

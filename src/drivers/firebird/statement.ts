@@ -62,12 +62,28 @@ export class FirebirdStatement implements Statement {
     return this.host.within((tx) =>
       new Promise<Row[]>((resolve, reject) => {
         let failed: unknown;
+        let fetched: Row[] = [];
+        // fetchAll may finish its rows after the close's answer has arrived: settle once both are done.
+        let pending = 2;
+        const done = (): void => {
+          if (--pending > 0) return;
+          if (failed !== undefined) reject(failed);
+          else resolve(fetched);
+        };
         prepared.execute(tx, wireParams(params), (err) => {
           if (err) failed = err;
         });
         prepared.fetchAll(tx, (err, rows) => {
-          if (failed !== undefined || err) return reject(failed ?? err);
-          resolve((rows ?? []) as Row[]);
+          if (err) failed ??= err;
+          fetched = (rows ?? []) as Row[];
+          done();
+        });
+        // The cursor stays open after the last row until it is closed: without this, the same
+        // statement run again in one transaction fails with "Attempt to reopen an open cursor"
+        // (TPC-C's New-Order reads item and stock once per order line). Same round trip.
+        prepared.close((err: unknown) => {
+          if (err) failed ??= err;
+          done();
         });
       }),
     );
