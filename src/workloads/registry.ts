@@ -3,8 +3,9 @@ import type { Workload } from './workload.js';
 import { chain } from './chain/index.js';
 import { kv } from './kv/index.js';
 import { tpcb } from './tpcb/index.js';
+import { tpcc } from './tpcc/index.js';
 
-export const WORKLOADS: readonly Workload[] = [tpcb, chain, kv];
+export const WORKLOADS: readonly Workload[] = [tpcb, chain, tpcc, kv];
 
 export const DEFAULT_WORKLOAD = 'tpcb';
 
