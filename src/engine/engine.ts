@@ -6,6 +6,7 @@ import { LocalJob, type JobConfig, type JobHandle } from './job.js';
 import { WorkerJob } from './worker-job.js';
 import { intervalPoint, mergeTotals, round, type MergedTotals, type SeriesPoint } from './measurements.js';
 import type { TerminalPlan } from './terminal.js';
+import type { Protocol } from '../workloads/workload.js';
 
 export interface EngineConfig {
   target: Target;
@@ -27,6 +28,8 @@ export interface EngineConfig {
   journal: JobConfig['journal'];
   /** --force: see JobConfig. */
   acceptRefusals: boolean;
+  /** --protocol: see workload.ts. */
+  protocol: Protocol;
 }
 
 export interface EngineOutcome {
@@ -148,7 +151,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       maxTries: config.maxTries,
     });
   }
-  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals }));
+  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals, protocol: config.protocol, seed: config.seed }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -5,6 +5,7 @@ import { DbError } from '../drivers/errors.js';
 import { createDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
 import { findWorkload } from '../workloads/registry.js';
+import type { Protocol } from '../workloads/workload.js';
 import { Gate } from './gate.js';
 import { JournalWriter } from './journal.js';
 import { JournalingConnection } from './journaling-connection.js';
@@ -22,6 +23,8 @@ export interface JobConfig {
   journal: { file: string; runId: string } | undefined;
   /** --force: run with the connections the server accepts instead of failing on a capacity refusal. */
   acceptRefusals: boolean;
+  protocol: Protocol;
+  seed: number;
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -77,7 +80,7 @@ export class LocalJob implements JobHandle {
       await journal?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
-    const context = { scale: config.scale, dbms: config.target.dbms, options: config.options };
+    const context = { scale: config.scale, dbms: config.target.dbms, options: config.options, protocol: config.protocol, seed: config.seed };
     const gate = driver.blocking ? new Gate() : undefined;
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>

@@ -29,6 +29,8 @@ export interface RunResult {
     rate: number | null;
     warmupSeconds: number;
     maxTries: number;
+    /** --protocol (simple, extended, prepared); absent from results written before it was added. */
+    protocol?: string;
     seed: number;
     /** --journal: the journal file and the id prefix of this run's journaled commits. */
     journal: { file: string; runId: string } | null;

@@ -51,7 +51,19 @@ export interface TerminalContext {
   readonly dbms: DbmsName;
   readonly random: Random;
   readonly options: OptionValues;
+  /** --protocol: how statements are sent (workloads that honour it; see Protocol). */
+  readonly protocol: Protocol;
+  /** The run's --seed (the same for every terminal), e.g. for pgbench's default_seed. */
+  readonly seed: number;
 }
+
+/**
+ * simple: the text with values written in (PostgreSQL: a Query message); extended: a one-off
+ * statement with parameters (PostgreSQL: the unnamed statement, parsed each time); prepared:
+ * named statements prepared once per connection.
+ */
+export const PROTOCOLS = ['simple', 'extended', 'prepared'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Runs one transaction of its type; prepared statements are bound once per terminal. */
 export type TransactionRunner = () => Promise<void>;
