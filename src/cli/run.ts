@@ -154,7 +154,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       ...(outcome.status === 'interrupted'
         ? { statusReason: 'interrupted by a signal' }
         : outcome.failure
-          ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
+          ? { statusReason: `${outcome.totals.terminals.filter((t) => t.aborted !== undefined).length} of ${clients} client(s) aborted: ${outcome.failure.message}` }
           : {}),
     });
     const file = (values['out'] as string | undefined) ?? defaultResultPath(result);

@@ -78,6 +78,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       seconds: outcome.measureStartedAt && t.lastEndMs > 0 ? round((t.lastEndMs - outcome.measureStartedAt.getTime()) / 1000, 3) : 0,
       maxMs: round(t.latencyMaxUs / 1000, 3),
       avgMs: t.transactions > 0 ? round(t.latencySumUs / t.transactions / 1000, 3) : 0,
+      ...(t.aborted === undefined ? {} : { aborted: t.aborted }),
     })),
     errors: totals.errors,
     server: observed,

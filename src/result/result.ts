@@ -66,7 +66,8 @@ export interface RunResult {
     histogram: string;
   }[];
   /** Per terminal over the measured period: the study's finished / time / maxWait / avgWait. */
-  terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number }[];
+  /** aborted: why the terminal stopped early (a bad request or a script error), absent when it did not. */
+  terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number; aborted?: string }[];
   errors: ErrorSample[];
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
   server: ServerObservation | null;

@@ -83,9 +83,8 @@ function blockEnd(text: string, from: number): number {
 function controlOf(text: string): SqlControl {
   const words = text.trim().toLowerCase().split(/\s+/);
   const [first, second] = words;
-  if (words.length > 2 || (second !== undefined && second !== 'work' && second !== 'transaction')) {
-    return words.length === 2 && first === 'start' && second === 'transaction' ? 'begin' : undefined;
-  }
+  if (words.length === 2 && first === 'start' && second === 'transaction') return 'begin';
+  if (words.length > 2 || (second !== undefined && second !== 'work' && second !== 'transaction')) return undefined;
   if (first === 'begin') return 'begin';
   if (first === 'end' || first === 'commit') return 'commit';
   if (first === 'rollback' || first === 'abort') return 'rollback';
