@@ -11,6 +11,7 @@ import { defaultResultPath, writeResult } from '../result/write.js';
 import type { RunResult } from '../result/result.js';
 import { progressLine, summaryText } from '../reports/text.js';
 import { LiveView } from '../reports/live.js';
+import { perCommandText } from '../reports/per-command.js';
 import { PROTOCOLS, type LoadPhase, type Protocol } from '../workloads/workload.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
@@ -28,6 +29,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
   { long: 'protocol', type: 'string', value: 'MODE', choices: PROTOCOLS, help: "how statements are sent: simple (values written into the text), extended (one-off parameterised statements), prepared (pgbench's default is simple)", default: 'prepared' },
+  { long: 'report-per-command', short: 'r', type: 'boolean', help: "per-command average latency and failures of each script, stored in the result and printed after the summary (pgbench -r)" },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed (default: a new one each run, stored in the result)' },
   { long: 'observe', type: 'boolean', help: "sample the server beside the run: its CPU and I/O, waits, sizes, top statements (--observe=false: don't)", default: true },
   { long: 'live', type: 'boolean', help: 'on a terminal, redraw a compact live view in place of the progress lines (--live=false: lines)', default: true },
@@ -101,13 +103,14 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const warmupSeconds = values['warmup'] as number;
     const maxTries = values['max-tries'] as number;
     const protocol = values['protocol'] as Protocol;
+    const perCommand = values['report-per-command'] === true;
     const journalFile = values['journal'] as string | undefined;
     const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
     if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
     const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
     const outcome = await runEngine(
-      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force, protocol },
+      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force, protocol, perCommand },
       abort.signal,
       (point) => {
         if (live) live.update(point);
@@ -148,6 +151,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         maxTries,
         seed,
         protocol,
+        perCommand,
         journal: journal ? { file: journal.file, runId: journal.runId } : null,
         argv: [...argv],
       },
@@ -160,6 +164,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
     await writeResult(result, file);
     process.stdout.write(`${summaryText(result, file)}\n`);
+    if (result.perCommand) process.stdout.write(`${perCommandText(result.perCommand)}\n`);
     return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
   } finally {
     await session.close();

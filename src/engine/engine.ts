@@ -30,6 +30,8 @@ export interface EngineConfig {
   acceptRefusals: boolean;
   /** --protocol: see workload.ts. */
   protocol: Protocol;
+  /** -r: per-command figures of scripts. */
+  perCommand: boolean;
 }
 
 export interface EngineOutcome {
@@ -151,7 +153,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       maxTries: config.maxTries,
     });
   }
-  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals, protocol: config.protocol, seed: config.seed }));
+  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals, protocol: config.protocol, seed: config.seed, perCommand: config.perCommand }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -25,6 +25,8 @@ export interface JobConfig {
   acceptRefusals: boolean;
   protocol: Protocol;
   seed: number;
+  /** -r: record per-command figures of scripts. */
+  perCommand: boolean;
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -80,7 +82,7 @@ export class LocalJob implements JobHandle {
       await journal?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
-    const context = { scale: config.scale, dbms: config.target.dbms, options: config.options, protocol: config.protocol, seed: config.seed };
+    const context = { scale: config.scale, dbms: config.target.dbms, options: config.options, protocol: config.protocol, seed: config.seed, ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}) };
     const gate = driver.blocking ? new Gate() : undefined;
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>

@@ -2,6 +2,7 @@ import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpi
 import { noFailures } from '../metrics/recorder.js';
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
+import { mergeCommandTotals, type ScriptCommandTotals } from '../metrics/command-timings.js';
 
 /** One point of the per-second series (all transaction types together). */
 export interface SeriesPoint {
@@ -59,6 +60,7 @@ export interface MergedTotals {
   outages: Outage[];
   refusedConnections: number;
   terminals: TerminalTally[];
+  commands: ScriptCommandTotals[];
 }
 
 /** A stretch of time in which one or more terminals had no connection (their episodes merged). */
@@ -110,6 +112,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     outages: mergeOutages(jobs.flatMap((j) => j.outages)),
     refusedConnections: sum(jobs.map((j) => j.refusedConnections)),
     terminals: jobs.flatMap((j) => j.terminals).sort((a, b) => a.terminal - b.terminal),
+    commands: mergeCommandTotals(jobs.map((j) => j.commands)),
   };
 }
 

@@ -1,5 +1,6 @@
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
 import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
+import { CommandTimings, type ScriptCommandTotals } from './command-timings.js';
 
 export type FailureCounts = Record<ErrorClass, number>;
 
@@ -70,6 +71,8 @@ export interface JobTotals {
   /** Terminals dropped at the start because the server refused their connection (--force). */
   refusedConnections: number;
   terminals: TerminalTally[];
+  /** -r: per-command figures of scripts; empty without -r. */
+  commands: ScriptCommandTotals[];
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
@@ -80,7 +83,19 @@ const MAX_ERROR_SAMPLES = 20;
  * too); totals only once measuring starts, so warm-up never reaches the result.
  */
 export class Recorder {
-  measuring = false;
+  /** -r: per-command figures, filled by script transactions that are given it. */
+  readonly commandTimings = new CommandTimings();
+  private measuringNow = false;
+
+  get measuring(): boolean {
+    return this.measuringNow;
+  }
+
+  set measuring(value: boolean) {
+    this.measuringNow = value;
+    this.commandTimings.measuring = value;
+  }
+
   refusedConnections = 0;
   private readonly totals: Histogram[];
   private readonly counts: { count: number; failed: number; retried: number; failures: FailureCounts }[];
@@ -178,6 +193,7 @@ export class Recorder {
       outages: [...this.outages],
       refusedConnections: this.refusedConnections,
       terminals: this.tallies.map((t) => ({ ...t })),
+      commands: this.commandTimings.totals(),
     };
   }
 }

@@ -31,6 +31,8 @@ export interface RunResult {
     maxTries: number;
     /** --protocol (simple, extended, prepared); absent from results written before it was added. */
     protocol?: string;
+    /** -r: per-command figures were recorded (see perCommand). */
+    perCommand?: boolean;
     seed: number;
     /** --journal: the journal file and the id prefix of this run's journaled commits. */
     journal: { file: string; runId: string } | null;
@@ -72,4 +74,9 @@ export interface RunResult {
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
   server: ServerObservation | null;
   series: SeriesPoint[];
+  /**
+   * -r (pgbench's per-statement report): per script, each command with how often it ran over the
+   * measured period, its average time and its failures. Absent without -r.
+   */
+  perCommand?: { script: string; commands: { command: string; count: number; avgMs: number; failed: number }[] }[];
 }

@@ -1,6 +1,7 @@
 import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import type { Random } from '../engine/random.js';
+import type { CommandTimings } from '../metrics/command-timings.js';
 
 /** What a workload sees while it creates, loads, checks or drops its data. */
 export interface DataContext {
@@ -55,6 +56,8 @@ export interface TerminalContext {
   readonly protocol: Protocol;
   /** The run's --seed (the same for every terminal), e.g. for pgbench's default_seed. */
   readonly seed: number;
+  /** -r: where scripts record per-command figures; undefined when not asked for (no timing cost). */
+  readonly commandTimings?: CommandTimings;
 }
 
 /**

@@ -19,6 +19,7 @@ export function engineConfig(target: Target, workload: string, own: Partial<Engi
     journal: undefined,
     acceptRefusals: false,
     protocol: 'prepared',
+    perCommand: false,
     ...own,
   };
 }

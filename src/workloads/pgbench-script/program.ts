@@ -5,14 +5,18 @@ import { Variables } from './frame.js';
 import { lexScript, type RawCommand } from './script-lexer.js';
 import { parseSql, type SqlCommand } from './sql-command.js';
 
-/** One step of a compiled script; control flow (\if and friends) is already turned into jumps. */
-export type Step =
-  | { op: 'sql'; sql: SqlCommand; store: { prefix: string; all: boolean } | undefined; label: string }
-  | { op: 'set'; slot: number; value: Compiled; label: string }
-  | { op: 'sleep'; amount: Compiled; factorUs: number; label: string }
+/**
+ * One step of a compiled script; control flow (\if and friends) is already turned into jumps.
+ * `command` numbers the script's commands for -r (-1: a jump that is no command of its own).
+ */
+export type Step = { label: string; command: number } & (
+  | { op: 'sql'; sql: SqlCommand; store: { prefix: string; all: boolean } | undefined }
+  | { op: 'set'; slot: number; value: Compiled }
+  | { op: 'sleep'; amount: Compiled; factorUs: number }
   /** Jump to `to` when the condition is false (\if, \elif), or always (the end of a branch). */
-  | { op: 'jump'; when: Compiled | undefined; to: number; label: string }
-  | { op: 'pipeline'; start: boolean; label: string };
+  | { op: 'jump'; when: Compiled | undefined; to: number }
+  | { op: 'pipeline'; start: boolean }
+);
 
 export interface Program {
   name: string;
@@ -46,17 +50,17 @@ export function compileScript(name: string, source: string, variables = new Vari
     }
   };
   const label = (raw: RawCommand): string => (raw.kind === 'sql' ? raw.text.replace(/\s+/g, ' ') : `\\${raw.name}${raw.text.replace(/\s+/g, ' ').trimEnd()}`);
-  const labelled = (raw: RawCommand): string => {
+  const labelled = (raw: RawCommand): { label: string; command: number } => {
     const text = label(raw);
     commandLabels.push(text);
-    return text;
+    return { label: text, command: commandLabels.length - 1 };
   };
 
   const commands = lexScript(source);
   for (let index = 0; index < commands.length; index++) {
     const raw = commands[index]!;
     if (raw.kind === 'sql') {
-      steps.push({ op: 'sql', sql: parseSql(raw.text, variables), store: undefined, label: labelled(raw) });
+      steps.push({ op: 'sql', sql: parseSql(raw.text, variables), store: undefined, ...labelled(raw) });
       continue;
     }
     const args = raw.text;
@@ -67,7 +71,7 @@ export function compileScript(name: string, source: string, variables = new Vari
         const m = /^(\s*)([A-Za-z0-9_]+)/.exec(args);
         if (!m) fail(raw.positionOf(argOffset), '\\set: expected a variable name', 'write \\set NAME EXPRESSION');
         const exprOffset = m![0].length;
-        steps.push({ op: 'set', slot: variables.slot(m![2]!), value: expression(raw, args.slice(exprOffset), exprOffset), label: labelled(raw) });
+        steps.push({ op: 'set', slot: variables.slot(m![2]!), value: expression(raw, args.slice(exprOffset), exprOffset), ...labelled(raw) });
         break;
       }
       case 'sleep': {
@@ -77,7 +81,7 @@ export function compileScript(name: string, source: string, variables = new Vari
           fail(raw.positionOf(args.indexOf(unit!, argOffset + amount!.length)), `\\sleep: unknown time unit "${unit}"`, 'use us, ms or s');
         }
         if (!/^(\d+|:[A-Za-z0-9_]+)$/.test(amount!)) fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`);
-        steps.push({ op: 'sleep', amount: expression(raw, amount!, argOffset), factorUs: SLEEP_UNITS[(unit ?? 's').toLowerCase()]!, label: labelled(raw) });
+        steps.push({ op: 'sleep', amount: expression(raw, amount!, argOffset), factorUs: SLEEP_UNITS[(unit ?? 's').toLowerCase()]!, ...labelled(raw) });
         break;
       }
       case 'gset':
@@ -93,7 +97,7 @@ export function compileScript(name: string, source: string, variables = new Vari
       }
       case 'if':
         blocks.push({ pending: steps.length, exits: [], sawElse: false, at: raw });
-        steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, label: labelled(raw) });
+        steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, ...labelled(raw) });
         break;
       case 'elif':
       case 'else': {
@@ -101,11 +105,11 @@ export function compileScript(name: string, source: string, variables = new Vari
         if (!block) fail(raw, `\\${raw.name} without a matching \\if`);
         if (block!.sawElse) fail(raw, `\\${raw.name} after \\else`);
         block!.exits.push(steps.length);
-        steps.push({ op: 'jump', when: undefined, to: -1, label: `\\${raw.name}` });
+        steps.push({ op: 'jump', when: undefined, to: -1, label: `\\${raw.name}`, command: -1 });
         patch(steps, block!.pending, steps.length);
         if (raw.name.toLowerCase() === 'elif') {
           block!.pending = steps.length;
-          steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, label: labelled(raw) });
+          steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, ...labelled(raw) });
         } else {
           if (words.length > 0) fail(raw.positionOf(argOffset), '\\else takes no argument');
           block!.pending = undefined;
@@ -124,12 +128,12 @@ export function compileScript(name: string, source: string, variables = new Vari
         if (pipelineOpen) fail(raw, '\\startpipeline inside a pipeline', 'end the first with \\endpipeline');
         pipelineOpen = raw;
         usesPipeline = true;
-        steps.push({ op: 'pipeline', start: true, label: labelled(raw) });
+        steps.push({ op: 'pipeline', start: true, ...labelled(raw) });
         break;
       case 'endpipeline':
         if (!pipelineOpen) fail(raw, '\\endpipeline without a matching \\startpipeline');
         pipelineOpen = undefined;
-        steps.push({ op: 'pipeline', start: false, label: labelled(raw) });
+        steps.push({ op: 'pipeline', start: false, ...labelled(raw) });
         break;
       case 'shell':
       case 'setshell':

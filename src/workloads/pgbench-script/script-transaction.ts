@@ -1,4 +1,5 @@
 import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
+import type { ScriptTimings } from '../../metrics/command-timings.js';
 import type { TerminalContext, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
@@ -50,6 +51,7 @@ class ScriptRun {
   private readonly params: SqlValue[][];
   private readonly pipelining: boolean;
   private readonly storeSlots: ((number | undefined)[] | undefined)[] = [];
+  private readonly timings: ScriptTimings | undefined;
 
   constructor(
     private readonly program: Program,
@@ -62,6 +64,7 @@ class ScriptRun {
     // Our PostgreSQL client queues requests on one socket, so a pipeline is real there; the other
     // drivers run its statements one after another.
     this.pipelining = terminal.dbms === 'postgres';
+    this.timings = terminal.commandTimings?.forScript(program.name, program.commandLabels);
     if (program.usesPipeline && !this.pipelining && !pipelineNoticeShown) {
       pipelineNoticeShown = true;
       process.stderr.write(`note: ${terminal.dbms} has no pipelining in headroom; the statements between \\startpipeline and \\endpipeline run one after another\n`);
@@ -69,12 +72,30 @@ class ScriptRun {
   }
 
   async execute(): Promise<void> {
+    const { timings } = this;
+    if (timings === undefined) return this.steps(undefined);
+    const state = { command: -1, startedAt: 0 };
+    try {
+      await this.steps(state);
+    } catch (error) {
+      if (state.command >= 0) timings.fail(state.command);
+      throw error;
+    }
+  }
+
+  /** Runs the steps; with `timed` (-r) each command's time goes to the job's per-command figures. */
+  private async steps(timed: { command: number; startedAt: number } | undefined): Promise<void> {
     const { steps } = this.program;
-    const { frame } = this;
+    const { frame, timings } = this;
     let inTransaction = false;
     let pipeline: Promise<void>[] | undefined;
     for (let pc = 0; pc < steps.length; pc++) {
       const step = steps[pc]!;
+      if (timed) {
+        if (timed.command >= 0) timings!.record(timed.command, (performance.now() - timed.startedAt) * 1000);
+        timed.command = step.command;
+        timed.startedAt = performance.now();
+      }
       switch (step.op) {
         case 'set':
           frame.vars[step.slot] = step.value(frame);
@@ -111,6 +132,10 @@ class ScriptRun {
           break;
         }
       }
+    }
+    if (timed && timed.command >= 0) {
+      timings!.record(timed.command, (performance.now() - timed.startedAt) * 1000);
+      timed.command = -1;
     }
     if (inTransaction) throw new ScriptError(`end of script ${this.program.name} reached with its transaction still open: end it with END or COMMIT`);
   }
