@@ -12,6 +12,8 @@ const MAX_ZIPFIAN_PARAM = 1000.0;
 /** Checks the range and returns its width as a double (max - min + 1). */
 function width(min: number | bigint, max: number | bigint): number {
   if (max < min) throw new ScriptError('empty range given to random');
+  // Safe integers (every ordinary script): no bigint on the hot path.
+  if (typeof min === 'number' && typeof max === 'number') return max - min + 1;
   const span = BigInt(max) - BigInt(min);
   if (span >= 2n ** 63n - 1n) throw new ScriptError('random range is too large');
   return Number(span) + 1;
