@@ -38,7 +38,8 @@ test('help on every verb, and the list of workloads and drivers', async () => {
   const list = await runCli(['list']);
   assert.equal(list.code, 0);
   assert.match(list.stdout, /tpcb \(default\)/);
-  assert.match(list.stdout, /-b, --builtin NAME\[@WEIGHT\].*default tpcb-like/);
+  assert.match(list.stdout, /-b, --builtin NAME\[@WEIGHT\].*tpcb-like when neither -b nor -f is given/);
+  assert.match(list.stdout, /-f, --file FILE\[@WEIGHT\]/);
   for (const dbms of ['sqlite', 'postgres', 'mariadb']) assert.match(list.stdout, new RegExp(`^  ${dbms}: `, 'm'));
 });
 

@@ -20,13 +20,13 @@ export function scriptMix(options: OptionValues): TransactionType[] {
   const defines = parseDefines((options['define'] as string[] | undefined) ?? []);
   const mix: TransactionType[] = [];
   for (const text of builtins.length + files.length === 0 ? ['tpcb-like'] : builtins) {
-    const [name, weight] = splitWeight(text, '-b');
+    const [name, weight] = splitWeight(text);
     const source = BUILTIN_SCRIPTS[name];
     if (source === undefined) throw new UserError(`unknown built-in script "${name}"`, `use one of ${BUILTIN_NAMES.join(', ')}, optionally with @weight`);
     mix.push(scriptTransaction(compileScript(name, source), weight, defines));
   }
   for (const text of files) {
-    const [file, weight] = splitWeight(text, '-f');
+    const [file, weight] = splitWeight(text);
     let source: string;
     try {
       source = readFileSync(file, 'utf8');
@@ -39,12 +39,9 @@ export function scriptMix(options: OptionValues): TransactionType[] {
 }
 
 /** NAME@WEIGHT as pgbench takes it: the weight is a whole number after the last @. */
-function splitWeight(text: string, flag: string): [string, number] {
+function splitWeight(text: string): [string, number] {
   const match = /^(.*)@(\d+)$/.exec(text);
-  if (!match) {
-    if (/@[^/]*$/.test(text) && flag === '-b') throw new UserError(`${flag} ${text}: the weight after @ must be a whole number`, `e.g. ${flag} tpcb-like@3`);
-    return [text, 1];
-  }
+  if (!match) return [text, 1];
   return [match[1]!, Number(match[2])];
 }
 
