@@ -166,3 +166,58 @@ test('postgres: pgbench and headroom run the same -f script on the same database
     await db.dispose();
   }
 });
+
+test('postgres: a pipeline, -r per-command figures in the result, and the bad -f / -D inputs', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  try {
+    const file = script(
+      'pipe.sql',
+      String.raw`\set aid random(1, 100000 * :scale)
+\startpipeline
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+SELECT :aid + 1 AS next_aid \gset
+SELECT 2;
+\endpipeline
+\set check :next_aid - :aid
+\if :check <> 1
+  \set fail 1 / 0
+\endif
+\sleep 100 us
+`,
+    );
+    const out = path.join(folder, 'pipe.json');
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-j', '2', '-t', '25', '-r', '-P', '0', '--observe=false', '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    const r = result(out);
+    assert.equal(r.config.perCommand, true);
+    const commands = r.perCommand?.[0]?.commands ?? [];
+    assert.deepEqual(
+      commands.map((c) => [c.command, c.count, c.failed]),
+      [
+        ['\\set aid random(1, 100000 * :scale)', 50, 0],
+        ['\\startpipeline', 50, 0],
+        ['SELECT abalance FROM pgbench_accounts WHERE aid = :aid', 50, 0],
+        ['SELECT :aid + 1 AS next_aid', 50, 0],
+        ['SELECT 2', 50, 0],
+        ['\\endpipeline', 50, 0],
+        ['\\set check :next_aid - :aid', 50, 0],
+        ['\\if :check <> 1', 50, 0],
+        ['\\set fail 1 / 0', 0, 0],
+        ['\\sleep 100 us', 50, 0],
+      ],
+      'every command counted once per run of the script, across both jobs; the branch never taken never ran',
+    );
+    assert.ok(commands[9]!.avgMs >= 0.1, `\\sleep 100 us took ${commands[9]!.avgMs} ms`);
+    assert.match(run.stdout, /statement latencies in milliseconds and failures \(pipe\.sql\):/);
+
+    const missing = await runCli(['run', 'tpcb', '--db', db.url, '-f', path.join(folder, 'no-such.sql')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^headroom: cannot read script file .*no-such\.sql: ENOENT/);
+    const define = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-D', 'novalue']);
+    assert.equal(define.code, 2);
+    assert.match(define.stderr, /^headroom: -D novalue: expected NAME=VALUE/);
+  } finally {
+    await db.dispose();
+  }
+});
