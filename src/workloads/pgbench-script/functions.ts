@@ -1,7 +1,7 @@
 import type { Compiled } from './compile.js';
 import { exponential, gaussian, uniform, zipfian } from './distributions.js';
 import { hashFnv1a, hashMurmur2, permute } from './hash.js';
-import { Double, ScriptError, intFromBig, isInt, toDouble, toInt, valueText, typeName, type Value } from './value.js';
+import { Double, ScriptError, intFromBig, toDouble, toInt, valueText, typeName, type Value } from './value.js';
 
 type Typed = Exclude<Value, string>;
 type Nonnull = Exclude<Typed, null>;
@@ -55,7 +55,12 @@ function extreme(pickFirst: (a: number | bigint, b: number | bigint) => boolean)
 }
 
 export const FUNCTIONS: Record<string, FunctionSpec> = {
-  abs: standard(1, 1, ([x]) => (x instanceof Double ? new Double(Math.abs(x.v)) : isInt(x!) ? intFromBig(BigInt(x < 0 ? -BigInt(x) : BigInt(x)), 'abs') : toInt(x!))),
+  abs: standard(1, 1, ([x]) => {
+    if (x instanceof Double) return new Double(Math.abs(x.v));
+    const i = toInt(x!);
+    // |INT64_MIN| does not fit in 64 bits: an overflow error, not a wrapped value.
+    return typeof i === 'number' ? Math.abs(i) : intFromBig(i < 0n ? -i : i, 'abs');
+  }),
   debug: {
     min: 1,
     max: 1,

@@ -99,6 +99,7 @@ const RUNTIME_ERRORS: [string, string][] = [
   ['int(1e30)', 'double to int overflow for 1000000000000000019884624838656.000000'],
   ['true + 1', 'cannot coerce boolean to int'],
   ['permute(1, 0)', 'permute size parameter must be greater than zero'],
+  ['abs(-9223372036854775808)', 'bigint abs out of range'],
 ];
 
 test('runtime errors abort the client with pgbench\'s messages', () => {
