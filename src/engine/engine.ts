@@ -7,6 +7,7 @@ import { WorkerJob } from './worker-job.js';
 import { intervalPoint, mergeTotals, round, type MergedTotals, type SeriesPoint } from './measurements.js';
 import type { TerminalPlan } from './terminal.js';
 import type { Protocol } from '../workloads/workload.js';
+import type { TransactionLogConfig } from './transaction-log.js';
 
 export interface EngineConfig {
   target: Target;
@@ -32,6 +33,10 @@ export interface EngineConfig {
   protocol: Protocol;
   /** -r: per-command figures of scripts. */
   perCommand: boolean;
+  /** --latency-limit in milliseconds: see JobConfig. */
+  latencyLimitMs?: number | undefined;
+  /** -l / --log: see transaction-log.ts. */
+  transactionLog?: TransactionLogConfig | undefined;
 }
 
 export interface EngineOutcome {
@@ -153,7 +158,21 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       maxTries: config.maxTries,
     });
   }
-  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals, protocol: config.protocol, seed: config.seed, perCommand: config.perCommand }));
+  const jobConfigs: JobConfig[] = plans.map((terminals, index) => ({
+    target: config.target,
+    workload: config.workload,
+    options: config.options,
+    scale: config.scale,
+    terminals,
+    journal: config.journal,
+    acceptRefusals: config.acceptRefusals,
+    index,
+    latencyLimitMs: config.latencyLimitMs,
+    transactionLog: config.transactionLog,
+    protocol: config.protocol,
+    seed: config.seed,
+    perCommand: config.perCommand,
+  }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
