@@ -11,6 +11,9 @@ import { perCommandText } from '../reports/per-command.js';
 import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
+import { resolveTarget } from '../config/target.js';
+import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
+import { routingOf } from '../config/routing.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
@@ -38,6 +41,15 @@ export const RUN_OPTIONS: OptionSpec[] = [
     value: 'FILE',
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
+  {
+    long: 'route',
+    type: 'string',
+    value: 'MODE',
+    choices: ROUTES,
+    help: 'with ?replicas= in --db: none (all to the primary), read-only-transactions (read-only transaction types whole to a replica), split (reads to replicas until the transaction first writes)',
+    default: 'none',
+  },
+  { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
   VERBOSE_OPTION,
@@ -58,6 +70,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
   const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
   const asked = askedScale(workload, values);
+  // Refused before anything is loaded, like a bad mix.
+  const routing = routingOf(values, resolveTarget(values['db'] as string | undefined));
 
   const session = await openSession(values, workload);
   try {
@@ -106,6 +120,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       seed: (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31),
       force,
       pgbench,
+      routing,
       signal: abort.signal,
     };
     try {
@@ -115,6 +130,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       await writeResult(result, file);
       process.stdout.write(`${summaryText(result, file)}\n`);
       if (result.perCommand) process.stdout.write(`${perCommandText(result.perCommand)}\n`);
+      if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
       return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
     } finally {
       process.off('SIGINT', onSignal);

@@ -37,6 +37,8 @@ export interface EngineConfig {
   latencyLimitMs?: number | undefined;
   /** -l / --log: see transaction-log.ts. */
   transactionLog?: TransactionLogConfig | undefined;
+  /** --route / --balance: see JobConfig. */
+  routing: JobConfig['routing'];
 }
 
 export interface EngineOutcome {
@@ -172,6 +174,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
     protocol: config.protocol,
     seed: config.seed,
     perCommand: config.perCommand,
+    routing: config.routing,
   }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));

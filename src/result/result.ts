@@ -4,6 +4,7 @@ import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import type { HostInfo } from './host.js';
+import type { ReplicationResult } from './replication.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
@@ -89,6 +90,8 @@ export interface RunResult {
    * measured period, its average time and its failures. Absent without -r.
    */
   perCommand?: { script: string; commands: { command: string; count: number; avgMs: number; failed: number }[] }[];
+  /** Routing over a primary and replicas: per-node statements, replica lag, the check on the primary. */
+  replication?: ReplicationResult;
 }
 
 /** What pgbench reports that the histogram summary does not: exact moments, connection time, lateness, the failure split. */

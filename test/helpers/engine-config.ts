@@ -20,6 +20,7 @@ export function engineConfig(target: Target, workload: string, own: Partial<Engi
     acceptRefusals: false,
     protocol: 'prepared',
     perCommand: false,
+    routing: undefined,
     ...own,
   };
 }

@@ -25,6 +25,8 @@ export interface Program {
   /** The script's commands as pgbench's -r lists them, for per-statement figures. */
   commandLabels: string[];
   usesPipeline: boolean;
+  /** Every SQL command only reads (SELECT without a locking clause), so a replica may run it whole. */
+  readOnly: boolean;
 }
 
 const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
@@ -147,7 +149,8 @@ export function compileScript(name: string, source: string, variables = new Vari
   if (open) fail(open.at, '\\if without a matching \\endif');
   if (pipelineOpen) fail(pipelineOpen, '\\startpipeline without a matching \\endpipeline');
   if (steps.length === 0) fail({ line: 1, column: 1 }, 'the script has no command');
-  return { name, steps, variables, commandLabels, usesPipeline };
+  const readOnly = steps.every((s) => s.op !== 'sql' || s.sql.control !== undefined || (/^\s*select\b/i.test(s.sql.parameterized) && !/\bfor\s+(update|share|no\s+key|key)\b/i.test(s.sql.parameterized)));
+  return { name, steps, variables, commandLabels, usesPipeline, readOnly };
 }
 
 function patch(steps: Step[], index: number | undefined, to: number): void {

@@ -20,6 +20,7 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
   return {
     name: program.name,
     weight,
+    readOnly: program.readOnly,
     async prepare(conn, terminal) {
       const frame = newFrame(program, terminal, defines);
       const run = new ScriptRun(program, conn, terminal, frame);
