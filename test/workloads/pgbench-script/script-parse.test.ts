@@ -60,3 +60,13 @@ test('\\gset column names come from the select list as PostgreSQL names them', (
   assert.deepEqual(columnNames('UPDATE t SET v = v + 1 WHERE k = ? RETURNING v, "Mixed"'), ['v', 'Mixed']);
   assert.deepEqual(columnNames('SELECT coalesce(max(x), 0) AS m, (SELECT 1 FROM u) AS s'), ['m', 's']);
 });
+
+test('a script is read-only (for --route) when every SQL command is a plain SELECT', async () => {
+  const { BUILTIN_SCRIPTS } = await import('../../../src/workloads/pgbench-script/builtin-scripts.js');
+  const readOnly = (name: string): boolean => compileScript(name, BUILTIN_SCRIPTS[name]!).readOnly;
+  assert.equal(readOnly('select-only'), true);
+  assert.equal(readOnly('tpcb-like'), false);
+  assert.equal(readOnly('three-reads'), false);
+  assert.equal(compileScript('s', 'BEGIN;\nSELECT 1;\nEND;\n').readOnly, true);
+  assert.equal(compileScript('s', 'SELECT abalance FROM pgbench_accounts WHERE aid = 1 FOR UPDATE;\n').readOnly, false);
+});
