@@ -42,6 +42,9 @@ export async function measureRun(server: StepServer, config: StepRunConfig, sign
     acceptRefusals: false,
     // Every run goes to the primary: the experiment measures one table on one server.
     routing: undefined,
+    // The kv tests are prepared statements, as `headroom run` runs them by default.
+    protocol: 'prepared' as const,
+    perCommand: false,
   };
   const outcome = await runEngine(engineConfig, signal, onInterval).catch(async (error: unknown) => {
     await observer.stop().catch(() => undefined);
