@@ -4,6 +4,7 @@ import { UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { DEFAULT_DB } from '../config/target.js';
 import { CHECK_OPTIONS, DROP_OPTIONS, INIT_OPTIONS, checkCommand, dropCommand, initCommand } from './data-verbs.js';
+import { EXPERIMENT_OPTIONS, experimentCommand } from './experiment.js';
 import { listText } from './list.js';
 import { WORKLOADS } from '../workloads/registry.js';
 import { PLAN_OPTIONS, planCommand } from './plan.js';
@@ -19,14 +20,22 @@ interface Verb {
 
 const VERBS: Record<string, Verb> = {
   run: { summary: 'load the data if missing, then measure (the default verb)', usage: 'headroom run [WORKLOAD] [options]', options: RUN_OPTIONS, action: runCommand },
-  init: { summary: "create the workload's schema and load its data (drops what is there)", usage: 'headroom init [WORKLOAD] [options]', options: INIT_OPTIONS, action: initCommand },
+  init: { summary: "create the workload's schema and load its data (drops what is there; kv appends to a smaller table)", usage: 'headroom init [WORKLOAD] [options]', options: INIT_OPTIONS, action: initCommand },
   check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', options: CHECK_OPTIONS, action: checkCommand },
   drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', options: DROP_OPTIONS, action: dropCommand },
+  experiment: {
+    summary: "a published study's protocol as several runs and the steps between them: dead-rows (kv read, update, read, VACUUM, read)",
+    usage: 'headroom experiment dead-rows [options]',
+    options: EXPERIMENT_OPTIONS,
+    action: experimentCommand,
+  },
   plan: { summary: 'headroom of a chain result over a bank or a shop, and the machines it needs', usage: 'headroom plan RESULT.json [options]', options: PLAN_OPTIONS, action: planCommand },
   report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown]', options: REPORT_OPTIONS, action: reportCommand },
   compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json... | headroom compare --normalise REFERENCE:YOURS [RESULT.json...]', options: COMPARE_OPTIONS, action: compareCommand },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },
 };
+
+const VERB_WIDTH = Math.max(...Object.keys(VERBS).map((name) => name.length)) + 2;
 
 function mainHelp(): string {
   return [
@@ -34,7 +43,7 @@ function mainHelp(): string {
     '',
     'usage: headroom VERB [WORKLOAD] [options]',
     '',
-    ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(7)}${v.summary}`),
+    ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(VERB_WIDTH)}${v.summary}`),
     '',
     `With no --db, headroom uses ${DEFAULT_DB} (embedded SQLite, no server needed).`,
     'headroom VERB --help shows the options of a verb; headroom list shows each workload\'s own.',

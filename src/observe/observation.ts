@@ -19,7 +19,11 @@ export interface DbmsObservation {
 
 export interface SizeSnapshot {
   databaseBytes: number | null;
-  tables: { name: string; bytes: number; rows: number | null; deadRows: number | null }[];
+  /**
+   * bytes: the table with its indexes. tableBytes and indexBytes split it where the DBMS tells
+   * (PostgreSQL, MariaDB); absent elsewhere.
+   */
+  tables: { name: string; bytes: number; rows: number | null; deadRows: number | null; tableBytes?: number; indexBytes?: number }[];
 }
 
 export interface StatementStat {

@@ -19,10 +19,18 @@ export function observeMariadb(conn: Connection): DbmsObservation {
     },
     async sizes(): Promise<SizeSnapshot> {
       const tables = await conn.query(
-        `SELECT TABLE_NAME, DATA_LENGTH + INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES
+        `SELECT TABLE_NAME, DATA_LENGTH + INDEX_LENGTH, TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES
           WHERE TABLE_SCHEMA = DATABASE() ORDER BY 2 DESC LIMIT 20`,
       );
-      const list = tables.map(([name, bytes, rows]) => ({ name: String(name), bytes: Number(bytes), rows: rows === null ? null : Number(rows), deadRows: null }));
+      // InnoDB's DATA_LENGTH is the clustered primary key with the rows; INDEX_LENGTH the secondary indexes.
+      const list = tables.map(([name, bytes, rows, data, index]) => ({
+        name: String(name),
+        bytes: Number(bytes),
+        rows: rows === null ? null : Number(rows),
+        deadRows: null,
+        tableBytes: Number(data),
+        indexBytes: Number(index),
+      }));
       return { databaseBytes: list.reduce((n, t) => n + t.bytes, 0), tables: list };
     },
     async waits() {

@@ -20,9 +20,20 @@ export function observePostgres(conn: Connection): DbmsObservation {
     async sizes(): Promise<SizeSnapshot> {
       const [[database]] = (await conn.query('SELECT pg_database_size(current_database())')) as [[unknown]];
       const tables = await conn.query(
-        'SELECT relname, pg_total_relation_size(relid), n_live_tup, n_dead_tup FROM pg_stat_user_tables ORDER BY 2 DESC LIMIT 20',
+        `SELECT relname, pg_total_relation_size(relid), n_live_tup, n_dead_tup, pg_relation_size(relid), pg_indexes_size(relid)
+           FROM pg_stat_user_tables ORDER BY 2 DESC LIMIT 20`,
       );
-      return { databaseBytes: Number(database), tables: tables.map(([name, bytes, rows, dead]) => ({ name: String(name), bytes: Number(bytes), rows: Number(rows), deadRows: Number(dead) })) };
+      return {
+        databaseBytes: Number(database),
+        tables: tables.map(([name, bytes, rows, dead, table, indexes]) => ({
+          name: String(name),
+          bytes: Number(bytes),
+          rows: Number(rows),
+          deadRows: Number(dead),
+          tableBytes: Number(table),
+          indexBytes: Number(indexes),
+        })),
+      };
     },
     async waits() {
       // An active session without a wait event is running on a CPU (pg_stat_activity docs).

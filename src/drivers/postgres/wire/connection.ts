@@ -180,14 +180,22 @@ export class WireConnection {
     const copyReady = new Promise<void>((resolve) => (ready = resolve));
     const done = this.send(this.writer.begin(0x51).cstring(sql).end().take(), false, undefined, ready);
     await Promise.race([copyReady, done]);
-    for (const chunk of chunks) {
-      if (this.closedBy) break;
-      const length = Buffer.byteLength(chunk);
-      const message = Buffer.allocUnsafe(5 + length);
-      message[0] = 0x64; // CopyData
-      message.writeInt32BE(4 + length, 1);
-      message.write(chunk, 5, 'utf8');
-      if (!this.socket.write(message)) await new Promise<void>((resolve) => this.socket.once('drain', resolve));
+    try {
+      for (const chunk of chunks) {
+        if (this.closedBy) break;
+        const length = Buffer.byteLength(chunk);
+        const message = Buffer.allocUnsafe(5 + length);
+        message[0] = 0x64; // CopyData
+        message.writeInt32BE(4 + length, 1);
+        message.write(chunk, 5, 'utf8');
+        if (!this.socket.write(message)) await new Promise<void>((resolve) => this.socket.once('drain', resolve));
+      }
+    } catch (error) {
+      // The rows' source failed: CopyFail makes the server roll the COPY back and leaves the
+      // connection usable; its answer (an error) is expected, the source's error is the one to tell.
+      this.socket.write(this.writer.begin(0x66).cstring(`the rows to copy failed: ${(error as Error).message}`).end().take());
+      await done.catch(() => undefined);
+      throw error;
     }
     this.socket.write(Buffer.from([0x63, 0, 0, 0, 4])); // CopyDone
     return (await done).rowCount;
