@@ -82,13 +82,14 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       const refusal = budgetRefusal(await session.driver.connectionBudget(session.conn), steps[0]!);
       if (refusal) throw new UserError(refusal.message, refusal.hint);
     }
-    const present = await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
+    const needsData = workload.needsData?.(workloadOptions) ?? true;
+    const present = needsData ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine }) : undefined;
     if (present !== undefined && asked !== undefined && present !== asked) {
       throw new UserError(`the database holds ${workload.name} data at scale ${present}, not ${asked}`, `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`);
     }
     const scale = present ?? asked ?? workload.defaultScale;
     let phases: LoadPhase[] = [];
-    if (present === undefined) {
+    if (present === undefined && needsData) {
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
       const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
       phases = await workload.load(ctx).finally(() => ctx.done());
@@ -113,7 +114,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       values,
       argv,
       scale,
-      data: { loadedBy: present === undefined ? 'this-run' : 'earlier', phases, ...(loadMode === undefined ? {} : { loadMode }) },
+      data: { loadedBy: !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier', phases, ...(loadMode === undefined ? {} : { loadMode }) },
       jobs,
       durationSeconds,
       transactionsPerClient,

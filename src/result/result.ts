@@ -48,7 +48,7 @@ export interface RunResult {
   target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[] };
   host: HostInfo;
   /** loadMode: how the data was loaded, when the workload records it (chain: faithful or bulk). */
-  data: { loadedBy: 'this-run' | 'earlier'; phases: LoadPhase[]; loadMode?: string };
+  data: { loadedBy: 'this-run' | 'earlier' | 'none'; phases: LoadPhase[]; loadMode?: string };
   summary: {
     measuredSeconds: number;
     transactions: number;

@@ -128,6 +128,12 @@ export interface Workload {
   metrics?(types: readonly TypeCounts[], measuredSeconds: number): WorkloadMetric[];
   /** True when `run` must check the data after measuring and fail the run when a check fails. */
   checkAfterRun?: boolean;
+  /**
+   * Whether the transactions for these options work on this workload's tables; when false, `run`
+   * neither looks for nor loads them (tpcb with only -f scripts that never name a pgbench_ table:
+   * as in pgbench, such scripts bring their own tables, and scale is -s or 1). Absent: true.
+   */
+  needsData?(options: OptionValues): boolean;
   /** The transaction mix for these options; throws UserError when the options are wrong. */
   transactions(options: OptionValues): TransactionType[];
 }

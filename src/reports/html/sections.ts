@@ -63,7 +63,8 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       htmlTable(['phase', 'rows', 'seconds', 'rows/s'], r.data.phases.map((p) => [e(p.name), String(p.rows), p.seconds.toFixed(3), p.rows > 0 && p.seconds > 0 ? (p.rows / p.seconds).toFixed(0) : ''])),
     );
   } else {
-    parts.push(`<p class="note">data: loaded ${r.data.loadedBy === 'earlier' ? 'before this run' : 'by this run'}, scale ${c.scale}</p>`);
+    const loaded = r.data.loadedBy === 'none' ? "the scripts' own tables, not loaded by headroom" : r.data.loadedBy === 'earlier' ? 'loaded before this run' : 'loaded by this run';
+    parts.push(`<p class="note">data: ${loaded}, scale ${c.scale}</p>`);
   }
   parts.push(
     '<div class="columns">',

@@ -27,16 +27,24 @@ export function scriptMix(options: OptionValues): TransactionType[] {
   }
   for (const text of files) {
     const [file, weight] = splitWeight(text);
-    let source: string;
-    try {
-      source = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new UserError(`cannot read script file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, 'give -f the path of a pgbench script file');
-    }
+    const source = readScript(text);
     mix.push(scriptTransaction(compileScript(path.basename(file), source), weight, defines));
   }
   return mix;
 }
+
+/** The text of the script file a -f FILE[@WEIGHT] names. */
+export function readScript(fileAndWeight: string): string {
+  const [file] = splitWeight(fileAndWeight);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UserError(`cannot read script file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, 'give -f the path of a pgbench script file');
+  }
+}
+
+/** Whether a script names one of pgbench's own tables. */
+export const PGBENCH_TABLE = /\bpgbench_(accounts|branches|tellers|history)\b/i;
 
 /** NAME@WEIGHT as pgbench takes it: the weight is a whole number after the last @. */
 function splitWeight(text: string): [string, number] {

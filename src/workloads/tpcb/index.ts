@@ -1,6 +1,6 @@
 import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
-import { BUILTIN_NAMES, scriptMix } from '../pgbench-script/mix.js';
+import { BUILTIN_NAMES, PGBENCH_TABLE, readScript, scriptMix } from '../pgbench-script/mix.js';
 import { checkTpcb } from './check.js';
 import { loadTpcb } from './load.js';
 import { TABLES, dropStatements } from './schema.js';
@@ -51,6 +51,14 @@ export const tpcb: Workload = {
 
   async drop(ctx) {
     for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
+  },
+
+  needsData(options) {
+    const files = (options['file'] as string[] | undefined) ?? [];
+    if (files.length === 0 || ((options['builtin'] as string[] | undefined) ?? []).length > 0) return true;
+    // Scripts that name pgbench's tables get them loaded as the built-ins do; others (e.g.
+    // sysbench's statements on sbtest1) bring their own, and nothing is loaded for them.
+    return files.some((text) => PGBENCH_TABLE.test(readScript(text)));
   },
 
   transactions(options) {
