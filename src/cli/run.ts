@@ -12,7 +12,8 @@ import type { RunResult } from '../result/result.js';
 import { progressLine, summaryText } from '../reports/text.js';
 import { LiveView } from '../reports/live.js';
 import type { LoadPhase } from '../workloads/workload.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
+import { parseSettings, ServerSettings } from '../engine/server-settings.js';
+import { DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
@@ -38,6 +39,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
+  SET_OPTION,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -54,9 +56,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // A bad mix is refused before anything is loaded.
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
   const asked = askedScale(workload, values);
+  const settingsAsked = parseSettings(values['set'] as string[] | undefined);
 
   const session = await openSession(values, workload);
+  let settings: ServerSettings | undefined;
   try {
+    settings = await ServerSettings.apply(session.driver, session.conn, settingsAsked, logLine);
     const server = await session.driver.serverInfo(session.conn);
     const budget = await session.driver.connectionBudget(session.conn);
     const force = values['force'] === true;
@@ -105,7 +110,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
     const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
     const outcome = await runEngine(
-      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force },
+      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force, sessionStatements: settings.sessionStatements },
       abort.signal,
       (point) => {
         if (live) live.update(point);
@@ -126,6 +131,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         process.off('SIGTERM', onSignal);
       });
     const observed = (await observer?.stop()) ?? null;
+    await settings.restore();
 
     const result: RunResult = buildResult({
       outcome,
@@ -147,6 +153,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         seed,
         journal: journal ? { file: journal.file, runId: journal.runId } : null,
         argv: [...argv],
+        ...(settingsAsked.length > 0 ? { serverSettings: settings.record() } : {}),
       },
       ...(outcome.status === 'interrupted'
         ? { statusReason: 'interrupted by a signal' }
@@ -159,6 +166,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${summaryText(result, file)}\n`);
     return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
   } finally {
+    await settings?.restore();
     await session.close();
   }
 }

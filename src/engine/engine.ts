@@ -27,6 +27,8 @@ export interface EngineConfig {
   journal: JobConfig['journal'];
   /** --force: see JobConfig. */
   acceptRefusals: boolean;
+  /** --set session settings: see JobConfig. */
+  sessionStatements?: readonly string[];
 }
 
 export interface EngineOutcome {
@@ -148,7 +150,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       maxTries: config.maxTries,
     });
   }
-  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals }));
+  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals, sessionStatements: [...(config.sessionStatements ?? [])] }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -22,6 +22,8 @@ export interface JobConfig {
   journal: { file: string; runId: string } | undefined;
   /** --force: run with the connections the server accepts instead of failing on a capacity refusal. */
   acceptRefusals: boolean;
+  /** --set: statements (SET, PRAGMA) run on every connection a terminal opens, replacements included. */
+  sessionStatements?: string[];
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -62,11 +64,22 @@ export class LocalJob implements JobHandle {
     const stopSignal = new StopSignal();
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
     // Each terminal's connector wraps every connection it opens, the first and any replacement.
+    const statements = config.sessionStatements ?? [];
+    const connectWithSettings = async (): Promise<Connection> => {
+      const conn = await driver.connect();
+      try {
+        for (const sql of statements) await conn.query(sql);
+      } catch (error) {
+        await conn.close().catch(() => {});
+        throw error;
+      }
+      return conn;
+    };
     const connectors = config.terminals.map((plan): (() => Promise<Connection>) => {
-      if (!journal) return () => driver.connect();
+      if (!journal) return connectWithSettings;
       let sequence = 0;
       const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;
-      return async () => new JournalingConnection(await driver.connect(), journal, nextId);
+      return async () => new JournalingConnection(await connectWithSettings(), journal, nextId);
     });
     const opened = await Promise.allSettled(connectors.map((connect) => connect()));
     const refused = (o: PromiseSettledResult<Connection>): boolean => o.status === 'rejected' && o.reason instanceof DbError && o.reason.errorClass === 'capacity';

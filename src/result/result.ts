@@ -4,6 +4,7 @@ import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import type { HostInfo } from './host.js';
+import type { ServerSettingsRecord } from '../engine/server-settings.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
@@ -33,6 +34,8 @@ export interface RunResult {
     /** --journal: the journal file and the id prefix of this run's journaled commits. */
     journal: { file: string; runId: string } | null;
     argv: string[];
+    /** --set: the settings asked, and how each was applied (absent in results written before --set). */
+    serverSettings?: ServerSettingsRecord;
   };
   target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[] };
   host: HostInfo;
