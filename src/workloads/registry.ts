@@ -1,9 +1,10 @@
 import { UserError } from '../errors.js';
 import type { Workload } from './workload.js';
 import { chain } from './chain/index.js';
+import { peak } from './peak/index.js';
 import { tpcb } from './tpcb/index.js';
 
-export const WORKLOADS: readonly Workload[] = [tpcb, chain];
+export const WORKLOADS: readonly Workload[] = [tpcb, chain, peak];
 
 export const DEFAULT_WORKLOAD = 'tpcb';
 
