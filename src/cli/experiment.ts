@@ -1,0 +1,25 @@
+import { formatOptionHelp, type OptionSpec } from '../config/options.js';
+import { UserError } from '../errors.js';
+import { GROWTH_OPTIONS, growthExperiment } from '../experiments/growth.js';
+import { PEAK_OPTIONS, peakExperiment } from '../experiments/peak.js';
+
+/** The named experiments of spec/experiments.md; each lives in src/experiments/, this only dispatches. */
+export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[]; run(argv: readonly string[]): Promise<number> }> = {
+  peak: { summary: 'the seven simple queries of the peak queries/s study, each with its clients, one table', options: PEAK_OPTIONS, run: peakExperiment },
+  growth: { summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked', options: GROWTH_OPTIONS, run: growthExperiment },
+};
+
+export async function experimentCommand(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    process.stdout.write(`usage: headroom experiment NAME [options]\n\n${Object.entries(EXPERIMENTS).map(([n, e]) => `  ${n.padEnd(8)}${e.summary}`).join('\n')}\n\nheadroom experiment NAME --help shows its options.\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const experiment = name === undefined ? undefined : EXPERIMENTS[name];
+  if (!experiment) throw new UserError(name === undefined ? 'which experiment?' : `unknown experiment "${name}"`, `experiments: ${Object.keys(EXPERIMENTS).join(', ')} (headroom experiment NAME --help)`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`usage: headroom experiment ${name} [options]\n\n${experiment.summary}\n\noptions:\n${formatOptionHelp(experiment.options)}\n`);
+    return 0;
+  }
+  return experiment.run(rest);
+}

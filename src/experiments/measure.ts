@@ -1,0 +1,101 @@
+import { randomInt } from 'node:crypto';
+import { runsOnThisMachine } from '../config/target.js';
+import type { OptionValues } from '../config/options.js';
+import type { ServerInfo } from '../drivers/driver.js';
+import { runEngine } from '../engine/engine.js';
+import type { ServerSettings } from '../engine/server-settings.js';
+import { UserError } from '../errors.js';
+import { RunObserver } from '../observe/run-observer.js';
+import { buildResult } from '../result/build.js';
+import type { RunResult } from '../result/result.js';
+import type { Session } from '../cli/common.js';
+import type { Workload } from '../workloads/workload.js';
+
+/** One measured step of an experiment: a closed-loop run of a workload on data already loaded. */
+export interface Step {
+  session: Session;
+  server: ServerInfo;
+  settings: ServerSettings;
+  workload: Workload;
+  workloadOptions: OptionValues;
+  scale: number;
+  clients: number;
+  jobs: number;
+  durationSeconds: number;
+  observe: boolean;
+  data: RunResult['data'];
+  argv: readonly string[];
+}
+
+/** Refuses more clients than the server accepts before anything runs, as `headroom run` does. */
+export async function checkClients(session: Session, clients: number, what: string): Promise<void> {
+  const budget = await session.driver.connectionBudget(session.conn);
+  if (budget && clients > budget.max - budget.inUse) {
+    throw new UserError(
+      `the server accepts ${budget.max - budget.inUse} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but ${what} needs ${clients}`,
+      `use -c ${Math.max(1, budget.max - budget.inUse)} or less, or raise max_connections`,
+    );
+  }
+}
+
+/** Runs one step and returns it as a run result of its own (each experiment file holds them all). */
+export async function measureStep(step: Step, signal: AbortSignal): Promise<RunResult> {
+  const { session, workload, clients, jobs, durationSeconds, scale } = step;
+  const seed = randomInt(0, 2 ** 31);
+  const observer = step.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target)) : undefined;
+  const outcome = await runEngine(
+    {
+      target: session.target,
+      workload: workload.name,
+      options: step.workloadOptions,
+      scale,
+      clients,
+      jobs,
+      durationSeconds,
+      transactionsPerClient: undefined,
+      rate: undefined,
+      warmupSeconds: 0,
+      maxTries: 1,
+      seed,
+      journal: undefined,
+      acceptRefusals: false,
+      sessionStatements: step.settings.sessionStatements,
+    },
+    signal,
+    () => {},
+  ).catch(async (error: unknown) => {
+    await observer?.stop().catch(() => undefined);
+    throw error;
+  });
+  const observed = (await observer?.stop()) ?? null;
+  return buildResult({
+    outcome,
+    server: step.server,
+    observed,
+    url: session.url,
+    data: step.data,
+    config: {
+      workload: workload.name,
+      workloadOptions: step.workloadOptions,
+      scale,
+      clients,
+      jobs,
+      durationSeconds,
+      transactionsPerClient: null,
+      rate: null,
+      warmupSeconds: 0,
+      maxTries: 1,
+      seed,
+      journal: null,
+      argv: [...step.argv],
+      ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
+    },
+    ...(outcome.status === 'interrupted' ? { statusReason: 'interrupted by a signal' } : outcome.failure ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` } : {}),
+  });
+}
+
+/** Peak and mean queries/s over the measured 1-second windows (the study's metric is the peak). */
+export function perSecond(result: RunResult): { peak: number; mean: number } {
+  const windows = result.series.filter((p) => p.phase === 'measure' && p.seconds >= 0.5);
+  return { peak: Math.max(0, ...windows.map((p) => p.tps)), mean: result.summary.tps };
+}
