@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { compareText } from '../reports/compare-text.js';
+import { compareExperimentsText } from '../reports/compare-experiments.js';
+import { isExperimentFile } from '../experiments/read.js';
 import { seriesCsv } from '../reports/csv.js';
 import { renderHtmlReport } from '../reports/html/page.js';
 import { readResults } from '../reports/input.js';
@@ -46,7 +48,11 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
 export async function compareCommand(argv: readonly string[]): Promise<number> {
   const { positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
   if (positionals.length < 2) throw new UserError(`"headroom compare" needs two or more result files, got ${positionals.length}`, 'e.g. headroom compare before.json after.json (headroom report shows a single run)');
-  process.stdout.write(`${compareText(readResults(positionals))}\n`);
+  const experiments = positionals.filter(isExperimentFile);
+  if (experiments.length > 0 && experiments.length < positionals.length) {
+    throw new UserError(`${experiments[0]} is an experiment file and ${positionals.find((p) => !isExperimentFile(p))} is not: they do not compare`, 'compare run results with run results, experiment files with experiment files of the same experiment');
+  }
+  process.stdout.write(`${experiments.length > 0 ? compareExperimentsText(positionals) : compareText(readResults(positionals))}\n`);
   return 0;
 }
 

@@ -24,6 +24,9 @@ export function readResult(file: string): RunResult {
     throw new UserError(`${file} is not a headroom result file (not JSON)`, 'give a file written by headroom run');
   }
   const schema = isRecord(parsed) ? parsed['schema'] : undefined;
+  if (typeof schema === 'string' && schema.startsWith('headroom.experiment/')) {
+    throw new UserError(`${file} is an experiment file, not a run result`, 'headroom compare compares experiment files; each run of it is in its "runs" field');
+  }
   if (typeof schema !== 'string' || !schema.startsWith('headroom.result/')) {
     throw new UserError(`${file} is not a headroom result file (no "schema": "${RESULT_SCHEMA}")`, 'give a file written by headroom run');
   }
