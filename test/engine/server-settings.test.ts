@@ -82,6 +82,16 @@ test('postgres (throwaway cluster): --set per session makes the run non-durable,
   assert.equal(await valueOf(url, 'SHOW checkpoint_timeout'), '5min');
   assert.equal(await valueOf(url, 'SHOW shared_buffers'), '16MB');
 
+  // The experiments take --set the same way, record it in their file, and put it back.
+  const experimentFile = path.join(folder, 'peak.json');
+  const experiment = await runCli(['experiment', 'peak', '--db', url, '--queries', '1', '-c', '1', '-T', '1', '--set', 'synchronous_commit=off', '--set', 'checkpoint_timeout=17min', '-o', experimentFile]);
+  assert.equal(experiment.code, 0, experiment.stderr);
+  const peak = JSON.parse(readFileSync(experimentFile, 'utf8')) as { target: RunResult['target']; serverSettings: RunResult['config']['serverSettings']; runs: RunResult[] };
+  assert.equal(peak.target.durable, false);
+  assert.equal(peak.serverSettings?.applied[1]?.restored, true);
+  assert.equal(peak.runs[0]?.target.settings['checkpoint_timeout'], '17min');
+  assert.equal(await valueOf(url, 'SHOW checkpoint_timeout'), '5min', 'put back after the experiment');
+
   const unknown = await runCli(['run', 'tpcb', '--db', url, '--set', 'no_such_parameter=1']);
   assert.match(unknown.stderr, /^headroom: --set no_such_parameter: PostgreSQL has no parameter/);
   const malformed = await runCli(['run', 'tpcb', '--db', url, '--set', 'fsync']);
