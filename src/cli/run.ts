@@ -93,7 +93,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         : undefined;
     const onSignal = (): void => {
       live?.finish();
-      if (abort.signal.aborted) process.exit(130);
+      if (abort.signal.aborted) {
+        const left = settings?.unrestored();
+        if (left) logLine(left);
+        process.exit(130);
+      }
       logLine('interrupted: stopping the terminals and writing what was measured (Ctrl-C again to quit at once)');
       abort.abort();
     };

@@ -78,6 +78,13 @@ export class ServerSettings {
     return { asked: this.plans.map((p) => p.asked), applied: this.plans.map((p) => p.applied) };
   }
 
+  /** What puts back the global settings still changed, for a user who quits before restore() runs. */
+  unrestored(): string | undefined {
+    const left = this.plans.filter((p) => p.plan.scope === 'global' && p.applied.restored === false);
+    if (left.length === 0) return undefined;
+    return `settings left changed on the server; put them back with: ${left.flatMap((p) => (p.plan.scope === 'global' ? p.plan.restore : [])).join('; ')}`;
+  }
+
   /** Puts back every global setting that was changed; once, whatever happens to the run. */
   async restore(): Promise<void> {
     if (this.restoredOnce) return;

@@ -37,7 +37,11 @@ export async function runExperiment<Row>(
   let settings: ServerSettings | undefined;
   const abort = new AbortController();
   const onSignal = (): void => {
-    if (abort.signal.aborted) process.exit(130);
+    if (abort.signal.aborted) {
+        const left = settings?.unrestored();
+        if (left) logLine(left);
+        process.exit(130);
+      }
     logLine('interrupted: stopping this step, putting settings back and writing what was measured (Ctrl-C again to quit at once)');
     abort.abort();
   };
