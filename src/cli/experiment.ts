@@ -4,9 +4,9 @@ import { GROWTH_OPTIONS, growthExperiment } from '../experiments/growth.js';
 import { PEAK_OPTIONS, peakExperiment } from '../experiments/peak.js';
 
 /** The named experiments of spec/experiments.md; each lives in src/experiments/, this only dispatches. */
-export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[]; run(argv: readonly string[]): Promise<number> }> = {
+export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[]; run(argv: readonly string[]): Promise<number>; footer?: string }> = {
   peak: { summary: 'the seven simple queries of the peak queries/s study, each with its clients, one table', options: PEAK_OPTIONS, run: peakExperiment },
-  growth: { summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked', options: GROWTH_OPTIONS, run: growthExperiment },
+  growth: { summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked', options: GROWTH_OPTIONS, run: growthExperiment, footer: "the workload's own options (e.g. tpcb -b select-only) apply at every size: see headroom list" },
 };
 
 export async function experimentCommand(argv: readonly string[]): Promise<number> {
@@ -18,7 +18,7 @@ export async function experimentCommand(argv: readonly string[]): Promise<number
   const experiment = name === undefined ? undefined : EXPERIMENTS[name];
   if (!experiment) throw new UserError(name === undefined ? 'which experiment?' : `unknown experiment "${name}"`, `experiments: ${Object.keys(EXPERIMENTS).join(', ')} (headroom experiment NAME --help)`);
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`usage: headroom experiment ${name} [options]\n\n${experiment.summary}\n\noptions:\n${formatOptionHelp(experiment.options)}\n`);
+    process.stdout.write(`usage: headroom experiment ${name} [options]\n\n${experiment.summary}\n\noptions:\n${formatOptionHelp(experiment.options)}\n${experiment.footer ? `\n${experiment.footer}\n` : ''}`);
     return 0;
   }
   return experiment.run(rest);
