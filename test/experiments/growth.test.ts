@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExperimentResult } from '../../src/experiments/experiment-result.js';
@@ -42,6 +42,16 @@ for (const dbms of ['sqlite', 'postgres'] as const) {
     const compared = await runCli(['compare', file, again]);
     assert.equal(compared.code, 0, compared.stderr);
     assert.match(compared.stdout, /scale 2 +[\d.]+ +[\d.]+ +x1\.00/);
+    const report = await runCli(['report', file, '--markdown']);
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stdout, /`growth:scale 1` \| tpcb/);
+    assert.match(report.stdout, /`growth:scale 2` \| tpcb/);
+    // One of its runs on its own is a run result, which does not compare with an experiment file.
+    const single = path.join(folder, 'single.json');
+    writeFileSync(single, JSON.stringify(result.runs[0]));
+    const mixed = await runCli(['compare', file, single]);
+    assert.equal(mixed.code, 2);
+    assert.match(mixed.stderr, /^headroom: .*growth\.json is an experiment file and .*single\.json is not: they do not compare/);
   });
 }
 
