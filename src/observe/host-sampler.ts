@@ -8,6 +8,25 @@ export interface ProcessTotals {
   cpuSeconds: number;
   readBytes: number;
   writeBytes: number;
+  /** Each process's own counters, so a difference never goes down when a process ends. */
+  byPid: Map<number, { cpuSeconds: number; readBytes: number; writeBytes: number }>;
+}
+
+/**
+ * What the processes did between two samples: each process alive at `after` counts what it did
+ * since `before` (all of it when it started in between). A process that ended in between takes
+ * its last stretch with it, so the figure is a lower bound, but it never goes negative, as a
+ * difference of sums would when a busy process (another session's backend) ends.
+ */
+export function processDelta(before: ProcessTotals, after: ProcessTotals): { cpuSeconds: number; readBytes: number; writeBytes: number } {
+  const delta = { cpuSeconds: 0, readBytes: 0, writeBytes: 0 };
+  for (const [pid, now] of after.byPid) {
+    const then = before.byPid.get(pid);
+    delta.cpuSeconds += Math.max(0, now.cpuSeconds - (then?.cpuSeconds ?? 0));
+    delta.readBytes += Math.max(0, now.readBytes - (then?.readBytes ?? 0));
+    delta.writeBytes += Math.max(0, now.writeBytes - (then?.writeBytes ?? 0));
+  }
+  return delta;
 }
 
 /**
@@ -22,7 +41,7 @@ export function sampleProcesses(names: readonly string[]): ProcessTotals | undef
   } catch {
     return undefined;
   }
-  const totals: ProcessTotals = { processes: 0, cpuSeconds: 0, readBytes: 0, writeBytes: 0 };
+  const totals: ProcessTotals = { processes: 0, cpuSeconds: 0, readBytes: 0, writeBytes: 0, byPid: new Map() };
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -30,11 +49,15 @@ export function sampleProcesses(names: readonly string[]): ProcessTotals | undef
       // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      totals.cpuSeconds += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      const own = { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND, readBytes: 0, writeBytes: 0 };
+      totals.cpuSeconds += own.cpuSeconds;
       totals.processes++;
+      totals.byPid.set(Number(entry), own);
       const io = readFileSync(`/proc/${entry}/io`, 'utf8');
-      totals.readBytes += Number(/read_bytes: (\d+)/.exec(io)?.[1] ?? 0);
-      totals.writeBytes += Number(/^write_bytes: (\d+)/m.exec(io)?.[1] ?? 0);
+      own.readBytes = Number(/read_bytes: (\d+)/.exec(io)?.[1] ?? 0);
+      own.writeBytes = Number(/^write_bytes: (\d+)/m.exec(io)?.[1] ?? 0);
+      totals.readBytes += own.readBytes;
+      totals.writeBytes += own.writeBytes;
     } catch {
       // The process ended, or its io file is not ours to read.
     }

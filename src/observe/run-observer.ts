@@ -1,5 +1,5 @@
 import type { DbmsObservation, SizeSnapshot, StatementStat } from './observation.js';
-import { sampleProcesses, type ProcessTotals } from './host-sampler.js';
+import { processDelta, sampleProcesses, type ProcessTotals } from './host-sampler.js';
 
 /** What the server did during the measured run, as stored in the result file's `server` field. */
 export interface ServerObservation {
@@ -38,6 +38,8 @@ export class RunObserver {
   private samplingMs = 0;
   private waitsAvailable = true;
   private last: ProcessTotals | undefined;
+  /** Sum of the per-sample deltas: it keeps the work of processes that end before the run does. */
+  private readonly done = { cpuSeconds: 0, readBytes: 0, writeBytes: 0 };
   private readonly started = performance.now();
 
   private constructor(
@@ -68,14 +70,15 @@ export class RunObserver {
     await this.sampling;
     const seconds = (performance.now() - this.started) / 1000;
     const end = this.first && sampleProcesses(this.observation.serverProcessNames);
+    if (end && this.last) this.add(processDelta(this.last, end));
     const host =
       this.first && end
         ? {
             processes: end.processes,
-            cpuSeconds: round(end.cpuSeconds - this.first.cpuSeconds),
-            cpuPercentOfOneCore: round(((end.cpuSeconds - this.first.cpuSeconds) / seconds) * 100),
-            readBytes: Math.max(0, end.readBytes - this.first.readBytes),
-            writeBytes: Math.max(0, end.writeBytes - this.first.writeBytes),
+            cpuSeconds: round(this.done.cpuSeconds),
+            cpuPercentOfOneCore: round((this.done.cpuSeconds / seconds) * 100),
+            readBytes: this.done.readBytes,
+            writeBytes: this.done.writeBytes,
             series: this.series,
           }
         : null;
@@ -91,6 +94,12 @@ export class RunObserver {
     return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, samplingMs: round(this.samplingMs) };
   }
 
+  private add(delta: { cpuSeconds: number; readBytes: number; writeBytes: number }): void {
+    this.done.cpuSeconds += delta.cpuSeconds;
+    this.done.readBytes += delta.readBytes;
+    this.done.writeBytes += delta.writeBytes;
+  }
+
   private async sample(): Promise<void> {
     const began = performance.now();
     const t = round((began - this.started) / 1000);
@@ -98,12 +107,9 @@ export class RunObserver {
       const now = sampleProcesses(this.observation.serverProcessNames);
       if (now) {
         const previousT = this.series.at(-1)?.t ?? 0;
-        this.series.push({
-          t,
-          cpuPercentOfOneCore: round(((now.cpuSeconds - this.last.cpuSeconds) / Math.max(0.001, t - previousT)) * 100),
-          readBytes: Math.max(0, now.readBytes - this.last.readBytes),
-          writeBytes: Math.max(0, now.writeBytes - this.last.writeBytes),
-        });
+        const delta = processDelta(this.last, now);
+        this.add(delta);
+        this.series.push({ t, cpuPercentOfOneCore: round((delta.cpuSeconds / Math.max(0.001, t - previousT)) * 100), readBytes: delta.readBytes, writeBytes: delta.writeBytes });
         this.last = now;
       }
     }
