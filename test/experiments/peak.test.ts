@@ -51,3 +51,18 @@ test('peak: a bad query name, and -j above the clients, are one line each', asyn
   assert.match(jobs.stderr, /-j 3 is more than the 2 clients/);
   assert.equal(jobs.stderr.split('\n').filter(Boolean).length, 1);
 });
+
+test('sqlite: Ctrl-C during experiment peak writes the queries measured so far, marked interrupted', async (t) => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'headroom-peak-'));
+  t.after(() => rmSync(folder, { recursive: true, force: true }));
+  const file = path.join(folder, 'peak.json');
+  const run = await runCli(['experiment', 'peak', '--db', `sqlite:${path.join(folder, 'p.db')}`, '-T', '30', '-c', '1', '--queries', '1,2', '--observe=false', '-o', file], {
+    whenStderr: [/query 1 \(constant\)/, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 1500)],
+  });
+  assert.equal(run.code, 130, run.stderr);
+  const result = JSON.parse(readFileSync(file, 'utf8')) as ExperimentResult<PeakRow>;
+  assert.equal(result.status, 'interrupted');
+  assert.deepEqual(result.rows.map((r) => r.query), ['constant'], 'query 2 never started');
+  assert.ok(result.rows[0]!.meanQps > 0 && result.rows[0]!.measuredSeconds < 10);
+  assert.match(run.stdout, /interrupted/);
+});
