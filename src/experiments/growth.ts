@@ -133,7 +133,7 @@ export function growthText(result: ExperimentResult<GrowthRow>, file: string): s
   ]);
   const workload = result.runs[0]?.config.workload ?? '?';
   const ram = result.host.serverOnThisMachine
-    ? `RAM ${(result.host.memTotalBytes / MB).toFixed(0)} MB (>RAM: the database is larger)`
+    ? `this machine's RAM: ${(result.host.memTotalBytes / MB).toFixed(0)} MB${result.rows.some((r) => r.largerThanRam) ? ' (>RAM: a database larger than that)' : ', no size above it'}`
     : `the server runs on another machine: its RAM is not known here, so no size is marked against it`;
   const lines = [`growth of ${workload} on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}; ${ram}`, '', ...table([header, ...rows])];
   const set = settingsLine(result.serverSettings);
