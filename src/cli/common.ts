@@ -5,6 +5,7 @@ import { createDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_WORKLOAD, WORKLOADS, findWorkload } from '../workloads/registry.js';
 import type { DataContext, Workload } from '../workloads/workload.js';
+import { LoadProgressView } from '../reports/load-progress.js';
 import { parseArgs } from './args.js';
 
 export const DB_OPTION: OptionSpec = {
@@ -87,9 +88,25 @@ export async function openSession(values: OptionValues, workload?: Workload): Pr
   };
 }
 
-export function dataContext(session: Session, options: OptionValues, scale: number, log: (message: string) => void): DataContext {
-  // Drawn as a progress bar once reports/ has one; until then loads report phases through log().
-  return { conn: session.conn, driver: session.driver, dbms: session.target.dbms, scale, options, log, progress: () => undefined };
+/**
+ * The context a workload loads (or checks) its data through. Its progress is drawn on stderr (a
+ * bar on a terminal, a line every few seconds elsewhere); done() clears the bar when it is over.
+ */
+export function dataContext(session: Session, options: OptionValues, scale: number, log: (message: string) => void): DataContext & { done(): void } {
+  const view = new LoadProgressView(process.stderr, process.stderr.isTTY === true && process.env['TERM'] !== 'dumb');
+  return {
+    conn: session.conn,
+    driver: session.driver,
+    dbms: session.target.dbms,
+    scale,
+    options,
+    log: (message) => {
+      view.clear();
+      log(message);
+    },
+    progress: (update) => view.update(update),
+    done: () => view.clear(),
+  };
 }
 
 export function logLine(message: string): void {

@@ -3,9 +3,11 @@ import { UserError } from '../errors.js';
 import { readFile } from 'node:fs/promises';
 import { parseJournal } from '../engine/journal.js';
 import type { CheckOutcome } from '../workloads/workload.js';
+import { PGBENCH_INIT_OPTIONS, pgbenchDoneLine, pgbenchInitOptions } from './pgbench-init-options.js';
+import { pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs, type Session } from './common.js';
 
-export const INIT_OPTIONS: OptionSpec[] = [DB_OPTION, SCALE_OPTION, VERBOSE_OPTION, HELP_OPTION];
+export const INIT_OPTIONS: OptionSpec[] = [DB_OPTION, SCALE_OPTION, ...PGBENCH_INIT_OPTIONS, VERBOSE_OPTION, HELP_OPTION];
 export const CHECK_OPTIONS: OptionSpec[] = [
   DB_OPTION,
   { long: 'journal', type: 'string', value: 'FILE', help: 'also compare the commits a run --journal FILE saw acknowledged with what the database kept' },
@@ -16,13 +18,24 @@ export const DROP_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTIO
 
 /** `headroom init`: drop what is there, create the schema and load it at the scale given. */
 export async function initCommand(argv: readonly string[]): Promise<number> {
-  const { workload, values, workloadOptions } = parseVerbArgs(argv, 'init', INIT_OPTIONS);
+  const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'init', INIT_OPTIONS);
   const scale = askedScale(workload, values) ?? workload.defaultScale;
+  const pgbench = pgbenchInitOptions(values, given, workload.name);
   const session = await openSession(values, workload);
   try {
-    logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
+    logLine(`loading ${workload.name} at scale ${scale} into ${session.url}${pgbench ? ` as pgbench -i -I ${pgbench.steps}` : ''}`);
     const started = performance.now();
-    await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+    const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
+    try {
+      if (pgbench) {
+        process.stdout.write(`${pgbenchDoneLine(await pgbenchInit(ctx, pgbench))}
+`);
+        return 0;
+      }
+      await workload.load(ctx);
+    } finally {
+      ctx.done();
+    }
     process.stdout.write(`loaded ${workload.name} at scale ${scale} in ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
     return 0;
   } finally {

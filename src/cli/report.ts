@@ -7,7 +7,8 @@ import { compareExperimentsText } from '../reports/compare-experiments.js';
 import { isExperimentFile } from '../experiments/read.js';
 import { seriesCsv } from '../reports/csv.js';
 import { renderHtmlReport } from '../reports/html/page.js';
-import { readResults } from '../reports/input.js';
+import { readResults, stepsAsRuns } from '../reports/input.js';
+import { sweepCompareText, sweepCsv, sweepMarkdown } from '../reports/sweep-outputs.js';
 import { markdownSummary } from '../reports/markdown.js';
 import { parseArgs } from './args.js';
 import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
@@ -16,7 +17,7 @@ export const DEFAULT_REPORT_FILE = 'headroom-report.html';
 
 export const REPORT_OPTIONS: OptionSpec[] = [
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: `the HTML report (default ${DEFAULT_REPORT_FILE} unless only --csv or --markdown is given)` },
-  { long: 'csv', type: 'string', value: 'FILE', help: 'also write the per-second series of every run as CSV' },
+  { long: 'csv', type: 'string', value: 'FILE', help: "also write the per-second series of every run as CSV (and a sweep's table as FILE-sweep.csv)" },
   { long: 'markdown', type: 'boolean', help: 'print a summary table in Markdown (to paste into an issue)' },
   VERBOSE_OPTION,
   HELP_OPTION,
@@ -27,20 +28,26 @@ export const COMPARE_OPTIONS: OptionSpec[] = [VERBOSE_OPTION, HELP_OPTION];
 /** `headroom report FILE...`: one self-contained HTML page, and on request CSV and Markdown. */
 export async function reportCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals, given } = parseArgs(argv, REPORT_OPTIONS, 'report');
-  const runs = readResults(positionals);
+  const { runs, sweeps } = readResults(positionals);
   const csv = values['csv'] as string | undefined;
   const html = (values['out'] as string | undefined) ?? (given.has('csv') || given.has('markdown') ? undefined : DEFAULT_REPORT_FILE);
   if (html !== undefined && csv !== undefined && path.resolve(html) === path.resolve(csv)) throw new UserError('--out and --csv name the same file', 'give them different names');
   if (html !== undefined && positionals.some((p) => path.resolve(p) === path.resolve(html))) throw new UserError(`--out ${html} would overwrite a result file`, 'name another file for the report');
   if (html !== undefined) {
-    await writeWhole(html, renderHtmlReport(runs));
+    await writeWhole(html, renderHtmlReport(runs, sweeps));
     process.stderr.write(`report: ${html}\n`);
   }
   if (csv !== undefined) {
-    await writeWhole(csv, seriesCsv(runs));
+    await writeWhole(csv, seriesCsv([...runs, ...sweeps.flatMap(stepsAsRuns)]));
     process.stderr.write(`series: ${csv}\n`);
+    if (sweeps.length > 0) {
+      // A second table of other columns: its own file beside the series, named after it.
+      const table = sweepCsvPath(csv);
+      await writeWhole(table, sweepCsv(sweeps));
+      process.stderr.write(`sweep table: ${table}\n`);
+    }
   }
-  if (values['markdown'] === true) process.stdout.write(markdownSummary(runs));
+  if (values['markdown'] === true) process.stdout.write([...(runs.length > 0 ? [markdownSummary(runs)] : []), ...(sweeps.length > 0 ? [sweepMarkdown(sweeps)] : [])].join('\n'));
   return 0;
 }
 
@@ -52,8 +59,16 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
   if (experiments.length > 0 && experiments.length < positionals.length) {
     throw new UserError(`${experiments[0]} is an experiment file and ${positionals.find((p) => !isExperimentFile(p))} is not: they do not compare`, 'compare run results with run results, experiment files with experiment files of the same experiment');
   }
-  process.stdout.write(`${experiments.length > 0 ? compareExperimentsText(positionals) : compareText(readResults(positionals))}\n`);
+  if (experiments.length > 0) return (process.stdout.write(`${compareExperimentsText(positionals)}\n`), 0);
+  const { runs, sweeps } = readResults(positionals);
+  process.stdout.write(`${[...(runs.length > 0 ? [compareText(runs)] : []), ...(sweeps.length > 0 ? [sweepCompareText(sweeps)] : [])].join('\n\n')}\n`);
   return 0;
+}
+
+/** series.csv -> series-sweep.csv */
+export function sweepCsvPath(csv: string): string {
+  const ext = path.extname(csv);
+  return `${csv.slice(0, csv.length - ext.length)}-sweep${ext || '.csv'}`;
 }
 
 /** Through a temporary file and a rename, as results are, so a report that exists is whole. */

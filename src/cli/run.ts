@@ -1,17 +1,15 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { JOURNAL_TABLE_DDL } from '../engine/journal.js';
+import { parseClientSteps } from '../config/clients.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
-import { RunObserver } from '../observe/run-observer.js';
-import { runsOnThisMachine } from '../config/target.js';
-import { runEngine } from '../engine/engine.js';
-import { buildResult } from '../result/build.js';
 import { defaultResultPath, writeResult } from '../result/write.js';
-import type { RunResult } from '../result/result.js';
-import { progressLine, summaryText } from '../reports/text.js';
-import { LiveView } from '../reports/live.js';
+import { summaryText } from '../reports/text.js';
 import type { LoadPhase } from '../workloads/workload.js';
+import { measureOnce, type RunPlan } from './run-once.js';
+import { budgetRefusal, runSweep } from './sweep.js';
+import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { parseSettings, ServerSettings } from '../engine/server-settings.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
@@ -19,7 +17,7 @@ export const DEFAULT_DURATION_SECONDS = 10;
 
 export const RUN_OPTIONS: OptionSpec[] = [
   DB_OPTION,
-  { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals, each on its own connection', default: 1 },
+  { long: 'clients', short: 'c', type: 'string', value: 'N', help: 'terminals, each on its own connection; a list (10,20,40) or range (10:200:10, 1:256:x2) sweeps them, one run per step', default: '1' },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: `measured duration (default ${DEFAULT_DURATION_SECONDS} unless -t is given)` },
   { long: 'transactions', short: 't', type: 'integer', min: 1, value: 'N', help: 'transactions per client instead of a duration' },
@@ -39,6 +37,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
+  ...PGBENCH_RUN_OPTIONS,
   SET_OPTION,
   VERBOSE_OPTION,
   HELP_OPTION,
@@ -50,26 +49,27 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (given.has('time') && given.has('transactions')) throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
   const transactionsPerClient = values['transactions'] as number | undefined;
   const durationSeconds = transactionsPerClient === undefined ? ((values['time'] as number | undefined) ?? DEFAULT_DURATION_SECONDS) : undefined;
-  const clients = values['clients'] as number;
+  const steps = parseClientSteps(values['clients'] as string);
   const jobs = values['jobs'] as number;
-  if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'each job needs at least one client: use -j up to -c');
+  // In a sweep a step with fewer clients than -j runs one job per client.
+  if (steps.length === 1 && jobs > steps[0]!) throw new UserError(`-j ${jobs} is more than -c ${steps[0]}`, 'each job needs at least one client: use -j up to -c');
   // A bad mix is refused before anything is loaded.
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
+  const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
   const asked = askedScale(workload, values);
-  const settingsAsked = parseSettings(values['set'] as string[] | undefined);
 
+  const settingsAsked = parseSettings(values['set'] as string[] | undefined);
   const session = await openSession(values, workload);
   let settings: ServerSettings | undefined;
   try {
+    // Before serverInfo, so the durability label reads the settings the run will have.
     settings = await ServerSettings.apply(session.driver, session.conn, settingsAsked, logLine);
     const server = await session.driver.serverInfo(session.conn);
-    const budget = await session.driver.connectionBudget(session.conn);
     const force = values['force'] === true;
-    if (budget && clients > budget.max - budget.inUse && !force) {
-      throw new UserError(
-        `the server accepts ${budget.max - budget.inUse} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but -c ${clients} needs ${clients}`,
-        `use -c ${Math.max(1, budget.max - budget.inUse)} or less, raise max_connections, or --force to run with what the server accepts`,
-      );
+    // A sweep asks before each step instead: the server refusing one is its finding.
+    if (!force && steps.length === 1) {
+      const refusal = budgetRefusal(await session.driver.connectionBudget(session.conn), steps[0]!);
+      if (refusal) throw new UserError(refusal.message, refusal.hint);
     }
     const present = await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
     if (present !== undefined && asked !== undefined && present !== asked) {
@@ -79,96 +79,56 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     let phases: LoadPhase[] = [];
     if (present === undefined) {
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
-      phases = await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+      const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
+      phases = await workload.load(ctx).finally(() => ctx.done());
     }
 
     const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
+    if (values['journal'] !== undefined) await session.conn.query(JOURNAL_TABLE_DDL);
 
     const abort = new AbortController();
-    const progressEvery = values['progress'] as number;
-    // Progress lines stay as they are wherever stderr is not a terminal: logs and scripts read them.
-    const live =
-      progressEvery > 0 && values['live'] === true && process.stderr.isTTY && process.env['TERM'] !== 'dumb'
-        ? new LiveView(process.stderr, `headroom ${workload.name} on ${session.url}, ${clients} client(s)`, durationSeconds, values['warmup'] as number)
-        : undefined;
     const onSignal = (): void => {
-      live?.finish();
       if (abort.signal.aborted) {
         const left = settings?.unrestored();
         if (left) logLine(left);
         process.exit(130);
       }
-      logLine('interrupted: stopping the terminals and writing what was measured (Ctrl-C again to quit at once)');
       abort.abort();
+      logLine('interrupted: stopping the terminals and writing what was measured (Ctrl-C again to quit at once)');
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    let sinceProgress = 0;
-    const seed = (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31);
-    const rate = values['rate'] as number | undefined;
-    const warmupSeconds = values['warmup'] as number;
-    const maxTries = values['max-tries'] as number;
-    const journalFile = values['journal'] as string | undefined;
-    const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
-    if (journal) await session.conn.query(JOURNAL_TABLE_DDL);
-    logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}`);
-    const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
-    const outcome = await runEngine(
-      { target: session.target, workload: workload.name, options: workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: force, sessionStatements: settings.sessionStatements },
-      abort.signal,
-      (point) => {
-        if (live) live.update(point);
-        else if (progressEvery > 0 && ++sinceProgress >= progressEvery) {
-          sinceProgress = 0;
-          logLine(progressLine(point));
-        }
-      },
-    )
-      .catch(async (error: unknown) => {
-        // The terminals never started (e.g. the server refused them): stop sampling, then report.
-        await observer?.stop().catch(() => undefined);
-        throw error;
-      })
-      .finally(() => {
-        live?.finish();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      });
-    const observed = (await observer?.stop()) ?? null;
-    await settings.restore();
-
-    const result: RunResult = buildResult({
-      outcome,
+    const plan: RunPlan = {
+      session,
       server,
-      observed,
-      url: session.url,
+      workload,
+      workloadOptions,
+      values,
+      argv,
+      scale,
       data: { loadedBy: present === undefined ? 'this-run' : 'earlier', phases, ...(loadMode === undefined ? {} : { loadMode }) },
-      config: {
-        workload: workload.name,
-        workloadOptions,
-        scale,
-        clients,
-        jobs,
-        durationSeconds: durationSeconds ?? null,
-        transactionsPerClient: transactionsPerClient ?? null,
-        rate: rate ?? null,
-        warmupSeconds,
-        maxTries,
-        seed,
-        journal: journal ? { file: journal.file, runId: journal.runId } : null,
-        argv: [...argv],
-        ...(settingsAsked.length > 0 ? { serverSettings: settings.record() } : {}),
-      },
-      ...(outcome.status === 'interrupted'
-        ? { statusReason: 'interrupted by a signal' }
-        : outcome.failure
-          ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
-          : {}),
-    });
-    const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
-    await writeResult(result, file);
-    process.stdout.write(`${summaryText(result, file)}\n`);
-    return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
+      jobs,
+      durationSeconds,
+      transactionsPerClient,
+      seed: (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31),
+      force,
+      pgbench,
+      signal: abort.signal,
+      settings,
+    };
+    try {
+      if (steps.length > 1) return await runSweep(plan, steps);
+      const result = await measureOnce(plan, steps[0]!);
+      // Put back before the result is written, so it records whether that worked.
+      await settings.restore();
+      const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
+      await writeResult(result, file);
+      process.stdout.write(`${summaryText(result, file)}\n`);
+      return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   } finally {
     await settings?.restore();
     await session.close();

@@ -7,6 +7,11 @@ export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 export class DbError extends Error {
   override readonly name = 'DbError';
+  /**
+   * For a retryable error: true when the DBMS reported a deadlock, false for a serialization
+   * failure or other write conflict (pgbench's --failures-detailed splits failures this way).
+   */
+  readonly deadlock: boolean;
   constructor(
     readonly errorClass: ErrorClass,
     message: string,
@@ -14,8 +19,9 @@ export class DbError extends Error {
     readonly code: string | undefined,
     /** What the user can do about it, when the driver knows. */
     readonly hint?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; deadlock?: boolean },
   ) {
     super(message, options);
+    this.deadlock = options?.deadlock ?? false;
   }
 }

@@ -6,6 +6,7 @@ import { LocalJob, type JobConfig, type JobHandle } from './job.js';
 import { WorkerJob } from './worker-job.js';
 import { intervalPoint, mergeTotals, round, type MergedTotals, type SeriesPoint } from './measurements.js';
 import type { TerminalPlan } from './terminal.js';
+import type { TransactionLogConfig } from './transaction-log.js';
 
 export interface EngineConfig {
   target: Target;
@@ -29,6 +30,10 @@ export interface EngineConfig {
   acceptRefusals: boolean;
   /** --set session settings: see JobConfig. */
   sessionStatements?: readonly string[];
+  /** --latency-limit in milliseconds: see JobConfig. */
+  latencyLimitMs?: number | undefined;
+  /** -l / --log: see transaction-log.ts. */
+  transactionLog?: TransactionLogConfig | undefined;
 }
 
 export interface EngineOutcome {
@@ -150,7 +155,19 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       maxTries: config.maxTries,
     });
   }
-  const jobConfigs: JobConfig[] = plans.map((terminals) => ({ target: config.target, workload: config.workload, options: config.options, scale: config.scale, terminals, journal: config.journal, acceptRefusals: config.acceptRefusals, sessionStatements: [...(config.sessionStatements ?? [])] }));
+  const jobConfigs: JobConfig[] = plans.map((terminals, index) => ({
+    target: config.target,
+    workload: config.workload,
+    options: config.options,
+    scale: config.scale,
+    terminals,
+    journal: config.journal,
+    acceptRefusals: config.acceptRefusals,
+    index,
+    latencyLimitMs: config.latencyLimitMs,
+    transactionLog: config.transactionLog,
+    sessionStatements: [...(config.sessionStatements ?? [])],
+  }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -10,6 +10,7 @@ import { JournalWriter } from './journal.js';
 import { JournalingConnection } from './journaling-connection.js';
 import { StopSignal } from './stop-signal.js';
 import { Terminal, type TerminalPlan } from './terminal.js';
+import { TransactionLog, type TransactionLogConfig } from './transaction-log.js';
 
 /** Everything a job needs to build its terminals; plain data, so it can be sent to a worker thread. */
 export interface JobConfig {
@@ -24,6 +25,12 @@ export interface JobConfig {
   acceptRefusals: boolean;
   /** --set: statements (SET, PRAGMA) run on every connection a terminal opens, replacements included. */
   sessionStatements?: string[];
+  /** Which job this is, from 0: names its -l file. */
+  index?: number;
+  /** --latency-limit in milliseconds. */
+  latencyLimitMs?: number | undefined;
+  /** -l / --log: this job writes its own file. */
+  transactionLog?: TransactionLogConfig | undefined;
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -50,6 +57,7 @@ export class LocalJob implements JobHandle {
     private readonly terminals: Terminal[],
     private readonly stopSignal: StopSignal,
     private readonly journal: JournalWriter | undefined,
+    private readonly log: TransactionLog | undefined,
   ) {}
 
   /**
@@ -60,7 +68,10 @@ export class LocalJob implements JobHandle {
     const workload = findWorkload(config.workload);
     const types = workload.transactions(config.options);
     const driver = createDriver(config.target);
-    const recorder = new Recorder(types.map((t) => t.name));
+    const recorder = new Recorder(
+      types.map((t) => t.name),
+      config.latencyLimitMs === undefined ? Infinity : config.latencyLimitMs * 1000,
+    );
     const stopSignal = new StopSignal();
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
     // Each terminal's connector wraps every connection it opens, the first and any replacement.
@@ -81,7 +92,9 @@ export class LocalJob implements JobHandle {
       const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;
       return async () => new JournalingConnection(await connectWithSettings(), journal, nextId);
     });
+    const connectStarted = performance.now();
     const opened = await Promise.allSettled(connectors.map((connect) => connect()));
+    recorder.connectMs = performance.now() - connectStarted;
     const refused = (o: PromiseSettledResult<Connection>): boolean => o.status === 'rejected' && o.reason instanceof DbError && o.reason.errorClass === 'capacity';
     const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected' && !(config.acceptRefusals && refused(o)));
     const accepted = opened.flatMap((o, i) => (o.status === 'fulfilled' ? [{ connection: o.value, plan: config.terminals[i]!, connect: connectors[i]! }] : []));
@@ -92,9 +105,10 @@ export class LocalJob implements JobHandle {
     }
     const context = { scale: config.scale, dbms: config.target.dbms, options: config.options };
     const gate = driver.blocking ? new Gate() : undefined;
+    const log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0);
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>
-        new Terminal({ plan, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context }),
+        new Terminal({ plan: { ...plan, latencyLimitMs: config.latencyLimitMs }, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context, log }),
     );
     recorder.refusedConnections = opened.length - accepted.length;
     try {
@@ -102,9 +116,10 @@ export class LocalJob implements JobHandle {
     } catch (error) {
       await Promise.all(terminals.map((t) => t.close()));
       await journal?.close();
+      log?.close();
       throw error;
     }
-    return new LocalJob(recorder, terminals, stopSignal, journal);
+    return new LocalJob(recorder, terminals, stopSignal, journal, log);
   }
 
   run(): Promise<void> {
@@ -131,6 +146,7 @@ export class LocalJob implements JobHandle {
     const totals = this.recorder.totalsSnapshot();
     await Promise.all(this.terminals.map((t) => t.close()));
     await this.journal?.close();
+    this.log?.close();
     return { totals, aborted: this.terminals.find((t) => t.abortedBy)?.abortedBy };
   }
 }

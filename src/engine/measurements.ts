@@ -1,5 +1,5 @@
 import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, TerminalTally, TypeTotals } from '../metrics/recorder.js';
-import { noFailures } from '../metrics/recorder.js';
+import { noFailures, noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 
@@ -12,7 +12,12 @@ export interface SeriesPoint {
   transactions: number;
   tps: number;
   failed: number;
+  /** Retries made in the interval. */
   retried: number;
+  /** Transactions that needed more than one try (pgbench's "retried"); absent from older files. */
+  transactionsRetried?: number;
+  /** Under --rate with --latency-limit: transactions skipped for being late; absent otherwise. */
+  skipped?: number;
   latencyMs: Pick<LatencySummaryMs, 'avg' | 'stddev' | 'p50' | 'p99' | 'max'>;
   /** Under --rate: average and largest wait past the scheduled start. */
   lagMs?: { avg: number; max: number };
@@ -37,9 +42,12 @@ export function intervalPoint(snapshots: readonly IntervalSnapshot[], t: number,
     tps: round(transactions / seconds, 1),
     failed: sum(snapshots.map((s) => s.failed)),
     retried: sum(snapshots.map((s) => s.retried)),
+    transactionsRetried: sum(snapshots.map((s) => s.transactionsRetried)),
     latencyMs: { avg: latency.avg, stddev: latency.stddev, p50: latency.p50, p99: latency.p99, max: latency.max },
     clientCpuPercent: round(cpuPercent, 1),
   };
+  const skipped = sum(snapshots.map((s) => s.skipped));
+  if (skipped > 0) point.skipped = skipped;
   if (rated) {
     point.lagMs = {
       avg: transactions === 0 ? 0 : round(sum(snapshots.map((s) => s.lagSumUs)) / transactions / 1000, 3),
@@ -59,6 +67,8 @@ export interface MergedTotals {
   outages: Outage[];
   refusedConnections: number;
   terminals: TerminalTally[];
+  /** The jobs' initial connection time, averaged over jobs (as pgbench averages over threads). */
+  connectMs: number;
 }
 
 /** A stretch of time in which one or more terminals had no connection (their episodes merged). */
@@ -80,8 +90,11 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     const parts = jobs.map((job) => job.types[i]!);
     const failures = noFailures();
     for (const part of parts) for (const c of ERROR_CLASSES) failures[c] += part.failures[c];
+    const pgbench = noPgbenchCounts();
+    for (const key of Object.keys(pgbench) as (keyof PgbenchCounts)[]) pgbench[key] = sum(parts.map((p) => p[key]));
     return {
       name,
+      ...pgbench,
       count: sum(parts.map((p) => p.count)),
       failed: sum(parts.map((p) => p.failed)),
       retried: sum(parts.map((p) => p.retried)),
@@ -110,6 +123,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     outages: mergeOutages(jobs.flatMap((j) => j.outages)),
     refusedConnections: sum(jobs.map((j) => j.refusedConnections)),
     terminals: jobs.flatMap((j) => j.terminals).sort((a, b) => a.terminal - b.terminal),
+    connectMs: jobs.length === 0 ? 0 : sum(jobs.map((j) => j.connectMs)) / jobs.length,
   };
 }
 

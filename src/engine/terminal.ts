@@ -6,6 +6,7 @@ import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
 import { Random } from './random.js';
 import type { StopSignal } from './stop-signal.js';
+import type { TransactionLog } from './transaction-log.js';
 
 export interface TerminalPlan {
   /** Terminal number across the whole run (all jobs), from 0. */
@@ -18,6 +19,8 @@ export interface TerminalPlan {
   /** --rate divided among terminals, in transactions per second; undefined for a closed loop. */
   rate: number | undefined;
   maxTries: number;
+  /** --latency-limit in milliseconds: under --rate, a transaction already this late is skipped (as pgbench). */
+  latencyLimitMs?: number | undefined;
 }
 
 const RECONNECT_FIRST_DELAY_MS = 100;
@@ -44,6 +47,8 @@ export interface TerminalParts {
   /** Shared by the terminals of a blocking driver; see gate.ts. */
   gate: Gate | undefined;
   context: Omit<TerminalContext, 'random' | 'terminal' | 'terminals' | 'transactionsPerTerminal'>;
+  /** -l: the job's transaction log, written while measuring. */
+  log?: TransactionLog | undefined;
 }
 
 export class Terminal {
@@ -62,9 +67,12 @@ export class Terminal {
   private readonly gate: Gate | undefined;
   private conn: Connection;
   private readonly tally: TerminalTally;
+  private readonly log: TransactionLog | undefined;
+  /** Transactions this terminal has logged, for the log's transaction_no column. */
+  private logged = 0;
 
   constructor(parts: TerminalParts) {
-    ({ plan: this.plan, types: this.types, recorder: this.recorder, stop: this.stop, connection: this.conn, connect: this.connect, blocking: this.blocking, gate: this.gate } = parts);
+    ({ plan: this.plan, types: this.types, recorder: this.recorder, stop: this.stop, connection: this.conn, connect: this.connect, blocking: this.blocking, gate: this.gate, log: this.log } = parts);
     this.random = new Random(this.plan.seed);
     this.tally = this.recorder.tally(this.plan.id);
     this.deck = new Deck(
@@ -83,6 +91,7 @@ export class Terminal {
   async run(): Promise<void> {
     const { stop, recorder, plan } = this;
     const meanGapMs = plan.rate === undefined ? 0 : 1000 / plan.rate;
+    const skipLateMs = plan.rate === undefined ? undefined : plan.latencyLimitMs;
     let scheduled = performance.now();
     for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
       const type = this.deck.next();
@@ -90,6 +99,12 @@ export class Terminal {
         // Poisson arrivals as pgbench --rate: exponential gaps, and latency counted from the
         // scheduled start, so a stalled server shows up as latency (no coordinated omission).
         scheduled += -Math.log(1 - Math.random()) * meanGapMs;
+        if (skipLateMs !== undefined && performance.now() > scheduled + skipLateMs) {
+          recorder.skip(type);
+          this.logged++;
+          if (recorder.measuring) this.log?.record(plan.id, this.logged, type, { kind: 'skipped' }, Math.round((performance.now() - scheduled) * 1000), 1);
+          continue;
+        }
         await stop.sleep(scheduled - performance.now());
         if (stop.stopped) break;
       } else {
@@ -97,13 +112,17 @@ export class Terminal {
       }
       const leave = this.gate === undefined ? undefined : await this.gate.enter();
       const started = performance.now();
-      const error = await this.attempt(type);
+      const { error, tries } = await this.attempt(type);
       leave?.();
+      const lagUs = Math.round((started - scheduled) * 1000);
+      this.logged++;
       if (error === undefined) {
-        const ended = performance.now();
-        recorder.success(type, Math.max(1, Math.round((ended - scheduled) * 1000)), Math.round((started - scheduled) * 1000), this.tally);
+        const latencyUs = Math.max(1, Math.round((performance.now() - scheduled) * 1000));
+        recorder.success(type, latencyUs, lagUs, this.tally, tries);
+        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries);
       } else {
-        recorder.failure(type, error, this.tally);
+        recorder.failure(type, error, this.tally, tries);
+        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'failed', deadlock: error.errorClass === 'retryable' ? error.deadlock : undefined }, lagUs, tries);
         if (error.errorClass === 'connection_lost') await this.reconnect();
         else if (error.errorClass === 'bad_request') {
           this.abortedBy = error;
@@ -120,19 +139,19 @@ export class Terminal {
     await this.conn.close().catch(() => {});
   }
 
-  /** Runs one transaction with its retries; returns the error that ended it, if any. */
-  private async attempt(type: number): Promise<DbError | undefined> {
+  /** Runs one transaction with its retries; returns the error that ended it, if any, and the tries made. */
+  private async attempt(type: number): Promise<{ error: DbError | undefined; tries: number }> {
     // Only a transaction that may be retried needs its random state kept (an allocation per try).
     const state = this.plan.maxTries > 1 ? this.random.save() : undefined;
     for (let tries = 1; ; tries++) {
       try {
         await this.runners[type]!();
-        return undefined;
+        return { error: undefined, tries };
       } catch (thrown) {
         const error = asDbError(thrown);
         if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
-        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return error;
-        this.recorder.retry(type, error);
+        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, tries };
+        this.recorder.retry(error);
         this.random.restore(state!);
       }
     }

@@ -1,5 +1,9 @@
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
 import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
+import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
+import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
+
+export { noPgbenchCounts, type PgbenchCounts, newTally, type OutageEpisode, type TerminalTally };
 
 export type FailureCounts = Record<ErrorClass, number>;
 
@@ -15,9 +19,13 @@ export interface IntervalSnapshot {
   histogram: string;
   lagSumUs: number;
   lagMaxUs: number;
+  /** Transactions that needed more than one try (pgbench's "retried"; `retried` counts the retries). */
+  transactionsRetried: number;
+  /** Under --rate with --latency-limit: transactions not started because they were already late. */
+  skipped: number;
 }
 
-export interface TypeTotals {
+export interface TypeTotals extends PgbenchCounts {
   name: string;
   count: number;
   failed: number;
@@ -33,32 +41,6 @@ export interface ErrorSample {
   count: number;
 }
 
-/** One terminal's time without a working connection: from the first error to the first success. */
-export interface OutageEpisode {
-  /** Epoch milliseconds. */
-  startMs: number;
-  endMs: number;
-  /** The error that started it plus every failed reconnect attempt. */
-  errors: number;
-  /** False when the run ended before the terminal got a connection back. */
-  recovered: boolean;
-}
-
-/** One terminal's own figures over the measured period (the study printed them per terminal). */
-export interface TerminalTally {
-  terminal: number;
-  transactions: number;
-  failed: number;
-  latencySumUs: number;
-  latencyMaxUs: number;
-  /** Epoch milliseconds when its last transaction of the measured period ended (comparable across threads). */
-  lastEndMs: number;
-}
-
-export function newTally(terminal: number): TerminalTally {
-  return { terminal, transactions: 0, failed: 0, latencySumUs: 0, latencyMaxUs: 0, lastEndMs: 0 };
-}
-
 export interface JobTotals {
   types: TypeTotals[];
   lagSumUs: number;
@@ -68,6 +50,8 @@ export interface JobTotals {
   /** Terminals dropped at the start because the server refused their connection (--force). */
   refusedConnections: number;
   terminals: TerminalTally[];
+  /** Milliseconds this job took to open its terminals' first connections (pgbench's initial connection time). */
+  connectMs: number;
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
@@ -80,33 +64,47 @@ const MAX_ERROR_SAMPLES = 20;
 export class Recorder {
   measuring = false;
   refusedConnections = 0;
+  connectMs = 0;
   private readonly totals: Histogram[];
-  private readonly counts: { count: number; failed: number; retried: number; failures: FailureCounts }[];
+  private readonly counts: ({ count: number; failed: number; retried: number; failures: FailureCounts } & PgbenchCounts)[];
   private interval = createHistogram();
   private intervalCount = 0;
   private intervalFailed = 0;
   private intervalRetried = 0;
   private intervalLagSumUs = 0;
   private intervalLagMaxUs = 0;
+  private intervalTransactionsRetried = 0;
+  private intervalSkipped = 0;
   private lagSumUs = 0;
   private lagMaxUs = 0;
   private readonly errors = new Map<string, ErrorSample>();
   private readonly outages: OutageEpisode[] = [];
   private readonly tallies: TerminalTally[] = [];
 
-  constructor(private readonly typeNames: readonly string[]) {
+  /** latencyLimitUs: --latency-limit in microseconds; committed transactions slower than it are late. */
+  constructor(
+    private readonly typeNames: readonly string[],
+    private readonly latencyLimitUs = Infinity,
+  ) {
     this.totals = typeNames.map(() => createHistogram());
-    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures() }));
+    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures(), ...noPgbenchCounts() }));
   }
 
-  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally): void {
+  /** tries: how many times the transaction ran, the last one committing. */
+  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, tries = 1): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
     if (lagUs > this.intervalLagMaxUs) this.intervalLagMaxUs = lagUs;
+    this.countRetries(tries);
     if (!this.measuring) return;
     this.totals[type]!.recordValue(latencyUs);
-    this.counts[type]!.count++;
+    const counts = this.counts[type]!;
+    counts.count++;
+    counts.latencySumUs += latencyUs;
+    counts.latencySumSquaresUs += latencyUs * latencyUs;
+    if (latencyUs > this.latencyLimitUs) counts.late++;
+    this.countTotalRetries(counts, tries);
     tally.transactions++;
     tally.latencySumUs += latencyUs;
     if (latencyUs > tally.latencyMaxUs) tally.latencyMaxUs = latencyUs;
@@ -115,22 +113,47 @@ export class Recorder {
     if (lagUs > this.lagMaxUs) this.lagMaxUs = lagUs;
   }
 
-  failure(type: number, error: DbError, tally: TerminalTally): void {
+  failure(type: number, error: DbError, tally: TerminalTally, tries = 1): void {
     this.intervalFailed++;
+    this.countRetries(tries);
     if (!this.measuring) return;
     tally.failed++;
     tally.lastEndMs = performance.timeOrigin + performance.now();
     const counts = this.counts[type]!;
     counts.failed++;
     counts.failures[error.errorClass]++;
+    this.countTotalRetries(counts, tries);
+    if (error.errorClass === 'retryable') counts[error.deadlock ? 'deadlockFailures' : 'serializationFailures']++;
     this.sample(error);
   }
 
-  retry(type: number, error: DbError): void {
-    this.intervalRetried++;
-    if (!this.measuring) return;
-    this.counts[type]!.retried++;
-    this.sample(error);
+  /**
+   * Retries count when their transaction ends, so that a transaction still retrying when the
+   * measured period closes adds neither its retries nor itself (pgbench's "total number of retries").
+   */
+  private countRetries(tries: number): void {
+    if (tries > 1) {
+      this.intervalTransactionsRetried++;
+      this.intervalRetried += tries - 1;
+    }
+  }
+
+  private countTotalRetries(counts: { retried: number; transactionsRetried: number }, tries: number): void {
+    if (tries > 1) {
+      counts.transactionsRetried++;
+      counts.retried += tries - 1;
+    }
+  }
+
+  /** A transaction not started under --rate because it was already later than --latency-limit (as pgbench). */
+  skip(type: number): void {
+    this.intervalSkipped++;
+    if (this.measuring) this.counts[type]!.skipped++;
+  }
+
+  /** A try failed and the transaction will run again: its error is sampled; the retry is counted when the transaction ends. */
+  retry(error: DbError): void {
+    if (this.measuring) this.sample(error);
   }
 
   /** A terminal's tally, kept by the recorder so that totals can include it. */
@@ -161,9 +184,12 @@ export class Recorder {
       histogram: encodeHistogram(this.interval),
       lagSumUs: this.intervalLagSumUs,
       lagMaxUs: this.intervalLagMaxUs,
+      transactionsRetried: this.intervalTransactionsRetried,
+      skipped: this.intervalSkipped,
     };
     this.interval.reset();
     this.intervalCount = this.intervalFailed = this.intervalRetried = this.intervalLagSumUs = this.intervalLagMaxUs = 0;
+    this.intervalTransactionsRetried = this.intervalSkipped = 0;
     return snapshot;
   }
 
@@ -176,6 +202,7 @@ export class Recorder {
       outages: [...this.outages],
       refusedConnections: this.refusedConnections,
       terminals: this.tallies.map((t) => ({ ...t })),
+      connectMs: this.connectMs,
     };
   }
 }

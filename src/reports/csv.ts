@@ -11,6 +11,6 @@ export function seriesCsv(runs: readonly LoadedResult[]): string {
 }
 
 /** RFC 4180: quote a cell holding a comma, quote or line break; double the quotes inside. */
-function csvCell(text: string): string {
+export function csvCell(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

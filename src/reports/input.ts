@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { RunResult } from '../result/result.js';
-import { readResult } from '../result/read.js';
+import { readResultFile } from '../result/read.js';
 import { isExperimentFile, readExperiment } from '../experiments/read.js';
+import type { SweepResult } from '../result/sweep.js';
 
 /** A result file as the reports see it: where it came from, a short name, and its content. */
 export interface LoadedResult {
@@ -12,21 +13,45 @@ export interface LoadedResult {
   result: RunResult;
 }
 
+/** A sweep file as the reports see it. */
+export interface LoadedSweep {
+  file: string;
+  label: string;
+  sweep: SweepResult;
+}
+
+export interface LoadedInputs {
+  runs: LoadedResult[];
+  sweeps: LoadedSweep[];
+}
+
 /**
- * Reads and checks result files. Only the fields the reports rely on are checked, so a file from
- * a newer headroom of the same schema version (which may add fields) still reads.
+ * Reads and checks result files and sweep files, in the order given. Only the fields the reports
+ * rely on are checked, so a file from a newer headroom of the same schema version (which may add
+ * fields) still reads.
  */
-export function readResults(files: readonly string[]): LoadedResult[] {
+export function readResults(files: readonly string[]): LoadedInputs {
   if (files.length === 0) throw new UserError('no result file given', 'name one or more files written by headroom run, e.g. headroom-results/*.json');
   const names = files.map((file) => path.basename(file).replace(/\.json$/i, ''));
   // Two runs named result.json in different folders must not share a legend entry.
   const labels = names.map((name, i) => (names.indexOf(name) === names.lastIndexOf(name) ? name : path.relative('.', files[i]!).replace(/\.json$/i, '')));
-  // An experiment file stands for its steps: each run inside is reported as a run of its own.
-  return files.flatMap((file, i) =>
-    isExperimentFile(file)
-      ? readExperiment(file).runs.map((result, step, runs) => ({ file, label: `${labels[i]!}:${stepName(result, runs.length, step)}`, result }))
-      : [{ file, label: labels[i]!, result: readResult(file) }],
-  );
+  const inputs: LoadedInputs = { runs: [], sweeps: [] };
+  files.forEach((file, i) => {
+    // An experiment file stands for its steps: each run inside is reported as a run of its own.
+    if (isExperimentFile(file)) {
+      readExperiment(file).runs.forEach((result, step, runs) => inputs.runs.push({ file, label: `${labels[i]!}:${stepName(result, runs.length, step)}`, result }));
+      return;
+    }
+    const read = readResultFile(file);
+    if (read.kind === 'run') inputs.runs.push({ file, label: labels[i]!, result: read.result });
+    else inputs.sweeps.push({ file, label: labels[i]!, sweep: read.sweep });
+  });
+  return inputs;
+}
+
+/** A sweep's steps as runs, labelled "sweep@clients", for outputs made of runs (the CSV series). */
+export function stepsAsRuns(sweep: LoadedSweep): LoadedResult[] {
+  return sweep.sweep.steps.map((result) => ({ file: sweep.file, label: `${sweep.label}@${result.config.clients}`, result }));
 }
 
 /** A peak step by its query, a growth step by its scale. */

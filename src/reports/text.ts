@@ -3,23 +3,19 @@ import { settingsLine } from './settings-text.js';
 import type { RunResult } from '../result/result.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
+import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgbench-text.js';
 
-/** A pgbench -P style progress line, with p99, failures and the client's own CPU. */
-export function progressLine(point: SeriesPoint): string {
-  const lat = point.latencyMs;
-  let line = `progress: ${point.t.toFixed(1)} s, ${point.tps.toFixed(1)} tps, lat ${lat.avg.toFixed(3)} ms stddev ${lat.stddev.toFixed(3)} p99 ${lat.p99.toFixed(3)}, ${point.failed} failed`;
-  if (point.retried > 0) line += `, ${point.retried} retried`;
-  if (point.lagMs) line += `, lag ${point.lagMs.avg.toFixed(3)} ms`;
-  line += `, client cpu ${point.clientCpuPercent.toFixed(0)}%`;
-  if (point.phase === 'warmup') line += ' (warm-up)';
-  return line;
+/** A pgbench -P line with headroom's p99 and client CPU after " | " (see pgbench-text.ts). */
+export function progressLine(point: SeriesPoint, context: ProgressContext = { maxTries: 1, latencyLimited: false }): string {
+  return pgbenchProgressLine(point, context);
 }
 
-/** The final summary: what pgbench prints, plus percentiles, failure classes and client CPU. */
+/** The final summary: pgbench's block, then headroom's own: percentiles, failure classes, client CPU, the server. */
 export function summaryText(result: RunResult, resultPath: string | undefined): string {
   const { config, summary } = result;
   const ms = (v: number): string => v.toFixed(3);
   const lines = [
+    ...pgbenchBlock(result),
     `status: ${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`,
     `workload: ${config.workload}${describeOptions(config.workloadOptions)}`,
     `target: ${result.target.url} (${result.target.version})`,

@@ -5,7 +5,8 @@ import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
-import { RESULT_SCHEMA, type RunResult } from './result.js';
+import { RESULT_SCHEMA, type PgbenchSummary, type RunResult } from './result.js';
+import { noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 
 export const TOOL_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
@@ -59,6 +60,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         accepted: config.clients - totals.refusedConnections,
         refused: totals.refusedConnections,
       },
+      pgbench: pgbenchSummary(addCounts(totals.types), transactions, totals.connectMs),
     },
     transactions: totals.types.map((t) => ({
       name: t.name,
@@ -69,6 +71,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       tps: perSecond(t.count),
       latencyMs: summarize(t.histogram),
       histogram: encodeHistogram(t.histogram),
+      pgbench: pgbenchSummary(t, t.count, totals.connectMs),
     })),
     terminals: totals.terminals.map((t) => ({
       terminal: t.terminal,
@@ -87,3 +90,25 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
   return result;
 }
 
+
+function addCounts(types: readonly PgbenchCounts[]): PgbenchCounts {
+  const total = noPgbenchCounts();
+  for (const type of types) for (const key of Object.keys(total) as (keyof PgbenchCounts)[]) total[key] += type[key];
+  return total;
+}
+
+/** pgbench's moments: average and population stddev from the sums (pgbench's printSimpleStats does the same). */
+function pgbenchSummary(counts: PgbenchCounts, committed: number, connectMs: number): PgbenchSummary {
+  const mean = committed > 0 ? counts.latencySumUs / committed : 0;
+  const variance = committed > 0 ? Math.max(0, counts.latencySumSquaresUs / committed - mean * mean) : 0;
+  return {
+    latencyAverageMs: round(mean / 1000, 3),
+    latencyStddevMs: round(Math.sqrt(variance) / 1000, 3),
+    initialConnectionMs: round(connectMs, 3),
+    transactionsRetried: counts.transactionsRetried,
+    late: counts.late,
+    skipped: counts.skipped,
+    serializationFailures: counts.serializationFailures,
+    deadlockFailures: counts.deadlockFailures,
+  };
+}

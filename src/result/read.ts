@@ -2,12 +2,36 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { RESULT_SCHEMA, type RunResult } from './result.js';
+import { SWEEP_SCHEMA, type SweepResult } from './sweep.js';
+
+/** What headroom run writes: one run's result, or a sweep's steps (each a run's result). */
+export type ResultFile = { kind: 'run'; result: RunResult } | { kind: 'sweep'; sweep: SweepResult };
+
+/** Reads a result file or a sweep file, checked as readResult checks each run. */
+export function readResultFile(file: string): ResultFile {
+  const parsed = readJson(file);
+  const schema = isRecord(parsed) ? parsed['schema'] : undefined;
+  if (typeof schema !== 'string' || !schema.startsWith('headroom.sweep/')) return { kind: 'run', result: checkResult(file, parsed) };
+  if (schema !== SWEEP_SCHEMA) throw new UserError(`${file} has schema ${schema}; this version of headroom reads ${SWEEP_SCHEMA}`, 'use the headroom version that wrote it, or rerun the sweep with this one');
+  const sweep = parsed as SweepResult;
+  if (!Array.isArray(sweep.steps) || !Array.isArray(sweep.clients)) throw new UserError(`${file} is a damaged sweep file (field "steps" or "clients" is missing or wrong)`, 'rerun the sweep to write it again');
+  sweep.steps.forEach((step, i) => checkResult(`${file} (step ${i + 1})`, step));
+  return { kind: 'sweep', sweep };
+}
 
 /**
  * Reads and checks one result file. Only the fields readers rely on are checked, so a file from
  * a newer headroom of the same schema version (which may add fields) still reads.
  */
 export function readResult(file: string): RunResult {
+  const parsed = readJson(file);
+  if (isRecord(parsed) && parsed['schema'] === SWEEP_SCHEMA) {
+    throw new UserError(`${file} is a sweep file, not one run's result`, 'give the result of a single run (headroom run -c N), or headroom report the sweep');
+  }
+  return checkResult(file, parsed);
+}
+
+function readJson(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -17,12 +41,14 @@ export function readResult(file: string): RunResult {
     if (code === 'EISDIR') throw new UserError(`${file} is a folder, not a result file`, `name the files in it, e.g. ${path.join(file, '*.json')}`);
     throw new UserError(`cannot read ${file}: ${(error as Error).message}`, 'check the path and its permissions', { cause: error });
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
     throw new UserError(`${file} is not a headroom result file (not JSON)`, 'give a file written by headroom run');
   }
+}
+
+function checkResult(file: string, parsed: unknown): RunResult {
   const schema = isRecord(parsed) ? parsed['schema'] : undefined;
   if (typeof schema === 'string' && schema.startsWith('headroom.experiment/')) {
     throw new UserError(`${file} is an experiment file, not a run result`, 'headroom compare and headroom report read experiment files; each of its runs is in its "runs" field');

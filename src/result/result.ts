@@ -36,6 +36,12 @@ export interface RunResult {
     argv: string[];
     /** --set: the settings asked, and how each was applied (absent in results written before --set). */
     serverSettings?: ServerSettingsRecord;
+    /** --latency-limit in milliseconds; absent or null without it. */
+    latencyLimitMs?: number | null;
+    /** --failures-detailed was given (the summary always keeps the split). */
+    failuresDetailed?: boolean;
+    /** -l / --log: the files written; absent or null without it. */
+    log?: { files: string[]; aggregateSeconds: number | null; samplingRate: number } | null;
   };
   target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[] };
   host: HostInfo;
@@ -54,6 +60,8 @@ export interface RunResult {
     eventLoopDelayMs: { p99: number; max: number };
     /** Outages: overlapping terminal episodes without a connection, merged; see docs/result-schema.md. */
     connections: { reconnects: number; outages: Outage[]; accepted: number; refused: number };
+    /** pgbench's figures; see docs/result-schema.md. Absent from files written before they were added. */
+    pgbench?: PgbenchSummary;
   };
   transactions: {
     name: string;
@@ -65,6 +73,8 @@ export interface RunResult {
     latencyMs: LatencySummaryMs;
     /** HdrHistogram compressed base64 (V2 encoding), microseconds. */
     histogram: string;
+    /** pgbench's per-script figures; absent from files written before they were added. */
+    pgbench?: PgbenchSummary;
   }[];
   /** Per terminal over the measured period: the study's finished / time / maxWait / avgWait. */
   terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number }[];
@@ -72,4 +82,22 @@ export interface RunResult {
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
   server: ServerObservation | null;
   series: SeriesPoint[];
+}
+
+/** What pgbench reports that the histogram summary does not: exact moments, connection time, lateness, the failure split. */
+export interface PgbenchSummary {
+  /** From the sum and the sum of squares of every committed transaction's latency, as pgbench computes them. */
+  latencyAverageMs: number;
+  latencyStddevMs: number;
+  /** Time to open the clients' first connections, averaged over jobs (pgbench: over threads). */
+  initialConnectionMs: number;
+  /** Transactions (committed or failed) that needed more than one try; `retried` counts the retries. */
+  transactionsRetried: number;
+  /** Committed transactions slower than --latency-limit (0 without it). */
+  late: number;
+  /** Transactions skipped under --rate for being later than --latency-limit before they started. */
+  skipped: number;
+  /** Failed retryable transactions: serialization failures and other write conflicts, and deadlocks. */
+  serializationFailures: number;
+  deadlockFailures: number;
 }

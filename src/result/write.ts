@@ -1,17 +1,26 @@
 import { mkdir, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunResult } from './result.js';
+import type { SweepResult } from './sweep.js';
 
 export const DEFAULT_RESULTS_DIR = 'headroom-results';
 
 /** headroom-results/tpcb-sqlite-20261202-132501.json */
 export function defaultResultPath(result: RunResult): string {
-  const stamp = result.startedAt.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return path.join(DEFAULT_RESULTS_DIR, `${result.config.workload}-${result.target.dbms}-${stamp}.json`);
+  return path.join(DEFAULT_RESULTS_DIR, `${result.config.workload}-${result.target.dbms}-${stamp(result.startedAt)}.json`);
+}
+
+/** headroom-results/tpcb-postgres-sweep-20261202-132501.json */
+export function defaultSweepPath(workload: string, dbms: string, startedAt: string): string {
+  return path.join(DEFAULT_RESULTS_DIR, `${workload}-${dbms}-sweep-${stamp(startedAt)}.json`);
+}
+
+function stamp(isoTime: string): string {
+  return isoTime.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 }
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a result. */
-export async function writeResult(result: RunResult, file: string): Promise<void> {
+export async function writeResult(result: RunResult | SweepResult, file: string): Promise<void> {
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(result, null, 2)}\n`);

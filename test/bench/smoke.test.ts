@@ -16,7 +16,7 @@ test('bench/pgbench-vs-headroom.mjs runs both tools and prints their ratios', as
   const child = spawnSync(process.execPath, [BENCH, '--db', url, '--time', '1', '--scale', '1', '--clients', '2'], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
   for (const mode of ['select-only', 'tpcb-like']) {
-    const row = new RegExp(`^${mode} +1 +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
+    const row = new RegExp(`^${mode} +2 +1 +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
     assert.ok(row, `no ${mode} row in:\n${child.stdout}`);
     const [pgTps, hrTps, tpsRatio, pgCpu, hrCpu, cpuRatio] = row.slice(1).map(Number);
     assert.ok(pgTps! > 0 && hrTps! > 0 && pgCpu! > 0 && hrCpu! > 0, row[0]);

@@ -64,7 +64,11 @@ export function classifyFirebirdError(error: unknown, target?: ServerTarget): Db
     .trim();
   const errorClass = firebirdClass(codes, shape.code, message);
   const code = codes[0] !== undefined ? String(codes[0]) : shape.code;
-  return new DbError(errorClass, message, code, target ? firebirdHint(codes, shape.code, target) : undefined, { cause: error });
+  return new DbError(errorClass, message, code, target ? firebirdHint(codes, shape.code, target) : undefined, {
+    cause: error,
+    // An update conflict also arrives under isc_deadlock: only a deadlock without it is one.
+    deadlock: codes.includes(GDS.deadlock) && !codes.includes(GDS.update_conflict) && !codes.includes(GDS.lock_conflict),
+  });
 }
 
 function gdsCodes(shape: FirebirdErrorShape): number[] {

@@ -26,7 +26,7 @@ export function classifyMariadbError(error: unknown, target?: ServerTarget): DbE
   const shape = (error ?? {}) as MariadbErrorShape;
   const message = shape.sqlMessage ?? (error instanceof Error ? error.message : String(error));
   const code = shape.errno !== undefined ? String(shape.errno) : shape.code;
-  return new DbError(mariadbClass(shape), message, code, target ? mariadbHint(shape, target) : undefined, { cause: error });
+  return new DbError(mariadbClass(shape), message, code, target ? mariadbHint(shape, target) : undefined, { cause: error, deadlock: shape.errno === 1213 });
 }
 
 function mariadbClass(error: MariadbErrorShape): ErrorClass {

@@ -12,7 +12,7 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   if (error instanceof DbError) return error;
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, { cause: error });
+  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, { cause: error, deadlock: code === '40P01' });
 }
 
 function postgresClass(code: string | undefined, message: string): ErrorClass {

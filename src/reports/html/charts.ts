@@ -17,14 +17,26 @@ export interface ChartLine {
 export interface ChartSpec {
   id: string;
   title: string;
-  /** time: seconds since the clients started; percentile: 1/(1-p) on a log axis. */
-  kind: 'time' | 'percentile';
+  /** time: seconds since the clients started; percentile: 1/(1-p) on a log axis; terminals: a sweep's steps. */
+  kind: 'time' | 'percentile' | 'terminals';
+  /** A log x axis (terminals: a multiplicative sweep). */
+  xLog?: boolean;
+  /** Points and lines drawn over the chart: a sweep's knee (a ring at x, y) and refused step (a dashed line at x). */
+  marks?: ChartMark[];
   yLabel: string;
   yLog: boolean;
   x: number[];
   lines: ChartLine[];
   /** Spans of x drawn shaded, e.g. the warm-up that the results exclude. */
   shaded: { from: number; to: number }[];
+}
+
+export interface ChartMark {
+  x: number;
+  /** null: a vertical line across the chart. */
+  y: number | null;
+  label: string;
+  color: string;
 }
 
 export const PALETTE = ['#1f6fd1', '#d9480f', '#2b8a3e', '#862e9c', '#c2255c', '#0b7285', '#e67700', '#495057'];

@@ -43,11 +43,59 @@ export const CLIENT_SCRIPT = String.raw`
       },
     };
   }
+  // Drawn over the lines: a sweep's knee as a ring on its point, the refused step as a dashed line.
+  function mark(marks) {
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx;
+          ctx.save();
+          ctx.font = 'bold ' + Math.round(12 * devicePixelRatio) + 'px system-ui, sans-serif';
+          ctx.lineWidth = 3 * devicePixelRatio;
+          var lines = 0;
+          marks.forEach(function (m) {
+            var x = u.valToPos(m.x, 'x', true);
+            ctx.strokeStyle = m.color;
+            ctx.fillStyle = m.color;
+            if (m.y == null) {
+              ctx.setLineDash([8 * devicePixelRatio, 5 * devicePixelRatio]);
+              ctx.beginPath();
+              ctx.moveTo(x, u.bbox.top);
+              ctx.lineTo(x, u.bbox.top + u.bbox.height);
+              ctx.stroke();
+              ctx.setLineDash([]);
+              ctx.textAlign = 'right';
+              // Several sweeps' refusals: labels one under the other rather than over each other.
+              ctx.fillText(m.label, x - 6 * devicePixelRatio, u.bbox.top + (14 + 16 * lines++) * devicePixelRatio);
+            } else {
+              var y = u.valToPos(m.y, 'y', true);
+              ctx.beginPath();
+              ctx.arc(x, y, 9 * devicePixelRatio, 0, 2 * Math.PI);
+              ctx.stroke();
+              ctx.textAlign = 'center';
+              ctx.fillText(m.label, x, y - 14 * devicePixelRatio);
+            }
+          });
+          ctx.restore();
+        }],
+      },
+    };
+  }
   function draw(spec, el) {
     var percentile = spec.kind === 'percentile';
-    var xAxis = { label: percentile ? 'percentile' : 'seconds since the clients started' };
+    var terminals = spec.kind === 'terminals';
+    var xAxis = { label: percentile ? 'percentile' : terminals ? 'terminals (clients)' : 'seconds since the clients started' };
     // Whole seconds on time axes, as the series has one point a second.
-    if (!percentile) xAxis.incrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400];
+    if (!percentile && !terminals) xAxis.incrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400];
+    // A tick at every step of a short sweep; whole numbers in any case.
+    if (terminals) {
+      if (spec.x.length <= 12) xAxis.splits = function () { return spec.x; };
+      else xAxis.incrs = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000];
+    }
+    var xScale = percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } }
+      : terminals && spec.xLog ? { time: false, distr: 3, log: 2, range: function (u, min, max) { return [min / 1.25, max * 1.25]; } }
+      : terminals ? { time: false, range: function (u, min, max) { return [0, Math.max(1, max * 1.05)]; } }
+      : { time: false, range: function (u, min, max) { return [0, Math.max(1, max)]; } };
     if (percentile) {
       xAxis.splits = decades;
       xAxis.values = function (u, splits) { return splits.map(percentLabel); };
@@ -56,25 +104,26 @@ export const CLIENT_SCRIPT = String.raw`
       title: spec.title,
       width: Math.max(320, el.clientWidth),
       height: 300,
-      plugins: spec.shaded.length ? [shade(spec.shaded)] : [],
+      plugins: (spec.shaded.length ? [shade(spec.shaded)] : []).concat(spec.marks && spec.marks.length ? [mark(spec.marks)] : []),
       scales: {
-        x: percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } } : { time: false, range: function (u, min, max) { return [0, Math.max(1, max)]; } },
+        x: xScale,
         y: spec.yLog ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
       },
       series: [{
-        label: percentile ? 'percentile' : 'time',
-        value: function (u, v) { return v == null ? '-' : percentile ? percentLabel(v) : v.toFixed(1) + ' s'; },
+        label: percentile ? 'percentile' : terminals ? 'terminals' : 'time',
+        value: function (u, v) { return v == null ? '-' : percentile ? percentLabel(v) : terminals ? String(v) : v.toFixed(1) + ' s'; },
       }].concat(spec.lines.map(function (line) {
         // A line needs two points: a short run's (or an early interrupt's) lone values show as dots.
-        var few = !percentile && spec.x.length <= 30;
-        var s = { label: line.label, stroke: line.color, width: 2, points: { show: few, size: 6, fill: line.color }, value: function (u, v) { return number(v); } };
+        var few = terminals || (!percentile && spec.x.length <= 30);
+        // A sweep's line runs across a step another sweep has and it lacks (or the refused step).
+        var s = { label: line.label, spanGaps: terminals, stroke: line.color, width: 2, points: { show: few, size: 6, fill: line.color }, value: function (u, v) { return number(v); } };
         if (line.dashed) s.dash = [6, 4];
         return s;
       })),
       axes: [xAxis, { label: spec.yLabel, size: 64 }],
     };
     var plot = new uPlot(opts, [spec.x].concat(spec.lines.map(function (l) { return l.values; })), el);
-    charts.push({ id: spec.id, plot: plot, colors: spec.lines.map(function (l) { return l.color; }) });
+    charts.push({ id: spec.id, plot: plot, colors: spec.lines.map(function (l) { return l.color; }).concat((spec.marks || []).map(function (m) { return m.color; })) });
   }
   specs.forEach(function (spec) { draw(spec, document.getElementById(spec.id)); });
   window.addEventListener('resize', function () {

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { TOOL_VERSION } from '../../result/build.js';
-import type { LoadedResult } from '../input.js';
+import type { LoadedResult, LoadedSweep } from '../input.js';
 import { overlayCharts, runCharts } from './charts.js';
 import { CLIENT_SCRIPT } from './client.js';
 import { escapeHtml, scriptJson } from './markup.js';
 import { comparisonSection, runSection } from './sections.js';
 import { STYLE } from './style.js';
+import { sweepCharts, sweepSection } from './sweep.js';
 
 const require = createRequire(import.meta.url);
 
@@ -22,10 +23,11 @@ function uplotAssets(): { script: string; style: string } {
 }
 
 /** The whole report as one self-contained HTML file: tables as markup, charts drawn by uPlot. */
-export function renderHtmlReport(runs: readonly LoadedResult[], generatedAt: Date = new Date()): string {
+export function renderHtmlReport(runs: readonly LoadedResult[], sweeps: readonly LoadedSweep[] = [], generatedAt: Date = new Date()): string {
   const perRun = runs.map((run, i) => runCharts(run, i));
   const overlays = runs.length > 1 ? overlayCharts(runs) : [];
-  const title = runs.length === 1 ? `headroom: ${runs[0]!.label}` : `headroom: ${runs.length} runs compared`;
+  const curves = sweeps.length > 0 ? sweepCharts(sweeps) : [];
+  const title = pageTitle(runs, sweeps);
   const uplot = uplotAssets();
   return [
     '<!doctype html>',
@@ -40,14 +42,22 @@ export function renderHtmlReport(runs: readonly LoadedResult[], generatedAt: Dat
     '</head>',
     '<body>',
     `<h1>${escapeHtml(title)}</h1>`,
-    `<div class="generated">headroom ${escapeHtml(TOOL_VERSION)} report, generated ${escapeHtml(generatedAt.toISOString())} from ${runs.map((r) => `<code>${escapeHtml(r.file)}</code>`).join(', ')}</div>`,
+    `<div class="generated">headroom ${escapeHtml(TOOL_VERSION)} report, generated ${escapeHtml(generatedAt.toISOString())} from ${[...sweeps, ...runs].map((r) => `<code>${escapeHtml(r.file)}</code>`).join(', ')}</div>`,
+    sweeps.length > 0 ? sweepSection(sweeps, curves) : '',
     runs.length > 1 ? comparisonSection(runs, overlays) : '',
     ...runs.map((run, i) => runSection(run, i, perRun[i]!)),
-    `<script type="application/json" id="headroom-data">${scriptJson({ charts: [...overlays, ...perRun.flat()] })}</script>`,
+    `<script type="application/json" id="headroom-data">${scriptJson({ charts: [...curves, ...overlays, ...perRun.flat()] })}</script>`,
     `<script>${uplot.script}</script>`,
     `<script>${CLIENT_SCRIPT}</script>`,
     '</body>',
     '</html>',
     '',
   ].join('\n');
+}
+
+function pageTitle(runs: readonly LoadedResult[], sweeps: readonly LoadedSweep[]): string {
+  const all = [...sweeps, ...runs];
+  if (all.length === 1) return `headroom: ${all[0]!.label}${sweeps.length === 1 ? ' (terminal sweep)' : ''}`;
+  const counted = [...(sweeps.length > 0 ? [`${sweeps.length} sweep${sweeps.length > 1 ? 's' : ''}`] : []), ...(runs.length > 0 ? [`${runs.length} run${runs.length > 1 ? 's' : ''}`] : [])];
+  return `headroom: ${counted.join(' and ')} compared`;
 }

@@ -1,4 +1,5 @@
 import type { DbmsName } from '../../drivers/driver.js';
+import { RowProgress } from '../progress.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { PhaseClock } from './phases.js';
 import { addressRows, cityRows, clientRows, countryRows, streetRows } from './rows.js';
@@ -18,13 +19,15 @@ export async function loadBulk(ctx: DataContext, sizes: ChainSizes): Promise<Loa
   const clock = new PhaseClock(ctx);
   const tables = ['country', 'city', 'street', 'address', 'client', 'operation'] as const;
   await clock.timed('bulk: create tables', () => clock.statements([...dropStatements(), ...tables.map((table) => createTable(dbms, table, false))]));
-  await clock.timed('bulk: countries', () => conn.bulkInsert('country', INSERT_COLUMNS.country, countryRows(sizes)));
-  await clock.timed('bulk: cities', () => conn.bulkInsert('city', INSERT_COLUMNS.city, cityRows(sizes)));
-  await clock.timed('bulk: streets', () => conn.bulkInsert('street', INSERT_COLUMNS.street, streetRows(sizes)));
-  await clock.timed('bulk: addresses', () => conn.bulkInsert('address', INSERT_COLUMNS.address, addressRows(sizes)));
+  const counted = (phase: string, total: number) => new RowProgress(ctx, phase, total);
+  await clock.timed('bulk: countries', () => conn.bulkInsert('country', INSERT_COLUMNS.country, counted('bulk: countries', sizes.countries).rows(countryRows(sizes))));
+  await clock.timed('bulk: cities', () => conn.bulkInsert('city', INSERT_COLUMNS.city, counted('bulk: cities', sizes.cities).rows(cityRows(sizes))));
+  await clock.timed('bulk: streets', () => conn.bulkInsert('street', INSERT_COLUMNS.street, counted('bulk: streets', sizes.streets).rows(streetRows(sizes))));
+  await clock.timed('bulk: addresses', () => conn.bulkInsert('address', INSERT_COLUMNS.address, counted('bulk: addresses', sizes.addresses).rows(addressRows(sizes))));
   await clock.timed('bulk: clients', async () => {
+    const progress = counted('bulk: clients', CLIENT_BATCHES * sizes.clientsPerBatch);
     let rows = 0;
-    for (let batch = 0; batch < CLIENT_BATCHES; batch++) rows += await conn.bulkInsert('client', INSERT_COLUMNS.client, clientRows(sizes, batch));
+    for (let batch = 0; batch < CLIENT_BATCHES; batch++) rows += await conn.bulkInsert('client', INSERT_COLUMNS.client, progress.rows(clientRows(sizes, batch)));
     return rows;
   });
   await clock.timed('bulk: keys and indexes', () => clock.statements(keysAndIndexes(dbms)));

@@ -1,4 +1,5 @@
 import type { SqlValue } from '../../drivers/driver.js';
+import { RowProgress } from '../progress.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { PhaseClock } from './phases.js';
 import { addressRows, cityRows, clientRows, countryRows, streetRows } from './rows.js';
@@ -17,7 +18,7 @@ export const FAITHFUL_PHASES = ['Countries', 'Cities', 'Streets', 'Addresses', '
 export async function loadFaithful(ctx: DataContext, sizes: ChainSizes): Promise<LoadPhase[]> {
   const { dbms } = ctx;
   const clock = new PhaseClock(ctx);
-  const insertRows = (table: Exclude<ChainTable, 'operation'>, rows: Iterable<SqlValue[]>) => () => insertRowByRow(ctx, table, rows);
+  const insertRows = (phase: string, table: Exclude<ChainTable, 'operation'>, total: number, rows: Iterable<SqlValue[]>) => () => insertRowByRow(ctx, table, new RowProgress(ctx, phase, total).rows(rows));
 
   // Creating the dictionaries is not one of the study's timed phases.
   await clock.statements([
@@ -25,18 +26,18 @@ export async function loadFaithful(ctx: DataContext, sizes: ChainSizes): Promise
     createTable(dbms, 'country', true),
     ...(['city', 'street', 'address'] as const).flatMap((table) => [createTable(dbms, table, true), ...foreignKeyIndex(dbms, table)]),
   ]);
-  await clock.timed('Countries', insertRows('country', countryRows(sizes)));
-  await clock.timed('Cities', insertRows('city', cityRows(sizes)));
-  await clock.timed('Streets', insertRows('street', streetRows(sizes)));
-  await clock.timed('Addresses', insertRows('address', addressRows(sizes)));
+  await clock.timed('Countries', insertRows('Countries', 'country', sizes.countries, countryRows(sizes)));
+  await clock.timed('Cities', insertRows('Cities', 'city', sizes.cities, cityRows(sizes)));
+  await clock.timed('Streets', insertRows('Streets', 'street', sizes.streets, streetRows(sizes)));
+  await clock.timed('Addresses', insertRows('Addresses', 'address', sizes.addresses, addressRows(sizes)));
   await clock.timed('Preparation', () =>
     clock.statements([...dropStatements(['operation', 'client']), createTable(dbms, 'client', false), createTable(dbms, 'operation', true), ...foreignKeyIndex(dbms, 'operation')]),
   );
-  await clock.timed('Insert1', insertRows('client', clientRows(sizes, 0)));
+  await clock.timed('Insert1', insertRows('Insert1', 'client', sizes.clientsPerBatch, clientRows(sizes, 0)));
   await clock.timed('Indexing', () => clock.statements([CLIENT_NAME_INDEX]));
-  await clock.timed('Insert2', insertRows('client', clientRows(sizes, 1)));
+  await clock.timed('Insert2', insertRows('Insert2', 'client', sizes.clientsPerBatch, clientRows(sizes, 1)));
   await clock.timed('Altering table', () => clock.statements(addForeignKey(dbms, 'client')));
-  await clock.timed('Insert3', insertRows('client', clientRows(sizes, 2)));
+  await clock.timed('Insert3', insertRows('Insert3', 'client', sizes.clientsPerBatch, clientRows(sizes, 2)));
   return clock.phases;
 }
 

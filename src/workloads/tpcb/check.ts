@@ -2,9 +2,10 @@ import type { CheckOutcome, DataContext } from '../workload.js';
 import { ROWS_PER_SCALE } from './schema.js';
 
 /**
- * After any mix of tpcb-like and select-only transactions every delta has been added once to an
- * account, a teller, a branch and the history: the four sums must be equal (compared exactly,
- * as bigints). Row counts must still match the scale. Firebird wants a FROM clause in every
+ * Every committed tpcb-like or simple-update delta is added once to an account and once to the
+ * history, and every tpcb-like delta once to a teller and once to a branch: sum(abalance) must
+ * equal sum(history.delta) and sum(tbalance) sum(bbalance) (compared exactly, as bigints). The
+ * tellers' sum equals the accounts' only when no simple-update ran, so that is not required. Row counts must still match the scale. Firebird wants a FROM clause in every
  * SELECT: its one-row table is rdb$database.
  */
 export async function checkTpcb(ctx: DataContext): Promise<CheckOutcome[]> {
@@ -22,7 +23,7 @@ export async function checkTpcb(ctx: DataContext): Promise<CheckOutcome[]> {
   const sums = `sum(abalance) = ${accounts}, sum(tbalance) = ${tellers}, sum(bbalance) = ${branches}, sum(history.delta) = ${history}`;
   outcomes.push({
     name: 'balances agree',
-    ok: accounts === tellers && tellers === branches && branches === history,
+    ok: accounts === history && tellers === branches,
     detail: sums,
   });
   const expect = (name: string, actual: bigint | undefined, perScale: number): void => {

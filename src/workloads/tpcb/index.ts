@@ -4,13 +4,14 @@ import { checkTpcb } from './check.js';
 import { loadTpcb } from './load.js';
 import { TABLES, dropStatements } from './schema.js';
 import { selectOnly } from './select-only.js';
+import { simpleUpdate } from './simple-update.js';
 import { tpcbLike } from './tpcb-like.js';
 
-const BUILTINS: readonly TransactionType[] = [tpcbLike, selectOnly];
+const BUILTINS: readonly TransactionType[] = [tpcbLike, simpleUpdate, selectOnly];
 
 export const tpcb: Workload = {
   name: 'tpcb',
-  description: "pgbench's TPC-B-like banking transaction on pgbench's own tables (pgbench -b tpcb-like / select-only)",
+  description: "pgbench's TPC-B-like banking transaction on pgbench's own tables (pgbench -b tpcb-like / simple-update / select-only)",
   scaleHelp: 'scale factor: 1 branch, 10 tellers and 100,000 accounts per unit, as pgbench -s',
   defaultScale: 1,
   parseScale(text) {

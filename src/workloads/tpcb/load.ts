@@ -1,4 +1,5 @@
 import type { SqlValue } from '../../drivers/driver.js';
+import { RowProgress } from '../progress.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { ROWS_PER_SCALE, afterLoadStatements, createTableStatements, dropStatements } from './schema.js';
 
@@ -19,15 +20,16 @@ export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
 
   await timed('drop and create tables', () => run([...dropStatements(ctx.dbms), ...createTableStatements(ctx.dbms)]));
   const scale = ctx.scale;
-  await timed('branches', () => ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance', 'filler'], rows(scale * ROWS_PER_SCALE.branches, (i) => [i, 0, ''])));
+  const counted = (phase: string, count: number, make: (id: number) => SqlValue[]): Iterable<SqlValue[]> => new RowProgress(ctx, phase, count).rows(rows(count, make));
+  await timed('branches', () => ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance', 'filler'], counted('branches', scale * ROWS_PER_SCALE.branches, (i) => [i, 0, ''])));
   await timed('tellers', () =>
-    ctx.conn.bulkInsert('pgbench_tellers', ['tid', 'bid', 'tbalance', 'filler'], rows(scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.tellers), 0, ''])),
+    ctx.conn.bulkInsert('pgbench_tellers', ['tid', 'bid', 'tbalance', 'filler'], counted('tellers', scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.tellers), 0, ''])),
   );
   await timed('accounts', () =>
     ctx.conn.bulkInsert(
       'pgbench_accounts',
       ['aid', 'bid', 'abalance', 'filler'],
-      rows(scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.accounts), 0, '']),
+      counted('accounts', scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.accounts), 0, '']),
     ),
   );
   for (const step of afterLoadStatements(ctx.dbms)) await timed(step.name, () => run(step.sql));

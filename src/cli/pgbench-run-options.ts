@@ -1,0 +1,52 @@
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import type { RunResult } from '../result/result.js';
+import { transactionLogFile, type TransactionLogConfig } from '../engine/transaction-log.js';
+import { UserError } from '../errors.js';
+
+/** pgbench's run options for lateness, failures and logs; they mean what they mean in pgbench. */
+export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
+  { long: 'latency-limit', short: 'L', type: 'number', min: 0.001, value: 'MS', help: 'count transactions slower than MS as late; under -R, skip those already MS late before they start' },
+  { long: 'failures-detailed', type: 'boolean', help: 'split failed transactions into serialization failures and deadlocks in the summary' },
+  { long: 'log', short: 'l', type: 'boolean', help: "write each transaction to a log file per job, in pgbench's format" },
+  { long: 'log-prefix', type: 'string', value: 'PREFIX', help: 'log file names: PREFIX.PID for the first job, PREFIX.PID.N for job N', default: 'pgbench_log' },
+  { long: 'aggregate-interval', type: 'integer', min: 1, value: 'SECONDS', help: "with -l: one line of pgbench's aggregate figures per SECONDS instead of one per transaction" },
+  { long: 'sampling-rate', type: 'number', min: 0, value: 'FRACTION', help: 'with -l: log this fraction of the transactions (e.g. 0.01)' },
+];
+
+export interface PgbenchRunSettings {
+  latencyLimitMs: number | undefined;
+  failuresDetailed: boolean;
+  transactionLog: TransactionLogConfig | undefined;
+  /** The result's config fields for these options. */
+  config: Pick<RunResult['config'], 'latencyLimitMs' | 'failuresDetailed' | 'log'>;
+}
+
+/** Reads and checks the options above; jobs is the number of jobs that will write logs. */
+export function pgbenchRunSettings(values: OptionValues, given: ReadonlySet<string>, jobs: number, rate: number | undefined, maxTries: number): PgbenchRunSettings {
+  const help = 'see: headroom run --help';
+  const logging = values['log'] === true;
+  for (const needsLog of ['aggregate-interval', 'sampling-rate', 'log-prefix']) {
+    if (given.has(needsLog) && !logging) throw new UserError(`--${needsLog} only applies with -l/--log`, `add -l, or drop --${needsLog}`);
+  }
+  const aggregateSeconds = values['aggregate-interval'] as number | undefined;
+  const samplingRate = (values['sampling-rate'] as number | undefined) ?? 1;
+  if (samplingRate <= 0 || samplingRate > 1) throw new UserError(`--sampling-rate must be more than 0 and at most 1, not ${samplingRate}`, help);
+  if (aggregateSeconds !== undefined && given.has('sampling-rate')) {
+    throw new UserError('--sampling-rate and --aggregate-interval cannot be used together', 'as in pgbench: sample single transactions, or aggregate them all');
+  }
+  const transactionLog: TransactionLogConfig | undefined = logging
+    ? { prefix: values['log-prefix'] as string, pid: process.pid, aggregateSeconds, samplingRate, rated: rate !== undefined, maxTries }
+    : undefined;
+  const latencyLimitMs = values['latency-limit'] as number | undefined;
+  const failuresDetailed = values['failures-detailed'] === true;
+  return {
+    latencyLimitMs,
+    failuresDetailed,
+    transactionLog,
+    config: {
+      latencyLimitMs: latencyLimitMs ?? null,
+      failuresDetailed,
+      log: transactionLog ? { files: Array.from({ length: jobs }, (_, job) => transactionLogFile(transactionLog, job)), aggregateSeconds: aggregateSeconds ?? null, samplingRate } : null,
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import type { OptionValues } from '../config/options.js';
+import { runsOnThisMachine } from '../config/target.js';
+import type { ServerInfo } from '../drivers/driver.js';
+import { runEngine } from '../engine/engine.js';
+import { RunObserver } from '../observe/run-observer.js';
+import { LiveView } from '../reports/live.js';
+import { progressLine } from '../reports/text.js';
+import { buildResult } from '../result/build.js';
+import type { RunResult } from '../result/result.js';
+import type { Workload } from '../workloads/workload.js';
+import type { ServerSettings } from '../engine/server-settings.js';
+import type { SeriesPoint } from '../engine/measurements.js';
+import { mergePoints } from '../reports/pgbench-text.js';
+import { logLine, type Session } from './common.js';
+import type { PgbenchRunSettings } from './pgbench-run-options.js';
+
+/** What every measured run of one `headroom run` shares, a sweep's steps included. */
+export interface RunPlan {
+  session: Session;
+  server: ServerInfo;
+  workload: Workload;
+  workloadOptions: OptionValues;
+  values: OptionValues;
+  argv: readonly string[];
+  scale: number;
+  data: RunResult['data'];
+  jobs: number;
+  durationSeconds: number | undefined;
+  transactionsPerClient: number | undefined;
+  seed: number;
+  force: boolean;
+  /** -L, --failures-detailed, -l and their kin. */
+  pgbench: PgbenchRunSettings;
+  /** Ends the run early (Ctrl-C): the engine stops and the result is marked interrupted. */
+  signal: AbortSignal;
+  /** --set: session statements for every terminal connection, and what to record. */
+  settings: ServerSettings;
+}
+
+/**
+ * One measured run with `clients` terminals: progress while it goes, then its result (not yet
+ * written). `label` heads the live view, e.g. a sweep's "step 2 of 5".
+ */
+export async function measureOnce(plan: RunPlan, clients: number, label = ''): Promise<RunResult> {
+  const { session, workload, values } = plan;
+  const jobs = Math.min(plan.jobs, clients);
+  const progressEvery = values['progress'] as number;
+  const warmupSeconds = values['warmup'] as number;
+  // Progress lines stay as they are wherever stderr is not a terminal: logs and scripts read them.
+  const live =
+    progressEvery > 0 && values['live'] === true && process.stderr.isTTY && process.env['TERM'] !== 'dumb'
+      ? new LiveView(process.stderr, `headroom ${workload.name} on ${session.url}, ${clients} client(s)${label}`, plan.durationSeconds, warmupSeconds)
+      : undefined;
+  const onAbort = (): void => live?.finish();
+  plan.signal.addEventListener('abort', onAbort, { once: true });
+  const sinceProgress: SeriesPoint[] = [];
+  const rate = values['rate'] as number | undefined;
+  const maxTries = values['max-tries'] as number;
+  const journalFile = values['journal'] as string | undefined;
+  // A fresh id per run: journal ids are runId.terminal.sequence, and every run restarts the sequences.
+  const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
+  const { durationSeconds, transactionsPerClient, scale, seed, pgbench } = plan;
+  logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`);
+  const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
+  const outcome = await runEngine(
+    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, sessionStatements: plan.settings.sessionStatements },
+    plan.signal,
+    (point) => {
+      if (live) live.update(point);
+      // -P N reports the whole N-second interval, as pgbench does.
+      else if (progressEvery > 0 && sinceProgress.push(point) >= progressEvery) {
+        logLine(progressLine(mergePoints(sinceProgress.splice(0)), { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
+      }
+    },
+  )
+    .catch(async (error: unknown) => {
+      // The terminals never started (e.g. the server refused them): stop sampling, then report.
+      await observer?.stop().catch(() => undefined);
+      throw error;
+    })
+    .finally(() => {
+      live?.finish();
+      plan.signal.removeEventListener('abort', onAbort);
+    });
+  const observed = (await observer?.stop()) ?? null;
+
+  return buildResult({
+    outcome,
+    server: plan.server,
+    observed,
+    url: session.url,
+    data: plan.data,
+    config: {
+      workload: workload.name,
+      workloadOptions: plan.workloadOptions,
+      scale,
+      clients,
+      jobs,
+      durationSeconds: durationSeconds ?? null,
+      transactionsPerClient: transactionsPerClient ?? null,
+      rate: rate ?? null,
+      warmupSeconds,
+      maxTries,
+      seed,
+      journal: journal ? { file: journal.file, runId: journal.runId } : null,
+      argv: [...plan.argv],
+      ...pgbench.config,
+      // The record's objects are the ones restore() updates: a file written after it says whether it worked.
+      ...(plan.settings.record().asked.length > 0 ? { serverSettings: plan.settings.record() } : {}),
+    },
+    ...(outcome.status === 'interrupted'
+      ? { statusReason: 'interrupted by a signal' }
+      : outcome.failure
+        ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
+        : {}),
+  });
+}

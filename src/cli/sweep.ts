@@ -1,0 +1,112 @@
+import type { ConnectionBudget } from '../drivers/driver.js';
+import { DbError } from '../drivers/errors.js';
+import { TOOL_VERSION } from '../result/build.js';
+import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
+import { defaultSweepPath, writeResult } from '../result/write.js';
+import { sweepText } from '../reports/sweep-table.js';
+import { logLine } from './common.js';
+import { measureOnce, type RunPlan } from './run-once.js';
+
+/** Why the server's connection budget cannot take `clients` more, or undefined when it can. */
+export function budgetRefusal(budget: ConnectionBudget | undefined, clients: number): { message: string; hint: string } | undefined {
+  if (!budget || clients <= budget.max - budget.inUse) return undefined;
+  const free = budget.max - budget.inUse;
+  return {
+    message: `the server accepts ${free} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but -c ${clients} needs ${clients}`,
+    hint: `use -c ${Math.max(1, free)} or less, raise max_connections, or --force to run with what the server accepts`,
+  };
+}
+
+/** Backends of the step before may take a moment to go after their clients closed them. */
+const BUDGET_SETTLE_MS = 3_000;
+
+/**
+ * The terminal sweep: one measured run per step on the data loaded once, back to back. The server
+ * refusing connections ends it as a finding ("accepted N, refused at M"), not as an error; the
+ * file is rewritten after every step, so a crash or Ctrl-C keeps the steps done.
+ */
+export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise<number> {
+  const { session, workload } = plan;
+  const sweep: SweepResult = {
+    schema: SWEEP_SCHEMA,
+    tool: { name: 'headroom', version: TOOL_VERSION },
+    status: 'completed',
+    startedAt: new Date().toISOString(),
+    endedAt: '',
+    clients: [...steps],
+    argv: [...plan.argv],
+    accepted: null,
+    refusedAt: null,
+    refusal: null,
+    knee: null,
+    steps: [],
+  };
+  const file = (plan.values['out'] as string | undefined) ?? defaultSweepPath(workload.name, session.target.dbms, sweep.startedAt);
+  const save = async (): Promise<void> => {
+    sweep.endedAt = new Date().toISOString();
+    sweep.knee = kneeOf(kneePoints(sweep.steps));
+    await writeResult(sweep, file);
+  };
+  const refuse = (clients: number, why: string): void => {
+    sweep.refusedAt ??= clients;
+    sweep.refusal ??= why;
+  };
+  logLine(`sweep: ${steps.length} steps of ${workload.name}, ${steps.join(', ')} clients`);
+  try {
+    for (const [i, clients] of steps.entries()) {
+      if (plan.signal.aborted) break;
+      if (!plan.force) {
+        const refusal = await settledRefusal(plan, clients);
+        if (plan.signal.aborted) break;
+        if (refusal) {
+          refuse(clients, refusal);
+          break;
+        }
+      }
+      const result = await measureOnce(plan, clients, `, step ${i + 1} of ${steps.length}`).catch((error: unknown) => {
+        if (!plan.force && error instanceof DbError && error.errorClass === 'capacity') return error;
+        throw error;
+      });
+      if (result instanceof DbError) {
+        refuse(clients, result.message);
+        break;
+      }
+      sweep.steps.push(result);
+      const { accepted, refused } = result.summary.connections;
+      if (refused > 0) refuse(clients, `the server accepted ${accepted} of ${clients} connections`);
+      else if (result.status === 'completed') sweep.accepted = clients;
+      logLine(`step ${i + 1} of ${steps.length}: ${clients} clients, ${result.summary.tps.toFixed(1)} tps, p99 ${result.summary.latencyMs.p99.toFixed(3)} ms, ${result.status}`);
+      if (result.status !== 'completed') {
+        sweep.status = result.status;
+        sweep.statusReason = `step ${clients}: ${result.statusReason ?? result.status}`;
+      }
+      await save();
+      if (result.status !== 'completed') break;
+    }
+  } catch (error) {
+    // What the steps before measured is kept; the error itself is reported as usual.
+    sweep.status = 'failed';
+    sweep.statusReason = error instanceof Error ? error.message : String(error);
+    await save();
+    throw error;
+  }
+  if (plan.signal.aborted && sweep.status === 'completed') {
+    sweep.status = 'interrupted';
+    sweep.statusReason = 'interrupted by a signal';
+  }
+  // --set put back before the last save, so the steps' files record whether that worked.
+  await plan.settings.restore();
+  await save();
+  process.stdout.write(`${sweepText(sweep, file)}\n`);
+  return sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;
+}
+
+/** The budget's refusal of a step, asked again for a few seconds while it still refuses. */
+async function settledRefusal(plan: RunPlan, clients: number): Promise<string | undefined> {
+  const until = performance.now() + BUDGET_SETTLE_MS;
+  for (;;) {
+    const refusal = budgetRefusal(await plan.session.driver.connectionBudget(plan.session.conn), clients);
+    if (!refusal || performance.now() >= until || plan.signal.aborted) return refusal?.message;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -1,0 +1,144 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+
+/**
+ * -l / --log: what to write and where, as pgbench writes it (README, "What a pgbench user reads"). Plain
+ * data, so it crosses into worker threads.
+ */
+export interface TransactionLogConfig {
+  /** File name prefix (--log-prefix, default pgbench_log); files are PREFIX.PID and PREFIX.PID.N for job N > 0. */
+  prefix: string;
+  /** The process id in the names: the main process's, also in worker threads. */
+  pid: number;
+  /** --aggregate-interval: seconds per summary line instead of one line per transaction. */
+  aggregateSeconds: number | undefined;
+  /** --sampling-rate: the fraction of transactions written (per-transaction log only). */
+  samplingRate: number;
+  /** Under --rate: the schedule lag column is written. */
+  rated: boolean;
+  /** Above 1: the retries column is written. */
+  maxTries: number;
+}
+
+export function transactionLogFile(config: TransactionLogConfig, job: number): string {
+  return job === 0 ? `${config.prefix}.${config.pid}` : `${config.prefix}.${config.pid}.${job}`;
+}
+
+/** How one transaction ended, as the log records it. */
+export type Outcome = { kind: 'committed'; latencyUs: number } | { kind: 'failed'; deadlock: boolean | undefined } | { kind: 'skipped' };
+
+interface Aggregate {
+  startSec: number;
+  count: number;
+  latencySum: number;
+  latencySum2: number;
+  latencyMin: number;
+  latencyMax: number;
+  lagSum: number;
+  lagSum2: number;
+  lagMin: number;
+  lagMax: number;
+  skipped: number;
+  retried: number;
+  retries: number;
+  serialization: number;
+  deadlock: number;
+}
+
+const FLUSH_BYTES = 64 * 1024;
+
+/** One job's log file; its terminals share it, as pgbench's clients share their thread's. */
+export class TransactionLog {
+  private readonly fd: number;
+  private buffer: string[] = [];
+  private bytes = 0;
+  private aggregate: Aggregate | undefined;
+
+  constructor(
+    private readonly config: TransactionLogConfig,
+    job: number,
+  ) {
+    this.fd = openSync(transactionLogFile(config, job), 'w');
+  }
+
+  /** client: the terminal's number; transaction: its own count of transactions, from 1; script: the type's index. */
+  record(client: number, transaction: number, script: number, outcome: Outcome, lagUs: number, tries: number): void {
+    const nowUs = Math.round((performance.timeOrigin + performance.now()) * 1000);
+    if (this.config.aggregateSeconds !== undefined) return this.aggregateInto(nowUs, outcome, lagUs, tries);
+    if (this.config.samplingRate < 1 && Math.random() >= this.config.samplingRate) return;
+    const time = outcome.kind === 'committed' ? String(outcome.latencyUs) : outcome.kind;
+    let line = `${client} ${transaction} ${time} ${script} ${Math.floor(nowUs / 1e6)} ${nowUs % 1e6}`;
+    if (this.config.rated) line += ` ${lagUs}`;
+    if (this.config.maxTries !== 1) line += ` ${tries - 1}`;
+    this.write(`${line}\n`);
+  }
+
+  /** Writes what is pending (the last, partial interval too) and closes the file. */
+  close(): void {
+    if (this.aggregate) this.write(aggregateLine(this.aggregate));
+    this.flush();
+    closeSync(this.fd);
+  }
+
+  private aggregateInto(nowUs: number, outcome: Outcome, lagUs: number, tries: number): void {
+    const seconds = this.config.aggregateSeconds!;
+    const nowSec = nowUs / 1e6;
+    this.aggregate ??= emptyAggregate(Math.floor(nowSec));
+    // Intervals without a transaction still get their line, as pgbench writes them.
+    while (nowSec >= this.aggregate.startSec + seconds) {
+      this.write(aggregateLine(this.aggregate));
+      this.aggregate = emptyAggregate(this.aggregate.startSec + seconds);
+    }
+    const a = this.aggregate;
+    if (outcome.kind === 'skipped') {
+      a.skipped++;
+      return;
+    }
+    if (tries > 1) {
+      a.retried++;
+      a.retries += tries - 1;
+    }
+    if (outcome.kind === 'failed') {
+      if (outcome.deadlock === true) a.deadlock++;
+      else if (outcome.deadlock === false) a.serialization++;
+      return;
+    }
+    a.count++;
+    a.latencySum += outcome.latencyUs;
+    a.latencySum2 += outcome.latencyUs * outcome.latencyUs;
+    a.latencyMin = Math.min(a.latencyMin, outcome.latencyUs);
+    a.latencyMax = Math.max(a.latencyMax, outcome.latencyUs);
+    if (this.config.rated) {
+      a.lagSum += lagUs;
+      a.lagSum2 += lagUs * lagUs;
+      a.lagMin = Math.min(a.lagMin, lagUs);
+      a.lagMax = Math.max(a.lagMax, lagUs);
+    }
+  }
+
+  private write(text: string): void {
+    this.buffer.push(text);
+    this.bytes += text.length;
+    if (this.bytes >= FLUSH_BYTES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    writeSync(this.fd, this.buffer.join(''));
+    this.buffer = [];
+    this.bytes = 0;
+  }
+}
+
+function emptyAggregate(startSec: number): Aggregate {
+  return { startSec, count: 0, latencySum: 0, latencySum2: 0, latencyMin: Infinity, latencyMax: 0, lagSum: 0, lagSum2: 0, lagMin: Infinity, lagMax: 0, skipped: 0, retried: 0, retries: 0, serialization: 0, deadlock: 0 };
+}
+
+/**
+ * pgbench 15's aggregate line: interval_start num_transactions sum_latency sum_latency_2
+ * min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries
+ * serialization_failures deadlock_failures; a figure that does not apply is 0.
+ */
+function aggregateLine(a: Aggregate): string {
+  const min = (v: number): number => (v === Infinity ? 0 : v);
+  return `${a.startSec} ${a.count} ${a.latencySum} ${a.latencySum2} ${min(a.latencyMin)} ${a.latencyMax} ${a.lagSum} ${a.lagSum2} ${min(a.lagMin)} ${a.lagMax} ${a.skipped} ${a.retried} ${a.retries} ${a.serialization} ${a.deadlock}\n`;
+}

@@ -1,0 +1,25 @@
+/** One terminal's time without a working connection: from the first error to the first success. */
+export interface OutageEpisode {
+  /** Epoch milliseconds. */
+  startMs: number;
+  endMs: number;
+  /** The error that started it plus every failed reconnect attempt. */
+  errors: number;
+  /** False when the run ended before the terminal got a connection back. */
+  recovered: boolean;
+}
+
+/** One terminal's own figures over the measured period (the study printed them per terminal). */
+export interface TerminalTally {
+  terminal: number;
+  transactions: number;
+  failed: number;
+  latencySumUs: number;
+  latencyMaxUs: number;
+  /** Epoch milliseconds when its last transaction of the measured period ended (comparable across threads). */
+  lastEndMs: number;
+}
+
+export function newTally(terminal: number): TerminalTally {
+  return { terminal, transactions: 0, failed: 0, latencySumUs: 0, latencyMaxUs: 0, lastEndMs: 0 };
+}

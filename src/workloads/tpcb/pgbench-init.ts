@@ -1,0 +1,147 @@
+import type { DbmsName } from '../../drivers/driver.js';
+import { UserError } from '../../errors.js';
+import type { DataContext, LoadPhase } from '../workload.js';
+import { ROWS_PER_SCALE, createTableStatements, dropStatements } from './schema.js';
+
+/** What `headroom init tpcb --pgbench` was asked, in pgbench -i's terms. */
+export interface PgbenchInitOptions {
+  /** -I: d drop, t create, g client-side or G server-side generation, v vacuum, p primary keys, f foreign keys. */
+  steps: string;
+  partitions: number;
+  partitionMethod: 'range' | 'hash';
+  fillfactor: number;
+  unlogged: boolean;
+}
+
+/** pgbench switches aid to bigint from this scale on (its 32-bit threshold). */
+const BIGINT_SCALE = 20_000;
+
+const STEP_NAMES: Record<string, string> = {
+  d: 'drop tables',
+  t: 'create tables',
+  g: 'client-side generate',
+  G: 'server-side generate',
+  v: 'vacuum',
+  p: 'primary keys',
+  f: 'foreign keys',
+};
+
+const FOREIGN_KEYS = [
+  'ALTER TABLE pgbench_tellers ADD CONSTRAINT pgbench_tellers_bid_fkey FOREIGN KEY (bid) REFERENCES pgbench_branches (bid)',
+  'ALTER TABLE pgbench_accounts ADD CONSTRAINT pgbench_accounts_bid_fkey FOREIGN KEY (bid) REFERENCES pgbench_branches (bid)',
+  'ALTER TABLE pgbench_history ADD CONSTRAINT pgbench_history_bid_fkey FOREIGN KEY (bid) REFERENCES pgbench_branches (bid)',
+  'ALTER TABLE pgbench_history ADD CONSTRAINT pgbench_history_tid_fkey FOREIGN KEY (tid) REFERENCES pgbench_tellers (tid)',
+  'ALTER TABLE pgbench_history ADD CONSTRAINT pgbench_history_aid_fkey FOREIGN KEY (aid) REFERENCES pgbench_accounts (aid)',
+];
+
+/** Refuses what a DBMS cannot do before anything is dropped. */
+export function checkPgbenchInit(dbms: DbmsName, o: PgbenchInitOptions): void {
+  const bad = [...o.steps.replace(/ /g, '')].find((c) => !(c in STEP_NAMES));
+  if (bad !== undefined) throw new UserError(`unknown initialization step "${bad}" in -I ${o.steps}`, 'steps are d t g G v p f (as pgbench -I)');
+  if (o.steps.includes('g') && o.steps.includes('G')) throw new UserError(`-I ${o.steps} has both g and G`, 'generate the data client-side (g) or server-side (G), not both');
+  if (dbms === 'postgres') return;
+  const pgOnly = (what: string): never => {
+    throw new UserError(`${what} applies to PostgreSQL only, not ${dbms}`, `drop it for ${dbms}`);
+  };
+  if (o.partitions > 0) pgOnly('--partitions');
+  if (o.unlogged) pgOnly('--unlogged-tables');
+  if (o.fillfactor !== 100) pgOnly('--fillfactor');
+  if (o.steps.includes('G')) pgOnly('server-side generation (-I G, PostgreSQL generate_series); use g');
+  if (o.steps.includes('f') && dbms === 'sqlite') throw new UserError('SQLite cannot add foreign keys to existing tables (-I f)', 'leave f out of -I and --foreign-keys for SQLite');
+}
+
+/** pgbench -i, step by step, with pgbench's tables, types, filler and key names. */
+export async function pgbenchInit(ctx: DataContext, o: PgbenchInitOptions): Promise<LoadPhase[]> {
+  checkPgbenchInit(ctx.dbms, o);
+  const phases: LoadPhase[] = [];
+  const run = async (statements: readonly string[]): Promise<number> => {
+    for (const sql of statements) await ctx.conn.query(sql);
+    return 0;
+  };
+  for (const step of o.steps.replace(/ /g, '')) {
+    const name = STEP_NAMES[step]!;
+    const started = performance.now();
+    const rows = await runStep(step, ctx, o, run);
+    phases.push({ name, rows, seconds: (performance.now() - started) / 1000 });
+    ctx.log(`${name}${rows > 0 ? `: ${rows.toLocaleString('en-US')} rows` : ''}`);
+  }
+  return phases;
+}
+
+async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, run: (s: readonly string[]) => Promise<number>): Promise<number> {
+  const pg = ctx.dbms === 'postgres';
+  switch (step) {
+    case 'd':
+      return run(pg ? ['DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers'] : dropStatements(ctx.dbms));
+    case 't':
+      return run(pg ? postgresTables(ctx.scale, o) : createTableStatements(ctx.dbms));
+    case 'g':
+      return generateClientSide(ctx, run);
+    case 'G': {
+      const n = (perScale: number): number => perScale * ctx.scale;
+      await run([
+        'TRUNCATE TABLE pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers',
+        `INSERT INTO pgbench_branches (bid, bbalance) SELECT bid, 0 FROM generate_series(1, ${n(ROWS_PER_SCALE.branches)}) AS bid`,
+        `INSERT INTO pgbench_tellers (tid, bid, tbalance) SELECT tid, (tid - 1) / ${ROWS_PER_SCALE.tellers} + 1, 0 FROM generate_series(1, ${n(ROWS_PER_SCALE.tellers)}) AS tid`,
+        `INSERT INTO pgbench_accounts (aid, bid, abalance, filler) SELECT aid, (aid - 1) / ${ROWS_PER_SCALE.accounts} + 1, 0, '' FROM generate_series(1, ${n(ROWS_PER_SCALE.accounts)}) AS aid`,
+      ]);
+      return n(ROWS_PER_SCALE.branches + ROWS_PER_SCALE.tellers + ROWS_PER_SCALE.accounts);
+    }
+    case 'v':
+      if (pg) return run(['VACUUM ANALYZE pgbench_branches', 'VACUUM ANALYZE pgbench_tellers', 'VACUUM ANALYZE pgbench_accounts', 'VACUUM ANALYZE pgbench_history']);
+      if (ctx.dbms === 'mariadb') return run(['ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history']);
+      if (ctx.dbms === 'sqlite') return run(['ANALYZE']);
+      ctx.log('  (Firebird: nothing to vacuum; an index gets fresh statistics when it is built)');
+      return 0;
+    case 'p':
+      if (ctx.dbms === 'mariadb' || ctx.dbms === 'sqlite') {
+        // InnoDB and SQLite store rows by their key: it is declared when the table is created.
+        ctx.log(`  (${ctx.dbms}: the primary keys were declared with the tables)`);
+        return 0;
+      }
+      return run(['ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)', 'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)', 'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)']);
+    case 'f':
+      return run(FOREIGN_KEYS);
+    default:
+      return 0;
+  }
+}
+
+/** pgbench's four tables on PostgreSQL: unlogged, fillfactor and partitioning as asked. */
+function postgresTables(scale: number, o: PgbenchInitOptions): string[] {
+  const aid = scale >= BIGINT_SCALE ? 'bigint' : 'int';
+  const create = `CREATE${o.unlogged ? ' UNLOGGED' : ''} TABLE`;
+  const fill = ` WITH (fillfactor = ${o.fillfactor})`;
+  const accountsColumns = `(aid ${aid} NOT NULL, bid int, abalance int, filler char(84))`;
+  const statements = [
+    `${create} pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))`,
+    `${create} pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))${fill}`,
+    o.partitions > 0 ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)` : `${create} pgbench_accounts ${accountsColumns}${fill}`,
+    `${create} pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))${fill}`,
+  ];
+  const accounts = ROWS_PER_SCALE.accounts * scale;
+  const size = Math.floor((accounts + o.partitions - 1) / o.partitions);
+  for (let p = 1; p <= o.partitions; p++) {
+    // Range partitions as pgbench cuts them: equal slices, open-ended at both ends.
+    const bounds =
+      o.partitionMethod === 'range'
+        ? `FOR VALUES FROM (${p === 1 ? 'MINVALUE' : (p - 1) * size + 1}) TO (${p === o.partitions ? 'MAXVALUE' : p * size + 1})`
+        : `FOR VALUES WITH (MODULUS ${o.partitions}, REMAINDER ${p - 1})`;
+    statements.push(`${create} pgbench_accounts_${p} PARTITION OF pgbench_accounts ${bounds}${fill}`);
+  }
+  return statements;
+}
+
+/** As pgbench's g: empty the tables (history too), then branches and tellers with a NULL filler, accounts with ''. */
+async function generateClientSide(ctx: DataContext, run: (s: readonly string[]) => Promise<number>): Promise<number> {
+  await run(ctx.dbms === 'postgres' ? ['TRUNCATE TABLE pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers'] : ['DELETE FROM pgbench_history', 'DELETE FROM pgbench_accounts', 'DELETE FROM pgbench_tellers', 'DELETE FROM pgbench_branches']);
+  const scale = ctx.scale;
+  let rows = await ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance'], generate(scale * ROWS_PER_SCALE.branches, (i) => [i, 0]));
+  rows += await ctx.conn.bulkInsert('pgbench_tellers', ['tid', 'bid', 'tbalance'], generate(scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.tellers) + 1, 0]));
+  rows += await ctx.conn.bulkInsert('pgbench_accounts', ['aid', 'bid', 'abalance', 'filler'], generate(scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.accounts) + 1, 0, '']));
+  return rows;
+}
+
+function* generate(count: number, make: (id: number) => (number | string)[]): Generator<(number | string)[]> {
+  for (let id = 1; id <= count; id++) yield make(id);
+}
