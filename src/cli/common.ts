@@ -12,7 +12,7 @@ export const DB_OPTION: OptionSpec = {
   long: 'db',
   type: 'string',
   value: 'URL',
-  help: 'database: sqlite:FILE, postgres://user@host:port/db or mariadb://user@host:port/db; else DATABASE_URL',
+  help: 'database: sqlite:FILE, postgres://user@host:port/db or mariadb://user@host:port/db (add ?replicas=host:port,... for --route); else DATABASE_URL',
   default: undefined,
 };
 export const VERBOSE_OPTION: OptionSpec = { long: 'verbose', type: 'boolean', help: 'show stack traces and driver details on errors' };

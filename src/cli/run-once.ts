@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { OptionValues } from '../config/options.js';
-import { runsOnThisMachine } from '../config/target.js';
+import { describeTarget, nodeTargets, runsOnThisMachine } from '../config/target.js';
+import type { Routing } from '../engine/routing/routed-connector.js';
+import { ReplicaLagSampler } from '../observe/replica-lag.js';
+import { replicationResult } from '../result/replication.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { runEngine } from '../engine/engine.js';
 import { RunObserver } from '../observe/run-observer.js';
@@ -12,7 +15,7 @@ import type { Workload } from '../workloads/workload.js';
 import type { ServerSettings } from '../engine/server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
-import { logLine, type Session } from './common.js';
+import { dataContext, logLine, type Session } from './common.js';
 import type { PgbenchRunSettings } from './pgbench-run-options.js';
 
 /** What every measured run of one `headroom run` shares, a sweep's steps included. */
@@ -32,6 +35,8 @@ export interface RunPlan {
   force: boolean;
   /** -L, --failures-detailed, -l and their kin. */
   pgbench: PgbenchRunSettings;
+  /** --route / --balance over ?replicas=; undefined without replicas. */
+  routing: Routing | undefined;
   /** Ends the run early (Ctrl-C): the engine stops and the result is marked interrupted. */
   signal: AbortSignal;
   /** --set: session statements for every terminal connection, and what to record. */
@@ -60,11 +65,12 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const journalFile = values['journal'] as string | undefined;
   // A fresh id per run: journal ids are runId.terminal.sequence, and every run restarts the sequences.
   const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
-  const { durationSeconds, transactionsPerClient, scale, seed, pgbench } = plan;
+  const { durationSeconds, transactionsPerClient, scale, seed, pgbench, routing } = plan;
   logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`);
   const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
+  const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
   const outcome = await runEngine(
-    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, sessionStatements: plan.settings.sessionStatements },
+    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, sessionStatements: plan.settings.sessionStatements },
     plan.signal,
     (point) => {
       if (live) live.update(point);
@@ -77,6 +83,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     .catch(async (error: unknown) => {
       // The terminals never started (e.g. the server refused them): stop sampling, then report.
       await observer?.stop().catch(() => undefined);
+      await lagSampler?.stop().catch(() => undefined);
       throw error;
     })
     .finally(() => {
@@ -84,8 +91,11 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       plan.signal.removeEventListener('abort', onAbort);
     });
   const observed = (await observer?.stop()) ?? null;
+  const lag = (await lagSampler?.stop()) ?? null;
+  // Reads went elsewhere: the invariants are checked where the writes went, on the primary.
+  const check = routing && routing.route !== 'none' ? await workload.check(dataContext(session, plan.workloadOptions, scale, logLine)) : null;
 
-  return buildResult({
+  const result = buildResult({
     outcome,
     server: plan.server,
     observed,
@@ -115,4 +125,9 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
         ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
         : {}),
   });
+  if (routing && outcome.totals.nodes) {
+    const urls = session.target.dbms === 'sqlite' ? [session.url] : nodeTargets(session.target).map((t) => describeTarget(t));
+    result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, check);
+  }
+  return result;
 }

@@ -12,6 +12,9 @@ import { budgetRefusal, runSweep } from './sweep.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { parseSettings, ServerSettings } from '../engine/server-settings.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
+import { resolveTarget } from '../config/target.js';
+import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
+import { routingOf } from '../config/routing.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
@@ -36,6 +39,15 @@ export const RUN_OPTIONS: OptionSpec[] = [
     value: 'FILE',
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
+  {
+    long: 'route',
+    type: 'string',
+    value: 'MODE',
+    choices: ROUTES,
+    help: 'with ?replicas= in --db: none (all to the primary), read-only-transactions (read-only transaction types whole to a replica), split (reads to replicas until the transaction first writes)',
+    default: 'none',
+  },
+  { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
   SET_OPTION,
@@ -57,6 +69,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
   const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
   const asked = askedScale(workload, values);
+  // Refused before anything is loaded, like a bad mix.
+  const routing = routingOf(values, resolveTarget(values['db'] as string | undefined));
 
   const settingsAsked = parseSettings(values['set'] as string[] | undefined);
   const session = await openSession(values, workload);
@@ -113,6 +127,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       seed: (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31),
       force,
       pgbench,
+      routing,
       signal: abort.signal,
       settings,
     };
@@ -124,6 +139,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
       await writeResult(result, file);
       process.stdout.write(`${summaryText(result, file)}\n`);
+      if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
       return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
     } finally {
       process.off('SIGINT', onSignal);

@@ -16,6 +16,16 @@ export interface ServerTarget {
   user: string;
   password: string | undefined;
   database: string;
+  /**
+   * Read replicas (or, for Galera, the other nodes) from the URL's `?replicas=host:port,...`;
+   * absent when there are none. They share the primary's user, password and database.
+   */
+  replicas?: NodeAddress[];
+}
+
+export interface NodeAddress {
+  host: string;
+  port: number;
 }
 
 export const DEFAULT_DB = 'sqlite:headroom.db';
@@ -83,7 +93,7 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
   const user = nonEmpty(decode(url?.username)) ?? fromEnv.user ?? defaults.user;
   const path = nonEmpty(decode(url?.pathname.replace(/^\//, '')));
   const database = dbms === 'firebird' ? firebirdDatabase(path, text) : (path ?? fromEnv.database ?? (dbms === 'postgres' ? user : 'test'));
-  return {
+  const target: ServerTarget = {
     dbms,
     host: nonEmpty(url?.hostname) ?? fromEnv.host ?? '127.0.0.1',
     port,
@@ -91,6 +101,32 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
     password: nonEmpty(decode(url?.password)) ?? fromEnv.password,
     database,
   };
+  const replicas = url?.searchParams.get('replicas');
+  if (replicas !== null && replicas !== undefined) {
+    if (dbms === 'firebird') throw new UserError('replicas are supported for PostgreSQL and MariaDB only', 'remove ?replicas= from the Firebird URL');
+    target.replicas = parseReplicas(replicas, defaults.port);
+  }
+  return target;
+}
+
+const REPLICAS_HINT = 'list them as ?replicas=host:port,host:port, e.g. postgres://u@10.0.0.1:5432/db?replicas=10.0.0.2:5432,10.0.0.3:5432';
+
+/** `host:port,host:port` (a missing port means the DBMS's default). */
+function parseReplicas(text: string, defaultPort: number): NodeAddress[] {
+  if (text.trim() === '') throw new UserError('?replicas= lists no replica', REPLICAS_HINT);
+  const nodes = text.split(',').map((part) => {
+    const match = /^(\[[^\]]+\]|[^:\s]+)(?::(\d+))?$/.exec(part.trim());
+    const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
+    if (!match || port < 1 || port > 65535) throw new UserError(`"${part}" in ?replicas= is not host:port`, REPLICAS_HINT);
+    return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+  return nodes;
+}
+
+/** The primary and each replica as a target of its own: same user, password and database. */
+export function nodeTargets(target: ServerTarget): ServerTarget[] {
+  const { replicas, ...primary } = target;
+  return [primary, ...(replicas ?? []).map((r) => ({ ...primary, host: r.host, port: r.port }))];
 }
 
 /**
@@ -109,7 +145,8 @@ function firebirdDatabase(path: string | undefined, text: string): string {
 /** The target as it may be printed or stored: never with the password. */
 export function describeTarget(target: Target): string {
   if (target.dbms === 'sqlite') return `sqlite:${target.file}`;
-  return `${target.dbms}://${target.user}@${target.host}:${target.port}/${target.database}`;
+  const replicas = target.replicas ? `?replicas=${target.replicas.map((r) => `${r.host}:${r.port}`).join(',')}` : '';
+  return `${target.dbms}://${target.user}@${target.host}:${target.port}/${target.database}${replicas}`;
 }
 
 function redact(text: string): string {

@@ -37,6 +37,11 @@ export interface Connection {
    */
   bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number>;
   close(): Promise<void>;
+  /**
+   * Says whether the transaction about to run declared itself read-only; only a connection that
+   * routes to replicas (engine/routing) acts on it.
+   */
+  declareReadOnly?(readOnly: boolean): void;
 }
 
 export interface ServerInfo {

@@ -34,6 +34,8 @@ export interface EngineConfig {
   latencyLimitMs?: number | undefined;
   /** -l / --log: see transaction-log.ts. */
   transactionLog?: TransactionLogConfig | undefined;
+  /** --route / --balance: see JobConfig. */
+  routing: JobConfig['routing'];
 }
 
 export interface EngineOutcome {
@@ -166,6 +168,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
     index,
     latencyLimitMs: config.latencyLimitMs,
     transactionLog: config.transactionLog,
+    routing: config.routing,
     sessionStatements: [...(config.sessionStatements ?? [])],
   }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];

@@ -11,6 +11,7 @@ import { JournalingConnection } from './journaling-connection.js';
 import { StopSignal } from './stop-signal.js';
 import { Terminal, type TerminalPlan } from './terminal.js';
 import { TransactionLog, type TransactionLogConfig } from './transaction-log.js';
+import { RoutedConnector, declaringTypes, type Routing } from './routing/routed-connector.js';
 
 /** Everything a job needs to build its terminals; plain data, so it can be sent to a worker thread. */
 export interface JobConfig {
@@ -31,6 +32,8 @@ export interface JobConfig {
   latencyLimitMs?: number | undefined;
   /** -l / --log: this job writes its own file. */
   transactionLog?: TransactionLogConfig | undefined;
+  /** --route and --balance when the target has replicas (or --route was given); see engine/routing. */
+  routing: Routing | undefined;
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -58,6 +61,7 @@ export class LocalJob implements JobHandle {
     private readonly stopSignal: StopSignal,
     private readonly journal: JournalWriter | undefined,
     private readonly log: TransactionLog | undefined,
+    private readonly router: RoutedConnector | undefined,
   ) {}
 
   /**
@@ -66,18 +70,20 @@ export class LocalJob implements JobHandle {
    */
   static async open(config: JobConfig): Promise<LocalJob> {
     const workload = findWorkload(config.workload);
-    const types = workload.transactions(config.options);
+    const types = declaringTypes(workload.transactions(config.options), config.routing);
     const driver = createDriver(config.target);
     const recorder = new Recorder(
       types.map((t) => t.name),
       config.latencyLimitMs === undefined ? Infinity : config.latencyLimitMs * 1000,
     );
+    const router = config.routing && new RoutedConnector(config.target, config.routing);
     const stopSignal = new StopSignal();
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
     // Each terminal's connector wraps every connection it opens, the first and any replacement.
     const statements = config.sessionStatements ?? [];
-    const connectWithSettings = async (): Promise<Connection> => {
-      const conn = await driver.connect();
+    // --set: every connection a terminal opens, the first and any replacement, gets the session settings.
+    const withSettings = (open: () => Promise<Connection>) => async (): Promise<Connection> => {
+      const conn = await open();
       try {
         for (const sql of statements) await conn.query(sql);
       } catch (error) {
@@ -87,10 +93,11 @@ export class LocalJob implements JobHandle {
       return conn;
     };
     const connectors = config.terminals.map((plan): (() => Promise<Connection>) => {
-      if (!journal) return connectWithSettings;
+      const connect = withSettings(router ? () => router.connect(plan.id) : () => driver.connect());
+      if (!journal) return connect;
       let sequence = 0;
       const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;
-      return async () => new JournalingConnection(await connectWithSettings(), journal, nextId);
+      return async () => new JournalingConnection(await connect(), journal, nextId);
     });
     const connectStarted = performance.now();
     const opened = await Promise.allSettled(connectors.map((connect) => connect()));
@@ -101,6 +108,7 @@ export class LocalJob implements JobHandle {
     if (failure || accepted.length === 0) {
       await Promise.all(accepted.map((a) => a.connection.close().catch(() => {})));
       await journal?.close();
+      await router?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
     const context = { scale: config.scale, dbms: config.target.dbms, options: config.options };
@@ -117,9 +125,10 @@ export class LocalJob implements JobHandle {
       await Promise.all(terminals.map((t) => t.close()));
       await journal?.close();
       log?.close();
+      await router?.close();
       throw error;
     }
-    return new LocalJob(recorder, terminals, stopSignal, journal, log);
+    return new LocalJob(recorder, terminals, stopSignal, journal, log, router);
   }
 
   run(): Promise<void> {
@@ -129,6 +138,7 @@ export class LocalJob implements JobHandle {
 
   async setMeasuring(measuring: boolean): Promise<void> {
     this.recorder.measuring = measuring;
+    if (this.router) this.router.stats.measuring = measuring;
   }
 
   async tick(): Promise<IntervalSnapshot> {
@@ -138,15 +148,18 @@ export class LocalJob implements JobHandle {
   async stop(): Promise<{ totals: JobTotals; aborted: DbError | undefined }> {
     // Transactions that end after the stop must not count: the measured window closes now.
     this.recorder.measuring = false;
+    if (this.router) this.router.stats.measuring = false;
     this.stopSignal.stop();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.loops ?? Promise.resolve(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
     clearTimeout(timer);
     // Taken after the terminals ended, so outages still open at the stop are included.
     const totals = this.recorder.totalsSnapshot();
+    if (this.router) totals.nodes = this.router.stats.totals();
     await Promise.all(this.terminals.map((t) => t.close()));
     await this.journal?.close();
     this.log?.close();
+    await this.router?.close();
     return { totals, aborted: this.terminals.find((t) => t.abortedBy)?.abortedBy };
   }
 }

@@ -53,4 +53,8 @@ export class JournalingConnection implements Connection {
   close(): Promise<void> {
     return this.inner.close();
   }
+
+  declareReadOnly(readOnly: boolean): void {
+    this.inner.declareReadOnly?.(readOnly);
+  }
 }

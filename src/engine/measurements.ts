@@ -69,6 +69,16 @@ export interface MergedTotals {
   terminals: TerminalTally[];
   /** The jobs' initial connection time, averaged over jobs (as pgbench averages over threads). */
   connectMs: number;
+  /** Per-node statements when the run routed over replicas, the jobs' histograms merged. */
+  nodes: MergedNodeTotals[] | undefined;
+}
+
+export interface MergedNodeTotals {
+  node: string;
+  statements: number;
+  reads: number;
+  transactions: number;
+  histogram: Histogram;
 }
 
 /** A stretch of time in which one or more terminals had no connection (their episodes merged). */
@@ -124,7 +134,24 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     refusedConnections: sum(jobs.map((j) => j.refusedConnections)),
     terminals: jobs.flatMap((j) => j.terminals).sort((a, b) => a.terminal - b.terminal),
     connectMs: jobs.length === 0 ? 0 : sum(jobs.map((j) => j.connectMs)) / jobs.length,
+    nodes: mergeNodes(jobs),
   };
+}
+
+/** Every job routes over the same nodes in the same order; their counts add up. */
+function mergeNodes(jobs: readonly JobTotals[]): MergedNodeTotals[] | undefined {
+  const first = jobs[0]?.nodes;
+  if (!first) return undefined;
+  return first.map((n, i) => {
+    const parts = jobs.map((job) => job.nodes![i]!);
+    return {
+      node: n.node,
+      statements: sum(parts.map((p) => p.statements)),
+      reads: sum(parts.map((p) => p.reads)),
+      transactions: sum(parts.map((p) => p.transactions)),
+      histogram: mergeEncoded(parts.map((p) => p.histogram)),
+    };
+  });
 }
 
 /** Overlapping terminal episodes become one outage: the time the system as a whole was hurt. */

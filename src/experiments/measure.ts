@@ -59,6 +59,8 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       seed,
       journal: undefined,
       acceptRefusals: false,
+      // The experiments run on one server; routing to replicas is headroom run's.
+      routing: undefined,
       sessionStatements: step.settings.sessionStatements,
     },
     signal,

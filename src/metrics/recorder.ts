@@ -1,4 +1,5 @@
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
+import type { NodeTotals } from '../engine/routing/node-stats.js';
 import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
 import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
 import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
@@ -52,6 +53,8 @@ export interface JobTotals {
   terminals: TerminalTally[];
   /** Milliseconds this job took to open its terminals' first connections (pgbench's initial connection time). */
   connectMs: number;
+  /** Per-node statement statistics when the run routes over a primary and replicas. */
+  nodes?: NodeTotals[];
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */

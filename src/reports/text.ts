@@ -4,6 +4,7 @@ import type { RunResult } from '../result/result.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
 import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgbench-text.js';
+import { replicationLines } from './replication-text.js';
 
 /** A pgbench -P line with headroom's p99 and client CPU after " | " (see pgbench-text.ts). */
 export function progressLine(point: SeriesPoint, context: ProgressContext = { maxTries: 1, latencyLimited: false }): string {
@@ -51,6 +52,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
   lines.push(...terminalLines(result));
+  lines.push(...replicationLines(result));
   lines.push(...serverLines(result, result.host.cores));
   for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
   if (resultPath) lines.push(`result: ${resultPath}`);

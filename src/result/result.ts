@@ -4,6 +4,7 @@ import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import type { HostInfo } from './host.js';
+import type { ReplicationResult } from './replication.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 
@@ -82,6 +83,8 @@ export interface RunResult {
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
   server: ServerObservation | null;
   series: SeriesPoint[];
+  /** Routing over a primary and replicas: per-node statements, replica lag, the check on the primary. */
+  replication?: ReplicationResult;
 }
 
 /** What pgbench reports that the histogram summary does not: exact moments, connection time, lateness, the failure split. */

@@ -59,6 +59,8 @@ export type TransactionRunner = () => Promise<void>;
 export interface TransactionType {
   name: string;
   weight: number;
+  /** Reads only: --route read-only-transactions may run it whole on a replica. */
+  readOnly?: boolean;
   prepare(conn: Connection, terminal: TerminalContext): Promise<TransactionRunner>;
 }
 

@@ -24,6 +24,12 @@ const CASES: [args: string[], message: RegExp][] = [
   [['run', '--db', 'postgres://u:secret@ho st/db'], /malformed database URL "postgres:\/\/u:\*\*\*@ho st\/db"/],
   [['run', '--db', 'postgres://postgres@127.0.0.1:1/test'], /nothing accepts connections at 127\.0\.0\.1:1/],
   [['run', '--db', 'mariadb://root@127.0.0.1:1/test'], /nothing accepts connections at 127\.0\.0\.1:1/],
+  [['run', '--db', 'postgres://u@h/db?replicas=h2:port'], /"h2:port" in \?replicas= is not host:port/],
+  [['run', '--db', 'postgres://u@h/db?replicas='], /\?replicas= lists no replica/],
+  [['run', '--db', 'firebird://SYSDBA@h//x.fdb?replicas=h2:3050'], /replicas are supported for PostgreSQL and MariaDB only/],
+  [['run', '--route', 'split'], /--route split needs replicas to route to/],
+  [['run', '--route', 'sideways'], /--route must be one of none, read-only-transactions, split/],
+  [['run', '--balance', 'random'], /--balance must be one of round-robin, least-busy/],
   // verbs, workloads, positionals
   [['frobnicate'], /unknown verb "frobnicate"/],
   [['help', 'frobnicate'], /unknown verb "frobnicate"/],

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_DB, describeTarget, resolveTarget } from '../../src/config/target.js';
+import { DEFAULT_DB, describeTarget, nodeTargets, resolveTarget } from '../../src/config/target.js';
 import { UserError } from '../../src/errors.js';
 
 test('no --db and no DATABASE_URL means the embedded SQLite default', () => {
@@ -51,4 +51,13 @@ test('firebird: URLs name a server-side file (absolute with folders) or an alias
   assert.deepEqual(alias, { dbms: 'firebird', host: 'db.local', port: 3050, user: 'alice', password: 'pw', database: 'employee' });
   assert.equal((resolveTarget('firebird://h/x.fdb', {}) as { user: string }).user, 'SYSDBA');
   assert.throws(() => resolveTarget('firebird://SYSDBA:secret@db.local', {}), (e: unknown) => e instanceof UserError && /names no database/.test(e.message) && !e.message.includes('secret'));
+});
+
+test('?replicas= lists the replicas; they share user, password and database; the port defaults', () => {
+  const target = resolveTarget('postgres://u:pw@10.0.0.1:5433/bank?replicas=10.0.0.2:5434,10.0.0.3', {});
+  assert.deepEqual(target.dbms !== 'sqlite' && target.replicas, [{ host: '10.0.0.2', port: 5434 }, { host: '10.0.0.3', port: 5432 }]);
+  assert.equal(describeTarget(target), 'postgres://u@10.0.0.1:5433/bank?replicas=10.0.0.2:5434,10.0.0.3:5432');
+  assert.deepEqual(target.dbms !== 'sqlite' && nodeTargets(target).map((t) => `${t.user}:${t.password}@${t.host}:${t.port}/${t.database}`), ['u:pw@10.0.0.1:5433/bank', 'u:pw@10.0.0.2:5434/bank', 'u:pw@10.0.0.3:5432/bank']);
+  assert.throws(() => resolveTarget('mariadb://root@h/db?replicas=a:x', {}), UserError);
+  assert.throws(() => resolveTarget('firebird://SYSDBA@h//x.fdb?replicas=a:1', {}), UserError);
 });

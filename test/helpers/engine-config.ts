@@ -18,6 +18,7 @@ export function engineConfig(target: Target, workload: string, own: Partial<Engi
     seed: 1,
     journal: undefined,
     acceptRefusals: false,
+    routing: undefined,
     ...own,
   };
 }

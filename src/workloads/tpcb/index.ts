@@ -6,8 +6,9 @@ import { TABLES, dropStatements } from './schema.js';
 import { selectOnly } from './select-only.js';
 import { simpleUpdate } from './simple-update.js';
 import { tpcbLike } from './tpcb-like.js';
+import { threeReads } from './three-reads.js';
 
-const BUILTINS: readonly TransactionType[] = [tpcbLike, simpleUpdate, selectOnly];
+const BUILTINS: readonly TransactionType[] = [tpcbLike, simpleUpdate, selectOnly, threeReads];
 
 export const tpcb: Workload = {
   name: 'tpcb',

@@ -5,6 +5,7 @@ import { ROWS_PER_SCALE } from './schema.js';
 export const selectOnly: TransactionType = {
   name: 'select-only',
   weight: 1,
+  readOnly: true,
   async prepare(conn, terminal) {
     const selectAccount = await conn.prepare('SELECT abalance FROM pgbench_accounts WHERE aid = ?');
     const { random, scale } = terminal;

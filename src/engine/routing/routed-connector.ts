@@ -1,0 +1,75 @@
+import { nodeTargets, type Target } from '../../config/target.js';
+import type { Connection, Driver } from '../../drivers/driver.js';
+import { createDriver } from '../../drivers/registry.js';
+import type { TransactionType } from '../../workloads/workload.js';
+import { Balancer, type Balance, type Route } from './balancer.js';
+import { NodeStats } from './node-stats.js';
+import { RoutingConnection } from './routing-connection.js';
+
+/** --route and --balance, as plain data for the jobs. */
+export interface Routing {
+  route: Route;
+  balance: Balance;
+}
+
+/** The name each node goes by in the result: primary, replica1, replica2, ... */
+export function nodeNames(target: Target, routing: Routing): string[] {
+  if (target.dbms === 'sqlite' || routing.route === 'none') return ['primary'];
+  return nodeTargets(target).map((_, i) => (i === 0 ? 'primary' : `replica${i}`));
+}
+
+/**
+ * One job's way to open routing connections: a driver per node (only the primary's under
+ * --route none), and the per-node statistics the job's terminals share.
+ */
+export class RoutedConnector {
+  readonly stats: NodeStats;
+  private readonly drivers: Driver[];
+
+  constructor(
+    target: Target,
+    private readonly routing: Routing,
+  ) {
+    const names = nodeNames(target, routing);
+    const targets = target.dbms === 'sqlite' ? [target] : nodeTargets(target).slice(0, names.length);
+    this.drivers = targets.map((t) => createDriver(t));
+    this.stats = new NodeStats(names);
+  }
+
+  /** Opens one connection per node for terminal `terminal`; closes what it opened if one fails. */
+  async connect(terminal: number): Promise<Connection> {
+    const opened = await Promise.allSettled(this.drivers.map((d) => d.connect()));
+    const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    const conns = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    if (failure) {
+      await Promise.all(conns.map((c) => c.close().catch(() => {})));
+      throw failure.reason;
+    }
+    const replicas = conns.length - 1;
+    const balancer = replicas > 0 ? new Balancer(this.routing.balance, replicas, this.stats, terminal) : undefined;
+    return new RoutingConnection(conns, this.stats, this.routing.route, balancer);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.drivers.map((d) => d.close().catch(() => {})));
+  }
+}
+
+/**
+ * Under read-only-transactions each transaction tells the connection, before it runs, whether its
+ * type declared itself read-only; the workloads' own code stays as it is.
+ */
+export function declaringTypes(types: readonly TransactionType[], routing: Routing | undefined): readonly TransactionType[] {
+  if (routing?.route !== 'read-only-transactions') return types;
+  return types.map((type) => ({
+    ...type,
+    async prepare(conn, terminal) {
+      const run = await type.prepare(conn, terminal);
+      const readOnly = type.readOnly === true;
+      return () => {
+        conn.declareReadOnly?.(readOnly);
+        return run();
+      };
+    },
+  }));
+}

@@ -1,0 +1,94 @@
+import { nodeTargets, type ServerTarget } from '../config/target.js';
+import type { Connection, Driver } from '../drivers/driver.js';
+import { galeraLag } from '../drivers/mariadb/replica-lag.js';
+import { postgresLag } from '../drivers/postgres/replica-lag.js';
+import { createDriver } from '../drivers/registry.js';
+import { round } from '../engine/measurements.js';
+
+/** One replica at one moment; PostgreSQL fills bytes and replayAgeMs, Galera the other three. */
+export interface LagSample {
+  bytes?: number;
+  replayAgeMs?: number | null;
+  recvQueue?: number;
+  flowControlPaused?: number;
+  behindTransactions?: number;
+}
+
+export interface ReplicationLag {
+  /** Once a second during the run: seconds since the sampling started, one sample per replica. */
+  series: { t: number; replicas: (LagSample & { node: string })[] }[];
+  /** Per replica over the run: average and maximum of each figure. */
+  replicas: { node: string; samples: number; avg: Record<string, number>; max: Record<string, number> }[];
+  /** Why sampling stopped early or never began, when it did. */
+  error?: string;
+}
+
+const EVERY_MS = 1000;
+
+/**
+ * Samples replica lag once a second over connections of its own (never a terminal's), so the run's
+ * result can show how far behind the replicas were while they took the reads.
+ */
+export class ReplicaLagSampler {
+  private readonly series: ReplicationLag['series'] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private busy: Promise<void> | undefined;
+  private error: string | undefined;
+  private readonly started = performance.now();
+
+  private constructor(
+    private readonly drivers: Driver[],
+    private readonly conns: Connection[],
+    private readonly names: string[],
+  ) {}
+
+  static async start(target: ServerTarget): Promise<ReplicaLagSampler> {
+    const drivers = nodeTargets(target).map((t) => createDriver(t));
+    const conns: Connection[] = [];
+    try {
+      for (const driver of drivers) conns.push(await driver.connect());
+    } catch (error) {
+      await Promise.all(conns.map((c) => c.close().catch(() => {})));
+      await Promise.all(drivers.map((d) => d.close().catch(() => {})));
+      throw error;
+    }
+    const sampler = new ReplicaLagSampler(drivers, conns, drivers.slice(1).map((_, i) => `replica${i + 1}`));
+    const sample = target.dbms === 'postgres' ? postgresLag : galeraLag;
+    sampler.timer = setInterval(() => {
+      if (sampler.busy) return;
+      sampler.busy = sampler.take(sample).finally(() => (sampler.busy = undefined));
+    }, EVERY_MS);
+    return sampler;
+  }
+
+  async stop(): Promise<ReplicationLag> {
+    clearInterval(this.timer);
+    await this.busy;
+    await Promise.all(this.conns.map((c) => c.close().catch(() => {})));
+    await Promise.all(this.drivers.map((d) => d.close().catch(() => {})));
+    const replicas = this.names.map((node, i) => {
+      const samples = this.series.map((p) => p.replicas[i]!);
+      const avg: Record<string, number> = {};
+      const max: Record<string, number> = {};
+      for (const key of ['bytes', 'replayAgeMs', 'recvQueue', 'flowControlPaused', 'behindTransactions'] as const) {
+        const values = samples.map((s) => s[key]).filter((v): v is number => typeof v === 'number');
+        if (values.length === 0) continue;
+        avg[key] = round(values.reduce((a, b) => a + b, 0) / values.length, 3);
+        max[key] = round(Math.max(...values), 3);
+      }
+      return { node, samples: samples.length, avg, max };
+    });
+    return { series: this.series, replicas, ...(this.error === undefined ? {} : { error: this.error }) };
+  }
+
+  private async take(sample: typeof postgresLag): Promise<void> {
+    try {
+      const samples = await sample(this.conns[0]!, this.conns.slice(1));
+      this.series.push({ t: round((performance.now() - this.started) / 1000, 3), replicas: samples.map((s, i) => ({ node: this.names[i]!, ...s })) });
+    } catch (thrown) {
+      // A node that stops answering ends the sampling, not the run; the result says why.
+      this.error = thrown instanceof Error ? thrown.message : String(thrown);
+      clearInterval(this.timer);
+    }
+  }
+}
