@@ -5,9 +5,12 @@ import { UserError } from '../errors.js';
 import { compareText } from '../reports/compare-text.js';
 import { compareExperimentsText } from '../reports/compare-experiments.js';
 import { isExperimentFile } from '../experiments/read.js';
+import { normaliseText } from '../reports/normalise-text.js';
+import { readReference } from '../reports/reference.js';
 import { seriesCsv } from '../reports/csv.js';
 import { renderHtmlReport } from '../reports/html/page.js';
 import { readResults, stepsAsRuns } from '../reports/input.js';
+import { readResult } from '../result/read.js';
 import { sweepCompareText, sweepCsv, sweepMarkdown } from '../reports/sweep-outputs.js';
 import { markdownSummary } from '../reports/markdown.js';
 import { parseArgs } from './args.js';
@@ -23,7 +26,16 @@ export const REPORT_OPTIONS: OptionSpec[] = [
   HELP_OPTION,
 ];
 
-export const COMPARE_OPTIONS: OptionSpec[] = [VERBOSE_OPTION, HELP_OPTION];
+export const COMPARE_OPTIONS: OptionSpec[] = [
+  {
+    long: 'normalise',
+    type: 'string',
+    value: 'REFERENCE:YOURS',
+    help: "coefficients between a reference (a result file, or a reference file such as reference/chain-study.json, FILE#ENTRY to pick an entry) and your run of the same workload on the same DBMS; the runs are shown as if on the reference machine",
+  },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
 
 /** `headroom report FILE...`: one self-contained HTML page, and on request CSV and Markdown. */
 export async function reportCommand(argv: readonly string[]): Promise<number> {
@@ -53,7 +65,20 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
 
 /** `headroom compare FILE FILE...`: the runs side by side in the terminal. */
 export async function compareCommand(argv: readonly string[]): Promise<number> {
-  const { positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
+  const { values, positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
+  const pair = values['normalise'] as string | undefined;
+  if (pair !== undefined) {
+    const parts = pair.split(':');
+    if (parts.length !== 2 || parts.some((part) => part === '')) {
+      throw new UserError(`--normalise "${pair}" is not REFERENCE:YOURS`, 'e.g. --normalise reference/chain-study.json:my-postgres-run.json (file names without colons)');
+    }
+    const yours = readResult(parts[1]!);
+    // A sweep among the other files is normalised step by step.
+    const others = positionals.length > 0 ? readResults(positionals) : { runs: [], sweeps: [] };
+    const label = path.basename(parts[1]!).replace(/\.json$/i, '');
+    process.stdout.write(`${normaliseText(readReference(parts[0]!), { file: parts[1]!, label, result: yours }, [...others.runs, ...others.sweeps.flatMap(stepsAsRuns)])}\n`);
+    return 0;
+  }
   if (positionals.length < 2) throw new UserError(`"headroom compare" needs two or more result files, got ${positionals.length}`, 'e.g. headroom compare before.json after.json (headroom report shows a single run)');
   const experiments = positionals.filter(isExperimentFile);
   if (experiments.length > 0 && experiments.length < positionals.length) {

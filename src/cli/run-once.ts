@@ -92,8 +92,12 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     });
   const observed = (await observer?.stop()) ?? null;
   const lag = (await lagSampler?.stop()) ?? null;
-  // Reads went elsewhere: the invariants are checked where the writes went, on the primary.
-  const check = routing && routing.route !== 'none' ? await workload.check(dataContext(session, plan.workloadOptions, scale, logLine)) : null;
+  // Workloads with consistency conditions (tpcc, clause 3.3.2) check them after every run: a run
+  // that broke them measured something other than the workload, and fails. After a routed run the
+  // invariants are checked too, where the writes went: on the primary.
+  const routed = routing !== undefined && routing.route !== 'none';
+  const checks = workload.checkAfterRun || routed ? await workload.check(dataContext(session, plan.workloadOptions, scale, logLine)) : undefined;
+  const broken = checks?.filter((c) => !c.ok) ?? [];
 
   const result = buildResult({
     outcome,
@@ -119,6 +123,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       // The record's objects are the ones restore() updates: a file written after it says whether it worked.
       ...(plan.settings.record().asked.length > 0 ? { serverSettings: plan.settings.record() } : {}),
     },
+    workload,
     ...(outcome.status === 'interrupted'
       ? { statusReason: 'interrupted by a signal' }
       : outcome.failure
@@ -127,7 +132,12 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   });
   if (routing && outcome.totals.nodes) {
     const urls = session.target.dbms === 'sqlite' ? [session.url] : nodeTargets(session.target).map((t) => describeTarget(t));
-    result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, check);
+    result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, routed ? (checks ?? null) : null);
+  }
+  if (checks) result.checks = checks;
+  if (broken.length > 0 && result.status !== 'interrupted') {
+    result.status = 'failed';
+    result.statusReason = `consistency check failed after the run: ${broken.map((c) => c.name).join(', ')}`;
   }
   return result;
 }

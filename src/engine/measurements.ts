@@ -108,6 +108,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
       count: sum(parts.map((p) => p.count)),
       failed: sum(parts.map((p) => p.failed)),
       retried: sum(parts.map((p) => p.retried)),
+      rolledBack: sum(parts.map((p) => p.rolledBack)),
       failures,
       histogram: mergeEncoded(parts.map((p) => p.histogram)),
     };

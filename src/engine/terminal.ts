@@ -110,15 +110,22 @@ export class Terminal {
       } else {
         scheduled = performance.now();
       }
+      const pauses = this.types[type]!.pauses;
+      if (pauses) {
+        // Keying time: the user fills in the screen before the transaction starts (TPC-C 5.2.5.2).
+        await stop.sleep(pauses.keyingMs);
+        if (stop.stopped) break;
+        scheduled = performance.now();
+      }
       const leave = this.gate === undefined ? undefined : await this.gate.enter();
       const started = performance.now();
-      const { error, tries } = await this.attempt(type);
+      const { error, tries, rolledBack } = await this.attempt(type);
       leave?.();
       const lagUs = Math.round((started - scheduled) * 1000);
       this.logged++;
       if (error === undefined) {
         const latencyUs = Math.max(1, Math.round((performance.now() - scheduled) * 1000));
-        recorder.success(type, latencyUs, lagUs, this.tally, tries);
+        recorder.success(type, latencyUs, lagUs, this.tally, tries, rolledBack);
         if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries);
       } else {
         recorder.failure(type, error, this.tally, tries);
@@ -129,6 +136,8 @@ export class Terminal {
           return;
         }
       }
+      // Think time: exponential with the type's mean, cut at 10 means (TPC-C 5.2.5.4).
+      if (pauses) await stop.sleep(Math.min(-Math.log(1 - Math.random()) * pauses.thinkMeanMs, 10 * pauses.thinkMeanMs));
       // better-sqlite3 never yields: without this, timers (progress, the end of -T) and Ctrl-C
       // would wait until the run is over.
       if (this.blocking) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -140,17 +149,17 @@ export class Terminal {
   }
 
   /** Runs one transaction with its retries; returns the error that ended it, if any, and the tries made. */
-  private async attempt(type: number): Promise<{ error: DbError | undefined; tries: number }> {
+  private async attempt(type: number): Promise<{ error: DbError | undefined; tries: number; rolledBack: boolean }> {
     // Only a transaction that may be retried needs its random state kept (an allocation per try).
     const state = this.plan.maxTries > 1 ? this.random.save() : undefined;
     for (let tries = 1; ; tries++) {
       try {
-        await this.runners[type]!();
-        return { error: undefined, tries };
+        const outcome = await this.runners[type]!();
+        return { error: undefined, tries, rolledBack: outcome === 'rolled-back' };
       } catch (thrown) {
         const error = asDbError(thrown);
         if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
-        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, tries };
+        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, tries, rolledBack: false };
         this.recorder.retry(error);
         this.random.restore(state!);
       }

@@ -31,6 +31,8 @@ export interface TypeTotals extends PgbenchCounts {
   count: number;
   failed: number;
   retried: number;
+  /** Completed with the rollback the workload asks for (counted in count as well). */
+  rolledBack: number;
   failures: FailureCounts;
   histogram: string;
 }
@@ -69,7 +71,7 @@ export class Recorder {
   refusedConnections = 0;
   connectMs = 0;
   private readonly totals: Histogram[];
-  private readonly counts: ({ count: number; failed: number; retried: number; failures: FailureCounts } & PgbenchCounts)[];
+  private readonly counts: ({ count: number; failed: number; retried: number; rolledBack: number; failures: FailureCounts } & PgbenchCounts)[];
   private interval = createHistogram();
   private intervalCount = 0;
   private intervalFailed = 0;
@@ -90,11 +92,11 @@ export class Recorder {
     private readonly latencyLimitUs = Infinity,
   ) {
     this.totals = typeNames.map(() => createHistogram());
-    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, failures: noFailures(), ...noPgbenchCounts() }));
+    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), ...noPgbenchCounts() }));
   }
 
-  /** tries: how many times the transaction ran, the last one committing. */
-  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, tries = 1): void {
+  /** tries: how many times the transaction ran, the last one committing (or rolling back as the workload asks: rolledBack). */
+  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, tries = 1, rolledBack = false): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
@@ -104,6 +106,7 @@ export class Recorder {
     this.totals[type]!.recordValue(latencyUs);
     const counts = this.counts[type]!;
     counts.count++;
+    if (rolledBack) counts.rolledBack++;
     counts.latencySumUs += latencyUs;
     counts.latencySumSquaresUs += latencyUs * latencyUs;
     if (latencyUs > this.latencyLimitUs) counts.late++;

@@ -2,6 +2,11 @@
 export interface DbmsObservation {
   /** Process names of the server on this machine, to sample from /proc when it runs here. */
   serverProcessNames: readonly string[];
+  /**
+   * The pid of this server's main process as the server reports it, so that only its own
+   * processes are sampled when several servers of one DBMS run on the machine; undefined when unknown.
+   */
+  serverPid?(): Promise<number | undefined>;
   /** Database and per-table sizes in bytes; dead rows where the DBMS counts them. */
   sizes(): Promise<SizeSnapshot>;
   /** What the other sessions are waiting on right now, as counts by wait event; undefined where not exposed. */

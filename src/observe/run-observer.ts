@@ -1,5 +1,5 @@
 import type { DbmsObservation, SizeSnapshot, StatementStat } from './observation.js';
-import { processDelta, sampleProcesses, type ProcessTotals } from './host-sampler.js';
+import { growthBetween, sampleProcesses, type ProcessFilter, type ProcessGrowth, type ProcessSample } from './host-sampler.js';
 
 /** What the server did during the measured run, as stored in the result file's `server` field. */
 export interface ServerObservation {
@@ -37,16 +37,20 @@ export class RunObserver {
   private sampling: Promise<void> | undefined;
   private samplingMs = 0;
   private waitsAvailable = true;
-  private last: ProcessTotals | undefined;
-  /** Sum of the per-sample deltas: it keeps the work of processes that end before the run does. */
-  private readonly done = { cpuSeconds: 0, readBytes: 0, writeBytes: 0 };
+  private last: ProcessSample | undefined;
+  /**
+   * Summed interval by interval, not end minus start: a terminal's backend lives for the run only,
+   * so a start-to-end difference would miss everything it did.
+   */
+  private readonly grown = { cpuSeconds: 0, readBytes: 0, writeBytes: 0, processes: 0 };
   private readonly started = performance.now();
 
   private constructor(
     private readonly observation: DbmsObservation,
     private readonly sizesBefore: SizeSnapshot,
     private readonly statementsUnavailable: string | undefined,
-    private readonly first: ProcessTotals | undefined,
+    private readonly processFilter: ProcessFilter,
+    private readonly first: ProcessSample | undefined,
   ) {
     this.last = first;
   }
@@ -55,8 +59,10 @@ export class RunObserver {
   static async start(observation: DbmsObservation, local: boolean): Promise<RunObserver> {
     const sizes = await observation.sizes();
     const unavailable = await observation.startStatements();
-    const processes = local && observation.serverProcessNames.length > 0 ? sampleProcesses(observation.serverProcessNames) : undefined;
-    const observer = new RunObserver(observation, sizes, unavailable, processes);
+    const sampled = local && observation.serverProcessNames.length > 0;
+    const filter: ProcessFilter = { names: observation.serverProcessNames, rootPid: sampled ? await observation.serverPid?.().catch(() => undefined) : undefined };
+    const processes = sampled ? sampleProcesses(filter) : undefined;
+    const observer = new RunObserver(observation, sizes, unavailable, filter, processes);
     observer.timer = setInterval(() => {
       observer.sampling ??= observer.sample().finally(() => (observer.sampling = undefined));
     }, 1000);
@@ -69,19 +75,18 @@ export class RunObserver {
     clearInterval(this.timer);
     await this.sampling;
     const seconds = (performance.now() - this.started) / 1000;
-    const end = this.first && sampleProcesses(this.observation.serverProcessNames);
-    if (end && this.last) this.add(processDelta(this.last, end));
-    const host =
-      this.first && end
-        ? {
-            processes: end.processes,
-            cpuSeconds: round(this.done.cpuSeconds),
-            cpuPercentOfOneCore: round((this.done.cpuSeconds / seconds) * 100),
-            readBytes: this.done.readBytes,
-            writeBytes: this.done.writeBytes,
-            series: this.series,
-          }
-        : null;
+    const end = this.last && sampleProcesses(this.processFilter);
+    if (this.last && end) this.add(growthBetween(this.last, end));
+    const host = this.first
+      ? {
+          processes: this.grown.processes,
+          cpuSeconds: round(this.grown.cpuSeconds),
+          cpuPercentOfOneCore: round((this.grown.cpuSeconds / seconds) * 100),
+          readBytes: this.grown.readBytes,
+          writeBytes: this.grown.writeBytes,
+          series: this.series,
+        }
+      : null;
     // The admin connection may have died with the server (a crash mid-run): say so, keep the run.
     const sizesAfter = await this.observation.sizes().catch(() => null);
     const statements: ServerObservation['statements'] =
@@ -94,22 +99,28 @@ export class RunObserver {
     return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, samplingMs: round(this.samplingMs) };
   }
 
-  private add(delta: { cpuSeconds: number; readBytes: number; writeBytes: number }): void {
-    this.done.cpuSeconds += delta.cpuSeconds;
-    this.done.readBytes += delta.readBytes;
-    this.done.writeBytes += delta.writeBytes;
+  private add(growth: ProcessGrowth): void {
+    this.grown.cpuSeconds += growth.cpuSeconds;
+    this.grown.readBytes += growth.readBytes;
+    this.grown.writeBytes += growth.writeBytes;
+    this.grown.processes = Math.max(this.grown.processes, growth.processes);
   }
 
   private async sample(): Promise<void> {
     const began = performance.now();
     const t = round((began - this.started) / 1000);
     if (this.last) {
-      const now = sampleProcesses(this.observation.serverProcessNames);
+      const now = sampleProcesses(this.processFilter);
       if (now) {
         const previousT = this.series.at(-1)?.t ?? 0;
-        const delta = processDelta(this.last, now);
-        this.add(delta);
-        this.series.push({ t, cpuPercentOfOneCore: round((delta.cpuSeconds / Math.max(0.001, t - previousT)) * 100), readBytes: delta.readBytes, writeBytes: delta.writeBytes });
+        const growth = growthBetween(this.last, now);
+        this.add(growth);
+        this.series.push({
+          t,
+          cpuPercentOfOneCore: round((growth.cpuSeconds / Math.max(0.001, t - previousT)) * 100),
+          readBytes: growth.readBytes,
+          writeBytes: growth.writeBytes,
+        });
         this.last = now;
       }
     }

@@ -27,6 +27,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
       (config.rate !== null ? `, rate: ${config.rate} tps` : ''),
     `measured: ${summary.measuredSeconds.toFixed(1)} s, transactions: ${summary.transactions}, failed: ${summary.failed} (${percent(summary.failed, summary.transactions + summary.failed)}), retried: ${summary.retried}`,
     `tps = ${summary.tps.toFixed(3)}`,
+    ...(summary.workloadMetrics ?? []).map((m) => `${m.name} = ${m.value.toFixed(1)} (${m.description})`),
     `latency ms: avg ${ms(summary.latencyMs.avg)} stddev ${ms(summary.latencyMs.stddev)} p50 ${ms(summary.latencyMs.p50)} p95 ${ms(summary.latencyMs.p95)} p99 ${ms(summary.latencyMs.p99)} p99.9 ${ms(summary.latencyMs.p99_9)} max ${ms(summary.latencyMs.max)}`,
   ];
   // The address-chain study's per-run line; it reads the same for any workload, so every run gets it.
@@ -47,14 +48,28 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   lines.push(`client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms`);
   if (result.transactions.length > 1 || result.transactions.some((t) => t.failed > 0)) {
     lines.push('per transaction type:');
-    const header = ['name', 'count', 'tps', 'avg ms', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'retried'];
-    const rows = result.transactions.map((t) => [t.name, String(t.count), t.tps.toFixed(1), ms(t.latencyMs.avg), ms(t.latencyMs.p50), ms(t.latencyMs.p99), ms(t.latencyMs.max), String(t.failed), String(t.retried)]);
+    // The rolled-back column only where a workload asks for rollbacks (tpcc's New-Order).
+    const rolled = result.transactions.some((t) => (t.rolledBack ?? 0) > 0);
+    const header = ['name', 'count', 'tps', 'avg ms', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'retried', ...(rolled ? ['rolled back'] : [])];
+    const rows = result.transactions.map((t) => [
+      t.name,
+      String(t.count),
+      t.tps.toFixed(1),
+      ms(t.latencyMs.avg),
+      ms(t.latencyMs.p50),
+      ms(t.latencyMs.p99),
+      ms(t.latencyMs.max),
+      String(t.failed),
+      String(t.retried),
+      ...(rolled ? [String(t.rolledBack ?? 0)] : []),
+    ]);
     lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
   lines.push(...terminalLines(result));
   lines.push(...replicationLines(result));
   lines.push(...serverLines(result, result.host.cores));
   for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
+  for (const check of result.checks ?? []) lines.push(`check ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
   if (resultPath) lines.push(`result: ${resultPath}`);
   return lines.join('\n');
 }

@@ -7,6 +7,7 @@ import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
 import { RESULT_SCHEMA, type PgbenchSummary, type RunResult } from './result.js';
 import { noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
+import type { Workload } from '../workloads/workload.js';
 
 export const TOOL_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
@@ -18,10 +19,12 @@ export interface ResultInputs {
   url: string;
   data: RunResult['data'];
   statusReason?: string;
+  /** For the workload's own headline figures (tpcc: NOPM, TPM). */
+  workload?: Workload;
 }
 
 /** Turns the engine's outcome into the documented result file's shape. */
-export function buildResult({ outcome, config, server, observed, url, data, statusReason }: ResultInputs): RunResult {
+export function buildResult({ outcome, config, server, observed, url, data, statusReason, workload }: ResultInputs): RunResult {
   const { totals, measuredSeconds } = outcome;
   const transactions = totals.all.totalCount;
   const failed = totals.types.reduce((n, t) => n + t.failed, 0);
@@ -67,6 +70,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       count: t.count,
       failed: t.failed,
       retried: t.retried,
+      rolledBack: t.rolledBack,
       failures: t.failures,
       tps: perSecond(t.count),
       latencyMs: summarize(t.histogram),
@@ -87,6 +91,9 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     series: outcome.series,
   };
   if (statusReason !== undefined) result.statusReason = statusReason;
+  // From the rounded seconds the file holds, so that a reader recomputes the same figures.
+  const metrics = workload?.metrics?.(totals.types, result.summary.measuredSeconds);
+  if (metrics) result.summary.workloadMetrics = metrics;
   return result;
 }
 

@@ -2,7 +2,7 @@ import type { DbmsName } from '../drivers/driver.js';
 import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
-import type { LoadPhase } from '../workloads/workload.js';
+import type { CheckOutcome, LoadPhase, WorkloadMetric } from '../workloads/workload.js';
 import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
@@ -63,12 +63,18 @@ export interface RunResult {
     connections: { reconnects: number; outages: Outage[]; accepted: number; refused: number };
     /** pgbench's figures; see docs/result-schema.md. Absent from files written before they were added. */
     pgbench?: PgbenchSummary;
+    /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
+    workloadMetrics?: WorkloadMetric[];
   };
+  /** The data checks run after measuring (tpcc); absent where the workload has none after a run. */
+  checks?: CheckOutcome[];
   transactions: {
     name: string;
     count: number;
     failed: number;
     retried: number;
+    /** Completed with a rollback the workload asks for (tpcc New-Order's 1%), included in count; absent in older files. */
+    rolledBack?: number;
     failures: FailureCounts;
     tps: number;
     latencyMs: LatencySummaryMs;

@@ -3,8 +3,9 @@ import type { Workload } from './workload.js';
 import { chain } from './chain/index.js';
 import { peak } from './peak/index.js';
 import { tpcb } from './tpcb/index.js';
+import { tpcc } from './tpcc/index.js';
 
-export const WORKLOADS: readonly Workload[] = [tpcb, chain, peak];
+export const WORKLOADS: readonly Workload[] = [tpcb, chain, tpcc, peak];
 
 export const DEFAULT_WORKLOAD = 'tpcb';
 

@@ -53,15 +53,41 @@ export interface TerminalContext {
   readonly options: OptionValues;
 }
 
+/**
+ * What a finished transaction reports: nothing for a commit, 'rolled-back' for a rollback the
+ * workload's specification asks for (TPC-C's 1% of New-Orders, clause 2.4.2.3). Such a
+ * transaction completed as specified: it counts with its latency, and apart as rolledBack.
+ */
+export type TransactionOutcome = void | 'rolled-back';
+
 /** Runs one transaction of its type; prepared statements are bound once per terminal. */
-export type TransactionRunner = () => Promise<void>;
+export type TransactionRunner = () => Promise<TransactionOutcome>;
 
 export interface TransactionType {
   name: string;
   weight: number;
   /** Reads only: --route read-only-transactions may run it whole on a replica. */
   readOnly?: boolean;
+  /**
+   * A user's pauses around this type (TPC-C 5.2.5: keying time before, think time after; the
+   * think time is drawn from an exponential distribution with this mean). Outside latency.
+   */
+  pauses?: { keyingMs: number; thinkMeanMs: number };
   prepare(conn: Connection, terminal: TerminalContext): Promise<TransactionRunner>;
+}
+
+/** A workload's own headline figure for a run, e.g. TPC-C's NOPM. */
+export interface WorkloadMetric {
+  name: string;
+  value: number;
+  description: string;
+}
+
+/** What a workload's metrics are computed from: the measured period's counts per type. */
+export interface TypeCounts {
+  name: string;
+  count: number;
+  rolledBack: number;
 }
 
 export interface Workload {
@@ -83,6 +109,10 @@ export interface Workload {
   /** How the data in the database was loaded, for workloads with more than one way (chain: faithful, bulk). */
   loadMode?(ctx: Omit<DataContext, 'scale'>): Promise<string | undefined>;
   drop(ctx: Omit<DataContext, 'scale'>): Promise<void>;
+  /** Headline figures of a run beyond tps (TPC-C: NOPM, TPM). */
+  metrics?(types: readonly TypeCounts[], measuredSeconds: number): WorkloadMetric[];
+  /** True when `run` must check the data after measuring and fail the run when a check fails. */
+  checkAfterRun?: boolean;
   /** The transaction mix for these options; throws UserError when the options are wrong. */
   transactions(options: OptionValues): TransactionType[];
 }

@@ -76,13 +76,16 @@ const CASES: [args: string[], message: RegExp][] = [
   [['run', 'tpcb', '--load', 'bulk'], /--load is not an option of workload tpcb/],
   [['run', 'chain', '--load', 'quick'], /--load must be one of/],
   [['run', 'chain', '--mode', 'sideways'], /--mode must be one of/],
-  [['run', 'chain', '--db', 'firebird://SYSDBA:masterkey@127.0.0.1:3050//tmp/none.fdb'], /workload chain does not run on firebird yet \(it runs on sqlite, postgres, mariadb\)/],
   // files
   [['plan'], /takes one result file/],
   [['plan', 'missing.json'], /no such file: missing\.json/],
   [['plan', 'empty.json'], /empty\.json is not a headroom result file \(not JSON\)/],
   [['plan', 'binary.json'], /binary\.json is not a headroom result file \(not JSON\)/],
   [['plan', 'not-a-result.json'], /not-a-result\.json is not a headroom result file/],
+  [['compare', '--normalise', 'empty.json'], /--normalise "empty\.json" is not REFERENCE:YOURS/],
+  [['compare', '--normalise', 'not-a-result.json:missing.json'], /no such file: missing\.json/],
+  [['compare', '--normalise', 'empty.json:not-a-result.json'], /not-a-result\.json is not a headroom result file/],
+  [['compare', '--normalise', 'binary.json#x:not-a-result.json'], /not-a-result\.json is not a headroom result file/],
 ];
 
 const INPUT_FILES: Record<string, string | Buffer> = {

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Connection } from '../../src/drivers/driver.js';
@@ -48,10 +49,12 @@ for (const dbms of DBMS_UNDER_TEST) {
       sqlite: ['journal_mode', 'synchronous'],
       postgres: ['fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections'],
       mariadb: ['innodb_flush_log_at_trx_commit', 'sync_binlog', 'innodb_buffer_pool_size', 'max_connections'],
-      firebird: ['page_size', 'page_buffers', 'forced_writes', 'sql_dialect', 'ods'],
+      firebird: ['page_size', 'page_buffers', 'forced_writes', 'sql_dialect', 'ods', 'server_mode'],
     }[dbms];
     for (const name of expected) assert.ok((info.settings[name] ?? '') !== '', `setting ${name} missing from ${JSON.stringify(info.settings)}`);
     if (dbms === 'sqlite') assert.equal(info.settings['journal_mode'], 'wal');
+    // The server under test runs on this machine: its firebird.conf says which mode it was given.
+    if (dbms === 'firebird' && existsSync(FIREBIRD_CONF)) assert.equal(info.settings['server_mode'], configuredServerMode(readFileSync(FIREBIRD_CONF, 'utf8')));
   });
 
   test(`${dbms}: syntax errors and missing tables are bad requests`, async (t) => {
@@ -168,4 +171,13 @@ for (const dbms of DBMS_UNDER_TEST) {
     const closed = await expectClass(createDriver({ ...target, port: 1 }).connect(), 'connection_lost', 'closed port');
     assert.match(closed.hint ?? '', /running/);
   });
+}
+
+const FIREBIRD_CONF = '/etc/firebird/3.0/firebird.conf';
+
+/** ServerMode as firebird.conf sets it: the last uncommented line wins; Super when none (Firebird 3's default). */
+function configuredServerMode(conf: string): string {
+  const modes = [...conf.matchAll(/^\s*ServerMode\s*=\s*(\w+)/gm)].map((m) => m[1]!);
+  const mode = (modes.at(-1) ?? 'Super').toLowerCase();
+  return mode === 'superserver' || mode === 'super' || mode === 'threadeddedicated' ? 'Super' : mode === 'superclassic' || mode === 'threadedshared' ? 'SuperClassic' : 'Classic';
 }

@@ -12,6 +12,8 @@ const GDS = {
   lock_conflict: 335544345,
   no_dup: 335544349,
   no_meta_update: 335544351,
+  /** "Object ... is in use": DDL on a table some statement or transaction still holds. */
+  obj_in_use: 335544453,
   update_conflict: 335544451,
   login: 335544472,
   lock_timeout: 335544510,
@@ -25,6 +27,8 @@ const GDS = {
   lost_db_connection: 335544741,
   max_att_exceeded: 335544744,
   att_shutdown: 335544856,
+  /** isc_random: a message of its own, e.g. "cannot update erased record". */
+  random: 335544382,
   /** "Killed by database administrator": the attachment was deleted from MON$ATTACHMENTS. */
   att_shut_killed: 335545056,
 } as const;
@@ -71,6 +75,14 @@ export function classifyFirebirdError(error: unknown, target?: ServerTarget): Db
   });
 }
 
+/** True for "object in use": DDL refused while a prepared statement or transaction holds the object. */
+export function isObjectInUse(error: unknown): boolean {
+  const cause = error instanceof DbError ? error.cause : error;
+  const codes = gdsCodes((cause ?? {}) as FirebirdErrorShape);
+  // node-firebird keeps only the first code of the vector (no_meta_update); the rest is in the text.
+  return codes.includes(GDS.obj_in_use) || (codes.includes(GDS.no_meta_update) && /\bis in use\b/i.test(cause instanceof Error ? cause.message : ''));
+}
+
 function gdsCodes(shape: FirebirdErrorShape): number[] {
   const codes = (shape.status ?? []).map((s) => s.gdscode).filter((c): c is number => typeof c === 'number');
   if (typeof shape.gdscode === 'number' && !codes.includes(shape.gdscode)) codes.unshift(shape.gdscode);
@@ -80,6 +92,9 @@ function gdsCodes(shape: FirebirdErrorShape): number[] {
 function firebirdClass(codes: number[], socketCode: string | undefined, message: string): ErrorClass {
   if (codes.some((c) => CONNECTION_LOST.has(c))) return 'connection_lost';
   if (codes.some((c) => RETRYABLE.has(c))) return 'retryable';
+  // A read-committed writer that reaches a row a concurrent transaction deleted and committed
+  // (TPC-C's Delivery, two terminals of one warehouse): a conflict like an update conflict.
+  if (codes.includes(GDS.random) && /cannot update erased record/i.test(message)) return 'retryable';
   if (codes.some((c) => CAPACITY.has(c))) return 'capacity';
   if (codes.some((c) => BAD_REQUEST.has(c))) return 'bad_request';
   if (socketCode !== undefined && SOCKET_CODES.has(socketCode)) return 'connection_lost';

@@ -1,5 +1,6 @@
 import type { Connection } from '../driver.js';
 import type { DbmsObservation, SizeSnapshot, StatementStat } from '../../observe/observation.js';
+import { readPidFile } from '../../observe/host-sampler.js';
 import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
 
 const DIGESTS = `SELECT DIGEST, COUNT_STAR, SUM_TIMER_WAIT / 1e9, SUM_ROWS_AFFECTED + SUM_ROWS_SENT, DIGEST_TEXT
@@ -11,6 +12,11 @@ export function observeMariadb(conn: Connection): DbmsObservation {
   const read = async (): Promise<StatementCounters[]> => toCounters(await conn.query(DIGESTS));
   return {
     serverProcessNames: ['mariadbd', 'mysqld'],
+    async serverPid() {
+      // One process; its pid file is readable where the server runs on this machine.
+      const [[file]] = (await conn.query('SELECT @@pid_file')) as [[string]];
+      return readPidFile(String(file));
+    },
     async sizes(): Promise<SizeSnapshot> {
       const tables = await conn.query(
         `SELECT TABLE_NAME, DATA_LENGTH + INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES

@@ -1,5 +1,6 @@
 import type { Connection } from '../driver.js';
 import type { DbmsObservation, SizeSnapshot, StatementStat } from '../../observe/observation.js';
+import { parentPid } from '../../observe/host-sampler.js';
 import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
 
 const STATEMENTS = `SELECT queryid::text, calls, total_exec_time, rows, query FROM pg_stat_statements
@@ -11,6 +12,11 @@ export function observePostgres(conn: Connection): DbmsObservation {
   const read = async (): Promise<StatementCounters[]> => toCounters(await conn.query(STATEMENTS));
   return {
     serverProcessNames: ['postgres', 'postmaster'],
+    async serverPid() {
+      // Every backend is a child of the postmaster: this connection's backend names it.
+      const [[backend]] = (await conn.query('SELECT pg_backend_pid()')) as [[number]];
+      return parentPid(Number(backend));
+    },
     async sizes(): Promise<SizeSnapshot> {
       const [[database]] = (await conn.query('SELECT pg_database_size(current_database())')) as [[unknown]];
       const tables = await conn.query(

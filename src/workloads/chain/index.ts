@@ -10,7 +10,7 @@ export const DEFAULT_CHAIN_SCALE = 0.001;
 
 export const chain: Workload = {
   name: 'chain',
-  runsOn: ['sqlite', 'postgres', 'mariadb'],
+  runsOn: ['sqlite', 'postgres', 'mariadb', 'firebird'],
   description: 'the address-chain OLTP model: operation -> client -> address -> street -> city -> country, one model unit per transaction',
   scaleHelp: 'fraction of the full data (12.5 M addresses, 3 x 3,333,333 clients): full, 1/1000 or 0.001; every table keeps at least 2 rows',
   defaultScale: DEFAULT_CHAIN_SCALE,
@@ -47,7 +47,7 @@ export const chain: Workload = {
   check: checkChain,
 
   async drop(ctx) {
-    for (const sql of dropStatements()) await ctx.conn.query(sql);
+    for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
   },
 
   transactions() {

@@ -18,7 +18,7 @@ export async function loadBulk(ctx: DataContext, sizes: ChainSizes): Promise<Loa
   const { dbms, conn } = ctx;
   const clock = new PhaseClock(ctx);
   const tables = ['country', 'city', 'street', 'address', 'client', 'operation'] as const;
-  await clock.timed('bulk: create tables', () => clock.statements([...dropStatements(), ...tables.map((table) => createTable(dbms, table, false))]));
+  await clock.timed('bulk: create tables', () => clock.statements([...dropStatements(dbms), ...tables.map((table) => createTable(dbms, table, false))]));
   const counted = (phase: string, total: number) => new RowProgress(ctx, phase, total);
   await clock.timed('bulk: countries', () => conn.bulkInsert('country', INSERT_COLUMNS.country, counted('bulk: countries', sizes.countries).rows(countryRows(sizes))));
   await clock.timed('bulk: cities', () => conn.bulkInsert('city', INSERT_COLUMNS.city, counted('bulk: cities', sizes.cities).rows(cityRows(sizes))));

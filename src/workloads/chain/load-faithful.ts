@@ -22,7 +22,7 @@ export async function loadFaithful(ctx: DataContext, sizes: ChainSizes): Promise
 
   // Creating the dictionaries is not one of the study's timed phases.
   await clock.statements([
-    ...dropStatements(),
+    ...dropStatements(dbms),
     createTable(dbms, 'country', true),
     ...(['city', 'street', 'address'] as const).flatMap((table) => [createTable(dbms, table, true), ...foreignKeyIndex(dbms, table)]),
   ]);
@@ -31,7 +31,7 @@ export async function loadFaithful(ctx: DataContext, sizes: ChainSizes): Promise
   await clock.timed('Streets', insertRows('Streets', 'street', sizes.streets, streetRows(sizes)));
   await clock.timed('Addresses', insertRows('Addresses', 'address', sizes.addresses, addressRows(sizes)));
   await clock.timed('Preparation', () =>
-    clock.statements([...dropStatements(['operation', 'client']), createTable(dbms, 'client', false), createTable(dbms, 'operation', true), ...foreignKeyIndex(dbms, 'operation')]),
+    clock.statements([...dropStatements(dbms, ['operation', 'client']), createTable(dbms, 'client', false), createTable(dbms, 'operation', true), ...foreignKeyIndex(dbms, 'operation')]),
   );
   await clock.timed('Insert1', insertRows('Insert1', 'client', sizes.clientsPerBatch, clientRows(sizes, 0)));
   await clock.timed('Indexing', () => clock.statements([CLIENT_NAME_INDEX]));

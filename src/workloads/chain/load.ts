@@ -2,7 +2,8 @@ import type { DbmsName } from '../../drivers/driver.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { loadBulk } from './load-bulk.js';
 import { loadFaithful } from './load-faithful.js';
-import { createMetaTable } from './schema.js';
+import { firebirdIndexStatistics } from './firebird.js';
+import { createMetaTable, metaValueColumn } from './schema.js';
 import { chainSizes } from './sizes.js';
 
 export type LoadMode = 'faithful' | 'bulk';
@@ -16,7 +17,10 @@ export async function loadChain(ctx: DataContext): Promise<LoadPhase[]> {
   // Statistics for the planner; not one of the timed phases of either mode.
   for (const sql of analyzeStatements(ctx.dbms)) await ctx.conn.query(sql);
   await ctx.conn.query(createMetaTable(ctx.dbms));
-  await ctx.conn.query('INSERT INTO chain_meta (name, value) VALUES (?, ?), (?, ?)', ['scale', String(ctx.scale), 'load', mode]);
+  // One row per statement: Firebird has no multi-row VALUES.
+  for (const [name, value] of [['scale', String(ctx.scale)], ['load', mode]]) {
+    await ctx.conn.query(`INSERT INTO chain_meta (name, ${metaValueColumn(ctx.dbms)}) VALUES (?, ?)`, [name!, value!]);
+  }
   return phases;
 }
 
@@ -29,13 +33,13 @@ function analyzeStatements(dbms: DbmsName): string[] {
     case 'sqlite':
       return ['ANALYZE'];
     case 'firebird':
-      throw new Error('chain has no Firebird schema yet (chain.runsOn)');
+      return [firebirdIndexStatistics(['country', 'city', 'street', 'address', 'client', 'operation'])];
   }
 }
 
 /** What chain_meta says about the data: its scale and the load mode that produced it. */
-export async function readMeta(ctx: Pick<DataContext, 'conn'>): Promise<{ scale: number; load: string } | undefined> {
-  const rows = await ctx.conn.query('SELECT name, value FROM chain_meta');
+export async function readMeta(ctx: Pick<DataContext, 'conn' | 'dbms'>): Promise<{ scale: number; load: string } | undefined> {
+  const rows = await ctx.conn.query(`SELECT name, ${metaValueColumn(ctx.dbms)} FROM chain_meta`);
   const meta = new Map(rows.map(([name, value]) => [String(name), String(value)]));
   const scale = Number(meta.get('scale'));
   if (!Number.isFinite(scale) || scale <= 0) return undefined;

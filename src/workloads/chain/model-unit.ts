@@ -1,3 +1,4 @@
+import type { DbmsName } from '../../drivers/driver.js';
 import type { TransactionType } from '../workload.js';
 import { chainSizes } from './sizes.js';
 import { terminalGenerator } from './terminal-start.js';
@@ -10,9 +11,14 @@ const CHAIN_JOINS = `LEFT JOIN address a ON a.id = c.address_id
 
 /** Step 2: the client with its whole address chain. */
 export const READ_CLIENT = `SELECT ${CHAIN_COLUMNS} FROM client c ${CHAIN_JOINS} WHERE c.id = ?`;
-/** Step 3: the client's 100 latest operations, each joined with the client and the chain. */
-export const READ_OPERATIONS = `SELECT o.id, o.summa, o.op_time, ${CHAIN_COLUMNS} FROM operation o JOIN client c ON c.id = o.client_id ${CHAIN_JOINS}
-  WHERE o.client_id = ? ORDER BY o.id DESC LIMIT 100`;
+/**
+ * Step 3: the client's 100 latest operations, each joined with the client and the chain. Firebird
+ * limits rows with ROWS (FETCH FIRST in Firebird 3 too, but ROWS is what its users write).
+ */
+export function readOperationsSql(dbms: DbmsName): string {
+  return `SELECT o.id, o.summa, o.op_time, ${CHAIN_COLUMNS} FROM operation o JOIN client c ON c.id = o.client_id ${CHAIN_JOINS}
+  WHERE o.client_id = ? ORDER BY o.id DESC ${dbms === 'firebird' ? 'ROWS 100' : 'LIMIT 100'}`;
+}
 
 /**
  * The study's unit of work (chain-model.md, "The model transaction"), steps 1-6: draw the client
@@ -26,7 +32,7 @@ export const modelUnit: TransactionType = {
     // The study draws clients from the first batch only, not all three.
     const clientCount = chainSizes(terminal.scale).clientsPerBatch;
     const readClient = await conn.prepare(READ_CLIENT);
-    const readOperations = await conn.prepare(READ_OPERATIONS);
+    const readOperations = await conn.prepare(readOperationsSql(terminal.dbms));
     const updateOperation = await conn.prepare('UPDATE operation SET summa = ? WHERE id = ?');
     const insertOperation = await conn.prepare('INSERT INTO operation (summa, client_id, op_time) VALUES (?, ?, CURRENT_TIMESTAMP)');
     const refs = await terminalGenerator(conn, terminal);
