@@ -11,7 +11,7 @@ import { LiveView } from '../reports/live.js';
 import { progressLine } from '../reports/text.js';
 import { buildResult } from '../result/build.js';
 import type { RunResult } from '../result/result.js';
-import type { Workload } from '../workloads/workload.js';
+import type { Protocol, Workload } from '../workloads/workload.js';
 import type { ServerSettings } from '../engine/server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
@@ -62,6 +62,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const sinceProgress: SeriesPoint[] = [];
   const rate = values['rate'] as number | undefined;
   const maxTries = values['max-tries'] as number;
+  const protocol = values['protocol'] as Protocol;
+  const perCommand = values['report-per-command'] === true;
   const journalFile = values['journal'] as string | undefined;
   // A fresh id per run: journal ids are runId.terminal.sequence, and every run restarts the sequences.
   const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
@@ -70,7 +72,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
   const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
   const outcome = await runEngine(
-    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, sessionStatements: plan.settings.sessionStatements },
+    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
     plan.signal,
     (point) => {
       if (live) live.update(point);
@@ -117,6 +119,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       warmupSeconds,
       maxTries,
       seed,
+      protocol,
+      perCommand,
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
       argv: [...plan.argv],
       ...pgbench.config,
@@ -127,7 +131,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     ...(outcome.status === 'interrupted'
       ? { statusReason: 'interrupted by a signal' }
       : outcome.failure
-        ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
+        ? { statusReason: `${outcome.totals.terminals.filter((t) => t.aborted !== undefined).length} of ${clients} client(s) aborted: ${outcome.failure.message}` }
         : {}),
   });
   if (routing && outcome.totals.nodes) {

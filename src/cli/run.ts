@@ -6,7 +6,8 @@ import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { defaultResultPath, writeResult } from '../result/write.js';
 import { summaryText } from '../reports/text.js';
-import type { LoadPhase } from '../workloads/workload.js';
+import { PROTOCOLS, type LoadPhase } from '../workloads/workload.js';
+import { perCommandText } from '../reports/per-command.js';
 import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
@@ -29,6 +30,8 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'rate', short: 'R', type: 'number', min: 0.001, value: 'TPS', help: 'open loop: schedule TPS transactions per second in all, latency counted from the scheduled start' },
   { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
+  { long: 'protocol', type: 'string', value: 'MODE', choices: PROTOCOLS, help: "how statements are sent: simple (values written into the text), extended (one-off parameterised statements), prepared (pgbench's default is simple)", default: 'prepared' },
+  { long: 'report-per-command', short: 'r', type: 'boolean', help: "per-command average latency and failures of each script, stored in the result and printed after the summary (pgbench -r)" },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed (default: a new one each run, stored in the result)' },
   { long: 'observe', type: 'boolean', help: "sample the server beside the run: its CPU and I/O, waits, sizes, top statements (--observe=false: don't)", default: true },
   { long: 'live', type: 'boolean', help: 'on a terminal, redraw a compact live view in place of the progress lines (--live=false: lines)', default: true },
@@ -139,6 +142,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
       await writeResult(result, file);
       process.stdout.write(`${summaryText(result, file)}\n`);
+      if (result.perCommand) process.stdout.write(`${perCommandText(result.perCommand)}\n`);
       if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
       return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
     } finally {

@@ -6,6 +6,7 @@ import { LocalJob, type JobConfig, type JobHandle } from './job.js';
 import { WorkerJob } from './worker-job.js';
 import { intervalPoint, mergeTotals, round, type MergedTotals, type SeriesPoint } from './measurements.js';
 import type { TerminalPlan } from './terminal.js';
+import type { Protocol } from '../workloads/workload.js';
 import type { TransactionLogConfig } from './transaction-log.js';
 
 export interface EngineConfig {
@@ -28,6 +29,10 @@ export interface EngineConfig {
   journal: JobConfig['journal'];
   /** --force: see JobConfig. */
   acceptRefusals: boolean;
+  /** --protocol: see workload.ts. */
+  protocol: Protocol;
+  /** -r: per-command figures of scripts. */
+  perCommand: boolean;
   /** --set session settings: see JobConfig. */
   sessionStatements?: readonly string[];
   /** --latency-limit in milliseconds: see JobConfig. */
@@ -168,6 +173,9 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
     index,
     latencyLimitMs: config.latencyLimitMs,
     transactionLog: config.transactionLog,
+    protocol: config.protocol,
+    seed: config.seed,
+    perCommand: config.perCommand,
     routing: config.routing,
     sessionStatements: [...(config.sessionStatements ?? [])],
   }));

@@ -5,6 +5,7 @@ import { DbError } from '../drivers/errors.js';
 import { createDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
 import { findWorkload } from '../workloads/registry.js';
+import type { Protocol } from '../workloads/workload.js';
 import { Gate } from './gate.js';
 import { JournalWriter } from './journal.js';
 import { JournalingConnection } from './journaling-connection.js';
@@ -24,6 +25,10 @@ export interface JobConfig {
   journal: { file: string; runId: string } | undefined;
   /** --force: run with the connections the server accepts instead of failing on a capacity refusal. */
   acceptRefusals: boolean;
+  protocol: Protocol;
+  seed: number;
+  /** -r: record per-command figures of scripts. */
+  perCommand: boolean;
   /** --set: statements (SET, PRAGMA) run on every connection a terminal opens, replacements included. */
   sessionStatements?: string[];
   /** Which job this is, from 0: names its -l file. */
@@ -111,7 +116,7 @@ export class LocalJob implements JobHandle {
       await router?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
-    const context = { scale: config.scale, dbms: config.target.dbms, options: config.options };
+    const context = { scale: config.scale, dbms: config.target.dbms, options: config.options, protocol: config.protocol, seed: config.seed, ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}) };
     const gate = driver.blocking ? new Gate() : undefined;
     const log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0);
     const terminals = accepted.map(

@@ -2,6 +2,7 @@ import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpi
 import { noFailures, noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
+import { mergeCommandTotals, type ScriptCommandTotals } from '../metrics/command-timings.js';
 
 /** One point of the per-second series (all transaction types together). */
 export interface SeriesPoint {
@@ -67,6 +68,7 @@ export interface MergedTotals {
   outages: Outage[];
   refusedConnections: number;
   terminals: TerminalTally[];
+  commands: ScriptCommandTotals[];
   /** The jobs' initial connection time, averaged over jobs (as pgbench averages over threads). */
   connectMs: number;
   /** Per-node statements when the run routed over replicas, the jobs' histograms merged. */
@@ -134,6 +136,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     outages: mergeOutages(jobs.flatMap((j) => j.outages)),
     refusedConnections: sum(jobs.map((j) => j.refusedConnections)),
     terminals: jobs.flatMap((j) => j.terminals).sort((a, b) => a.terminal - b.terminal),
+    commands: mergeCommandTotals(jobs.map((j) => j.commands)),
     connectMs: jobs.length === 0 ? 0 : sum(jobs.map((j) => j.connectMs)) / jobs.length,
     nodes: mergeNodes(jobs),
   };

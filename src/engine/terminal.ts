@@ -133,6 +133,7 @@ export class Terminal {
         if (error.errorClass === 'connection_lost') await this.reconnect();
         else if (error.errorClass === 'bad_request') {
           this.abortedBy = error;
+          this.tally.aborted = error.message;
           return;
         }
       }

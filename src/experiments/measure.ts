@@ -61,6 +61,9 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       acceptRefusals: false,
       // The experiments run on one server; routing to replicas is headroom run's.
       routing: undefined,
+      // headroom run's defaults: prepared statements, no per-command figures.
+      protocol: 'prepared',
+      perCommand: false,
       sessionStatements: step.settings.sessionStatements,
     },
     signal,

@@ -1,6 +1,7 @@
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
 import type { NodeTotals } from '../engine/routing/node-stats.js';
 import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
+import { CommandTimings, type ScriptCommandTotals } from './command-timings.js';
 import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
 import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
 
@@ -53,6 +54,8 @@ export interface JobTotals {
   /** Terminals dropped at the start because the server refused their connection (--force). */
   refusedConnections: number;
   terminals: TerminalTally[];
+  /** -r: per-command figures of scripts; empty without -r. */
+  commands: ScriptCommandTotals[];
   /** Milliseconds this job took to open its terminals' first connections (pgbench's initial connection time). */
   connectMs: number;
   /** Per-node statement statistics when the run routes over a primary and replicas. */
@@ -67,7 +70,19 @@ const MAX_ERROR_SAMPLES = 20;
  * too); totals only once measuring starts, so warm-up never reaches the result.
  */
 export class Recorder {
-  measuring = false;
+  /** -r: per-command figures, filled by script transactions that are given it. */
+  readonly commandTimings = new CommandTimings();
+  private measuringNow = false;
+
+  get measuring(): boolean {
+    return this.measuringNow;
+  }
+
+  set measuring(value: boolean) {
+    this.measuringNow = value;
+    this.commandTimings.measuring = value;
+  }
+
   refusedConnections = 0;
   connectMs = 0;
   private readonly totals: Histogram[];
@@ -208,6 +223,7 @@ export class Recorder {
       outages: [...this.outages],
       refusedConnections: this.refusedConnections,
       terminals: this.tallies.map((t) => ({ ...t })),
+      commands: this.commandTimings.totals(),
       connectMs: this.connectMs,
     };
   }

@@ -18,6 +18,8 @@ export interface TerminalTally {
   latencyMaxUs: number;
   /** Epoch milliseconds when its last transaction of the measured period ended (comparable across threads). */
   lastEndMs: number;
+  /** Why the terminal stopped early (pgbench: "client N aborted"), when it did. */
+  aborted?: string;
 }
 
 export function newTally(terminal: number): TerminalTally {

@@ -95,7 +95,7 @@ function terminalLines(result: RunResult): string[] {
 }
 
 function describeOptions(options: Record<string, unknown>): string {
-  const parts = Object.entries(options).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`);
+  const parts = Object.entries(options).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`);
   return parts.length > 0 ? ` (${parts.join('; ')})` : '';
 }
 

@@ -85,8 +85,17 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       seconds: outcome.measureStartedAt && t.lastEndMs > 0 ? round((t.lastEndMs - outcome.measureStartedAt.getTime()) / 1000, 3) : 0,
       maxMs: round(t.latencyMaxUs / 1000, 3),
       avgMs: t.transactions > 0 ? round(t.latencySumUs / t.transactions / 1000, 3) : 0,
+      ...(t.aborted === undefined ? {} : { aborted: t.aborted }),
     })),
     errors: totals.errors,
+    ...(config.perCommand
+      ? {
+          perCommand: totals.commands.map((s) => ({
+            script: s.script,
+            commands: s.commands.map((command, i) => ({ command, count: s.count[i]!, avgMs: s.count[i]! > 0 ? round(s.sumUs[i]! / s.count[i]! / 1000, 3) : 0, failed: s.failed[i]! })),
+          })),
+        }
+      : {}),
     server: observed,
     series: outcome.series,
   };

@@ -31,6 +31,10 @@ export interface RunResult {
     rate: number | null;
     warmupSeconds: number;
     maxTries: number;
+    /** --protocol (simple, extended, prepared); absent from results written before it was added. */
+    protocol?: string;
+    /** -r: per-command figures were recorded (see perCommand). */
+    perCommand?: boolean;
     seed: number;
     /** --journal: the journal file and the id prefix of this run's journaled commits. */
     journal: { file: string; runId: string } | null;
@@ -84,11 +88,17 @@ export interface RunResult {
     pgbench?: PgbenchSummary;
   }[];
   /** Per terminal over the measured period: the study's finished / time / maxWait / avgWait. */
-  terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number }[];
+  /** aborted: why the terminal stopped early (a bad request or a script error), absent when it did not. */
+  terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number; aborted?: string }[];
   errors: ErrorSample[];
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
   server: ServerObservation | null;
   series: SeriesPoint[];
+  /**
+   * -r (pgbench's per-statement report): per script, each command with how often it ran over the
+   * measured period, its average time and its failures. Absent without -r.
+   */
+  perCommand?: { script: string; commands: { command: string; count: number; avgMs: number; failed: number }[] }[];
   /** Routing over a primary and replicas: per-node statements, replica lag, the check on the primary. */
   replication?: ReplicationResult;
 }

@@ -1,6 +1,7 @@
 import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import type { Random } from '../engine/random.js';
+import type { CommandTimings } from '../metrics/command-timings.js';
 
 /** What a workload sees while it creates, loads, checks or drops its data. */
 export interface DataContext {
@@ -51,6 +52,12 @@ export interface TerminalContext {
   readonly dbms: DbmsName;
   readonly random: Random;
   readonly options: OptionValues;
+  /** --protocol: how statements are sent (workloads that honour it; see Protocol). */
+  readonly protocol: Protocol;
+  /** The run's --seed (the same for every terminal), e.g. for pgbench's default_seed. */
+  readonly seed: number;
+  /** -r: where scripts record per-command figures; undefined when not asked for (no timing cost). */
+  readonly commandTimings?: CommandTimings;
 }
 
 /**
@@ -59,6 +66,14 @@ export interface TerminalContext {
  * transaction completed as specified: it counts with its latency, and apart as rolledBack.
  */
 export type TransactionOutcome = void | 'rolled-back';
+
+/**
+ * simple: the text with values written in (PostgreSQL: a Query message); extended: a one-off
+ * statement with parameters (PostgreSQL: the unnamed statement, parsed each time); prepared:
+ * named statements prepared once per connection.
+ */
+export const PROTOCOLS = ['simple', 'extended', 'prepared'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Runs one transaction of its type; prepared statements are bound once per terminal. */
 export type TransactionRunner = () => Promise<TransactionOutcome>;

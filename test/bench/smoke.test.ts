@@ -25,3 +25,26 @@ test('bench/pgbench-vs-headroom.mjs runs both tools and prints their ratios', as
     assert.ok(close(tpsRatio!, hrTps! / pgTps!) && close(cpuRatio!, hrCpu! / pgCpu!), `ratios must follow from the figures: ${row[0]}`);
   }
 });
+
+const SCRIPT_BENCH = fileURLToPath(new URL('../../../bench/pgbench-script.mjs', import.meta.url));
+const INTERPRETER_BENCH = fileURLToPath(new URL('../../../bench/script-interpreter-cpu.mjs', import.meta.url));
+
+test('bench/pgbench-script.mjs runs pgbench -f and headroom -f / -b on one script and prints the ratios', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  await db.dispose();
+  const child = spawnSync(process.execPath, [SCRIPT_BENCH, '--db', `${db.url}_sbench`, '--time', '1', '--scale', '1', '--clients', '2', '--scripts', 'select-only'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  for (const what of ['pgbench -f vs headroom -f', 'headroom -b vs headroom -f']) {
+    const row = new RegExp(`^select-only: ${what} +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
+    assert.ok(row, `no "${what}" row in:\n${child.stdout}`);
+    const [aTps, bTps, , aCpu, bCpu] = row.slice(1).map(Number);
+    assert.ok(aTps! > 0 && bTps! > 0 && aCpu! > 0 && bCpu! > 0, row[0]);
+  }
+});
+
+test('bench/script-interpreter-cpu.mjs measures both ways of running the built-ins', () => {
+  const child = spawnSync(process.execPath, [INTERPRETER_BENCH, '--transactions', '2000', '--rounds', '1'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  for (const name of ['select-only', 'tpcb-like']) assert.match(child.stdout, new RegExp(`^${name} +round 1: hand-coded [\\d.]+ us/tx, interpreter [\\d.]+ us/tx`, 'm'));
+});

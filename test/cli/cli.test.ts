@@ -38,7 +38,8 @@ test('help on every verb, and the list of workloads and drivers', async () => {
   const list = await runCli(['list']);
   assert.equal(list.code, 0);
   assert.match(list.stdout, /tpcb \(default\)/);
-  assert.match(list.stdout, /-b, --builtin NAME\[@WEIGHT\].*default tpcb-like/);
+  assert.match(list.stdout, /-b, --builtin NAME\[@WEIGHT\].*tpcb-like when neither -b nor -f is given/);
+  assert.match(list.stdout, /-f, --file FILE\[@WEIGHT\]/);
   for (const dbms of ['sqlite', 'postgres', 'mariadb']) assert.match(list.stdout, new RegExp(`^  ${dbms}: `, 'm'));
 });
 
@@ -107,7 +108,7 @@ test('the default run: embedded SQLite, progress every second, a summary and a r
 
 test('Ctrl-C stops the run, writes the partial result marked interrupted, and exits 130', async (t) => {
   const cwd = workdir(t);
-  const run = await runCli(['run', '-T', '60', '--out', 'partial.json'], { cwd, whenStderr: [/progress: 2\.0 s/, (pid) => process.kill(pid, 'SIGINT')] });
+  const run = await runCli(['run', '-T', '60', '--out', 'partial.json'], { cwd, whenStderr: [/progress: 2\.\d s/, (pid) => process.kill(pid, 'SIGINT')] });
   assert.equal(run.code, 130, run.stderr);
   assert.match(run.stderr, /interrupted/);
   const result = JSON.parse(readFileSync(path.join(cwd, 'partial.json'), 'utf8')) as RunResult;

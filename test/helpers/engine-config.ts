@@ -18,6 +18,8 @@ export function engineConfig(target: Target, workload: string, own: Partial<Engi
     seed: 1,
     journal: undefined,
     acceptRefusals: false,
+    protocol: 'prepared',
+    perCommand: false,
     routing: undefined,
     ...own,
   };

@@ -81,7 +81,7 @@ for (const { dbms, unavailable, open } of SERVERS) {
       let restarted: Promise<void> = Promise.resolve();
       const run = await runCli(['run', 'tpcb', '--db', server.url, '-c', '4', '-T', '9', '--journal', journal, '--out', out], {
         whenStderr: [
-          /progress: 2\.0 s/,
+          /progress: 2\.\d s/,
           () => {
             restarted = server.crash().then(async () => {
               await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,18 +1,13 @@
 import { UserError } from '../../errors.js';
-import type { TransactionType, Workload } from '../workload.js';
+import type { Workload } from '../workload.js';
+import { BUILTIN_NAMES, scriptMix } from '../pgbench-script/mix.js';
 import { checkTpcb } from './check.js';
 import { loadTpcb } from './load.js';
 import { TABLES, dropStatements } from './schema.js';
-import { selectOnly } from './select-only.js';
-import { simpleUpdate } from './simple-update.js';
-import { tpcbLike } from './tpcb-like.js';
-import { threeReads } from './three-reads.js';
-
-const BUILTINS: readonly TransactionType[] = [tpcbLike, simpleUpdate, selectOnly, threeReads];
 
 export const tpcb: Workload = {
   name: 'tpcb',
-  description: "pgbench's TPC-B-like banking transaction on pgbench's own tables (pgbench -b tpcb-like / simple-update / select-only)",
+  description: "pgbench's TPC-B-like banking transaction on pgbench's own tables (pgbench -b tpcb-like / simple-update / select-only), or your pgbench script files (-f)",
   scaleHelp: 'scale factor: 1 branch, 10 tellers and 100,000 accounts per unit, as pgbench -s',
   defaultScale: 1,
   parseScale(text) {
@@ -27,8 +22,21 @@ export const tpcb: Workload = {
       short: 'b',
       type: 'strings',
       value: 'NAME[@WEIGHT]',
-      help: `transaction mix, repeatable: ${BUILTINS.map((t) => t.name).join(', ')}, each with an optional @weight`,
-      default: ['tpcb-like'],
+      help: `built-in pgbench script, repeatable: ${BUILTIN_NAMES.join(', ')}, each with an optional @weight (tpcb-like when neither -b nor -f is given)`,
+    },
+    {
+      long: 'file',
+      short: 'f',
+      type: 'strings',
+      value: 'FILE[@WEIGHT]',
+      help: "pgbench script file, repeatable, mixed with -b: SQL with :variables and \\set, \\sleep, \\if, \\gset, \\aset, \\startpipeline (pgbench's script language)",
+    },
+    {
+      long: 'define',
+      short: 'D',
+      type: 'strings',
+      value: 'NAME=VALUE',
+      help: 'script variable for every script, repeatable (as pgbench -D)',
     },
   ],
 
@@ -46,15 +54,6 @@ export const tpcb: Workload = {
   },
 
   transactions(options) {
-    const names = (options['builtin'] as string[] | undefined) ?? ['tpcb-like'];
-    return names.map((text) => {
-      const match = /^([a-z-]+)(?:@(\d+))?$/.exec(text);
-      const builtin = BUILTINS.find((t) => t.name === match?.[1]);
-      if (!match || !builtin) {
-        throw new UserError(`unknown built-in script "${text}"`, `use one of ${BUILTINS.map((t) => t.name).join(', ')}, optionally with @weight`);
-      }
-      const weight = match[2] === undefined ? 1 : Number(match[2]);
-      return { ...builtin, weight };
-    });
+    return scriptMix(options);
   },
 };

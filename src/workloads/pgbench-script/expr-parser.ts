@@ -1,0 +1,216 @@
+/**
+ * pgbench's expression language (the \set right-hand side), parsed into a tree. Precedence, lowest
+ * first, as pgbench's grammar declares it: OR; AND; NOT; IS / ISNULL / NOTNULL; comparisons
+ * (non-associative); the bit operators | # & << >> (one level, left); + -; * / %; unary + - ~.
+ */
+export type Expr =
+  | { k: 'const'; v: number | bigint | boolean | null; double?: true }
+  | { k: 'var'; name: string; at: number }
+  | { k: 'op'; op: string; args: Expr[]; at: number }
+  | { k: 'fn'; name: string; args: Expr[]; at: number }
+  | { k: 'case'; whens: [Expr, Expr][]; otherwise: Expr };
+
+/** A parse error at a column (0-based) of the text given to parseExpression. */
+export class ExprSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(message);
+  }
+}
+
+interface Token {
+  t: 'num' | 'dbl' | 'var' | 'ident' | 'op' | 'end';
+  s: string;
+  at: number;
+}
+
+const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'isnull', 'notnull', 'case', 'when', 'then', 'else', 'end', 'true', 'false', 'null']);
+const OPERATORS = ['<>', '!=', '<=', '>=', '<<', '>>', '+', '-', '*', '/', '%', '(', ')', ',', '<', '>', '=', '&', '|', '#', '~'];
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    const rest = text.slice(i);
+    const number = /^(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?/.exec(rest);
+    if (number) {
+      const isDouble = number[0].includes('.') || number[2] !== undefined;
+      tokens.push({ t: isDouble ? 'dbl' : 'num', s: number[0], at: i });
+      i += number[0].length;
+      if (/^[A-Za-z_]/.test(text.slice(i))) throw new ExprSyntaxError('syntax error', i);
+      continue;
+    }
+    const variable = /^:([A-Za-z0-9_]+)/.exec(rest);
+    if (variable) {
+      tokens.push({ t: 'var', s: variable[1]!, at: i });
+      i += variable[0].length;
+      continue;
+    }
+    const ident = /^[A-Za-z_][A-Za-z0-9_]*/.exec(rest);
+    if (ident) {
+      tokens.push({ t: 'ident', s: ident[0], at: i });
+      i += ident[0].length;
+      continue;
+    }
+    const op = OPERATORS.find((o) => rest.startsWith(o));
+    if (!op) throw new ExprSyntaxError(`unexpected character (${c})`, i);
+    tokens.push({ t: 'op', s: op, at: i });
+    i += op.length;
+  }
+  tokens.push({ t: 'end', s: '', at: text.length });
+  return tokens;
+}
+
+export function parseExpression(text: string): Expr {
+  const tokens = tokenize(text);
+  let pos = 0;
+  const peek = (): Token => tokens[pos]!;
+  const word = (tok: Token): string | undefined => (tok.t === 'ident' && KEYWORDS.has(tok.s.toLowerCase()) ? tok.s.toLowerCase() : undefined);
+  const isWord = (w: string): boolean => word(peek()) === w;
+  const isOp = (o: string): boolean => peek().t === 'op' && peek().s === o;
+  const fail = (message = 'syntax error'): never => {
+    throw new ExprSyntaxError(message, peek().at);
+  };
+  const expectWord = (w: string): void => {
+    if (!isWord(w)) fail(`syntax error: expected ${w.toUpperCase()}`);
+    pos++;
+  };
+  const op = (name: string, at: number, ...args: Expr[]): Expr => ({ k: 'op', op: name, args, at });
+
+  const orExpr = (): Expr => {
+    const left = andExpr();
+    if (!isWord('or')) return left;
+    const at = tokens[pos++]!.at;
+    return op('or', at, left, orExpr());
+  };
+  const andExpr = (): Expr => {
+    const left = notExpr();
+    if (!isWord('and')) return left;
+    const at = tokens[pos++]!.at;
+    return op('and', at, left, andExpr());
+  };
+  const notExpr = (): Expr => {
+    if (isWord('not')) {
+      const at = tokens[pos++]!.at;
+      return op('not', at, notExpr());
+    }
+    return isExpr();
+  };
+  const isExpr = (): Expr => {
+    const left = comparison();
+    const at = peek().at;
+    if (isWord('isnull')) return pos++, op('is', at, left, { k: 'const', v: null });
+    if (isWord('notnull')) return pos++, op('not', at, op('is', at, left, { k: 'const', v: null }));
+    if (!isWord('is')) return left;
+    pos++;
+    const negate = isWord('not') ? (pos++, true) : false;
+    const w = word(peek());
+    if (w !== 'null' && w !== 'true' && w !== 'false') fail('syntax error: expected NULL, TRUE or FALSE after IS');
+    pos++;
+    const test = op('is', at, left, { k: 'const', v: w === 'null' ? null : w === 'true' });
+    return negate ? op('not', at, test) : test;
+  };
+  const COMPARISONS = ['=', '<>', '!=', '<', '<=', '>', '>='];
+  const comparison = (): Expr => {
+    const left = bits();
+    const tok = peek();
+    if (tok.t !== 'op' || !COMPARISONS.includes(tok.s)) return left;
+    pos++;
+    const right = bits();
+    const next = peek();
+    if (next.t === 'op' && COMPARISONS.includes(next.s)) fail();
+    return op(tok.s === '!=' ? '<>' : tok.s, tok.at, left, right);
+  };
+  const leftAssoc = (ops: readonly string[], operand: () => Expr) => (): Expr => {
+    let left = operand();
+    while (peek().t === 'op' && ops.includes(peek().s)) {
+      const tok = tokens[pos++]!;
+      left = op(tok.s, tok.at, left, operand());
+    }
+    return left;
+  };
+  const unary = (): Expr => {
+    const tok = peek();
+    if (tok.t === 'op' && (tok.s === '-' || tok.s === '+' || tok.s === '~')) {
+      pos++;
+      const next = peek();
+      // -9223372036854775808 is a literal of its own: its absolute value does not fit in 64 bits.
+      if (tok.s === '-' && next.t === 'num' && next.s === '9223372036854775808') return pos++, { k: 'const', v: -(2n ** 63n) };
+      const operand = unary();
+      return tok.s === '+' ? operand : op(tok.s === '-' ? 'neg' : '~', tok.at, operand);
+    }
+    return primary();
+  };
+  const product = leftAssoc(['*', '/', '%'], unary);
+  const sum = leftAssoc(['+', '-'], product);
+  const bits = leftAssoc(['|', '#', '&', '<<', '>>'], sum);
+
+  const primary = (): Expr => {
+    const tok = peek();
+    if (tok.t === 'num') {
+      pos++;
+      const big = BigInt(tok.s);
+      if (big > 2n ** 63n - 1n) throw new ExprSyntaxError(`bigint constant overflow`, tok.at);
+      return { k: 'const', v: Number.isSafeInteger(Number(big)) ? Number(big) : big };
+    }
+    if (tok.t === 'dbl') return pos++, { k: 'const', v: Number(tok.s), double: true };
+    if (tok.t === 'var') return pos++, { k: 'var', name: tok.s, at: tok.at };
+    if (tok.t === 'op' && tok.s === '(') {
+      pos++;
+      const inner = orExpr();
+      if (!isOp(')')) fail('syntax error: expected )');
+      pos++;
+      return inner;
+    }
+    const w = word(tok);
+    if (w === 'true' || w === 'false') return pos++, { k: 'const', v: w === 'true' };
+    if (w === 'null') return pos++, { k: 'const', v: null };
+    if (w === 'case') return caseExpr();
+    if (tok.t === 'ident' && w === undefined) {
+      pos++;
+      if (!isOp('(')) throw new ExprSyntaxError('syntax error: expected ( after a function name', peek().at);
+      pos++;
+      const args: Expr[] = [];
+      if (!isOp(')')) {
+        for (;;) {
+          args.push(orExpr());
+          if (isOp(')')) break;
+          if (!isOp(',')) fail('syntax error: expected , or )');
+          pos++;
+        }
+      }
+      pos++;
+      return { k: 'fn', name: tok.s.toLowerCase(), args, at: tok.at };
+    }
+    return fail();
+  };
+  const caseExpr = (): Expr => {
+    pos++;
+    const whens: [Expr, Expr][] = [];
+    while (isWord('when')) {
+      pos++;
+      const condition = orExpr();
+      expectWord('then');
+      whens.push([condition, orExpr()]);
+    }
+    if (whens.length === 0) fail('syntax error: expected WHEN');
+    let otherwise: Expr = { k: 'const', v: null };
+    if (isWord('else')) {
+      pos++;
+      otherwise = orExpr();
+    }
+    expectWord('end');
+    return { k: 'case', whens, otherwise };
+  };
+
+  const tree = orExpr();
+  if (peek().t !== 'end') fail();
+  return tree;
+}

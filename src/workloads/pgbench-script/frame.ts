@@ -1,0 +1,32 @@
+import type { Random } from '../../engine/random.js';
+import type { Value } from './value.js';
+
+/** One client's state while its script runs: variables by slot (see Variables), its random stream. */
+export interface Frame {
+  vars: (Value | undefined)[];
+  random: Random;
+  /** The automatic variable default_seed: the seed of hash() and permute() when none is given. */
+  defaultSeed: bigint;
+  /** debug() output goes here (stderr in a run). */
+  debug(line: string): void;
+}
+
+/** Variable names of a script, each given a slot once, at compile time (\gset may add more at run time). */
+export class Variables {
+  readonly names: string[] = [];
+  private readonly slots = new Map<string, number>();
+
+  slot(name: string): number {
+    let slot = this.slots.get(name);
+    if (slot === undefined) {
+      slot = this.names.length;
+      this.names.push(name);
+      this.slots.set(name, slot);
+    }
+    return slot;
+  }
+
+  has(name: string): boolean {
+    return this.slots.has(name);
+  }
+}

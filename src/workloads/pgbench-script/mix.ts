@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../../errors.js';
+import type { OptionValues } from '../../config/options.js';
+import type { TransactionType } from '../workload.js';
+import { BUILTIN_SCRIPTS } from './builtin-scripts.js';
+import { compileScript } from './program.js';
+import { scriptTransaction } from './script-transaction.js';
+
+export const BUILTIN_NAMES = Object.keys(BUILTIN_SCRIPTS);
+
+/**
+ * The transaction mix of -b NAME[@W] and -f FILE[@W] (built-ins first, then files, each in the
+ * order given), with -D NAME=VALUE defining variables for all of them. Every script is parsed and
+ * compiled here, so a broken one is refused before anything runs. No -b and no -f: tpcb-like.
+ */
+export function scriptMix(options: OptionValues): TransactionType[] {
+  const builtins = (options['builtin'] as string[] | undefined) ?? [];
+  const files = (options['file'] as string[] | undefined) ?? [];
+  const defines = parseDefines((options['define'] as string[] | undefined) ?? []);
+  const mix: TransactionType[] = [];
+  for (const text of builtins.length + files.length === 0 ? ['tpcb-like'] : builtins) {
+    const [name, weight] = splitWeight(text);
+    const source = BUILTIN_SCRIPTS[name];
+    if (source === undefined) throw new UserError(`unknown built-in script "${name}"`, `use one of ${BUILTIN_NAMES.join(', ')}, optionally with @weight`);
+    mix.push(scriptTransaction(compileScript(name, source), weight, defines));
+  }
+  for (const text of files) {
+    const [file, weight] = splitWeight(text);
+    let source: string;
+    try {
+      source = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UserError(`cannot read script file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, 'give -f the path of a pgbench script file');
+    }
+    mix.push(scriptTransaction(compileScript(path.basename(file), source), weight, defines));
+  }
+  return mix;
+}
+
+/** NAME@WEIGHT as pgbench takes it: the weight is a whole number after the last @. */
+function splitWeight(text: string): [string, number] {
+  const match = /^(.*)@(\d+)$/.exec(text);
+  if (!match) return [text, 1];
+  return [match[1]!, Number(match[2])];
+}
+
+function parseDefines(texts: readonly string[]): Map<string, string> {
+  const defines = new Map<string, string>();
+  for (const text of texts) {
+    const match = /^([A-Za-z0-9_]+)=(.*)$/s.exec(text);
+    if (!match) throw new UserError(`-D ${text}: expected NAME=VALUE`, 'variable names are letters, digits and underscores, e.g. -D delta=5');
+    defines.set(match[1]!, match[2]!);
+  }
+  return defines;
+}

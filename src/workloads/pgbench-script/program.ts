@@ -1,0 +1,160 @@
+import { UserError } from '../../errors.js';
+import { compile, type Compiled } from './compile.js';
+import { ExprSyntaxError, parseExpression } from './expr-parser.js';
+import { Variables } from './frame.js';
+import { lexScript, type RawCommand } from './script-lexer.js';
+import { parseSql, type SqlCommand } from './sql-command.js';
+
+/**
+ * One step of a compiled script; control flow (\if and friends) is already turned into jumps.
+ * `command` numbers the script's commands for -r (-1: a jump that is no command of its own).
+ */
+export type Step = { label: string; command: number } & (
+  | { op: 'sql'; sql: SqlCommand; store: { prefix: string; all: boolean } | undefined }
+  | { op: 'set'; slot: number; value: Compiled }
+  | { op: 'sleep'; amount: Compiled; factorUs: number }
+  /** Jump to `to` when the condition is false (\if, \elif), or always (the end of a branch). */
+  | { op: 'jump'; when: Compiled | undefined; to: number }
+  | { op: 'pipeline'; start: boolean }
+);
+
+export interface Program {
+  name: string;
+  steps: Step[];
+  variables: Variables;
+  /** The script's commands as pgbench's -r lists them, for per-statement figures. */
+  commandLabels: string[];
+  usesPipeline: boolean;
+  /** Every SQL command only reads (SELECT without a locking clause), so a replica may run it whole. */
+  readOnly: boolean;
+}
+
+const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
+
+/** Parses and compiles a script; a mistake is a UserError naming FILE:LINE:COLUMN and what was expected. */
+export function compileScript(name: string, source: string, variables = new Variables()): Program {
+  const steps: Step[] = [];
+  const commandLabels: string[] = [];
+  // Open \if blocks: the jump of the branch being built, and the end-of-branch jumps to patch at \endif.
+  const blocks: { pending: number | undefined; exits: number[]; sawElse: boolean; at: RawCommand }[] = [];
+  let pipelineOpen: RawCommand | undefined;
+  let usesPipeline = false;
+  const fail = (at: { line: number; column: number }, message: string, hint?: string): never => {
+    throw new UserError(`${name}:${at.line}:${at.column}: ${message}`, hint ?? 'see pgbench\'s documentation of custom scripts');
+  };
+  const expression = (raw: RawCommand, text: string, offset: number): Compiled => {
+    if (text.trim() === '') fail(raw.positionOf(offset), `\\${raw.name}: missing expression`);
+    try {
+      return compile(parseExpression(text), variables);
+    } catch (error) {
+      if (error instanceof ExprSyntaxError) return fail(raw.positionOf(offset + error.at), `\\${raw.name}: ${error.message}`);
+      throw error;
+    }
+  };
+  const label = (raw: RawCommand): string => (raw.kind === 'sql' ? raw.text.replace(/\s+/g, ' ') : `\\${raw.name}${raw.text.replace(/\s+/g, ' ').trimEnd()}`);
+  const labelled = (raw: RawCommand): { label: string; command: number } => {
+    const text = label(raw);
+    commandLabels.push(text);
+    return { label: text, command: commandLabels.length - 1 };
+  };
+
+  const commands = lexScript(source);
+  for (let index = 0; index < commands.length; index++) {
+    const raw = commands[index]!;
+    if (raw.kind === 'sql') {
+      steps.push({ op: 'sql', sql: parseSql(raw.text, variables), store: undefined, ...labelled(raw) });
+      continue;
+    }
+    const args = raw.text;
+    const words = args.trim() === '' ? [] : args.trim().split(/\s+/);
+    const argOffset = args.length - args.trimStart().length;
+    switch (raw.name.toLowerCase()) {
+      case 'set': {
+        const m = /^(\s*)([A-Za-z0-9_]+)/.exec(args);
+        if (!m) fail(raw.positionOf(argOffset), '\\set: expected a variable name', 'write \\set NAME EXPRESSION');
+        const exprOffset = m![0].length;
+        steps.push({ op: 'set', slot: variables.slot(m![2]!), value: expression(raw, args.slice(exprOffset), exprOffset), ...labelled(raw) });
+        break;
+      }
+      case 'sleep': {
+        const [amount, unit, extra] = words;
+        if (amount === undefined) fail(raw.positionOf(argOffset), '\\sleep: missing duration', 'write \\sleep N [us|ms|s] or \\sleep :var [us|ms|s]');
+        if (extra !== undefined || (unit !== undefined && !(unit.toLowerCase() in SLEEP_UNITS))) {
+          fail(raw.positionOf(args.indexOf(unit!, argOffset + amount!.length)), `\\sleep: unknown time unit "${unit}"`, 'use us, ms or s');
+        }
+        if (!/^(\d+|:[A-Za-z0-9_]+)$/.test(amount!)) fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`);
+        steps.push({ op: 'sleep', amount: expression(raw, amount!, argOffset), factorUs: SLEEP_UNITS[(unit ?? 's').toLowerCase()]!, ...labelled(raw) });
+        break;
+      }
+      case 'gset':
+      case 'aset': {
+        const previous = steps[steps.length - 1];
+        const prevRaw = commands[index - 1];
+        if (!previous || previous.op !== 'sql' || previous.store || !prevRaw?.endedByMeta) {
+          fail(raw, `\\${raw.name} must follow an SQL command, in place of its semicolon`, `write e.g. SELECT abalance FROM pgbench_accounts WHERE aid = :aid \\${raw.name}`);
+        }
+        if (words.length > 1) fail(raw.positionOf(args.indexOf(words[1]!)), `\\${raw.name}: expected at most one prefix`);
+        (previous as Extract<Step, { op: 'sql' }>).store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
+        break;
+      }
+      case 'if':
+        blocks.push({ pending: steps.length, exits: [], sawElse: false, at: raw });
+        steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, ...labelled(raw) });
+        break;
+      case 'elif':
+      case 'else': {
+        const block = blocks[blocks.length - 1];
+        if (!block) fail(raw, `\\${raw.name} without a matching \\if`);
+        if (block!.sawElse) fail(raw, `\\${raw.name} after \\else`);
+        block!.exits.push(steps.length);
+        steps.push({ op: 'jump', when: undefined, to: -1, label: `\\${raw.name}`, command: -1 });
+        patch(steps, block!.pending, steps.length);
+        if (raw.name.toLowerCase() === 'elif') {
+          block!.pending = steps.length;
+          steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, ...labelled(raw) });
+        } else {
+          if (words.length > 0) fail(raw.positionOf(argOffset), '\\else takes no argument');
+          block!.pending = undefined;
+          block!.sawElse = true;
+        }
+        break;
+      }
+      case 'endif': {
+        const block = blocks.pop();
+        if (!block) fail(raw, '\\endif without a matching \\if');
+        patch(steps, block!.pending, steps.length);
+        for (const exit of block!.exits) patch(steps, exit, steps.length);
+        break;
+      }
+      case 'startpipeline':
+        if (pipelineOpen) fail(raw, '\\startpipeline inside a pipeline', 'end the first with \\endpipeline');
+        pipelineOpen = raw;
+        usesPipeline = true;
+        steps.push({ op: 'pipeline', start: true, ...labelled(raw) });
+        break;
+      case 'endpipeline':
+        if (!pipelineOpen) fail(raw, '\\endpipeline without a matching \\startpipeline');
+        pipelineOpen = undefined;
+        steps.push({ op: 'pipeline', start: false, ...labelled(raw) });
+        break;
+      case 'shell':
+      case 'setshell':
+        fail(raw, `\\${raw.name} is not supported: headroom runs no shell commands from scripts`, 'compute the value with \\set, or pass it with -D NAME=VALUE');
+        break;
+      default:
+        fail(raw, `invalid command \\${raw.name}`, 'meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline');
+    }
+  }
+  const open = blocks.pop();
+  if (open) fail(open.at, '\\if without a matching \\endif');
+  if (pipelineOpen) fail(pipelineOpen, '\\startpipeline without a matching \\endpipeline');
+  if (steps.length === 0) fail({ line: 1, column: 1 }, 'the script has no command');
+  const readOnly = steps.every((s) => s.op !== 'sql' || s.sql.control !== undefined || (/^\s*select\b/i.test(s.sql.parameterized) && !/\bfor\s+(update|share|no\s+key|key)\b/i.test(s.sql.parameterized)));
+  return { name, steps, variables, commandLabels, usesPipeline, readOnly };
+}
+
+function patch(steps: Step[], index: number | undefined, to: number): void {
+  if (index === undefined) return;
+  const step = steps[index]!;
+  if (step.op === 'jump') step.to = to;
+}

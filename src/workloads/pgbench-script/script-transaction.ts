@@ -1,0 +1,202 @@
+import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
+import type { ScriptTimings } from '../../metrics/command-timings.js';
+import type { TerminalContext, TransactionType } from '../workload.js';
+import { columnNames } from './columns.js';
+import type { Frame } from './frame.js';
+import type { Program, Step } from './program.js';
+import { interpolate, type SqlCommand } from './sql-command.js';
+import { Double, ScriptError, truth, valueText, type Value } from './value.js';
+
+type SqlStep = Extract<Step, { op: 'sql' }>;
+
+let pipelineNoticeShown = false;
+
+/**
+ * One script as one transaction type: each execution of the script is one transaction attempt
+ * for the engine (which retries it on serialization failures and deadlocks with the same random
+ * values). The client's variables live as long as its connection, as pgbench's do.
+ */
+export function scriptTransaction(program: Program, weight: number, defines: ReadonlyMap<string, string>): TransactionType {
+  return {
+    name: program.name,
+    weight,
+    readOnly: program.readOnly,
+    async prepare(conn, terminal) {
+      const frame = newFrame(program, terminal, defines);
+      const run = new ScriptRun(program, conn, terminal, frame);
+      return () => run.execute();
+    },
+  };
+}
+
+function newFrame(program: Program, terminal: TerminalContext, defines: ReadonlyMap<string, string>): Frame {
+  const { variables } = program;
+  const vars: (Value | undefined)[] = [];
+  const defaultSeed = BigInt.asIntN(64, BigInt(terminal.seed >>> 0) * 0x9e3779b97f4a7c15n);
+  // pgbench's automatic variables; -D may override them (as pgbench lets -D set scale).
+  vars[variables.slot('scale')] = terminal.scale;
+  vars[variables.slot('client_id')] = terminal.terminal;
+  vars[variables.slot('random_seed')] = terminal.seed;
+  vars[variables.slot('default_seed')] = Number.isSafeInteger(Number(defaultSeed)) ? Number(defaultSeed) : defaultSeed;
+  for (const [name, value] of defines) vars[variables.slot(name)] = value;
+  return { vars, random: terminal.random, defaultSeed, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
+}
+
+/** A value as it is bound to an SQL parameter. */
+function bindable(v: Value): SqlValue {
+  return v instanceof Double ? v.v : v;
+}
+
+class ScriptRun {
+  private readonly statements: (Statement | undefined)[];
+  private readonly params: SqlValue[][];
+  private readonly pipelining: boolean;
+  private readonly storeSlots: ((number | undefined)[] | undefined)[] = [];
+  private readonly timings: ScriptTimings | undefined;
+
+  constructor(
+    private readonly program: Program,
+    private readonly conn: Connection,
+    private readonly terminal: TerminalContext,
+    private readonly frame: Frame,
+  ) {
+    this.statements = program.steps.map(() => undefined);
+    this.params = program.steps.map((s) => (s.op === 'sql' ? new Array<SqlValue>(s.sql.slots.length) : []));
+    // Our PostgreSQL client queues requests on one socket, so a pipeline is real there; the other
+    // drivers run its statements one after another.
+    this.pipelining = terminal.dbms === 'postgres';
+    this.timings = terminal.commandTimings?.forScript(program.name, program.commandLabels);
+    if (program.usesPipeline && !this.pipelining && !pipelineNoticeShown) {
+      pipelineNoticeShown = true;
+      process.stderr.write(`note: ${terminal.dbms} has no pipelining in headroom; the statements between \\startpipeline and \\endpipeline run one after another\n`);
+    }
+  }
+
+  async execute(): Promise<void> {
+    const { timings } = this;
+    if (timings === undefined) return this.steps(undefined);
+    const state = { command: -1, startedAt: 0 };
+    try {
+      await this.steps(state);
+    } catch (error) {
+      if (state.command >= 0) timings.fail(state.command);
+      throw error;
+    }
+  }
+
+  /** Runs the steps; with `timed` (-r) each command's time goes to the job's per-command figures. */
+  private async steps(timed: { command: number; startedAt: number } | undefined): Promise<void> {
+    const { steps } = this.program;
+    const { frame, timings } = this;
+    let inTransaction = false;
+    let pipeline: Promise<void>[] | undefined;
+    for (let pc = 0; pc < steps.length; pc++) {
+      const step = steps[pc]!;
+      if (timed) {
+        if (timed.command >= 0) timings!.record(timed.command, (performance.now() - timed.startedAt) * 1000);
+        timed.command = step.command;
+        timed.startedAt = performance.now();
+      }
+      switch (step.op) {
+        case 'set':
+          frame.vars[step.slot] = step.value(frame);
+          break;
+        case 'jump': {
+          if (step.when === undefined || !truth(step.when(frame))) pc = step.to - 1;
+          break;
+        }
+        case 'sleep': {
+          const amount = step.amount(frame);
+          const us = Number(typeof amount === 'bigint' ? amount : amount instanceof Double ? amount.v : amount) * step.factorUs;
+          if (!Number.isFinite(us)) throw new ScriptError(`\\sleep: invalid duration ${valueText(amount)}`);
+          if (us > 0) await new Promise((resolve) => setTimeout(resolve, us / 1000));
+          break;
+        }
+        case 'pipeline':
+          if (step.start) pipeline = [];
+          else if (pipeline) {
+            const pending = pipeline;
+            pipeline = undefined;
+            await Promise.all(pending);
+          }
+          break;
+        case 'sql': {
+          const control = step.sql.control;
+          if (control === 'begin') inTransaction = true;
+          else if (control !== undefined) inTransaction = false;
+          const done = this.sql(step, pc);
+          if (pipeline && this.pipelining) {
+            // Keep the promise from rejecting unobserved; Promise.all at \endpipeline reports it.
+            done.catch(() => {});
+            pipeline.push(done);
+          } else await done;
+          break;
+        }
+      }
+    }
+    if (timed && timed.command >= 0) {
+      timings!.record(timed.command, (performance.now() - timed.startedAt) * 1000);
+      timed.command = -1;
+    }
+    if (inTransaction) throw new ScriptError(`end of script ${this.program.name} reached with its transaction still open: end it with END or COMMIT`);
+  }
+
+  private async sql(step: SqlStep, pc: number): Promise<void> {
+    const { conn } = this;
+    const { sql } = step;
+    switch (sql.control) {
+      case 'begin':
+        return conn.begin();
+      case 'commit':
+        return conn.commit();
+      case 'rollback':
+        return conn.rollback();
+    }
+    const params = this.params[pc]!;
+    this.bind(sql, params);
+    const wantRows = step.store !== undefined;
+    let rows: Row[] | undefined;
+    switch (this.terminal.protocol) {
+      case 'prepared': {
+        const statement = this.statements[pc] ?? (this.statements[pc] = await conn.prepare(sql.parameterized));
+        if (wantRows) rows = await statement.all(params);
+        else await statement.run(params);
+        break;
+      }
+      case 'extended':
+        rows = await conn.query(sql.parameterized, params);
+        break;
+      default:
+        // Only PostgreSQL's driver sends a parameterless query as a simple Query message; the
+        // others get the text with its values in place just the same.
+        rows = await conn.query(interpolate(sql, params as (string | number | bigint | boolean | null)[]));
+    }
+    if (step.store) this.store(step, pc, rows ?? []);
+  }
+
+  private bind(sql: SqlCommand, params: SqlValue[]): void {
+    const { vars } = this.frame;
+    for (let i = 0; i < sql.slots.length; i++) {
+      const v = vars[sql.slots[i]!];
+      if (v === undefined) throw new ScriptError(`undefined variable "${sql.names[i]}"`);
+      params[i] = bindable(v);
+    }
+  }
+
+  /** \gset: exactly one row into variables named prefix + column; \aset: every row, the last one wins, none is fine. */
+  private store(step: SqlStep, pc: number, rows: Row[]): void {
+    const { prefix, all } = step.store!;
+    if (!all && rows.length !== 1) throw new ScriptError(`\\gset: expected one row, got ${rows.length} (${step.label})`);
+    if (rows.length === 0) return;
+    // Column names are read from the statement's text once; each then has its variable slot.
+    const slots = (this.storeSlots[pc] ??= columnNames(step.sql.parameterized).map((name) => (name === undefined ? undefined : this.program.variables.slot(prefix + name))));
+    for (const row of rows) {
+      for (let i = 0; i < row.length; i++) {
+        const slot = slots[i];
+        if (slot === undefined) throw new ScriptError(`\\${all ? 'aset' : 'gset'}: cannot tell the name of result column ${i + 1} of "${step.label}": give it an alias (AS name)`);
+        const cell = row[i];
+        this.frame.vars[slot] = cell === null || cell === undefined ? null : typeof cell === 'number' || typeof cell === 'bigint' || typeof cell === 'boolean' ? (typeof cell === 'number' && !Number.isInteger(cell) ? new Double(cell) : cell) : String(cell);
+      }
+    }
+  }
+}

@@ -1,0 +1,223 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { runCli } from '../../helpers/cli.js';
+import { freshDatabase } from '../../helpers/databases.js';
+import type { RunResult } from '../../../src/result/result.js';
+import type { ServerTarget, Target } from '../../../src/config/target.js';
+import { createDriver } from '../../../src/drivers/registry.js';
+
+/** pgbench's tpcb-like transaction written out as a user's script, with \gset and \if: valid SQL on all three DBMSs. */
+const PORTABLE_TPCB = String.raw`-- a user's TPC-B-like script
+\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+\if :client_id % 2 = 0
+  \set delta :delta * 1
+\endif
+BEGIN;
+UPDATE pgbench_accounts
+   SET abalance = abalance + :delta
+ WHERE aid = :aid;
+SELECT abalance AS balance FROM pgbench_accounts WHERE aid = :aid \gset
+\set check :balance + 0
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+`;
+
+const folder = mkdtempSync(path.join(tmpdir(), 'headroom-script-'));
+test.after(() => rmSync(folder, { recursive: true, force: true }));
+
+function script(name: string, text: string): string {
+  const file = path.join(folder, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function historyRows(target: Target): Promise<number> {
+  const driver = createDriver(target);
+  const conn = await driver.connect();
+  try {
+    const [[count]] = (await conn.query('SELECT COUNT(*) FROM pgbench_history')) as [[unknown]];
+    return Number(count);
+  } finally {
+    await conn.close();
+    await driver.close();
+  }
+}
+
+function result(file: string): RunResult {
+  return JSON.parse(readFileSync(file, 'utf8')) as RunResult;
+}
+
+for (const dbms of ['sqlite', 'postgres', 'mariadb'] as const) {
+  test(`${dbms}: a user's script file runs under each protocol, keeps the TPC-B sums, and counts -t exactly`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    try {
+      const file = script(`tpcb-${dbms}.sql`, PORTABLE_TPCB);
+      let expectedHistory = 0;
+      for (const protocol of ['simple', 'extended', 'prepared']) {
+        const out = path.join(folder, `${dbms}-${protocol}.json`);
+        const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', `${file}@2`, '-b', 'select-only', '-c', '2', '-t', '15', '--max-tries', '20', '--protocol', protocol, '-P', '0', '--observe=false', '--out', out]);
+        assert.equal(run.code, 0, run.stderr);
+        const r = result(out);
+        assert.equal(r.config.protocol, protocol);
+        assert.deepEqual(r.transactions.map((p) => p.name), ['select-only', path.basename(file)]);
+        const done = r.transactions.reduce((n, p) => n + p.count + p.failed, 0);
+        assert.equal(done, 30, 'each client ran -t scripts');
+        // The deck deals the 1:2 mix exactly: of each client's 15, 5 select-only and 10 script runs.
+        assert.deepEqual(r.transactions.map((p) => p.count + p.failed), [10, 20]);
+        expectedHistory += r.transactions[1]!.count;
+      }
+      const check = await runCli(['check', 'tpcb', '--db', db.url]);
+      assert.equal(check.code, 0, check.stdout + check.stderr);
+      assert.equal(await historyRows(db.target), expectedHistory, 'one history row per committed script');
+    } finally {
+      await db.dispose();
+    }
+  });
+}
+
+test('sqlite: \\gset, \\aset, \\if branches per client, -D and debug() through the CLI', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  try {
+    const file = script(
+      'vars.sql',
+      String.raw`SELECT 1 AS one, 2 AS two \gset p_
+\set s debug(:p_one + :p_two * 10)
+SELECT aid AS last_aid FROM pgbench_accounts WHERE aid <= 3 ORDER BY aid \aset
+\set t debug(:last_aid * 1000)
+SELECT aid AS none_found FROM pgbench_accounts WHERE aid < 0 \aset
+\if :client_id = 0
+  \set u debug(100)
+\elif :client_id = 1
+  \set u debug(200)
+\else
+  \set u debug(300)
+\endif
+\set v debug(:d + 1)
+\sleep :d us
+`,
+    );
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-D', 'd=41', '-c', '2', '-t', '1', '-P', '0', '--observe=false', '--out', path.join(folder, 'vars.json')]);
+    assert.equal(run.code, 0, run.stderr);
+    const values = [...run.stderr.matchAll(/debug\(script=vars\.sql,client=(\d)\): (.*)/g)].map((m) => `${m[1]} ${m[2]}`).sort();
+    assert.deepEqual(values, ['0 int 100', '0 int 21', '0 int 3000', '0 int 42', '1 int 200', '1 int 21', '1 int 3000', '1 int 42']);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('sqlite: a runtime error aborts only its client; the result says how many clients aborted and why', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  try {
+    const file = script('div.sql', '\\set x 10 / :client_id\nSELECT :x;\n');
+    const out = path.join(folder, 'div.json');
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '3', '-t', '5', '-P', '0', '--observe=false', '--out', out]);
+    assert.equal(run.code, 1, run.stderr);
+    const r = result(out);
+    assert.equal(r.status, 'failed');
+    assert.equal(r.statusReason, '1 of 3 client(s) aborted: division by zero');
+    assert.deepEqual(r.terminals.map((x) => [x.transactions, x.aborted]), [[0, 'division by zero'], [5, undefined], [5, undefined]]);
+    // An open transaction at the end of the script is pgbench's error too.
+    const open = script('open.sql', 'BEGIN;\nSELECT 1;\n');
+    const run2 = await runCli(['run', 'tpcb', '--db', db.url, '-f', open, '-t', '2', '-P', '0', '--observe=false', '--out', path.join(folder, 'open.json')]);
+    assert.equal(run2.code, 1);
+    assert.match(result(path.join(folder, 'open.json')).statusReason ?? '', /transaction still open/);
+    // A broken script is refused before anything runs, with its position.
+    const broken = script('broken.sql', 'SELECT 1;\n\\set x (1 + \n');
+    const run3 = await runCli(['run', 'tpcb', '--db', db.url, '-f', broken, '-t', '1']);
+    assert.equal(run3.code, 2);
+    assert.equal(run3.stderr.trim().split('\n')[0], `headroom: broken.sql:2:13: \\set: syntax error (see pgbench's documentation of custom scripts)`);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('postgres: pgbench and headroom run the same -f script on the same database, and the sums agree', async (t) => {
+  if (!existsSync('/usr/bin/pgbench')) return t.skip('pgbench is not installed (apt-get install postgresql-client)');
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  try {
+    const target = db.target as ServerTarget;
+    const pgArgs = ['-h', target.host, '-p', String(target.port), '-U', target.user];
+    await promisify(execFile)('pgbench', [...pgArgs, '-i', '-q', '-s', '1', target.database]);
+    const file = script('shared.sql', PORTABLE_TPCB);
+    const pg = await promisify(execFile)('pgbench', [...pgArgs, '-n', '-f', file, '-c', '2', '-t', '20', target.database]);
+    assert.match(pg.stdout, /number of transactions actually processed: 40\/40/);
+    const out = path.join(folder, 'shared.json');
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '20', '--max-tries', '20', '-P', '0', '--observe=false', '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(result(out).summary.transactions, 40);
+    const check = await runCli(['check', 'tpcb', '--db', db.url]);
+    assert.equal(check.code, 0, check.stdout);
+    assert.equal(await historyRows(db.target), 80, "pgbench_history holds both tools' 40 transactions");
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('postgres: a pipeline, -r per-command figures in the result, and the bad -f / -D inputs', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  try {
+    const file = script(
+      'pipe.sql',
+      String.raw`\set aid random(1, 100000 * :scale)
+\startpipeline
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+SELECT :aid + 1 AS next_aid \gset
+SELECT 2;
+\endpipeline
+\set check :next_aid - :aid
+\if :check <> 1
+  \set fail 1 / 0
+\endif
+\sleep 100 us
+`,
+    );
+    const out = path.join(folder, 'pipe.json');
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-j', '2', '-t', '25', '-r', '-P', '0', '--observe=false', '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    const r = result(out);
+    assert.equal(r.config.perCommand, true);
+    const commands = r.perCommand?.[0]?.commands ?? [];
+    assert.deepEqual(
+      commands.map((c) => [c.command, c.count, c.failed]),
+      [
+        ['\\set aid random(1, 100000 * :scale)', 50, 0],
+        ['\\startpipeline', 50, 0],
+        ['SELECT abalance FROM pgbench_accounts WHERE aid = :aid', 50, 0],
+        ['SELECT :aid + 1 AS next_aid', 50, 0],
+        ['SELECT 2', 50, 0],
+        ['\\endpipeline', 50, 0],
+        ['\\set check :next_aid - :aid', 50, 0],
+        ['\\if :check <> 1', 50, 0],
+        ['\\set fail 1 / 0', 0, 0],
+        ['\\sleep 100 us', 50, 0],
+      ],
+      'every command counted once per run of the script, across both jobs; the branch never taken never ran',
+    );
+    assert.ok(commands[9]!.avgMs >= 0.1, `\\sleep 100 us took ${commands[9]!.avgMs} ms`);
+    assert.match(run.stdout, /statement latencies in milliseconds and failures \(pipe\.sql\):/);
+
+    const missing = await runCli(['run', 'tpcb', '--db', db.url, '-f', path.join(folder, 'no-such.sql')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^headroom: cannot read script file .*no-such\.sql: ENOENT/);
+    const define = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-D', 'novalue']);
+    assert.equal(define.code, 2);
+    assert.match(define.stderr, /^headroom: -D novalue: expected NAME=VALUE/);
+  } finally {
+    await db.dispose();
+  }
+});
