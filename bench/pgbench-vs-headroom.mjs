@@ -24,6 +24,8 @@ const { values } = parseArgs({
     time: { type: 'string', default: '20' },
     scale: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '1' },
+    // Both tools in the same query mode (pgbench -M, headroom --protocol); pgbench's own default is simple.
+    protocol: { type: 'string', default: 'prepared' },
     modes: { type: 'string' },
     builtins: { type: 'string', default: 'select-only,tpcb-like' },
   },
@@ -64,7 +66,7 @@ async function psql(sql, db = 'postgres') {
 }
 
 async function runPgbench(mode, clients) {
-  const r = await timed('pgbench', [...pgArgs, '-n', '-b', mode, '-c', clients, '-j', '1', '-T', values.time, database]);
+  const r = await timed('pgbench', [...pgArgs, '-n', '-M', values.protocol, '-b', mode, '-c', clients, '-j', '1', '-T', values.time, database]);
   const transactions = Number(/number of transactions actually processed: (\d+)/.exec(r.output)[1]);
   const tps = Number(/tps = ([\d.]+)/.exec(r.output)[1]);
   return { tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions };
@@ -72,7 +74,7 @@ async function runPgbench(mode, clients) {
 
 async function runHeadroom(mode, clients, round) {
   const out = path.join(work, `${mode}-${clients}-${round}.json`);
-  const r = await timed(process.execPath, [cli, 'run', 'tpcb', '--db', values.db, '-b', mode, '-c', clients, '-T', values.time, '-P', '0', '--out', out]);
+  const r = await timed(process.execPath, [cli, 'run', 'tpcb', '--db', values.db, '-b', mode, '--protocol', values.protocol, '-c', clients, '-T', values.time, '-P', '0', '--out', out]);
   const result = JSON.parse(readFileSync(out, 'utf8'));
   const transactions = result.summary.transactions + result.summary.failed;
   return { tps: result.summary.tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions, inRunCpuUs: result.summary.clientCpu.usPerTransaction };
@@ -80,7 +82,7 @@ async function runHeadroom(mode, clients, round) {
 
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
-  console.log(`database ${values.db}, scale ${values.scale}, clients ${clientCounts.join(', ')}, ${values.time} s per run, ${values.rounds} round(s)`);
+  console.log(`database ${values.db}, query mode ${values.protocol}, scale ${values.scale}, clients ${clientCounts.join(', ')}, ${values.time} s per run, ${values.rounds} round(s)`);
   await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await psql(`CREATE DATABASE ${database}`);
   await timed('pgbench', [...pgArgs, '-i', '-q', '-s', values.scale, database]);

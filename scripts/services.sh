@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the database servers the tests use are running on this machine: PostgreSQL at
 # 127.0.0.1:5432, MariaDB at 127.0.0.1:3306 and Firebird at 127.0.0.1:3050 (scripts/firebird.sh). Starts a server that is installed but stopped,
-# installs one that is missing (Debian packages). Safe to run any number of times.
+# installs one that is missing (Debian packages), and sysbench for the side-by-side benchmark's
+# smoke test. Safe to run any number of times.
 set -euo pipefail
 
 log() { printf 'services: %s\n' "$*" >&2; }
@@ -39,5 +40,8 @@ if ! mariadb_up; then
 else
   log 'MariaDB is up'
 fi
+
+# sysbench: the peer that bench/sysbench-vs-headroom.mjs measures against (its smoke test runs in CI).
+if ! command -v sysbench >/dev/null 2>&1; then apt_install sysbench; fi
 
 bash "$(dirname "$0")/firebird.sh"

@@ -48,3 +48,30 @@ test('bench/script-interpreter-cpu.mjs measures both ways of running the built-i
   assert.equal(child.status, 0, child.stderr);
   for (const name of ['select-only', 'tpcb-like']) assert.match(child.stdout, new RegExp(`^${name} +round 1: hand-coded [\\d.]+ us/tx, interpreter [\\d.]+ us/tx`, 'm'));
 });
+
+const SYSBENCH_BENCH = fileURLToPath(new URL('../../../bench/sysbench-vs-headroom.mjs', import.meta.url));
+
+test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sysbench prepared and prints the ratios', async (t) => {
+  const missing = spawnSync('sysbench', ['--version']).status !== 0 ? 'sysbench is not installed (bash scripts/services.sh installs it, or apt-get install sysbench)' : undefined;
+  if (missing) {
+    if (process.env['CI'] === 'true') throw new Error(missing);
+    t.skip(missing);
+    return;
+  }
+  const db = await freshDatabase(t, 'mariadb');
+  if (!db) return;
+  // The script creates and drops a database of its own; the fresh one only names it.
+  await db.dispose();
+  const child = spawnSync(process.execPath, [SYSBENCH_BENCH, '--db', `${db.url}_sb`, '--time', '1', '--table-size', '1000', '--clients', '2'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  for (const name of ['oltp_point_select', 'oltp_read_write']) {
+    const row = new RegExp(`^${name} +1 +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
+    assert.ok(row, `no ${name} row in:\n${child.stdout}`);
+    const [sbTps, hrTps, tpsRatio, sbCpu, hrCpu, cpuRatio] = row.slice(1).map(Number);
+    assert.ok(sbTps! > 0 && hrTps! > 0 && sbCpu! > 0 && hrCpu! > 0, row[0]);
+    const close = (printed: number, exact: number): boolean => Math.abs(printed - exact) <= 0.02 * exact + 0.005;
+    assert.ok(close(tpsRatio!, hrTps! / sbTps!) && close(cpuRatio!, hrCpu! / sbCpu!), `ratios must follow from the figures: ${row[0]}`);
+  }
+  // The headroom side ran on sysbench's table alone: no pgbench tables were loaded for it.
+  assert.match(child.stdout, /round 1 oltp_point_select: .*tables loaded by headroom: none\)/);
+});
