@@ -35,8 +35,8 @@ export interface GrowthRow {
 
 export const GROWTH_OPTIONS: OptionSpec[] = [
   DB_OPTION,
-  { long: 'workload', type: 'string', value: 'NAME', help: 'the workload whose data grows and whose mix runs at each size', default: 'tpcb' },
-  { long: 'scale', short: 's', type: 'string', value: 'LIST', help: "the sizes, comma-separated, in the workload's -s unit (e.g. tpcb 1,2,4; chain 1/1000,1/100)", default: '1,2,4' },
+  { long: 'workload', type: 'string', value: 'NAME', help: 'the workload whose data grows and whose mix runs at each size (tpcc: the TPC-C-like mix the study grew, -s in warehouses)', default: 'tpcc' },
+  { long: 'scale', short: 's', type: 'string', value: 'LIST', help: "the sizes, comma-separated, in the workload's -s unit (e.g. tpcc warehouses 1,2,4; chain 1/1000,1/100)", default: '1,2,4' },
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of the fixed load at every size', default: GROWTH_DEFAULT_CLIENTS },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds at every size', default: GROWTH_DEFAULT_SECONDS },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },

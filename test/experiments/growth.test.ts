@@ -58,7 +58,7 @@ for (const dbms of ['sqlite', 'postgres'] as const) {
 test('growth: a scale list the workload cannot read, and a foreign option, are one line each', async () => {
   const scale = await runCli(['experiment', 'growth', '-s', '1,x']);
   assert.equal(scale.code, 2);
-  assert.match(scale.stderr, /^headroom: --scale needs a whole number, not "x"/);
+  assert.match(scale.stderr, /^headroom: --scale needs a whole number of warehouses, not "x"/);
   const foreign = await runCli(['experiment', 'growth', '--workload', 'tpcb', '--load', 'bulk']);
   assert.equal(foreign.code, 2);
   assert.match(foreign.stderr, /^headroom: --load is not an option of workload tpcb/);
