@@ -40,6 +40,8 @@ export const GROWTH_OPTIONS: OptionSpec[] = [
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of the fixed load at every size', default: GROWTH_DEFAULT_CLIENTS },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds at every size', default: GROWTH_DEFAULT_SECONDS },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
+  // TPC-C's New-Order, Payment and Delivery deadlock and conflict under load: retry them.
+  { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 10 },
   SET_OPTION,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run (--observe=false: do not)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/growth-DBMS-TIME.json)' },
@@ -84,7 +86,7 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
       const databaseBytes = (await observation.sizes()).databaseBytes;
       logLine(`step ${i + 1}: ${clients} terminal(s), ${values['time']} s`);
       const run = await measureStep(
-        { ...ctx, workload, workloadOptions, scale, clients, jobs, durationSeconds: values['time'] as number, observe: values['observe'] === true, data: { loadedBy: 'this-run', phases }, argv },
+        { ...ctx, workload, workloadOptions, scale, clients, jobs, durationSeconds: values['time'] as number, maxTries: values['max-tries'] as number, observe: values['observe'] === true, data: { loadedBy: 'this-run', phases }, argv },
         ctx.signal,
       );
       ctx.record(
