@@ -74,6 +74,7 @@ export async function openSession(values: OptionValues, workload?: Workload): Pr
   if (workload?.runsOn && !workload.runsOn.includes(target.dbms)) {
     throw new UserError(`workload ${workload.name} does not run on ${target.dbms} yet`, `it runs on ${workload.runsOn.join(', ')}`);
   }
+  workload?.checkOptions?.(target.dbms, values);
   const driver = createDriver(target);
   const conn = await driver.connect();
   return {

@@ -100,6 +100,10 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
       phases = await workload.load(ctx).finally(() => ctx.done());
     }
+    if (needsData && workload.readyForRun) {
+      const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
+      await workload.readyForRun(ctx).finally(() => ctx.done());
+    }
 
     const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
     if (values['journal'] !== undefined) await session.conn.query(JOURNAL_TABLE_DDL);

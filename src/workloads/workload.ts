@@ -124,6 +124,13 @@ export interface Workload {
   /** How the data in the database was loaded, for workloads with more than one way (chain: faithful, bulk). */
   loadMode?(ctx: Omit<DataContext, 'scale'>): Promise<string | undefined>;
   drop(ctx: Omit<DataContext, 'scale'>): Promise<void>;
+  /** Throws UserError when these options do not work on this DBMS (tpcc --procedures on SQLite); before anything is loaded. */
+  checkOptions?(dbms: DbmsName, options: OptionValues): void;
+  /**
+   * Called by `run` once the data is there (loaded by this run or earlier), before the terminals
+   * start: what these options need beyond the data (tpcc --procedures: its procedures).
+   */
+  readyForRun?(ctx: DataContext): Promise<void>;
   /** Headline figures of a run beyond tps (TPC-C: NOPM, TPM). */
   metrics?(types: readonly TypeCounts[], measuredSeconds: number): WorkloadMetric[];
   /** True when `run` must check the data after measuring and fail the run when a check fails. */

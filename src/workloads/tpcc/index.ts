@@ -9,6 +9,8 @@ import { orderStatus } from './order-status.js';
 import { payment } from './payment.js';
 import { TABLES, dropStatements } from './schema.js';
 import { stockLevel } from './stock-level.js';
+import { PROCEDURE_MIX } from './procedures/calls.js';
+import { PROCEDURES_OPTION, createProcedures, dropProcedureStatements, refuseProcedures, wantsProcedures } from './procedures/index.js';
 
 /** Clause 5.2.5.7: minimum keying time and mean think time per transaction type, in seconds. */
 const PAUSES: Record<string, { keying: number; think: number }> = {
@@ -35,6 +37,12 @@ export const tpcc: Workload = {
   },
   options: [
     { long: 'keying-thinking', type: 'boolean', help: "keying and think times of TPC-C 5.2.5 around each transaction (off: no pauses, as HammerDB's default)", default: false },
+    {
+      long: PROCEDURES_OPTION,
+      type: 'boolean',
+      help: 'run each transaction as one call of a server-side procedure (PL/pgSQL functions on PostgreSQL, stored procedures on MariaDB), created at load or before the run',
+      default: false,
+    },
     { long: 'check-all', type: 'boolean', help: 'check consistency conditions 5-10 and 12 of TPC-C 3.3.2 too, not only 1-4 (slower: row by row)', default: false },
   ],
   checkAfterRun: true,
@@ -46,16 +54,31 @@ export const tpcc: Workload = {
     return Number(warehouses);
   },
 
-  load: loadTpcc,
+  async load(ctx) {
+    refuseProcedures(ctx.dbms, ctx.options);
+    const phases = await loadTpcc(ctx);
+    if (wantsProcedures(ctx.options)) {
+      const started = performance.now();
+      await createProcedures(ctx);
+      phases.push({ name: 'procedures', rows: 0, seconds: (performance.now() - started) / 1000 });
+    }
+    return phases;
+  },
+  checkOptions: refuseProcedures,
+  async readyForRun(ctx) {
+    // Data loaded without --procedures gets them now; CREATE OR REPLACE also brings older ones up to date.
+    if (wantsProcedures(ctx.options)) await createProcedures(ctx);
+  },
   check: checkTpcc,
   metrics: tpccMetrics,
 
   async drop(ctx) {
-    for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
+    for (const sql of [...dropProcedureStatements(ctx.dbms), ...dropStatements(ctx.dbms)]) await ctx.conn.query(sql);
   },
 
   transactions(options) {
-    if (options['keying-thinking'] !== true) return [...MIX];
-    return MIX.map((type) => ({ ...type, pauses: { keyingMs: PAUSES[type.name]!.keying * 1000, thinkMeanMs: PAUSES[type.name]!.think * 1000 } }));
+    const mix = wantsProcedures(options) ? PROCEDURE_MIX : MIX;
+    if (options['keying-thinking'] !== true) return [...mix];
+    return mix.map((type) => ({ ...type, pauses: { keyingMs: PAUSES[type.name]!.keying * 1000, thinkMeanMs: PAUSES[type.name]!.think * 1000 } }));
   },
 };

@@ -2,10 +2,39 @@ import type { Statement } from '../../drivers/driver.js';
 import type { TransactionType } from '../workload.js';
 import { NURAND_A, nurand } from './random-values.js';
 import { ITEMS } from './sizes.js';
-import { customerId, remoteWarehouse, terminalHome } from './terminal-home.js';
+import { customerId, remoteWarehouse, terminalHome, type TerminalHome } from './terminal-home.js';
 
 /** An item id no item has: the last line of 1% of New-Orders carries it (2.4.1.4). */
 const UNUSED_ITEM = ITEMS + 1;
+
+export interface NewOrderLine {
+  number: number;
+  item: number;
+  supply: number;
+  quantity: number;
+}
+
+/**
+ * The terminal's inputs of one New-Order (2.4.1): district, customer, 5-15 lines (1% remote),
+ * 1% of orders ending with the unused item. Lines come sorted by (supply warehouse, item), the
+ * order stock rows are locked in; each keeps its OL_NUMBER from the order as entered.
+ */
+export function drawNewOrder(home: TerminalHome): { w: number; d: number; c: number; lines: NewOrderLine[]; allLocal: number } {
+  const { random } = home;
+  const w = home.warehouse;
+  const d = random.int(1, 10);
+  const c = customerId(home);
+  const lineCount = random.int(5, 15);
+  const rollback = random.int(1, 100) === 1;
+  const lines = Array.from({ length: lineCount }, (_, i) => {
+    const item = rollback && i === lineCount - 1 ? UNUSED_ITEM : nurand(random, NURAND_A.itemId, 1, ITEMS, home.constants.itemId);
+    const supply = random.int(1, 100) === 1 ? remoteWarehouse(home) : w;
+    return { number: i + 1, item, supply, quantity: random.int(1, 10) };
+  });
+  const allLocal = lines.every((l) => l.supply === w) ? 1 : 0;
+  lines.sort((a, b) => a.supply - b.supply || a.item - b.item);
+  return { w, d, c, lines, allLocal };
+}
 
 /**
  * New-Order (clause 2.4): an order of 5-15 lines for a customer of a random district of the home
@@ -19,7 +48,7 @@ export const newOrder: TransactionType = {
   weight: 45,
   async prepare(conn, terminal) {
     const home = await terminalHome(conn, terminal);
-    const { random, decimals } = home;
+    const { decimals } = home;
     const selectWarehouse = await conn.prepare('SELECT w_tax FROM warehouse WHERE w_id = ?');
     // Taking the next order id first locks the district row: concurrent New-Orders of one district queue here.
     const nextOrderId = await conn.prepare('UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?');
@@ -45,18 +74,8 @@ export const newOrder: TransactionType = {
     );
 
     return async () => {
-      const w = home.warehouse;
-      const d = random.int(1, 10);
-      const c = customerId(home);
-      const lineCount = random.int(5, 15);
-      const rollback = random.int(1, 100) === 1;
-      const lines = Array.from({ length: lineCount }, (_, i) => {
-        const item = rollback && i === lineCount - 1 ? UNUSED_ITEM : nurand(random, NURAND_A.itemId, 1, ITEMS, home.constants.itemId);
-        const supply = random.int(1, 100) === 1 ? remoteWarehouse(home) : w;
-        return { number: i + 1, item, supply, quantity: random.int(1, 10) };
-      });
-      const allLocal = lines.every((l) => l.supply === w) ? 1 : 0;
-      lines.sort((a, b) => a.supply - b.supply || a.item - b.item);
+      const { w, d, c, lines, allLocal } = drawNewOrder(home);
+      const lineCount = lines.length;
 
       await conn.begin();
       await selectWarehouse.all([w]);

@@ -1,6 +1,15 @@
 import type { TransactionType } from '../workload.js';
 import { customerByLastName } from './customer.js';
-import { customerId, customerLastName, terminalHome } from './terminal-home.js';
+import { customerId, customerLastName, terminalHome, type TerminalHome } from './terminal-home.js';
+
+/** The terminal's inputs of one Order-Status (2.6.1): id 0 when chosen by last name. */
+export function drawOrderStatus(home: TerminalHome) {
+  const w = home.warehouse;
+  const d = home.random.int(1, 10);
+  const last = home.random.int(1, 100) <= 60 ? customerLastName(home) : undefined;
+  const id = last === undefined ? customerId(home) : 0;
+  return { w, d, last, id };
+}
 
 /**
  * Order-Status (clause 2.6): a customer of a random district of the home warehouse (by last name
@@ -11,7 +20,6 @@ export const orderStatus: TransactionType = {
   weight: 4,
   async prepare(conn, terminal) {
     const home = await terminalHome(conn, terminal);
-    const { random } = home;
     const byName = await conn.prepare('SELECT c_id, c_balance, c_first, c_middle FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first');
     const byId = await conn.prepare('SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?');
     const lastOrder = await conn.prepare(
@@ -21,10 +29,7 @@ export const orderStatus: TransactionType = {
     const lines = await conn.prepare('SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?');
 
     return async () => {
-      const w = home.warehouse;
-      const d = random.int(1, 10);
-      const last = random.int(1, 100) <= 60 ? customerLastName(home) : undefined;
-      const id = last === undefined ? customerId(home) : 0;
+      const { w, d, last, id } = drawOrderStatus(home);
 
       await conn.begin();
       let c = id;

@@ -1,10 +1,24 @@
 import type { TransactionType } from '../workload.js';
 import { format } from './decimal.js';
 import { customerByLastName } from './customer.js';
-import { MONEY, customerId, customerLastName, remoteWarehouse, terminalHome } from './terminal-home.js';
+import { MONEY, customerId, customerLastName, remoteWarehouse, terminalHome, type TerminalHome } from './terminal-home.js';
 
 /** C_DATA holds at most 500 characters (clause 1.3). */
 const C_DATA_LENGTH = 500;
+
+/** The terminal's inputs of one Payment (2.5.1): amount in cents; id 0 when chosen by last name. */
+export function drawPayment(home: TerminalHome) {
+  const { random } = home;
+  const w = home.warehouse;
+  const d = random.int(1, 10);
+  const local = random.int(1, 100) <= 85;
+  const customerWarehouse = local ? w : remoteWarehouse(home);
+  const customerDistrict = local ? d : random.int(1, 10);
+  const last = random.int(1, 100) <= 60 ? customerLastName(home) : undefined;
+  const id = last === undefined ? customerId(home) : 0;
+  const amount = BigInt(random.int(100, 500_000));
+  return { w, d, customerWarehouse, customerDistrict, last, id, amount };
+}
 
 /**
  * Payment (clause 2.5): a payment of 1.00-5,000.00 to the home warehouse and a random district,
@@ -16,7 +30,7 @@ export const payment: TransactionType = {
   weight: 43,
   async prepare(conn, terminal) {
     const home = await terminalHome(conn, terminal);
-    const { random, decimals } = home;
+    const { decimals } = home;
     const updateWarehouse = await conn.prepare(`UPDATE warehouse SET w_ytd = w_ytd + ${MONEY} WHERE w_id = ?`);
     const selectWarehouse = await conn.prepare('SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?');
     const updateDistrict = await conn.prepare(`UPDATE district SET d_ytd = d_ytd + ${MONEY} WHERE d_w_id = ? AND d_id = ?`);
@@ -37,14 +51,7 @@ export const payment: TransactionType = {
     );
 
     return async () => {
-      const w = home.warehouse;
-      const d = random.int(1, 10);
-      const local = random.int(1, 100) <= 85;
-      const customerWarehouse = local ? w : remoteWarehouse(home);
-      const customerDistrict = local ? d : random.int(1, 10);
-      const last = random.int(1, 100) <= 60 ? customerLastName(home) : undefined;
-      const id = last === undefined ? customerId(home) : 0;
-      const amount = BigInt(random.int(100, 500_000));
+      const { w, d, customerWarehouse, customerDistrict, last, id, amount } = drawPayment(home);
       const money = decimals.param(amount, 2);
 
       await conn.begin();
