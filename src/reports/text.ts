@@ -17,7 +17,9 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   const lines = [
     ...pgbenchBlock(result),
     `status: ${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`,
-    `workload: ${config.workload}${describeOptions(config.workloadOptions)}`,
+    // With a data line, --load is shown there as what made the data: the option itself only
+    // applies when this run loads, and after `init --load faithful` its default would mislead.
+    `workload: ${config.workload}${describeOptions(result.data.loadMode === undefined ? config.workloadOptions : withoutKey(config.workloadOptions, 'load'))}`,
     `target: ${result.target.url} (${result.target.version})`,
     ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
     `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
@@ -103,4 +105,8 @@ function percent(part: number, whole: number): string {
 export function table(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+}
+
+function withoutKey(options: Record<string, unknown>, key: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(options).filter(([name]) => name !== key));
 }
