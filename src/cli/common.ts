@@ -19,6 +19,13 @@ export const VERBOSE_OPTION: OptionSpec = { long: 'verbose', type: 'boolean', he
 export const HELP_OPTION: OptionSpec = { long: 'help', short: 'h', type: 'boolean', help: 'show this help' };
 export const SCALE_OPTION: OptionSpec = { long: 'scale', short: 's', type: 'string', value: 'N', help: "scale (the workload's own unit: tpcb a whole number, chain full, 1/1000 or 0.001, tpcc warehouses; see headroom list)" };
 
+export const SET_OPTION: OptionSpec = {
+  long: 'set',
+  type: 'strings',
+  value: 'NAME=VALUE',
+  help: 'server setting for the run, repeatable (e.g. synchronous_commit=off): per session where the DBMS allows, else server-wide and put back afterwards; one needing a restart is refused',
+};
+
 /** -s as the workload reads it, or undefined when not given. */
 export function askedScale(workload: Workload, values: OptionValues): number | undefined {
   const text = values['scale'] as string | undefined;

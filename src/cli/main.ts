@@ -4,7 +4,7 @@ import { UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { DEFAULT_DB } from '../config/target.js';
 import { CHECK_OPTIONS, DROP_OPTIONS, INIT_OPTIONS, checkCommand, dropCommand, initCommand } from './data-verbs.js';
-import { EXPERIMENT_OPTIONS, experimentCommand } from './experiment.js';
+import { experimentCommand } from './experiment.js';
 import { listText } from './list.js';
 import { WORKLOADS } from '../workloads/registry.js';
 import { PLAN_OPTIONS, planCommand } from './plan.js';
@@ -16,6 +16,8 @@ interface Verb {
   usage: string;
   options: OptionSpec[];
   action(argv: readonly string[]): Promise<number>;
+  /** The verb prints its own --help (experiment: each experiment has its options). */
+  ownHelp?: boolean;
 }
 
 const VERBS: Record<string, Verb> = {
@@ -23,15 +25,10 @@ const VERBS: Record<string, Verb> = {
   init: { summary: "create the workload's schema and load its data (drops what is there; kv appends to a smaller table)", usage: 'headroom init [WORKLOAD] [options]', options: INIT_OPTIONS, action: initCommand },
   check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', options: CHECK_OPTIONS, action: checkCommand },
   drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', options: DROP_OPTIONS, action: dropCommand },
-  experiment: {
-    summary: "a published study's protocol as several runs and the steps between them: dead-rows (kv read, update, read, VACUUM, read)",
-    usage: 'headroom experiment dead-rows [options]',
-    options: EXPERIMENT_OPTIONS,
-    action: experimentCommand,
-  },
   plan: { summary: 'headroom of a chain result over a bank or a shop, and the machines it needs', usage: 'headroom plan RESULT.json [options]', options: PLAN_OPTIONS, action: planCommand },
   report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown] [--normalise REFERENCE:YOURS]', options: REPORT_OPTIONS, action: reportCommand },
   compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json... | headroom compare --normalise REFERENCE:YOURS [RESULT.json...]', options: COMPARE_OPTIONS, action: compareCommand },
+  experiment: { summary: 'a named study re-run: peak (simple queries/s), growth (throughput as the data grows), dead-rows (kv read, update, read, VACUUM, read)', usage: 'headroom experiment NAME [options]', options: [], action: experimentCommand, ownHelp: true },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },
 };
 
@@ -69,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   const verb = VERBS[name];
   if (!verb) throw new UserError(`unknown verb "${first}"`, `verbs: ${Object.keys(VERBS).join(', ')} (headroom --help)`);
   const verbArgs = name === first ? rest : argv;
-  if (verbArgs.includes('--help') || verbArgs.includes('-h')) return (process.stdout.write(`${verbHelp(verb)}\n`), 0);
+  if (!verb.ownHelp && (verbArgs.includes('--help') || verbArgs.includes('-h'))) return (process.stdout.write(`${verbHelp(verb)}\n`), 0);
   return verb.action(verbArgs);
 }
 

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { compareText } from '../reports/compare-text.js';
+import { compareExperimentsText } from '../reports/compare-experiments.js';
+import { isExperimentFile } from '../experiments/read.js';
 import { normaliseText } from '../reports/normalise-text.js';
 import { readReference } from '../reports/reference.js';
 import { seriesCsv } from '../reports/csv.js';
@@ -81,6 +83,11 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals.length < 2) throw new UserError(`"headroom compare" needs two or more result files, got ${positionals.length}`, 'e.g. headroom compare before.json after.json (headroom report shows a single run)');
+  const experiments = positionals.filter(isExperimentFile);
+  if (experiments.length > 0 && experiments.length < positionals.length) {
+    throw new UserError(`${experiments[0]} is an experiment file and ${positionals.find((p) => !isExperimentFile(p))} is not: they do not compare`, 'compare run results with run results, experiment files with experiment files of the same experiment');
+  }
+  if (experiments.length > 0) return (process.stdout.write(`${compareExperimentsText(positionals)}\n`), 0);
   const { runs, sweeps } = readResults(positionals);
   process.stdout.write(`${[...(runs.length > 0 ? [compareText(runs)] : []), ...(sweeps.length > 0 ? [sweepCompareText(sweeps)] : [])].join('\n\n')}\n`);
   return 0;

@@ -12,6 +12,7 @@ import { progressLine } from '../reports/text.js';
 import { buildResult } from '../result/build.js';
 import type { RunResult } from '../result/result.js';
 import type { Protocol, Workload } from '../workloads/workload.js';
+import type { ServerSettings } from '../engine/server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
 import { dataContext, logLine, type Session } from './common.js';
@@ -38,6 +39,8 @@ export interface RunPlan {
   routing: Routing | undefined;
   /** Ends the run early (Ctrl-C): the engine stops and the result is marked interrupted. */
   signal: AbortSignal;
+  /** --set: session statements for every terminal connection, and what to record. */
+  settings: ServerSettings;
 }
 
 /**
@@ -69,7 +72,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
   const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
   const outcome = await runEngine(
-    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand },
+    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
     plan.signal,
     (point) => {
       if (live) live.update(point);
@@ -121,6 +124,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
       argv: [...plan.argv],
       ...pgbench.config,
+      // The record's objects are the ones restore() updates: a file written after it says whether it worked.
+      ...(plan.settings.record().asked.length > 0 ? { serverSettings: plan.settings.record() } : {}),
     },
     workload,
     ...(outcome.status === 'interrupted'

@@ -11,10 +11,11 @@ import { perCommandText } from '../reports/per-command.js';
 import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
+import { parseSettings, ServerSettings } from '../engine/server-settings.js';
+import { DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
@@ -52,6 +53,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
+  SET_OPTION,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -73,8 +75,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // Refused before anything is loaded, like a bad mix.
   const routing = routingOf(values, resolveTarget(values['db'] as string | undefined));
 
+  const settingsAsked = parseSettings(values['set'] as string[] | undefined);
   const session = await openSession(values, workload);
+  let settings: ServerSettings | undefined;
   try {
+    // Before serverInfo, so the durability label reads the settings the run will have.
+    settings = await ServerSettings.apply(session.driver, session.conn, settingsAsked, logLine);
     const server = await session.driver.serverInfo(session.conn);
     const force = values['force'] === true;
     // A sweep asks before each step instead: the server refusing one is its finding.
@@ -100,7 +106,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
 
     const abort = new AbortController();
     const onSignal = (): void => {
-      if (abort.signal.aborted) process.exit(130);
+      if (abort.signal.aborted) {
+        const left = settings?.unrestored();
+        if (left) logLine(left);
+        process.exit(130);
+      }
       abort.abort();
       logLine('interrupted: stopping the terminals and writing what was measured (Ctrl-C again to quit at once)');
     };
@@ -123,10 +133,13 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       pgbench,
       routing,
       signal: abort.signal,
+      settings,
     };
     try {
       if (steps.length > 1) return await runSweep(plan, steps);
       const result = await measureOnce(plan, steps[0]!);
+      // Put back before the result is written, so it records whether that worked.
+      await settings.restore();
       const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
       await writeResult(result, file);
       process.stdout.write(`${summaryText(result, file)}\n`);
@@ -138,6 +151,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       process.off('SIGTERM', onSignal);
     }
   } finally {
+    await settings?.restore();
     await session.close();
   }
 }

@@ -94,6 +94,8 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
     sweep.status = 'interrupted';
     sweep.statusReason = 'interrupted by a signal';
   }
+  // --set put back before the last save, so the steps' files record whether that worked.
+  await plan.settings.restore();
   await save();
   process.stdout.write(`${sweepText(sweep, file)}\n`);
   return sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;

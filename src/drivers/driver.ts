@@ -57,6 +57,17 @@ export interface ServerInfo {
   durabilityRisks: string[];
 }
 
+/**
+ * How a server setting asked with --set is applied (see src/engine/server-settings.ts).
+ * `session`: `statement` runs on every connection headroom opens (each terminal's, and the admin
+ * one so serverInfo sees it); nothing to restore, it ends with the connection.
+ * `global`: `apply` changes the server for everyone and `restore` puts `previous` back.
+ * A setting the DBMS cannot change while running makes planSetting throw a UserError.
+ */
+export type SettingPlan =
+  | { scope: 'session'; statement: string }
+  | { scope: 'global'; previous: string; apply: string[]; restore: string[]; /** SQL answering the value in force, to wait for a reload */ current?: string };
+
 export interface ConnectionBudget {
   /** The server's connection limit as an ordinary user sees it. */
   max: number;
@@ -79,6 +90,8 @@ export interface Driver {
   connectionBudget(conn: Connection): Promise<ConnectionBudget | undefined>;
   /** Does a table exist in the connected database/schema? */
   tableExists(conn: Connection, table: string): Promise<boolean>;
+  /** How --set NAME=VALUE is applied on this DBMS; throws UserError when it cannot be while the server runs. */
+  planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan>;
   /** The DBMS's own statistics (sizes, waits, statements), read over `conn` during a run. */
   observe(conn: Connection): DbmsObservation;
   close(): Promise<void>;

@@ -33,6 +33,8 @@ export interface EngineConfig {
   protocol: Protocol;
   /** -r: per-command figures of scripts. */
   perCommand: boolean;
+  /** --set session settings: see JobConfig. */
+  sessionStatements?: readonly string[];
   /** --latency-limit in milliseconds: see JobConfig. */
   latencyLimitMs?: number | undefined;
   /** -l / --log: see transaction-log.ts. */
@@ -175,6 +177,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
     seed: config.seed,
     perCommand: config.perCommand,
     routing: config.routing,
+    sessionStatements: [...(config.sessionStatements ?? [])],
   }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));

@@ -29,6 +29,8 @@ export interface JobConfig {
   seed: number;
   /** -r: record per-command figures of scripts. */
   perCommand: boolean;
+  /** --set: statements (SET, PRAGMA) run on every connection a terminal opens, replacements included. */
+  sessionStatements?: string[];
   /** Which job this is, from 0: names its -l file. */
   index?: number;
   /** --latency-limit in milliseconds. */
@@ -83,8 +85,20 @@ export class LocalJob implements JobHandle {
     const stopSignal = new StopSignal();
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
     // Each terminal's connector wraps every connection it opens, the first and any replacement.
+    const statements = config.sessionStatements ?? [];
+    // --set: every connection a terminal opens, the first and any replacement, gets the session settings.
+    const withSettings = (open: () => Promise<Connection>) => async (): Promise<Connection> => {
+      const conn = await open();
+      try {
+        for (const sql of statements) await conn.query(sql);
+      } catch (error) {
+        await conn.close().catch(() => {});
+        throw error;
+      }
+      return conn;
+    };
     const connectors = config.terminals.map((plan): (() => Promise<Connection>) => {
-      const connect = router ? () => router.connect(plan.id) : () => driver.connect();
+      const connect = withSettings(router ? () => router.connect(plan.id) : () => driver.connect());
       if (!journal) return connect;
       let sequence = 0;
       const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;

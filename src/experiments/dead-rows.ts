@@ -1,13 +1,44 @@
 import type { SeriesPoint } from '../engine/measurements.js';
-import { TOOL_VERSION } from '../result/build.js';
+import type { RunResult } from '../result/result.js';
+import { logLine } from '../cli/common.js';
+import { kv } from '../workloads/kv/index.js';
 import { TABLE } from '../workloads/kv/schema.js';
-import { EXPERIMENT_SCHEMA, type ExperimentResult, type ExperimentStep } from './experiment.js';
 import { maintenanceFor } from './maintenance.js';
-import { measureRun, type StepServer } from './measure.js';
+import { measureStep } from './measure.js';
 import { holdAutovacuum } from './autovacuum.js';
-import { tableSizes } from './table-sizes.js';
+import type { ExperimentContext } from './runner.js';
+import { tableSizes, type TableSizes } from './table-sizes.js';
 
 const SETTLE_MS = 1000;
+
+interface StepRow {
+  /** 1-based position in the experiment. */
+  step: number;
+  name: string;
+  seconds: number;
+  /** The kv table's sizes just before and just after the step. */
+  sizesBefore: TableSizes;
+  sizesAfter: TableSizes;
+}
+
+/** A measured run of the kv read or update test; its full result is in the file's runs, in order. */
+export interface DeadRowsRunRow extends StepRow {
+  kind: 'run';
+  test: string;
+  tps: number;
+  p50Ms: number;
+  p99Ms: number;
+  failed: number;
+}
+
+/** The DBMS's maintenance between the runs: what it executed and what that does here. */
+export interface DeadRowsMaintenanceRow extends StepRow {
+  kind: 'maintenance';
+  statements: string[];
+  description: string;
+}
+
+export type DeadRowsRow = DeadRowsRunRow | DeadRowsMaintenanceRow;
 
 export interface DeadRowsConfig {
   rows: number;
@@ -16,12 +47,8 @@ export interface DeadRowsConfig {
   durationSeconds: number;
   maxTries: number;
   seed: number;
-  argv: string[];
-}
-
-export interface ExperimentHooks {
-  signal: AbortSignal;
-  log(message: string): void;
+  argv: readonly string[];
+  data: RunResult['data'];
   onInterval(point: SeriesPoint): void;
 }
 
@@ -31,9 +58,10 @@ export interface ExperimentHooks {
  * test again, the DBMS's maintenance, the read test once more, with the table's sizes before and
  * after every step. The kv table must already hold config.rows rows.
  */
-export async function runDeadRows(server: StepServer, config: DeadRowsConfig, hooks: ExperimentHooks): Promise<ExperimentResult> {
-  const dbms = server.target.dbms;
-  const observation = server.driver.observe(server.conn);
+export async function runDeadRows(ctx: ExperimentContext<DeadRowsRow>, config: DeadRowsConfig): Promise<void> {
+  const { session } = ctx;
+  const dbms = session.target.dbms;
+  const observation = session.driver.observe(session.conn);
   const maintenance = maintenanceFor(dbms, TABLE);
   const plan: ({ name: string; test: string } | 'maintenance')[] = [
     { name: 'read', test: 'read' },
@@ -42,61 +70,55 @@ export async function runDeadRows(server: StepServer, config: DeadRowsConfig, ho
     'maintenance',
     { name: `read after ${maintenance.name}`, test: 'read' },
   ];
-  const startedAt = new Date();
-  const steps: ExperimentStep[] = [];
-  let status: ExperimentResult['status'] = 'completed';
-  let statusReason: string | undefined;
-  const notes = [maintenance.description, maintenance.sizesNote];
-  const release = await holdAutovacuum(server.conn, dbms, TABLE);
-  if (release) notes.push(release.note);
+  ctx.note(maintenance.description);
+  ctx.note(maintenance.sizesNote);
+  const release = await holdAutovacuum(session.conn, dbms, TABLE);
+  if (release) ctx.note(release.note);
   try {
     for (const [index, step] of plan.entries()) {
-      if (hooks.signal.aborted) break;
+      if (ctx.signal.aborted) break;
       const sizesBefore = await tableSizes(observation, TABLE);
       if (step === 'maintenance') {
-        hooks.log(`step ${index + 1}/${plan.length}: ${maintenance.name} (${maintenance.statements.join('; ')})`);
+        logLine(`step ${index + 1}/${plan.length}: ${maintenance.name} (${maintenance.statements.join('; ')})`);
         const started = performance.now();
-        for (const sql of maintenance.statements) await server.conn.query(sql);
+        for (const sql of maintenance.statements) await session.conn.query(sql);
         const seconds = Math.round((performance.now() - started) / 10) / 100;
-        steps.push({ name: maintenance.name, kind: 'maintenance', result: null, statements: maintenance.statements, description: maintenance.description, seconds, sizesBefore, sizesAfter: await tableSizes(observation, TABLE) });
+        const sizesAfter = await tableSizes(observation, TABLE);
+        ctx.record({ step: index + 1, name: maintenance.name, kind: 'maintenance', seconds, sizesBefore, sizesAfter, statements: maintenance.statements, description: maintenance.description });
         continue;
       }
-      hooks.log(`step ${index + 1}/${plan.length}: ${step.name}, ${config.clients} client(s), ${config.durationSeconds} s`);
-      // Each run draws its own keys (seed + step): a repeated read test would otherwise find the very rows the first one cached.
-      const seed = config.seed + index;
-      const result = await measureRun(
-        server,
-        { workload: 'kv', options: { test: step.test }, scale: config.rows, clients: config.clients, jobs: config.jobs, durationSeconds: config.durationSeconds, maxTries: config.maxTries, seed, argv: config.argv },
-        hooks.signal,
-        hooks.onInterval,
+      logLine(`step ${index + 1}/${plan.length}: ${step.name}, ${config.clients} client(s), ${config.durationSeconds} s`);
+      const run = await measureStep(
+        {
+          ...ctx,
+          workload: kv,
+          workloadOptions: { test: step.test },
+          scale: config.rows,
+          clients: config.clients,
+          jobs: config.jobs,
+          durationSeconds: config.durationSeconds,
+          observe: true,
+          // Only the first run loaded (if anything was loaded); the later ones find the data there.
+          data: index === 0 ? config.data : { loadedBy: 'earlier', phases: [] },
+          argv: config.argv,
+          // Each run draws its own keys (seed + step): a repeated read test would otherwise find the very rows the first one cached.
+          seed: config.seed + index,
+          maxTries: config.maxTries,
+          onInterval: config.onInterval,
+        },
+        ctx.signal,
       );
       // The terminals' sessions hand their row counters to the server's statistics as they end, just after the run.
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      steps.push({ name: step.name, kind: 'run', result, statements: [], description: '', seconds: result.summary.measuredSeconds, sizesBefore, sizesAfter: await tableSizes(observation, TABLE) });
-      if (result.status !== 'completed') {
-        status = result.status;
-        statusReason = `step "${step.name}": ${result.statusReason ?? result.status}`;
-        break;
-      }
+      const sizesAfter = await tableSizes(observation, TABLE);
+      const { summary } = run;
+      ctx.record(
+        { step: index + 1, name: step.name, kind: 'run', seconds: summary.measuredSeconds, sizesBefore, sizesAfter, test: step.test, tps: summary.tps, p50Ms: summary.latencyMs.p50, p99Ms: summary.latencyMs.p99, failed: summary.failed },
+        run,
+      );
+      if (run.status !== 'completed') break;
     }
   } finally {
     await release?.restore();
   }
-  if (hooks.signal.aborted && status === 'completed') {
-    status = 'interrupted';
-    statusReason = 'interrupted by a signal';
-  }
-  return {
-    schema: EXPERIMENT_SCHEMA,
-    experiment: 'dead-rows',
-    tool: { name: 'headroom', version: TOOL_VERSION },
-    status,
-    ...(statusReason === undefined ? {} : { statusReason }),
-    startedAt: startedAt.toISOString(),
-    endedAt: new Date().toISOString(),
-    target: { dbms, url: server.url, version: server.info.version },
-    config: { workload: 'kv', table: TABLE, rows: config.rows, clients: config.clients, jobs: config.jobs, durationSeconds: config.durationSeconds, maxTries: config.maxTries, seed: config.seed, argv: config.argv },
-    notes,
-    steps,
-  };
 }

@@ -1,81 +1,114 @@
-import type { Target } from '../config/target.js';
+import { randomInt } from 'node:crypto';
 import { runsOnThisMachine } from '../config/target.js';
-import type { Connection, Driver, ServerInfo } from '../drivers/driver.js';
+import type { OptionValues } from '../config/options.js';
+import type { ServerInfo } from '../drivers/driver.js';
 import { runEngine } from '../engine/engine.js';
 import type { SeriesPoint } from '../engine/measurements.js';
-import type { OptionValues } from '../config/options.js';
+import type { ServerSettings } from '../engine/server-settings.js';
+import { UserError } from '../errors.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { buildResult } from '../result/build.js';
 import type { RunResult } from '../result/result.js';
+import type { Session } from '../cli/common.js';
+import type { Workload } from '../workloads/workload.js';
 
-export interface StepServer {
-  target: Target;
-  url: string;
-  driver: Driver;
-  /** The admin connection the observer reads the server's statistics over. */
-  conn: Connection;
-  info: ServerInfo;
-}
-
-export interface StepRunConfig {
-  workload: string;
-  options: OptionValues;
+/** One measured step of an experiment: a closed-loop run of a workload on data already loaded. */
+export interface Step {
+  session: Session;
+  server: ServerInfo;
+  settings: ServerSettings;
+  workload: Workload;
+  workloadOptions: OptionValues;
   scale: number;
   clients: number;
   jobs: number;
   durationSeconds: number;
-  maxTries: number;
-  seed: number;
-  argv: string[];
+  observe: boolean;
+  data: RunResult['data'];
+  argv: readonly string[];
+  /** The run's random seed (default: a new one; it is stored in the run's result either way). */
+  seed?: number;
+  /** Tries per transaction on serialization failures and deadlocks (default 1). */
+  maxTries?: number;
+  /** Called with every 1-second point, for progress lines. */
+  onInterval?: (point: SeriesPoint) => void;
 }
 
-/** One measured run of an experiment, observed and turned into a result as `headroom run` does. */
-export async function measureRun(server: StepServer, config: StepRunConfig, signal: AbortSignal, onInterval: (point: SeriesPoint) => void): Promise<RunResult> {
-  const observer = await RunObserver.start(server.driver.observe(server.conn), runsOnThisMachine(server.target));
-  const engineConfig = {
-    ...config,
-    target: server.target,
-    transactionsPerClient: undefined,
-    rate: undefined,
-    warmupSeconds: 0,
-    journal: undefined,
-    acceptRefusals: false,
-    // Every run goes to the primary: the experiment measures one table on one server.
-    routing: undefined,
-    // The kv tests are prepared statements, as `headroom run` runs them by default.
-    protocol: 'prepared' as const,
-    perCommand: false,
-  };
-  const outcome = await runEngine(engineConfig, signal, onInterval).catch(async (error: unknown) => {
-    await observer.stop().catch(() => undefined);
+/** Refuses more clients than the server accepts before anything runs, as `headroom run` does. */
+export async function checkClients(session: Session, clients: number, what: string): Promise<void> {
+  const budget = await session.driver.connectionBudget(session.conn);
+  if (budget && clients > budget.max - budget.inUse) {
+    throw new UserError(
+      `the server accepts ${budget.max - budget.inUse} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but ${what} needs ${clients}`,
+      `use -c ${Math.max(1, budget.max - budget.inUse)} or less, or raise max_connections`,
+    );
+  }
+}
+
+/** Runs one step and returns it as a run result of its own (each experiment file holds them all). */
+export async function measureStep(step: Step, signal: AbortSignal): Promise<RunResult> {
+  const { session, workload, clients, jobs, durationSeconds, scale } = step;
+  const seed = step.seed ?? randomInt(0, 2 ** 31);
+  const maxTries = step.maxTries ?? 1;
+  const observer = step.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target)) : undefined;
+  const outcome = await runEngine(
+    {
+      target: session.target,
+      workload: workload.name,
+      options: step.workloadOptions,
+      scale,
+      clients,
+      jobs,
+      durationSeconds,
+      transactionsPerClient: undefined,
+      rate: undefined,
+      warmupSeconds: 0,
+      maxTries,
+      seed,
+      journal: undefined,
+      acceptRefusals: false,
+      // The experiments run on one server; routing to replicas is headroom run's.
+      routing: undefined,
+      // headroom run's defaults: prepared statements, no per-command figures.
+      protocol: 'prepared',
+      perCommand: false,
+      sessionStatements: step.settings.sessionStatements,
+    },
+    signal,
+    step.onInterval ?? (() => {}),
+  ).catch(async (error: unknown) => {
+    await observer?.stop().catch(() => undefined);
     throw error;
   });
-  const observed = await observer.stop();
+  const observed = (await observer?.stop()) ?? null;
   return buildResult({
     outcome,
-    server: server.info,
+    server: step.server,
     observed,
-    url: server.url,
-    data: { loadedBy: 'earlier', phases: [] },
+    url: session.url,
+    data: step.data,
     config: {
-      workload: config.workload,
-      workloadOptions: config.options,
-      scale: config.scale,
-      clients: config.clients,
-      jobs: config.jobs,
-      durationSeconds: config.durationSeconds,
+      workload: workload.name,
+      workloadOptions: step.workloadOptions,
+      scale,
+      clients,
+      jobs,
+      durationSeconds,
       transactionsPerClient: null,
       rate: null,
       warmupSeconds: 0,
-      maxTries: config.maxTries,
-      seed: config.seed,
+      maxTries,
+      seed,
       journal: null,
-      argv: config.argv,
+      argv: [...step.argv],
+      ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
     },
-    ...(outcome.status === 'interrupted'
-      ? { statusReason: 'interrupted by a signal' }
-      : outcome.failure
-        ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
-        : {}),
+    ...(outcome.status === 'interrupted' ? { statusReason: 'interrupted by a signal' } : outcome.failure ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` } : {}),
   });
+}
+
+/** Peak and mean queries/s over the measured 1-second windows (the study's metric is the peak). */
+export function perSecond(result: RunResult): { peak: number; mean: number } {
+  const windows = result.series.filter((p) => p.phase === 'measure' && p.seconds >= 0.5);
+  return { peak: Math.max(0, ...windows.map((p) => p.tps)), mean: result.summary.tps };
 }

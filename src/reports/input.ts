@@ -2,6 +2,8 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { RunResult } from '../result/result.js';
 import { readResultFile } from '../result/read.js';
+import { isExperimentFile, readExperiment } from '../experiments/read.js';
+import type { ExperimentResult } from '../experiments/experiment-result.js';
 import type { SweepResult } from '../result/sweep.js';
 
 /** A result file as the reports see it: where it came from, a short name, and its content. */
@@ -36,6 +38,13 @@ export function readResults(files: readonly string[]): LoadedInputs {
   const labels = names.map((name, i) => (names.indexOf(name) === names.lastIndexOf(name) ? name : path.relative('.', files[i]!).replace(/\.json$/i, '')));
   const inputs: LoadedInputs = { runs: [], sweeps: [] };
   files.forEach((file, i) => {
+    // An experiment file stands for its steps: each run inside is reported as a run of its own.
+    if (isExperimentFile(file)) {
+      const experiment = readExperiment(file);
+      const names = stepNames(experiment);
+      experiment.runs.forEach((result, step) => inputs.runs.push({ file, label: `${labels[i]!}:${names[step]!}`, result }));
+      return;
+    }
     const read = readResultFile(file);
     if (read.kind === 'run') inputs.runs.push({ file, label: labels[i]!, result: read.result });
     else inputs.sweeps.push({ file, label: labels[i]!, sweep: read.sweep });
@@ -46,4 +55,18 @@ export function readResults(files: readonly string[]): LoadedInputs {
 /** A sweep's steps as runs, labelled "sweep@clients", for outputs made of runs (the CSV series). */
 export function stepsAsRuns(sweep: LoadedSweep): LoadedResult[] {
   return sweep.sweep.steps.map((result) => ({ file: sweep.file, label: `${sweep.label}@${result.config.clients}`, result }));
+}
+
+/** The names of an experiment's runs: dead-rows' by its run rows (read, update, read after update, ...), the others' by stepName. */
+function stepNames(experiment: ExperimentResult<Record<string, unknown>>): string[] {
+  const named = experiment.rows.filter((r) => r['kind'] === 'run' && typeof r['name'] === 'string').map((r) => r['name'] as string);
+  if (named.length === experiment.runs.length) return named;
+  return experiment.runs.map((result, step, runs) => stepName(result, runs.length, step));
+}
+
+/** A peak step by its query, a growth step by its scale. */
+function stepName(result: RunResult, steps: number, step: number): string {
+  const query = result.config.workloadOptions['query'];
+  if (typeof query === 'string') return query;
+  return steps > 1 ? `scale ${result.config.scale}` : String(step + 1);
 }

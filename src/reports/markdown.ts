@@ -27,6 +27,13 @@ export function markdownSummary(runs: readonly LoadedResult[]): string {
   const right = (i: number): boolean => i === 3 || i === 4 || i >= 6;
   const lines = [row(header), row(header.map((_, i) => (right(i) ? '---:' : '---'))), ...rows.map(row)];
   if (several) lines.push('', `Ratios (xN) are each run's figure over the first run's (${runs[0]!.label}).`);
+  // The workload's own headline figures (tpcc: NOPM, TPM) and its checks after the run, where it has them.
+  for (const run of runs) {
+    const metrics = (run.result.summary.workloadMetrics ?? []).map((m) => `${m.name} ${m.value.toFixed(1)}`);
+    const failed = (run.result.checks ?? []).filter((c) => !c.ok).map((c) => c.name);
+    const checks = run.result.checks ? [failed.length === 0 ? `checks: all ${run.result.checks.length} ok` : `checks FAILED: ${failed.join(', ')}`] : [];
+    if (metrics.length + checks.length > 0) lines.push('', `${code(run.label)}: ${[...metrics, ...checks].join('; ')}`);
+  }
   const hosts = [...new Set(runs.map((r) => `${r.result.host.cpuModel}, ${r.result.host.cores} cores, ${r.result.host.os}`))];
   lines.push('', `Client machine${hosts.length > 1 ? 's' : ''}: ${hosts.join('; ')}. Latencies in ms; CPU/txn is the client's CPU per transaction.`);
   return `${lines.join('\n')}\n`;

@@ -1,4 +1,5 @@
 import type { SeriesPoint } from '../engine/measurements.js';
+import { settingsLine } from './settings-text.js';
 import type { RunResult } from '../result/result.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
@@ -42,6 +43,8 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
       `outage at ${outage.startedAt}: ${outage.seconds.toFixed(1)} s, ${outage.terminals} terminal connection(s) lost, ${outage.errors} error(s)${outage.recovered ? '' : ', not recovered by the end'}`,
     );
   }
+  const set = settingsLine(config.serverSettings);
+  if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')} (a crash can take back acknowledged commits)`);
   const cpu = summary.clientCpu;
   lines.push(`client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms`);

@@ -50,6 +50,9 @@ function readJson(file: string): unknown {
 
 function checkResult(file: string, parsed: unknown): RunResult {
   const schema = isRecord(parsed) ? parsed['schema'] : undefined;
+  if (typeof schema === 'string' && schema.startsWith('headroom.experiment/')) {
+    throw new UserError(`${file} is an experiment file, not a run result`, 'headroom compare and headroom report read experiment files; each of its runs is in its "runs" field');
+  }
   if (typeof schema !== 'string' || !schema.startsWith('headroom.result/')) {
     throw new UserError(`${file} is not a headroom result file (no "schema": "${RESULT_SCHEMA}")`, 'give a file written by headroom run');
   }

@@ -5,6 +5,7 @@ import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { CheckOutcome, LoadPhase, WorkloadMetric } from '../workloads/workload.js';
 import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
+import type { ServerSettingsRecord } from '../engine/server-settings.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
@@ -38,6 +39,8 @@ export interface RunResult {
     /** --journal: the journal file and the id prefix of this run's journaled commits. */
     journal: { file: string; runId: string } | null;
     argv: string[];
+    /** --set: the settings asked, and how each was applied (absent in results written before --set). */
+    serverSettings?: ServerSettingsRecord;
     /** --latency-limit in milliseconds; absent or null without it. */
     latencyLimitMs?: number | null;
     /** --failures-detailed was given (the summary always keeps the split). */

@@ -2,7 +2,7 @@ import { mkdir, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunResult } from './result.js';
 import type { SweepResult } from './sweep.js';
-import type { ExperimentResult } from '../experiments/experiment.js';
+import type { ExperimentResult } from '../experiments/experiment-result.js';
 
 export const DEFAULT_RESULTS_DIR = 'headroom-results';
 
@@ -16,17 +16,17 @@ export function defaultSweepPath(workload: string, dbms: string, startedAt: stri
   return path.join(DEFAULT_RESULTS_DIR, `${workload}-${dbms}-sweep-${stamp(startedAt)}.json`);
 }
 
+/** headroom-results/dead-rows-postgres-20261202-132501.json */
+export function defaultExperimentPath(experiment: string, dbms: string, startedAt: string): string {
+  return path.join(DEFAULT_RESULTS_DIR, `${experiment}-${dbms}-${stamp(startedAt)}.json`);
+}
+
 function stamp(isoTime: string): string {
   return isoTime.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 }
 
-/** headroom-results/dead-rows-postgres-20261202-132501.json */
-export function defaultExperimentPath(result: ExperimentResult): string {
-  return path.join(DEFAULT_RESULTS_DIR, `${result.experiment}-${result.target.dbms}-${stamp(result.startedAt)}.json`);
-}
-
 /** Writes through a temporary file and a rename, so a crash never leaves half a result. */
-export async function writeResult(result: RunResult | SweepResult | ExperimentResult, file: string): Promise<void> {
+export async function writeResult(result: RunResult | SweepResult | ExperimentResult<unknown>, file: string): Promise<void> {
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(result, null, 2)}\n`);

@@ -2,10 +2,11 @@ import { UserError } from '../errors.js';
 import type { Workload } from './workload.js';
 import { chain } from './chain/index.js';
 import { kv } from './kv/index.js';
+import { peak } from './peak/index.js';
 import { tpcb } from './tpcb/index.js';
 import { tpcc } from './tpcc/index.js';
 
-export const WORKLOADS: readonly Workload[] = [tpcb, chain, tpcc, kv];
+export const WORKLOADS: readonly Workload[] = [tpcb, chain, tpcc, kv, peak];
 
 export const DEFAULT_WORKLOAD = 'tpcb';
 

@@ -27,6 +27,18 @@ test('run tpcc reports NOPM and TPM, checks consistency after the run, and fails
   const committed = result.transactions.reduce((n, x) => n + x.count - (x.rolledBack ?? 0), 0);
   assert.ok(Math.abs(tpm.value - (committed / result.summary.measuredSeconds) * 60) < 0.1);
   assert.deepEqual(result.checks!.map((c) => c.ok), [true, true, true, true, true]);
+  // The reports carry the workload's headline figures and its checks too.
+  const markdown = await runCli(['report', out, '--markdown']);
+  assert.equal(markdown.code, 0, markdown.stderr);
+  assert.match(markdown.stdout, new RegExp(`: NOPM ${nopm.value.toFixed(1)}; TPM ${tpm.value.toFixed(1)}; checks: all 5 ok$`, 'm'));
+  const html = path.join(dir, 'r.html');
+  assert.equal((await runCli(['report', out, '-o', html])).code, 0);
+  const page = readFileSync(html, 'utf8');
+  assert.ok(page.includes(`<div class="value">${nopm.value.toFixed(1)}</div><div class="name">NOPM</div>`), 'NOPM is a headline figure');
+  assert.match(page, /<h3>Checks after the run<\/h3>/);
+  // The column is there exactly when some New-Orders were rolled back (about 1%).
+  if (newOrder.rolledBack! > 0) assert.match(page, /<th[^>]*>rolled back<\/th>/);
+  else assert.doesNotMatch(page, /rolled back<\/th>/);
 
   const driver = createDriver(resolveTarget(db));
   const conn = await driver.connect();

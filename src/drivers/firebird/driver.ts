@@ -2,7 +2,8 @@ import Firebird, { type Database, type Options } from 'node-firebird';
 import WireConnection from 'node-firebird/lib/wire/connection.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeFirebird } from './observe.js';
-import type { Connection, ConnectionBudget, Driver, ServerInfo } from '../driver.js';
+import type { Connection, ConnectionBudget, Driver, ServerInfo, SettingPlan } from '../driver.js';
+import { UserError } from '../../errors.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { FirebirdConnection, destroySocket } from './connection.js';
@@ -42,6 +43,18 @@ export class FirebirdDriver implements Driver {
 
   serverInfo(conn: Connection): Promise<ServerInfo> {
     return firebirdServerInfo(conn, () => this.connect());
+  }
+
+  /**
+   * Firebird 3 has no SQL that changes server or database settings: firebird.conf and
+   * databases.conf are read at start (or per new attachment under Classic), and forced writes,
+   * buffers and sweep interval change through gfix, outside any attachment headroom holds.
+   */
+  async planSetting(_conn: Connection, name: string): Promise<SettingPlan> {
+    throw new UserError(
+      `--set ${name}: Firebird 3 has no SQL to change server settings, so headroom cannot apply it`,
+      'set it in firebird.conf or databases.conf and restart, or with gfix (e.g. gfix -write async DATABASE for forced writes off), then run without --set',
+    );
   }
 
   observe(conn: Connection): DbmsObservation {

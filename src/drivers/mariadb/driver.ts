@@ -1,7 +1,8 @@
 import type { Connection as MariadbNativeConnection, Prepare, UpsertResult } from 'mariadb';
+import { planMariadbSetting } from './settings.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeMariadb } from './observe.js';
-import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
+import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { classifyMariadbError } from './errors.js';
@@ -82,6 +83,10 @@ export class MariadbDriver implements Driver {
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const rows = await conn.query('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [table]);
     return rows.length > 0;
+  }
+
+  planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
+    return planMariadbSetting(conn, name, value);
   }
 
   observe(conn: Connection): DbmsObservation {

@@ -1,6 +1,7 @@
 import type { DbmsObservation } from '../../observe/observation.js';
+import { planPostgresSetting } from './settings.js';
 import { observePostgres } from './observe.js';
-import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
+import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
@@ -82,6 +83,10 @@ export class PostgresDriver implements Driver {
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const [[exists]] = (await conn.query('SELECT to_regclass(?) IS NOT NULL', [table])) as [[boolean]];
     return exists;
+  }
+
+  planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
+    return planPostgresSetting(conn, name, value);
   }
 
   observe(conn: Connection): DbmsObservation {

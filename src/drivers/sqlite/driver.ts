@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
+import { planSqliteSetting } from './settings.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeSqlite } from './observe.js';
-import type { Connection, Driver, Row, ServerInfo, SqlValue, Statement } from '../driver.js';
+import type { Connection, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import type { SqliteTarget } from '../../config/target.js';
 import { classifySqliteError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
@@ -54,6 +55,10 @@ export class SqliteDriver implements Driver {
 
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     return (await conn.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table])).length > 0;
+  }
+
+  planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
+    return planSqliteSetting(conn, name, value);
   }
 
   observe(conn: Connection): DbmsObservation {

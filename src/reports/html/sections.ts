@@ -14,6 +14,8 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
   const c = r.config;
   const options = Object.entries(c.workloadOptions).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`).join('; ');
   const failures = ERROR_CLASSES.filter((k) => s.failures[k] > 0).map((k) => `${k} ${s.failures[k]}`).join(', ');
+  // A column of its own only where the workload rolls back by design (tpcc New-Order 1%).
+  const rolledBack = r.transactions.some((t) => (t.rolledBack ?? 0) > 0);
   const parts = [
     `<section class="run" id="run${index}">`,
     `<h2>${e(run.label)} <span class="status status-${e(r.status)}">${e(r.status)}</span></h2>`,
@@ -29,6 +31,8 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     ]),
     `<div class="headline">`,
     figure('tps', s.tps.toFixed(1)),
+    // The workload's own headline figures (tpcc: NOPM and TPM) beside tps.
+    ...(s.workloadMetrics ?? []).map((m) => figure(m.name, m.value.toFixed(1))),
     figure('transactions', String(s.transactions)),
     figure('failed', `${s.failed}${failures ? ` (${e(failures)})` : ''}`),
     figure('p50 ms', ms(s.latencyMs.p50)),
@@ -48,10 +52,21 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     chartDivs(charts),
     '<h3>Transaction types</h3>',
     htmlTable(
-      ['name', 'count', 'tps', 'avg ms', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'failed', 'retried'],
-      r.transactions.map((t) => [e(t.name), String(t.count), t.tps.toFixed(1), ...[t.latencyMs.avg, t.latencyMs.p50, t.latencyMs.p95, t.latencyMs.p99, t.latencyMs.p99_9, t.latencyMs.max].map(ms), String(t.failed), String(t.retried)]),
+      ['name', 'count', 'tps', 'avg ms', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'failed', 'retried', ...(rolledBack ? ['rolled back'] : [])],
+      r.transactions.map((t) => [
+        e(t.name),
+        String(t.count),
+        t.tps.toFixed(1),
+        ...[t.latencyMs.avg, t.latencyMs.p50, t.latencyMs.p95, t.latencyMs.p99, t.latencyMs.p99_9, t.latencyMs.max].map(ms),
+        String(t.failed),
+        String(t.retried),
+        ...(rolledBack ? [String(t.rolledBack ?? 0)] : []),
+      ]),
     ),
   ];
+  if (r.checks) {
+    parts.push('<h3>Checks after the run</h3>', htmlTable(['check', 'result', 'detail'], r.checks.map((c) => [e(c.name), c.ok ? 'ok' : 'FAILED', e(c.detail)]), { textColumns: 3 }));
+  }
   // The same lines the terminal summary prints: where the time went, on the client and the server.
   parts.push('<h3>Where the time went</h3>', `<ul class="server">${serverLines(r, r.host.cores).map((line) => `<li>${e(line)}</li>`).join('')}</ul>`);
   if (r.errors.length > 0) {

@@ -1,0 +1,144 @@
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import { UserError } from '../errors.js';
+import { parseArgs } from '../cli/args.js';
+import { DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine, workloadOptionSpecs } from '../cli/common.js';
+import { checkWeights } from '../engine/deck.js';
+import { table } from '../reports/text.js';
+import { settingsLine } from '../reports/settings-text.js';
+import { findWorkload } from '../workloads/registry.js';
+import { memTotalBytes, type ExperimentResult } from './experiment-result.js';
+import { checkClients, measureStep } from './measure.js';
+import { runExperiment } from './runner.js';
+
+/** The study's fixed load: 20 terminals (spec/experiments.md section 2). */
+export const GROWTH_DEFAULT_CLIENTS = 20;
+export const GROWTH_DEFAULT_SECONDS = 30;
+const MB = 1048576;
+
+export interface GrowthRow {
+  step: number;
+  scale: number;
+  /** The database's size after the load, as the DBMS counts it (see docs/result-schema.md). */
+  databaseBytes: number | null;
+  loadSeconds: number;
+  loadMBps: number | null;
+  clients: number;
+  measuredSeconds: number;
+  tps: number;
+  p50Ms: number;
+  p99Ms: number;
+  failed: number;
+  clientCpuPercent: number;
+  /** Database larger than this machine's RAM; null when the server runs on another machine. */
+  largerThanRam: boolean | null;
+}
+
+export const GROWTH_OPTIONS: OptionSpec[] = [
+  DB_OPTION,
+  { long: 'workload', type: 'string', value: 'NAME', help: 'the workload whose data grows and whose mix runs at each size', default: 'tpcb' },
+  { long: 'scale', short: 's', type: 'string', value: 'LIST', help: "the sizes, comma-separated, in the workload's -s unit (e.g. tpcb 1,2,4; chain 1/1000,1/100)", default: '1,2,4' },
+  { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of the fixed load at every size', default: GROWTH_DEFAULT_CLIENTS },
+  { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds at every size', default: GROWTH_DEFAULT_SECONDS },
+  { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
+  SET_OPTION,
+  { long: 'observe', type: 'boolean', help: 'sample the server beside each run (--observe=false: do not)', default: true },
+  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/growth-DBMS-TIME.json)' },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
+
+/**
+ * `headroom experiment growth`: at each size, drop and load the workload's data (timed), then
+ * run the same load for the same time; one table of size against throughput, with the point
+ * where the database outgrows the machine's RAM marked.
+ */
+export async function growthExperiment(argv: readonly string[]): Promise<number> {
+  const { values, positionals, given } = parseArgs(argv, [...GROWTH_OPTIONS, ...workloadOptionSpecs()], 'experiment growth');
+  if (positionals.length > 0) throw new UserError(`"headroom experiment growth" takes no arguments, got: ${positionals.join(' ')}`, 'name the workload with --workload');
+  const workload = findWorkload(values['workload'] as string);
+  const own = new Set(workload.options.map((o) => o.long));
+  const foreign = [...given].find((name) => !GROWTH_OPTIONS.some((s) => s.long === name) && !own.has(name));
+  if (foreign) throw new UserError(`--${foreign} is not an option of workload ${workload.name}`, 'see: headroom list');
+  const workloadOptions: OptionValues = {};
+  for (const spec of workload.options) workloadOptions[spec.long] = values[spec.long];
+  checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
+  const scales = (values['scale'] as string).split(',').map((text) => workload.parseScale(text.trim()));
+  const clients = values['clients'] as number;
+  const jobs = values['jobs'] as number;
+  if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'use -j up to -c');
+
+  return runExperiment<GrowthRow>('growth', argv, values, workload, async (ctx) => {
+    const { session } = ctx;
+    await checkClients(session, clients, `-c ${clients}`);
+    const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
+    const observation = session.driver.observe(session.conn);
+    const memory = ctx.serverOnThisMachine ? memTotalBytes() : undefined;
+    for (const [i, scale] of scales.entries()) {
+      if (ctx.signal.aborted) break;
+      logLine(`step ${i + 1} of ${scales.length}: loading ${workload.name} at scale ${scale}`);
+      // Dropped first so that the load's time is the load's alone (the workloads' load drops too).
+      await workload.drop(base);
+      const started = performance.now();
+      const phases = await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+      const loadSeconds = (performance.now() - started) / 1000;
+      const databaseBytes = (await observation.sizes()).databaseBytes;
+      logLine(`step ${i + 1}: ${clients} terminal(s), ${values['time']} s`);
+      const run = await measureStep(
+        { ...ctx, workload, workloadOptions, scale, clients, jobs, durationSeconds: values['time'] as number, observe: values['observe'] === true, data: { loadedBy: 'this-run', phases }, argv },
+        ctx.signal,
+      );
+      ctx.record(
+        {
+          step: i + 1,
+          scale,
+          databaseBytes,
+          loadSeconds: Math.round(loadSeconds * 1000) / 1000,
+          // The database's size over the load's time, as the study gave load speed. Not the size
+          // added: SQLite and Firebird files keep the pages of dropped tables, so a difference would
+          // count only what outgrew the last step.
+          loadMBps: databaseBytes === null || loadSeconds <= 0 ? null : Math.round((databaseBytes / MB / loadSeconds) * 100) / 100,
+          clients,
+          measuredSeconds: run.summary.measuredSeconds,
+          tps: run.summary.tps,
+          p50Ms: run.summary.latencyMs.p50,
+          p99Ms: run.summary.latencyMs.p99,
+          failed: run.summary.failed,
+          clientCpuPercent: run.summary.clientCpu.percentOfOneCore,
+          largerThanRam: memory === undefined || databaseBytes === null ? null : databaseBytes > memory,
+        },
+        run,
+      );
+      if (run.status === 'failed') break;
+    }
+  }, growthText);
+}
+
+/** The study's table: size, load speed, throughput; the first size above RAM is marked. */
+export function growthText(result: ExperimentResult<GrowthRow>, file: string): string {
+  const mb = (bytes: number | null): string => (bytes === null ? '-' : (bytes / MB).toFixed(1));
+  const header = ['step', 'scale', 'size MB', 'load s', 'load MB/s', 'tps', 'vs step 1', 'p50 ms', 'p99 ms', 'failed', 'client CPU %'];
+  const first = result.rows[0]?.tps;
+  const rows = result.rows.map((r) => [
+    String(r.step),
+    String(r.scale),
+    `${mb(r.databaseBytes)}${r.largerThanRam ? ' >RAM' : ''}`,
+    r.loadSeconds.toFixed(1),
+    r.loadMBps === null ? '-' : r.loadMBps.toFixed(1),
+    r.tps.toFixed(1),
+    first ? `x${(r.tps / first).toFixed(2)}` : '',
+    r.p50Ms.toFixed(3),
+    r.p99Ms.toFixed(3),
+    String(r.failed),
+    r.clientCpuPercent.toFixed(0),
+  ]);
+  const workload = result.runs[0]?.config.workload ?? '?';
+  const ram = result.host.serverOnThisMachine
+    ? `this machine's RAM: ${(result.host.memTotalBytes / MB).toFixed(0)} MB${result.rows.some((r) => r.largerThanRam) ? ' (>RAM: a database larger than that)' : ', no size above it'}`
+    : `the server runs on another machine: its RAM is not known here, so no size is marked against it`;
+  const lines = [`growth of ${workload} on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}; ${ram}`, '', ...table([header, ...rows])];
+  const set = settingsLine(result.serverSettings);
+  if (set) lines.push(set);
+  if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
+  lines.push(`size: as the DBMS counts it after the load; load MB/s: that size over the load's time. result: ${file}`);
+  return lines.join('\n');
+}

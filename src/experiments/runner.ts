@@ -1,0 +1,86 @@
+import type { OptionValues } from '../config/options.js';
+import { runsOnThisMachine } from '../config/target.js';
+import type { ServerInfo } from '../drivers/driver.js';
+import { ServerSettings, parseSettings } from '../engine/server-settings.js';
+import type { RunResult } from '../result/result.js';
+import { logLine, openSession, type Session } from '../cli/common.js';
+import type { Workload } from '../workloads/workload.js';
+import { defaultExperimentPath, writeResult } from '../result/write.js';
+import { experimentHeader, type ExperimentResult } from './experiment-result.js';
+
+/** What an experiment's steps are given: the open session, the settings in force, and the stop signal. */
+export interface ExperimentContext<Row> {
+  session: Session;
+  server: ServerInfo;
+  settings: ServerSettings;
+  signal: AbortSignal;
+  /** The server runs where this machine's RAM is its RAM (SQLite always does). */
+  serverOnThisMachine: boolean;
+  /** Adds one row of the table with the run it came from (none for a step that runs no load, e.g. dead-rows' VACUUM); kept even when a later step fails. */
+  record(row: Row, run?: RunResult): void;
+  /** Adds a line to the file's notes: what the experiment did beside its steps. */
+  note(text: string): void;
+}
+
+/**
+ * The frame every experiment shares: opens the session, applies --set (and puts it back however
+ * the experiment ends), runs the steps, and writes one file with what was measured, also when it
+ * was interrupted (Ctrl-C: exit 130) or failed part way (the error is then thrown on).
+ */
+export async function runExperiment<Row>(
+  name: string,
+  argv: readonly string[],
+  values: OptionValues,
+  workload: Workload,
+  steps: (ctx: ExperimentContext<Row>) => Promise<void>,
+  render: (result: ExperimentResult<Row>, file: string) => string,
+): Promise<number> {
+  const asked = parseSettings(values['set'] as string[] | undefined);
+  const session = await openSession(values, workload);
+  let settings: ServerSettings | undefined;
+  const abort = new AbortController();
+  const onSignal = (): void => {
+    if (abort.signal.aborted) {
+        const left = settings?.unrestored();
+        if (left) logLine(left);
+        process.exit(130);
+      }
+    logLine('interrupted: stopping this step, putting settings back and writing what was measured (Ctrl-C again to quit at once)');
+    abort.abort();
+  };
+  try {
+    settings = await ServerSettings.apply(session.driver, session.conn, asked, logLine);
+    const server = await session.driver.serverInfo(session.conn);
+    const serverOnThisMachine = session.target.dbms === 'sqlite' || runsOnThisMachine(session.target);
+    const header = experimentHeader(name, argv, session.url, server, settings.record(), serverOnThisMachine);
+    const rows: Row[] = [];
+    const runs: RunResult[] = [];
+    const notes: string[] = [];
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let failure: unknown;
+    try {
+      await steps({ session, server, settings, signal: abort.signal, serverOnThisMachine, record: (row, run) => void (rows.push(row), run && runs.push(run)), note: (text) => void notes.push(text) });
+    } catch (error) {
+      failure = error;
+    }
+    await settings.restore();
+    const status = abort.signal.aborted || runs.some((r) => r.status === 'interrupted') ? 'interrupted' : failure !== undefined || runs.some((r) => r.status === 'failed') ? 'failed' : 'completed';
+    const result: ExperimentResult<Row> = { ...header, status, endedAt: new Date().toISOString(), serverSettings: settings.record(), rows, runs, ...(notes.length > 0 ? { notes } : {}) };
+    if (status === 'interrupted') result.statusReason = 'interrupted by a signal';
+    else if (failure !== undefined) result.statusReason = (failure as Error).message;
+    else if (status === 'failed') result.statusReason = runs.find((r) => r.status === 'failed')?.statusReason ?? 'a step failed';
+    const file = (values['out'] as string | undefined) ?? defaultExperimentPath(name, server.dbms, header.startedAt);
+    if (rows.length > 0 || failure === undefined) {
+      await writeResult(result, file);
+      process.stdout.write(`${render(result, file)}\n`);
+    }
+    if (failure !== undefined) throw failure;
+    return status === 'interrupted' ? 130 : status === 'failed' ? 1 : 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await settings?.restore();
+    await session.close();
+  }
+}

@@ -1,0 +1,11 @@
+import type { ServerSettingsRecord } from '../engine/server-settings.js';
+
+/** "--set synchronous_commit=off (per session), checkpoint_timeout=10min (server-wide, put back to 5min)". */
+export function settingsLine(record: ServerSettingsRecord | undefined): string | undefined {
+  if (!record || record.applied.length === 0) return undefined;
+  const parts = record.applied.map((s) => {
+    if (s.scope === 'session') return `${s.name}=${s.value} (per session)`;
+    return `${s.name}=${s.value} (server-wide, ${s.restored ? `put back to ${s.previous}` : `NOT put back to ${s.previous}`})`;
+  });
+  return `--set ${parts.join(', ')}`;
+}

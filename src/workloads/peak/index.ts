@@ -1,0 +1,57 @@
+import { UserError } from '../../errors.js';
+import type { Workload } from '../workload.js';
+import { PEAK_QUERIES, findPeakQuery } from './queries.js';
+import { REFERENCE_TABLE, createStatements, dropStatements } from './schema.js';
+
+const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
+
+/**
+ * The simple-query peak study (spec/experiments.md section 4): one of seven trivial queries in a
+ * loop, to find the queries per second a DBMS (and the client) can carry at best. `headroom
+ * experiment peak` runs all seven in turn with the study's clients.
+ */
+export const peak: Workload = {
+  name: 'peak',
+  description: 'one of the seven simple queries of the peak queries/s study, in a loop (headroom experiment peak runs all seven)',
+  scaleHelp: 'rows of the small reference table of query 2',
+  defaultScale: 100,
+  parseScale(text) {
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isInteger(value) || value < 1) throw new UserError(`--scale of peak is a row count of at least 1, not "${text}"`, 'e.g. -s 100');
+    return value;
+  },
+  options: [
+    { long: 'query', type: 'string', value: 'NAME', help: `peak: the query, by name or number 1-7: ${QUERY_NAMES}`, default: 'constant' },
+    { long: 'join-rows', type: 'integer', min: 1, value: 'N', help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes', default: 1 },
+  ],
+
+  async detectScale(ctx) {
+    if (!(await ctx.driver.tableExists(ctx.conn, REFERENCE_TABLE))) return undefined;
+    const [[rows]] = (await ctx.conn.query(`SELECT COUNT(*) FROM ${REFERENCE_TABLE}`)) as [[unknown]];
+    return Number(rows);
+  },
+
+  async load(ctx) {
+    for (const sql of [...dropStatements(ctx.dbms), ...createStatements(ctx.dbms)]) await ctx.conn.query(sql);
+    const started = performance.now();
+    const rows = Array.from({ length: ctx.scale }, (_, i) => [i + 1, String(i + 1).padStart(9, '0'), `reference item ${i + 1}`] as const);
+    const written = await ctx.conn.bulkInsert(REFERENCE_TABLE, ['id', 'code', 'description'], rows);
+    return [{ name: 'reference', rows: written, seconds: (performance.now() - started) / 1000 }];
+  },
+
+  async check(ctx) {
+    const [[rows]] = (await ctx.conn.query(`SELECT COUNT(*) FROM ${REFERENCE_TABLE}`)) as [[unknown]];
+    return [{ name: 'reference rows', ok: Number(rows) === ctx.scale, detail: `${Number(rows)} rows, scale ${ctx.scale}` }];
+  },
+
+  async drop(ctx) {
+    for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
+  },
+
+  transactions(options) {
+    const text = String(options['query'] ?? 'constant');
+    const query = findPeakQuery(text);
+    if (!query) throw new UserError(`unknown peak query "${text}"`, `use a number 1-7 or one of ${QUERY_NAMES}`);
+    return [query.type];
+  },
+};
