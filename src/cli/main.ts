@@ -26,7 +26,7 @@ const VERBS: Record<string, Verb> = {
   check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', options: CHECK_OPTIONS, action: checkCommand },
   drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', options: DROP_OPTIONS, action: dropCommand },
   plan: { summary: 'headroom of a chain result over a bank or a shop, and the machines it needs', usage: 'headroom plan RESULT.json [options]', options: PLAN_OPTIONS, action: planCommand },
-  report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown]', options: REPORT_OPTIONS, action: reportCommand },
+  report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown] [--normalise REFERENCE:YOURS]', options: REPORT_OPTIONS, action: reportCommand },
   compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json... | headroom compare --normalise REFERENCE:YOURS [RESULT.json...]', options: COMPARE_OPTIONS, action: compareCommand },
   experiment: { summary: 'a named study re-run: peak (simple queries/s), growth (throughput as the data grows), dead-rows (kv read, update, read, VACUUM, read)', usage: 'headroom experiment NAME [options]', options: [], action: experimentCommand, ownHelp: true },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', options: [], action: async () => (process.stdout.write(`${listText()}\n`), 0) },

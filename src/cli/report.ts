@@ -9,30 +9,35 @@ import { normaliseText } from '../reports/normalise-text.js';
 import { readReference } from '../reports/reference.js';
 import { seriesCsv } from '../reports/csv.js';
 import { renderHtmlReport } from '../reports/html/page.js';
-import { readResults, stepsAsRuns } from '../reports/input.js';
+import { readResults, stepsAsRuns, type LoadedResult, type LoadedSweep } from '../reports/input.js';
+import { normaliseRuns, type NormalisedComparison } from '../reports/normalise.js';
 import { readResult } from '../result/read.js';
 import { sweepCompareText, sweepCsv, sweepMarkdown } from '../reports/sweep-outputs.js';
-import { markdownSummary } from '../reports/markdown.js';
+import { markdownSummary, normaliseMarkdown } from '../reports/markdown.js';
 import { parseArgs } from './args.js';
 import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
 
 export const DEFAULT_REPORT_FILE = 'headroom-report.html';
 
+// Also on report: the HTML report and its Markdown get the same normalised table as the terminal.
+const NORMALISE_OPTION: OptionSpec = {
+  long: 'normalise',
+  type: 'string',
+  value: 'REFERENCE:YOURS',
+  help: "coefficients between a reference (a result file, or a reference file such as reference/chain-study.json, FILE#ENTRY to pick an entry) and your run of the same workload on the same DBMS; the runs are shown as if on the reference machine",
+};
+
 export const REPORT_OPTIONS: OptionSpec[] = [
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: `the HTML report (default ${DEFAULT_REPORT_FILE} unless only --csv or --markdown is given)` },
   { long: 'csv', type: 'string', value: 'FILE', help: "also write the per-second series of every run as CSV (and a sweep's table as FILE-sweep.csv)" },
   { long: 'markdown', type: 'boolean', help: 'print a summary table in Markdown (to paste into an issue)' },
+  NORMALISE_OPTION,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
 
 export const COMPARE_OPTIONS: OptionSpec[] = [
-  {
-    long: 'normalise',
-    type: 'string',
-    value: 'REFERENCE:YOURS',
-    help: "coefficients between a reference (a result file, or a reference file such as reference/chain-study.json, FILE#ENTRY to pick an entry) and your run of the same workload on the same DBMS; the runs are shown as if on the reference machine",
-  },
+  NORMALISE_OPTION,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -45,8 +50,10 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   const html = (values['out'] as string | undefined) ?? (given.has('csv') || given.has('markdown') ? undefined : DEFAULT_REPORT_FILE);
   if (html !== undefined && csv !== undefined && path.resolve(html) === path.resolve(csv)) throw new UserError('--out and --csv name the same file', 'give them different names');
   if (html !== undefined && positionals.some((p) => path.resolve(p) === path.resolve(html))) throw new UserError(`--out ${html} would overwrite a result file`, 'name another file for the report');
+  const pair = values['normalise'] as string | undefined;
+  const normalised = pair === undefined ? undefined : readNormalised(pair, { runs, sweeps });
   if (html !== undefined) {
-    await writeWhole(html, renderHtmlReport(runs, sweeps));
+    await writeWhole(html, renderHtmlReport(runs, sweeps, normalised));
     process.stderr.write(`report: ${html}\n`);
   }
   if (csv !== undefined) {
@@ -59,7 +66,10 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
       process.stderr.write(`sweep table: ${table}\n`);
     }
   }
-  if (values['markdown'] === true) process.stdout.write([...(runs.length > 0 ? [markdownSummary(runs)] : []), ...(sweeps.length > 0 ? [sweepMarkdown(sweeps)] : [])].join('\n'));
+  if (values['markdown'] === true) {
+    const parts = [...(runs.length > 0 ? [markdownSummary(runs)] : []), ...(sweeps.length > 0 ? [sweepMarkdown(sweeps)] : []), ...(normalised ? [normaliseMarkdown(normalised)] : [])];
+    process.stdout.write(parts.join('\n'));
+  }
   return 0;
 }
 
@@ -68,15 +78,8 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
   const pair = values['normalise'] as string | undefined;
   if (pair !== undefined) {
-    const parts = pair.split(':');
-    if (parts.length !== 2 || parts.some((part) => part === '')) {
-      throw new UserError(`--normalise "${pair}" is not REFERENCE:YOURS`, 'e.g. --normalise reference/chain-study.json:my-postgres-run.json (file names without colons)');
-    }
-    const yours = readResult(parts[1]!);
-    // A sweep among the other files is normalised step by step.
     const others = positionals.length > 0 ? readResults(positionals) : { runs: [], sweeps: [] };
-    const label = path.basename(parts[1]!).replace(/\.json$/i, '');
-    process.stdout.write(`${normaliseText(readReference(parts[0]!), { file: parts[1]!, label, result: yours }, [...others.runs, ...others.sweeps.flatMap(stepsAsRuns)])}\n`);
+    process.stdout.write(`${normaliseText(readNormalised(pair, others))}\n`);
     return 0;
   }
   if (positionals.length < 2) throw new UserError(`"headroom compare" needs two or more result files, got ${positionals.length}`, 'e.g. headroom compare before.json after.json (headroom report shows a single run)');
@@ -88,6 +91,20 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
   const { runs, sweeps } = readResults(positionals);
   process.stdout.write(`${[...(runs.length > 0 ? [compareText(runs)] : []), ...(sweeps.length > 0 ? [sweepCompareText(sweeps)] : [])].join('\n\n')}\n`);
   return 0;
+}
+
+/**
+ * `--normalise REFERENCE[#ENTRY]:YOURS` of compare and report: the coefficients, applied to your run
+ * and to the other runs (a sweep step by step). Bad pairs are refused before anything is written.
+ */
+function readNormalised(pair: string, others: { runs: readonly LoadedResult[]; sweeps: readonly LoadedSweep[] }): NormalisedComparison {
+  const parts = pair.split(':');
+  if (parts.length !== 2 || parts.some((part) => part === '')) {
+    throw new UserError(`--normalise "${pair}" is not REFERENCE:YOURS`, 'e.g. --normalise reference/chain-study.json:my-postgres-run.json (file names without colons)');
+  }
+  const yours = readResult(parts[1]!);
+  const label = path.basename(parts[1]!).replace(/\.json$/i, '');
+  return normaliseRuns(readReference(parts[0]!), { file: parts[1]!, label, result: yours }, [...others.runs, ...others.sweeps.flatMap(stepsAsRuns)]);
 }
 
 /** series.csv -> series-sweep.csv */

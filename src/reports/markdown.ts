@@ -1,5 +1,7 @@
 import { METRICS, compareRuns, dbmsLabel, formatRatio, formatValue } from './comparison.js';
 import type { LoadedResult } from './input.js';
+import { figureName, formatFigure, formatSeconds, formatVsReference, type NormalisedComparison } from './normalise.js';
+import { whatWasNormalised } from './normalise-text.js';
 
 /** A summary table to paste into an issue: one row per run, ratios to the first when several. */
 export function markdownSummary(runs: readonly LoadedResult[]): string {
@@ -34,6 +36,35 @@ export function markdownSummary(runs: readonly LoadedResult[]): string {
   }
   const hosts = [...new Set(runs.map((r) => `${r.result.host.cpuModel}, ${r.result.host.cores} cores, ${r.result.host.os}`))];
   lines.push('', `Client machine${hosts.length > 1 ? 's' : ''}: ${hosts.join('; ')}. Latencies in ms; CPU/txn is the client's CPU per transaction.`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `--normalise`: the coefficients and each run as if on the reference machine, as `compare` prints them. */
+export function normaliseMarkdown(c: NormalisedComparison): string {
+  const { n, runs } = c;
+  const table = (header: readonly string[], rows: readonly (readonly string[])[], textColumns = 1): string[] => [row(header), row(header.map((_, i) => (i < textColumns ? '---' : '---:'))), ...rows.map(row)];
+  const lines = [
+    ...whatWasNormalised(c).map(([what, line]) => `${what[0]!.toUpperCase()}${what.slice(1)}: ${line}.`),
+    '',
+    ...table(
+      ['figure', 'reference', 'yours', 'coefficient'],
+      [
+        ...n.metrics.map((m) => [figureName(m.name), formatFigure(m.name, m.reference), formatFigure(m.name, m.yours), `x${m.factor.toFixed(3)}`]),
+        ...n.phases.map((p) => [`load: ${p.name} s`, formatSeconds(p.reference), formatSeconds(p.yours), `x${p.factor.toFixed(3)}`]),
+      ],
+    ),
+    '',
+    ...table(
+      ['run', 'DBMS', ...n.metrics.flatMap((m) => [figureName(m.name), 'normalised', 'reference', 'vs ref'])],
+      runs.map((r) => [code(r.run.label), dbmsLabel(r.run), ...r.metrics.flatMap((m) => [formatFigure(m.name, m.measured), formatFigure(m.name, m.normalised), formatFigure(m.name, m.reference), formatVsReference(m)])]),
+      2,
+    ),
+  ];
+  if (n.phases.length > 0) {
+    lines.push('', ...table(['run', ...n.phases.map((p) => `${p.name} s`)], runs.map((r) => [code(r.run.label), ...r.phases.map((p) => (p.measured === null ? '-' : `${formatSeconds(p.measured)} -> ${formatSeconds(p.normalised!)}`))])));
+  }
+  lines.push('', 'Coefficient = reference / yours; normalised = measured x coefficient, the figure as if on the reference machine; vs ref = normalised / the reference figure for the run\'s DBMS; load phases in seconds, measured -> normalised.');
+  lines.push(...n.notes.map((note) => `Note: ${note}.`));
   return `${lines.join('\n')}\n`;
 }
 

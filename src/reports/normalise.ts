@@ -98,3 +98,39 @@ export function applyNormalisation(n: Normalisation, run: LoadedResult, candidat
     }),
   };
 }
+
+/** The coefficients and every run normalised by them: what `compare`, the HTML report and Markdown show. */
+export interface NormalisedComparison {
+  n: Normalisation;
+  /** Your run of the reference first, then the other runs (your run not twice). */
+  runs: NormalisedRun[];
+}
+
+export function normaliseRuns(candidates: readonly ReferenceEntry[], yours: LoadedResult, others: readonly LoadedResult[]): NormalisedComparison {
+  const n = normalisation(candidates, yours);
+  const runs = [yours, ...others.filter((o) => o.file !== yours.file)].map((run) => applyNormalisation(n, run, candidates));
+  return { n, runs };
+}
+
+const DIGITS: Record<string, number> = { tps: 1, p50: 3, p99: 3 };
+const UNITS: Record<string, string> = { tps: '', p50: ' ms', p99: ' ms' };
+
+/** A figure's name with its unit: "tps", "p99 ms". */
+export function figureName(name: string): string {
+  return `${name}${UNITS[name] ?? ''}`;
+}
+
+/** A run figure as the other reports print it; '-' for none. */
+export function formatFigure(name: string, value: number | null): string {
+  return value === null ? '-' : value.toFixed(DIGITS[name] ?? 2);
+}
+
+/** Load phases run from milliseconds (small scales) to hours: three significant digits below 100 s. */
+export function formatSeconds(value: number): string {
+  return value >= 100 ? value.toFixed(0) : value.toPrecision(3);
+}
+
+/** A normalised figure over the reference's figure for the run's DBMS, "x0.93"; '' without one. */
+export function formatVsReference(m: NormalisedRun['metrics'][number]): string {
+  return m.normalised !== null && m.reference ? `x${(m.normalised / m.reference).toFixed(2)}` : '';
+}

@@ -17,8 +17,10 @@ export interface ChartLine {
 export interface ChartSpec {
   id: string;
   title: string;
-  /** time: seconds since the clients started; percentile: 1/(1-p) on a log axis; terminals: a sweep's steps. */
-  kind: 'time' | 'percentile' | 'terminals';
+  /** time: seconds since the clients started; percentile: 1/(1-p) on a log axis; terminals: a sweep's steps; bars: one bar per category, x its index. */
+  kind: 'time' | 'percentile' | 'terminals' | 'bars';
+  /** bars: the name under each bar. */
+  categories?: string[];
   /** A log x axis (terminals: a multiplicative sweep). */
   xLog?: boolean;
   /** Points and lines drawn over the chart: a sweep's knee (a ring at x, y) and refused step (a dashed line at x). */

@@ -84,9 +84,15 @@ export const CLIENT_SCRIPT = String.raw`
   function draw(spec, el) {
     var percentile = spec.kind === 'percentile';
     var terminals = spec.kind === 'terminals';
-    var xAxis = { label: percentile ? 'percentile' : terminals ? 'terminals (clients)' : 'seconds since the clients started' };
+    var bars = spec.kind === 'bars';
+    var xAxis = { label: percentile ? 'percentile' : terminals ? 'terminals (clients)' : bars ? 'run' : 'seconds since the clients started' };
+    // One tick per bar, named.
+    if (bars) {
+      xAxis.splits = function () { return spec.x; };
+      xAxis.values = function (u, splits) { return splits.map(function (i) { return spec.categories[i]; }); };
+    }
     // Whole seconds on time axes, as the series has one point a second.
-    if (!percentile && !terminals) xAxis.incrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400];
+    else if (!percentile && !terminals) xAxis.incrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400];
     // A tick at every step of a short sweep; whole numbers in any case.
     if (terminals) {
       if (spec.x.length <= 12) xAxis.splits = function () { return spec.x; };
@@ -94,6 +100,7 @@ export const CLIENT_SCRIPT = String.raw`
     }
     var xScale = percentile ? { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } }
       : terminals && spec.xLog ? { time: false, distr: 3, log: 2, range: function (u, min, max) { return [min / 1.25, max * 1.25]; } }
+      : bars ? { time: false, range: function () { return [-0.5, spec.x.length - 0.5]; } }
       : terminals ? { time: false, range: function (u, min, max) { return [0, Math.max(1, max * 1.05)]; } }
       : { time: false, range: function (u, min, max) { return [0, Math.max(1, max)]; } };
     if (percentile) {
@@ -110,9 +117,15 @@ export const CLIENT_SCRIPT = String.raw`
         y: spec.yLog ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
       },
       series: [{
-        label: percentile ? 'percentile' : terminals ? 'terminals' : 'time',
-        value: function (u, v) { return v == null ? '-' : percentile ? percentLabel(v) : terminals ? String(v) : v.toFixed(1) + ' s'; },
-      }].concat(spec.lines.map(function (line) {
+        label: percentile ? 'percentile' : terminals ? 'terminals' : bars ? 'run' : 'time',
+        value: function (u, v) { return v == null ? '-' : bars ? spec.categories[v] : percentile ? percentLabel(v) : terminals ? String(v) : v.toFixed(1) + ' s'; },
+      }].concat(spec.lines.map(function (line, i) {
+        // Bars: the first line as bars, the others as dots on them.
+        if (bars) {
+          return i === 0
+            ? { label: line.label, stroke: line.color, fill: line.color, width: 1, paths: uPlot.paths.bars({ size: [0.6, 120] }), points: { show: false }, value: function (u, v) { return number(v); } }
+            : { label: line.label, stroke: line.color, width: 2, paths: function () { return null; }, points: { show: true, size: 12, width: 2, fill: line.color }, value: function (u, v) { return number(v); } };
+        }
         // A line needs two points: a short run's (or an early interrupt's) lone values show as dots.
         var few = terminals || (!percentile && spec.x.length <= 30);
         // A sweep's line runs across a step another sweep has and it lacks (or the refused step).

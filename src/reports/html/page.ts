@@ -6,6 +6,8 @@ import { overlayCharts, runCharts } from './charts.js';
 import { CLIENT_SCRIPT } from './client.js';
 import { escapeHtml, scriptJson } from './markup.js';
 import { comparisonSection, runSection } from './sections.js';
+import { normaliseCharts, normaliseSection } from './normalise.js';
+import type { NormalisedComparison } from '../normalise.js';
 import { STYLE } from './style.js';
 import { sweepCharts, sweepSection } from './sweep.js';
 
@@ -23,8 +25,9 @@ function uplotAssets(): { script: string; style: string } {
 }
 
 /** The whole report as one self-contained HTML file: tables as markup, charts drawn by uPlot. */
-export function renderHtmlReport(runs: readonly LoadedResult[], sweeps: readonly LoadedSweep[] = [], generatedAt: Date = new Date()): string {
+export function renderHtmlReport(runs: readonly LoadedResult[], sweeps: readonly LoadedSweep[] = [], normalised?: NormalisedComparison, generatedAt: Date = new Date()): string {
   const perRun = runs.map((run, i) => runCharts(run, i));
+  const bars = normalised ? normaliseCharts(normalised) : [];
   const overlays = runs.length > 1 ? overlayCharts(runs) : [];
   const curves = sweeps.length > 0 ? sweepCharts(sweeps) : [];
   const title = pageTitle(runs, sweeps);
@@ -45,8 +48,9 @@ export function renderHtmlReport(runs: readonly LoadedResult[], sweeps: readonly
     `<div class="generated">headroom ${escapeHtml(TOOL_VERSION)} report, generated ${escapeHtml(generatedAt.toISOString())} from ${[...sweeps, ...runs].map((r) => `<code>${escapeHtml(r.file)}</code>`).join(', ')}</div>`,
     sweeps.length > 0 ? sweepSection(sweeps, curves) : '',
     runs.length > 1 ? comparisonSection(runs, overlays) : '',
+    normalised ? normaliseSection(normalised, bars) : '',
     ...runs.map((run, i) => runSection(run, i, perRun[i]!)),
-    `<script type="application/json" id="headroom-data">${scriptJson({ charts: [...curves, ...overlays, ...perRun.flat()] })}</script>`,
+    `<script type="application/json" id="headroom-data">${scriptJson({ charts: [...curves, ...overlays, ...bars, ...perRun.flat()] })}</script>`,
     `<script>${uplot.script}</script>`,
     `<script>${CLIENT_SCRIPT}</script>`,
     '</body>',
