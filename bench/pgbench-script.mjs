@@ -10,12 +10,12 @@
 //        [--clients 8] [--time 15] [--scale 10] [--scripts select-only,tpcb-like]
 //
 // CPU is each client process's user+system time from bash's `times`, divided by its transactions.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { timed } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -33,28 +33,6 @@ const database = url.pathname.slice(1);
 const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-script-bench-'));
 
-/** Runs a command under bash; returns its output and the CPU seconds its children used. */
-function timed(command, args) {
-  return new Promise((resolve, reject) => {
-    const quoted = [command, ...args].map((a) => `'${String(a).replace(/'/g, "'\\''")}'`).join(' ');
-    const child = spawn('bash', ['-c', `${quoted}; status=$?; echo "@@times"; times; exit $status`]);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`${command} exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
-      const [output, times] = out.split('@@times');
-      const [, children] = times.trim().split('\n');
-      const [user, system] = children.trim().split(/\s+/).map((t) => {
-        const m = /(\d+)m([\d.]+)s/.exec(t);
-        return Number(m[1]) * 60 + Number(m[2]);
-      });
-      resolve({ output, cpuSeconds: user + system });
-    });
-  });
-}
 
 async function pgbench(file) {
   const r = await timed('pgbench', [...pgArgs, '-n', '-M', 'prepared', '-f', file, '-c', values.clients, '-j', '1', '-T', values.time, database]);

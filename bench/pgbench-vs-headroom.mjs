@@ -10,12 +10,12 @@
 //
 // CPU is the whole client process's user+system time (bash's `times` over the child), so both
 // tools pay for their own start-up; headroom's in-run figure from its result file is shown too.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { timed } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -38,28 +38,6 @@ const database = url.pathname.slice(1);
 const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-bench-'));
 
-/** Runs a command under bash and returns its output and its children's CPU seconds from `times`. */
-function timed(command, args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const quoted = [command, ...args].map((a) => `'${String(a).replace(/'/g, "'\\''")}'`).join(' ');
-    const child = spawn('bash', ['-c', `${quoted}; status=$?; echo "@@times"; times; exit $status`], { env: { ...process.env, ...env } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`${command} exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
-      const [output, times] = out.split('@@times');
-      const [, children] = times.trim().split('\n');
-      const seconds = children.trim().split(/\s+/).map((t) => {
-        const m = /(\d+)m([\d.]+)s/.exec(t);
-        return Number(m[1]) * 60 + Number(m[2]);
-      });
-      resolve({ output, stderr: err, cpuSeconds: seconds[0] + seconds[1] });
-    });
-  });
-}
 
 async function psql(sql, db = 'postgres') {
   await timed('psql', [...pgArgs, '-d', db, '-v', 'ON_ERROR_STOP=1', '-qc', sql]);

@@ -11,12 +11,12 @@
 //
 // CPU is the whole client process's user+system time (bash's `times` over the child), so both
 // tools pay for their own start-up. Both draw keys uniformly (sysbench --rand-type=uniform).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { timed } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -45,28 +45,6 @@ const sysbenchConnection = [
 ];
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-sysbench-'));
 
-/** Runs a command under bash and returns its output and its children's CPU seconds from `times`. */
-function timed(command, args) {
-  return new Promise((resolve, reject) => {
-    const quoted = [command, ...args].map((a) => `'${String(a).replace(/'/g, "'\\''")}'`).join(' ');
-    const child = spawn('bash', ['-c', `${quoted}; status=$?; echo "@@times"; times; exit $status`]);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`${command} exited ${code}: ${(err || out).trim().split('\n').slice(-3).join(' | ')}`));
-      const [output, times] = out.split('@@times');
-      const [, children] = times.trim().split('\n');
-      const seconds = children.trim().split(/\s+/).map((t) => {
-        const m = /(\d+)m([\d.]+)s/.exec(t);
-        return Number(m[1]) * 60 + Number(m[2]);
-      });
-      resolve({ output, stderr: err, cpuSeconds: seconds[0] + seconds[1] });
-    });
-  });
-}
 
 const mysql = (sql) => timed('mariadb', [...mysqlArgs, '-e', sql]);
 
