@@ -1,7 +1,7 @@
 import type { SqlValue } from '../../drivers/driver.js';
 import { RowProgress } from '../progress.js';
 import type { DataContext, LoadPhase } from '../workload.js';
-import { PhaseClock } from './phases.js';
+import { PhaseClock } from '../phases.js';
 import { addressRows, cityRows, clientRows, countryRows, streetRows } from './rows.js';
 import { CLIENT_NAME_INDEX, INSERT_COLUMNS, addForeignKey, createTable, dropStatements, foreignKeyIndex, type ChainTable } from './schema.js';
 import type { ChainSizes } from './sizes.js';

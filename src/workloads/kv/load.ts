@@ -1,4 +1,5 @@
 import type { SqlValue } from '../../drivers/driver.js';
+import { PhaseClock } from '../phases.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { ADD_PRIMARY_KEY, FLUSH_POSTGRES_STATS, TABLE, analyzeStatement, createTableStatement, dropStatement, primaryKeyExists } from './schema.js';
 import { loadedOperator, loadedRegion } from './values.js';
@@ -34,16 +35,9 @@ export async function tableState(ctx: Omit<DataContext, 'scale'>): Promise<Table
  * small to interrupt a load between chunks).
  */
 export async function loadKv(ctx: DataContext, chunkRows = CHUNK_ROWS): Promise<LoadPhase[]> {
-  const phases: LoadPhase[] = [];
-  const timed = async (name: string, work: () => Promise<number>): Promise<void> => {
-    const started = performance.now();
-    const rows = await work();
-    const seconds = (performance.now() - started) / 1000;
-    phases.push({ name, rows, seconds });
-    const rate = rows > 0 && seconds > 0 ? ` (${Math.round(rows / seconds).toLocaleString('en-US')} rows/s)` : '';
-    ctx.log(`${name}: ${rows > 0 ? `${rows.toLocaleString('en-US')} rows in ` : ''}${seconds.toFixed(2)} s${rate}`);
-  };
-  const run = (sql: string) => async (): Promise<number> => (await ctx.conn.query(sql), 0);
+  const clock = new PhaseClock(ctx, { rates: true });
+  const timed = clock.timed.bind(clock);
+  const run = (sql: string) => (): Promise<number> => clock.statements([sql]);
 
   let state = await tableState(ctx);
   if (state.exists && state.rows > ctx.scale) {
@@ -62,7 +56,7 @@ export async function loadKv(ctx: DataContext, chunkRows = CHUNK_ROWS): Promise<
   if (ctx.dbms === 'postgres') await ctx.conn.query(FLUSH_POSTGRES_STATS).catch(() => undefined);
   const analyze = analyzeStatement(ctx.dbms);
   if (analyze) await timed('analyze', run(analyze));
-  return phases;
+  return clock.phases;
 }
 
 async function appendRows(ctx: DataContext, first: number, last: number, chunkRows: number): Promise<number> {

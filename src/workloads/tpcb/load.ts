@@ -1,22 +1,14 @@
 import type { SqlValue } from '../../drivers/driver.js';
+import { PhaseClock } from '../phases.js';
 import { RowProgress } from '../progress.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { ROWS_PER_SCALE, afterLoadStatements, createTableStatements, dropStatements } from './schema.js';
 
 /** Loads pgbench's initial data: every balance 0, empty filler, accounts in key order. */
 export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
-  const phases: LoadPhase[] = [];
-  const timed = async (name: string, work: () => Promise<number>): Promise<void> => {
-    const started = performance.now();
-    const rows = await work();
-    const seconds = (performance.now() - started) / 1000;
-    phases.push({ name, rows, seconds });
-    ctx.log(`${name}: ${rows > 0 ? `${rows.toLocaleString('en-US')} rows in ` : ''}${seconds.toFixed(2)} s`);
-  };
-  const run = async (statements: string[]): Promise<number> => {
-    for (const sql of statements) await ctx.conn.query(sql);
-    return 0;
-  };
+  const clock = new PhaseClock(ctx);
+  const timed = clock.timed.bind(clock);
+  const run = clock.statements.bind(clock);
 
   await timed('drop and create tables', () => run([...dropStatements(ctx.dbms), ...createTableStatements(ctx.dbms)]));
   const scale = ctx.scale;
@@ -33,7 +25,7 @@ export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
     ),
   );
   for (const step of afterLoadStatements(ctx.dbms)) await timed(step.name, () => run(step.sql));
-  return phases;
+  return clock.phases;
 }
 
 function* rows(count: number, make: (id: number) => SqlValue[]): Generator<SqlValue[]> {

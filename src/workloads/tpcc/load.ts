@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Connection, SqlValue } from '../../drivers/driver.js';
 import { Random } from '../../engine/random.js';
-import { PhaseClock } from '../chain/phases.js';
+import { PhaseClock } from '../phases.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { failedChecks } from './check.js';
 import { Decimals } from './decimal.js';
