@@ -1,3 +1,4 @@
+import { transportKind } from '../drivers/transport/connect.js';
 import { createRequire } from 'node:module';
 import type { EngineOutcome } from '../engine/engine.js';
 import { round } from '../engine/measurements.js';
@@ -55,6 +56,8 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         systemUs: outcome.clientCpu.systemUs,
         usPerTransaction: transactions + failed > 0 ? round(cpuUs / (transactions + failed), 2) : null,
         percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
+        // Only headroom's own PostgreSQL and MariaDB clients ride on a transport (drivers/transport).
+        ...(server.dbms === 'postgres' || server.dbms === 'mariadb' ? { transport: transportKind() } : {}),
       },
       eventLoopDelayMs: outcome.eventLoopDelayMs,
       connections: {

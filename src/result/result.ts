@@ -61,7 +61,8 @@ export interface RunResult {
     latencyMs: LatencySummaryMs;
     failures: FailureCounts;
     scheduleLagMs: { avg: number; max: number } | null;
-    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number };
+    /** transport: how the PostgreSQL or MariaDB client reached the server (native reactor or Node's sockets); absent for SQLite, Firebird and older files. */
+    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number; transport?: 'native' | 'node' };
     eventLoopDelayMs: { p99: number; max: number };
     /** Outages: overlapping terminal episodes without a connection, merged; see docs/result-schema.md. */
     connections: { reconnects: number; outages: Outage[]; accepted: number; refused: number };

@@ -7,7 +7,7 @@ import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
-import { WireConnection, encodeQuery, type EncodedQuery, type PreparedStatement } from './wire/connection.js';
+import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
 
 const BEGIN = encodeQuery('BEGIN');
@@ -48,6 +48,7 @@ export class PostgresDriver implements Driver {
         database: this.config.database,
         applicationName: 'headroom',
         connectTimeoutMs: 10_000,
+        classify: (error) => classifyPostgresError(error, this.config),
       });
       return new PostgresConnection(wire, this.config);
     } catch (error) {
@@ -96,28 +97,23 @@ export class PostgresDriver implements Driver {
   async close(): Promise<void> {}
 }
 
+/** The wire client rejects with errors already classified (WireOptions.classify), so no wrapper is needed. */
 class PostgresStatement implements Statement {
   constructor(
     private readonly wire: WireConnection,
     private readonly statement: PreparedStatement,
   ) {}
 
-  async run(params: readonly SqlValue[] = []): Promise<number> {
-    try {
-      return (await this.wire.execute(this.statement, params, false)).rowCount;
-    } catch (error) {
-      throw classifyPostgresError(error);
-    }
+  run(params: readonly SqlValue[] = NO_PARAMS): Promise<number> {
+    return this.wire.executeCount(this.statement, params);
   }
 
-  async all(params: readonly SqlValue[] = []): Promise<Row[]> {
-    try {
-      return (await this.wire.execute(this.statement, params, true)).rows;
-    } catch (error) {
-      throw classifyPostgresError(error);
-    }
+  all(params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
+    return this.wire.executeRows(this.statement, params);
   }
 }
+
+const NO_PARAMS: readonly SqlValue[] = [];
 
 class PostgresConnection implements Connection {
   private readonly statements = new StatementCache<PostgresStatement>();
@@ -146,16 +142,16 @@ class PostgresConnection implements Connection {
     }
   }
 
-  async begin(): Promise<void> {
-    await this.simple(BEGIN);
+  begin(): Promise<void> {
+    return this.wire.command(BEGIN);
   }
 
-  async commit(): Promise<void> {
-    await this.simple(COMMIT);
+  commit(): Promise<void> {
+    return this.wire.command(COMMIT);
   }
 
-  async rollback(): Promise<void> {
-    await this.simple(ROLLBACK);
+  rollback(): Promise<void> {
+    return this.wire.command(ROLLBACK);
   }
 
   async bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
@@ -168,13 +164,5 @@ class PostgresConnection implements Connection {
 
   async close(): Promise<void> {
     await this.wire.close().catch(() => {});
-  }
-
-  private async simple(query: EncodedQuery): Promise<void> {
-    try {
-      await this.wire.simpleQuery(query);
-    } catch (error) {
-      throw classifyPostgresError(error);
-    }
   }
 }

@@ -1,8 +1,11 @@
-import net from 'node:net';
 import type { Row, SqlValue } from '../../driver.js';
 import { md5Answer, ScramSession } from './auth.js';
 import { PgConnectionError, PgServerError } from './pg-error.js';
+import { connectTransport } from '../../transport/connect.js';
+import { Framer } from '../../transport/framer.js';
+import type { Transport, TransportError, TransportHandler } from '../../transport/transport.js';
 import { decodeText, encodeText } from './values.js';
+import { BindWriter } from './bind.js';
 import { MessageWriter } from './writer.js';
 
 export interface WireOptions {
@@ -13,6 +16,11 @@ export interface WireOptions {
   database: string;
   applicationName: string;
   connectTimeoutMs: number;
+  /**
+   * Turns every error a request fails with into the driver's own (its classification), so that
+   * the driver's statements can hand out this client's promises without wrapping each.
+   */
+  classify?: (error: Error) => Error;
 }
 
 /** A statement parsed once on the server under `name`; `types` are its result columns' type OIDs. */
@@ -32,88 +40,95 @@ export function encodeQuery(sql: string): EncodedQuery {
   return { message: new MessageWriter().begin(0x51).cstring(sql).end().take() };
 }
 
+/** What a request's promise resolves to: the whole record, only the row count, or only the rows. */
+const WHOLE = 0;
+const COUNT = 1;
+const ROWS = 2;
+const NOTHING = 3;
+type Answer = typeof WHOLE | typeof COUNT | typeof ROWS | typeof NOTHING;
+/** A request's rows until its first DataRow: shared, never pushed to. */
+const NO_ROWS: Row[] = [];
+const NO_TYPES: number[] = [];
+const unset = (): void => {};
+
 /** What the next ReadyForQuery completes. */
-interface Pending {
+export interface Pending {
+  answer: Answer;
   /** Decode DataRows into `rows` (false: only count them, as UPDATE and INSERT need). */
   wantRows: boolean;
   types: number[];
   rows: Row[];
   rowCount: number;
   error: Error | undefined;
-  resolve(pending: Pending): void;
+  resolve(value: unknown): void;
   reject(error: Error): void;
   /** COPY FROM STDIN: called when the server is ready for CopyData. */
   onCopyIn?: () => void;
 }
 
 const PROTOCOL_3_0 = 196608;
-/** Execute("", 0 = all rows) and Sync, the same bytes after every Bind. */
-const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
+const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
+const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
 
 /**
  * A client for PostgreSQL's frontend/backend protocol v3, written for a benchmark's hot loop: a
- * prepared statement's execution is one socket write (Bind + Execute + Sync) with the constant
- * bytes built once, results of writes are counted without being decoded, and integers are
- * parsed straight from the receive buffer. It covers what headroom needs: startup with trust,
+ * prepared statement's execution is one write (Bind + Execute + Sync) built in a reused buffer
+ * with the constant bytes made once, results of writes are counted without being decoded, and
+ * messages are parsed where the transport put them (drivers/transport). It covers what headroom needs: startup with trust,
  * password, MD5 or SCRAM-SHA-256 authentication, simple and extended queries, COPY FROM STDIN.
  */
-export class WireConnection {
+export class WireConnection implements TransportHandler {
   /** The server's ParameterStatus values (server_version, ...). */
   readonly parameters = new Map<string, string>();
   processId = 0;
   private readonly queue: Pending[] = [];
-  private incoming: Buffer | undefined;
-  private closedBy: Error | undefined;
+  private readonly framer = new Framer((data, start, end) => this.parse(data, start, end));
   private readonly writer = new MessageWriter();
+  private readonly binds = new BindWriter();
+  private transport: Transport | undefined;
+  private closedBy: Error | undefined;
   private statementCount = 0;
 
-  private constructor(private readonly socket: net.Socket) {
-    socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('error', (error: NodeJS.ErrnoException) => this.fail(new PgConnectionError(`connection error: ${error.message}`, error.code)));
-    socket.on('close', () => this.fail(new PgConnectionError('connection terminated unexpectedly', undefined)));
-  }
+  private constructor(private readonly classify: (error: Error) => Error) {}
 
-  static connect(options: WireOptions): Promise<WireConnection> {
-    return new Promise((resolve, reject) => {
-      const socket = options.host.startsWith('/')
-        ? net.connect({ path: `${options.host}/.s.PGSQL.${options.port}` })
-        : net.connect({ host: options.host, port: options.port });
-      socket.setNoDelay(true);
-      const timer = setTimeout(() => socket.destroy(Object.assign(new Error('timeout expired while connecting'), { code: 'ETIMEDOUT' })), options.connectTimeoutMs);
-      const connection = new WireConnection(socket);
-      const startup: Pending = {
-        wantRows: false,
-        types: [],
-        rows: [],
-        rowCount: 0,
-        error: undefined,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve(connection);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          socket.destroy();
-          reject(error);
-        },
-      };
-      connection.queue.push(startup);
-      connection.authenticate = connection.authenticator(options);
-      socket.once('connect', () => {
-        const w = connection.writer.beginUntyped().int32(PROTOCOL_3_0);
-        for (const [key, value] of [
-          ['user', options.user],
-          ['database', options.database],
-          ['application_name', options.applicationName],
-          ['client_encoding', 'UTF8'],
-          ['DateStyle', 'ISO'],
-        ] as const) {
-          w.cstring(key).cstring(value);
-        }
-        socket.write(w.cstring('').end().take());
-      });
+  static async connect(options: WireOptions): Promise<WireConnection> {
+    const connection = new WireConnection(options.classify ?? ((error) => error));
+    const address = options.host.startsWith('/') ? { path: `${options.host}/.s.PGSQL.${options.port}` } : { host: options.host, port: options.port };
+    const startedMs = Date.now();
+    let transport: Transport;
+    try {
+      transport = await connectTransport(address, connection, options.connectTimeoutMs);
+    } catch (error) {
+      throw new PgConnectionError((error as Error).message, (error as TransportError).code);
+    }
+    connection.transport = transport;
+    connection.authenticate = connection.authenticator(options);
+    const w = connection.writer.beginUntyped().int32(PROTOCOL_3_0);
+    for (const [key, value] of [
+      ['user', options.user],
+      ['database', options.database],
+      ['application_name', options.applicationName],
+      ['client_encoding', 'UTF8'],
+      ['DateStyle', 'ISO'],
+    ] as const) {
+      w.cstring(key).cstring(value);
+    }
+    const ready = connection.send(w.cstring('').end().take(), false);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new PgConnectionError('timeout expired while connecting', 'ETIMEDOUT')), Math.max(1, options.connectTimeoutMs - (Date.now() - startedMs)));
     });
+    try {
+      await Promise.race([ready, timeout]);
+    } catch (error) {
+      transport.close();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    connection.authenticate = undefined;
+    return connection;
   }
 
   /** Parse + Describe once; the statement is then executed by name. */
@@ -128,39 +143,26 @@ export class WireConnection {
     return { name, types: done.types, bindHead: head.take() };
   }
 
-  /** Executes a prepared statement: rows when `wantRows`, else only the affected-row count. */
-  execute(statement: PreparedStatement, params: readonly SqlValue[], wantRows: boolean): Promise<Pending> {
-    const texts: (string | null)[] = new Array(params.length);
-    let size = 1 + 4 + statement.bindHead.length + 2 + 2; // type, length, head, nparams, nresultformats
-    for (let i = 0; i < params.length; i++) {
-      const text = encodeText(params[i]);
-      texts[i] = text;
-      size += 4 + (text === null ? 0 : Buffer.byteLength(text));
-    }
-    const out = Buffer.allocUnsafe(size + EXECUTE_SYNC.length);
-    out[0] = 0x42; // Bind
-    out.writeInt32BE(size - 1, 1);
-    let at = 5 + statement.bindHead.copy(out, 5);
-    out.writeInt16BE(params.length, at);
-    at += 2;
-    for (const text of texts) {
-      if (text === null) {
-        out.writeInt32BE(-1, at);
-        at += 4;
-      } else {
-        const written = out.write(text, at + 4, 'utf8');
-        out.writeInt32BE(written, at);
-        at += 4 + written;
-      }
-    }
-    out.writeInt16BE(0, at); // results in text
-    EXECUTE_SYNC.copy(out, at + 2);
-    return this.send(out, wantRows, statement.types);
+  /** Executes a prepared statement for the number of rows it affected (or returned). */
+  executeCount(statement: PreparedStatement, params: readonly SqlValue[]): Promise<number> {
+    const length = this.binds.write(statement.bindHead, params);
+    return this.sendBytes(this.binds.buffer, length, COUNT, false, statement.types) as Promise<number>;
+  }
+
+  /** Executes a prepared statement for its rows. */
+  executeRows(statement: PreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
+    const length = this.binds.write(statement.bindHead, params);
+    return this.sendBytes(this.binds.buffer, length, ROWS, true, statement.types) as Promise<Row[]>;
   }
 
   /** A statement without parameters through the simple protocol (several statements allowed). */
   simpleQuery(sql: string | EncodedQuery): Promise<Pending> {
     return this.send(typeof sql === 'string' ? encodeQuery(sql).message : sql.message, true);
+  }
+
+  /** A statement whose answer does not matter (BEGIN, COMMIT): resolves once the server is done with it. */
+  command(query: EncodedQuery): Promise<void> {
+    return this.sendBytes(query.message, query.message.length, NOTHING, false, NO_TYPES) as Promise<void>;
   }
 
   /** A one-off statement with parameters through the unnamed statement and portal. */
@@ -174,7 +176,7 @@ export class WireConnection {
     return this.send(Buffer.concat([w.take(), EXECUTE_SYNC]), true);
   }
 
-  /** COPY ... FROM STDIN: streams text-format chunks, honouring the socket's back-pressure. */
+  /** COPY ... FROM STDIN: streams text-format chunks, honouring the transport's back-pressure. */
   async copyIn(sql: string, chunks: Iterable<string>): Promise<number> {
     let ready!: () => void;
     const copyReady = new Promise<void>((resolve) => (ready = resolve));
@@ -188,37 +190,61 @@ export class WireConnection {
         message[0] = 0x64; // CopyData
         message.writeInt32BE(4 + length, 1);
         message.write(chunk, 5, 'utf8');
-        if (!this.socket.write(message)) await new Promise<void>((resolve) => this.socket.once('drain', resolve));
+        if (!this.transport!.write(message, 0, message.length)) await this.transport!.drained();
       }
     } catch (error) {
       // The rows' source failed: CopyFail makes the server roll the COPY back and leaves the
       // connection usable; its answer (an error) is expected, the source's error is the one to tell.
-      this.socket.write(this.writer.begin(0x66).cstring(`the rows to copy failed: ${(error as Error).message}`).end().take());
+      const fail = this.writer.begin(0x66).cstring(`the rows to copy failed: ${(error as Error).message}`).end().take();
+      this.transport!.write(fail, 0, fail.length);
       await done.catch(() => undefined);
       throw error;
     }
-    this.socket.write(Buffer.from([0x63, 0, 0, 0, 4])); // CopyDone
+    this.transport!.write(COPY_DONE, 0, COPY_DONE.length);
     return (await done).rowCount;
   }
 
   async close(): Promise<void> {
     if (this.closedBy) return;
     this.closedBy = new PgConnectionError('connection closed by the client', undefined);
-    await new Promise<void>((resolve) => this.socket.end(Buffer.from([0x58, 0, 0, 0, 4]), resolve)); // Terminate
-    this.socket.destroy();
+    this.transport?.close(TERMINATE);
   }
 
-  private send(message: Buffer, wantRows: boolean, types: number[] = [], onCopyIn?: () => void): Promise<Pending> {
-    if (this.closedBy) return Promise.reject(this.closedBy);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ wantRows, types, rows: [], rowCount: 0, error: undefined, resolve, reject, onCopyIn });
-      this.socket.write(message);
-    });
+  /** TransportHandler: bytes from the server. */
+  onData(buffer: Buffer, start: number, end: number): void {
+    this.framer.push(buffer, start, end);
   }
+
+  /** TransportHandler: the server closed the connection, or the socket failed. */
+  onClose(error: TransportError | undefined): void {
+    this.fail(error ? new PgConnectionError(error.message, error.code) : new PgConnectionError('connection terminated unexpectedly', undefined));
+  }
+
+  /** A request answered with its whole record (rows, count and types); `wantRows` false only counts rows. */
+  private send(message: Buffer, wantRows: boolean, types: number[] = [], onCopyIn?: () => void): Promise<Pending> {
+    return this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn) as Promise<Pending>;
+  }
+
+  private sendBytes(message: Buffer, length: number, answer: Answer, wantRows: boolean, types: number[], onCopyIn?: () => void): Promise<unknown> {
+    if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
+    const pending: Pending = { answer, wantRows, types, rows: NO_ROWS, rowCount: 0, error: undefined, resolve: unset, reject: unset, onCopyIn };
+    this.capturing = pending;
+    const promise = new Promise(this.capture);
+    this.queue.push(pending);
+    this.transport!.write(message, 0, length);
+    return promise;
+  }
+
+  /** One executor for every request's promise: it hands the settle functions to `capturing`. */
+  private capturing: Pending | undefined;
+  private readonly capture = (resolve: (value: unknown) => void, reject: (error: Error) => void): void => {
+    this.capturing!.resolve = resolve;
+    this.capturing!.reject = reject;
+  };
 
   private fail(error: Error): void {
     if (this.closedBy === undefined) this.closedBy = error;
-    for (const pending of this.queue.splice(0)) pending.reject(pending.error ?? this.closedBy);
+    for (const pending of this.queue.splice(0)) pending.reject(this.classify(pending.error ?? this.closedBy));
   }
 
   /** Set while connecting; answers the server's Authentication requests. */
@@ -230,28 +256,25 @@ export class WireConnection {
       if (options.password === undefined) throw new PgServerError('the server asks for a password and none was given', '28P01', 'FATAL', undefined, undefined);
       return options.password;
     };
+    const reply = (message: Buffer): void => void this.transport!.write(message, 0, message.length);
     return (kind, body, start, end) => {
       const w = this.writer;
       switch (kind) {
         case 0: // AuthenticationOk
           return;
         case 3: // cleartext
-          this.socket.write(w.begin(0x70).cstring(password()).end().take());
-          return;
+          return reply(w.begin(0x70).cstring(password()).end().take());
         case 5: // MD5 with a 4-byte salt
-          this.socket.write(w.begin(0x70).cstring(md5Answer(options.user, password(), body.subarray(start, start + 4))).end().take());
-          return;
+          return reply(w.begin(0x70).cstring(md5Answer(options.user, password(), body.subarray(start, start + 4))).end().take());
         case 10: {
           // SASL: the mechanisms offered, NUL-separated
           if (!body.toString('utf8', start, end).split('\0').includes('SCRAM-SHA-256')) throw new Error('the server offers no SASL mechanism headroom speaks');
           scram = new ScramSession(password());
           const first = Buffer.from(scram.clientFirst());
-          this.socket.write(w.begin(0x70).cstring('SCRAM-SHA-256').int32(first.length).bytes(first).end().take());
-          return;
+          return reply(w.begin(0x70).cstring('SCRAM-SHA-256').int32(first.length).bytes(first).end().take());
         }
         case 11: // SASLContinue
-          this.socket.write(w.begin(0x70).bytes(scram!.clientFinal(body.toString('utf8', start, end))).end().take());
-          return;
+          return reply(w.begin(0x70).bytes(scram!.clientFinal(body.toString('utf8', start, end))).end().take());
         case 12: // SASLFinal
           scram!.verifyServerFinal(body.toString('utf8', start, end));
           return;
@@ -261,27 +284,22 @@ export class WireConnection {
     };
   }
 
-  private receive(chunk: Buffer): void {
-    let data = chunk;
-    if (this.incoming !== undefined) {
-      data = Buffer.concat([this.incoming, chunk]);
-      this.incoming = undefined;
-    }
-    let at = 0;
-    while (data.length - at >= 5) {
-      const length = data.readInt32BE(at + 1);
-      const end = at + 1 + length;
-      if (end > data.length) break;
+  /** Handles the whole messages in [start, end); returns where an incomplete one begins. */
+  private parse(data: Buffer, start: number, end: number): number {
+    let at = start;
+    while (end - at >= 5) {
+      const next = at + 1 + ((data[at + 1]! << 24) | (data[at + 2]! << 16) | (data[at + 3]! << 8) | data[at + 4]!);
+      if (next > end) break;
       try {
-        this.handle(data[at]!, data, at + 5, end);
+        this.handle(data[at]!, data, at + 5, next);
       } catch (error) {
-        this.socket.destroy();
+        this.transport?.close();
         this.fail(error instanceof Error ? error : new Error(String(error)));
-        return;
+        return end;
       }
-      at = end;
+      at = next;
     }
-    if (at < data.length) this.incoming = data.subarray(at);
+    return at;
   }
 
   private handle(type: number, data: Buffer, start: number, end: number): void {
@@ -292,7 +310,7 @@ export class WireConnection {
         if (!pending) return;
         pending.rowCount++;
         if (!pending.wantRows) return;
-        const columns = data.readInt16BE(start);
+        const columns = (data[start]! << 8) | data[start + 1]!;
         const row: unknown[] = new Array(columns);
         let at = start + 2;
         for (let i = 0; i < columns; i++) {
@@ -304,22 +322,29 @@ export class WireConnection {
             at += length;
           }
         }
+        if (pending.rows === NO_ROWS) pending.rows = [];
         pending.rows.push(row);
         return;
       }
       case 0x43: {
         // CommandComplete: the tag's last word is the row count ("UPDATE 1", "INSERT 0 1", "COPY 5")
         if (!pending) return;
-        const tag = data.toString('latin1', start, end - 1);
-        const count = Number(tag.slice(tag.lastIndexOf(' ') + 1));
-        if (Number.isInteger(count)) pending.rowCount = count;
+        let i = end - 2; // before the tag's NUL
+        let count = 0;
+        for (let scale = 1; i >= start && data[i]! >= 0x30 && data[i]! <= 0x39; i--, scale *= 10) count += (data[i]! - 0x30) * scale;
+        if (i < end - 2 && data[i] === 0x20) pending.rowCount = count;
         return;
       }
       case 0x5a: // ReadyForQuery
         if (!pending) return;
         this.queue.shift();
-        if (pending.error) pending.reject(pending.error);
-        else pending.resolve(pending);
+        if (pending.error) pending.reject(this.classify(pending.error));
+        else {
+          // The shared empty array never leaves this client: a caller may push to its rows.
+          const { answer } = pending;
+          if ((answer === WHOLE || answer === ROWS) && pending.rows === NO_ROWS) pending.rows = [];
+          pending.resolve(answer === COUNT ? pending.rowCount : answer === ROWS ? pending.rows : answer === WHOLE ? pending : undefined);
+        }
         return;
       case 0x54: {
         // RowDescription: keep each column's type OID
@@ -333,7 +358,7 @@ export class WireConnection {
           at += 12; // type OID, size, modifier, format
         }
         pending.types = types;
-        pending.rows = [];
+        pending.rows = NO_ROWS;
         return;
       }
       case 0x45: {
@@ -364,3 +389,5 @@ export class WireConnection {
     }
   }
 }
+
+const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]); // CopyDone

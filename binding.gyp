@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "headroom_reactor",
+      "sources": ["native/reactor.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wpedantic", "-Wno-unused-parameter"]
+    }
+  ]
+}

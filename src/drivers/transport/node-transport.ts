@@ -1,0 +1,66 @@
+import net from 'node:net';
+import { TransportError, type SocketAddress, type Transport, type TransportHandler } from './transport.js';
+
+/**
+ * One receive buffer for every socket of this thread: `onread` hands it to the handler, which
+ * parses in place and copies only an incomplete message, so 1,000 terminals do not hold 1,000
+ * buffers.
+ */
+const RECEIVE = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * net.Socket without its Readable stream (`onread` reads into the shared buffer, no chunk is
+ * allocated per read). Used where the native reactor is not built or asked for.
+ */
+export function connectNode(address: SocketAddress, handler: TransportHandler, timeoutMs: number): Promise<Transport> {
+  return new Promise((resolve, reject) => {
+    let connected = false;
+    let failure: TransportError | undefined;
+    const onread = { buffer: RECEIVE, callback: (length: number, buffer: Buffer): boolean => (handler.onData(buffer, 0, length), true) };
+    const socket = 'path' in address ? net.connect({ path: address.path, onread }) : net.connect({ host: address.host, port: address.port, onread });
+    socket.setNoDelay(true);
+    const timer = setTimeout(() => socket.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      failure ??= error instanceof TransportError ? error : new TransportError(`connection error: ${error.message}`, error.code);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      if (!connected) reject(failure ?? new TransportError('connection closed while connecting', 'ECONNRESET'));
+      else handler.onClose(failure);
+    });
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      connected = true;
+      resolve(new NodeTransport(socket));
+    });
+  });
+}
+
+class NodeTransport implements Transport {
+  readonly kind = 'node';
+
+  constructor(private readonly socket: net.Socket) {}
+
+  write(buffer: Buffer, start: number, end: number): boolean {
+    // Copied: the socket may keep the bytes past this call, and the caller reuses its buffer.
+    return this.socket.write(Buffer.from(buffer.subarray(start, end)));
+  }
+
+  drained(): Promise<void> {
+    if (this.socket.writableLength === 0 || this.socket.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.socket.off('drain', done).off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done).on('close', done);
+    });
+  }
+
+  close(last?: Buffer): void {
+    this.socket.removeAllListeners('close');
+    this.socket.on('error', () => {});
+    if (last && !this.socket.destroyed) this.socket.end(Buffer.from(last), () => this.socket.destroy());
+    else this.socket.destroy();
+  }
+}
