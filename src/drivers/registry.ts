@@ -24,8 +24,8 @@ export const DRIVERS: readonly DriverDescription[] = [
   {
     dbms: 'mariadb',
     url: 'mariadb://user:password@host:3306/database (or mysql://)',
-    client: 'npm package mariadb',
-    notes: 'binary-protocol prepared statements, bulk insert for loading; MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_USER, MYSQL_PWD, MYSQL_DATABASE fill in the rest',
+    client: "headroom's own protocol client (src/drivers/mariadb/wire)",
+    notes: 'binary-protocol prepared statements (without repeated metadata on MariaDB 10.6+), multi-row INSERT for loading; mysql_native_password and caching_sha2_password (fast path) logins; MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_USER, MYSQL_PWD, MYSQL_DATABASE fill in the rest',
   },
 ];
 

@@ -1,4 +1,3 @@
-import type { Connection as MariadbNativeConnection, Prepare, UpsertResult } from 'mariadb';
 import { planMariadbSetting } from './settings.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeMariadb } from './observe.js';
@@ -7,6 +6,7 @@ import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { classifyMariadbError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
+import { MariadbWire, type PreparedStatement } from './wire/connection.js';
 
 /** Settings that decide MariaDB's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -21,8 +21,11 @@ const SETTINGS = [
   'transaction_isolation',
 ];
 
-/** Rows per bulk statement: large enough to amortise round trips, small enough for max_allowed_packet. */
-const BULK_BATCH_ROWS = 5_000;
+/**
+ * Bytes of SQL per multi-row INSERT of a bulk load: large enough to amortise round trips and the
+ * server's parsing, far below max_allowed_packet (16 MiB by default).
+ */
+const BULK_STATEMENT_BYTES = 2 << 20;
 
 export class MariadbDriver implements Driver {
   readonly dbms = 'mariadb';
@@ -35,26 +38,16 @@ export class MariadbDriver implements Driver {
 
   async connect(): Promise<Connection> {
     try {
-      // Loaded on first use: the connector takes a quarter of a second to load, which every
-      // other command (and every run on another DBMS) would otherwise pay.
-      const { default: mariadb } = await import('mariadb');
-      const conn = await mariadb.createConnection({
+      const wire = await MariadbWire.connect({
         host: this.config.host,
         port: this.config.port,
         user: this.config.user,
         password: this.config.password,
         database: this.config.database,
-        connectTimeout: 10_000,
-        rowsAsArray: true,
-        // Sums of money must stay exact: keep DECIMAL as strings and BIGINT as bigint.
-        decimalAsNumber: false,
-        bigIntAsNumber: false,
-        insertIdAsNumber: true,
+        connectTimeoutMs: 10_000,
+        classify: (error) => classifyMariadbError(error, this.config),
       });
-      // The connector emits 'error' when the socket dies between queries; without a listener
-      // that would end the process. The next call fails and is classified as connection_lost.
-      conn.on('error', () => {});
-      return new MariadbConnection(conn, this.config);
+      return new MariadbConnection(wire);
     } catch (error) {
       throw classifyMariadbError(error, this.config);
     }
@@ -96,100 +89,81 @@ export class MariadbDriver implements Driver {
   async close(): Promise<void> {}
 }
 
+/** The wire client rejects with errors already classified (MariadbWireOptions.classify). */
 class MariadbStatement implements Statement {
-  constructor(private readonly prepared: Prepare) {}
+  constructor(
+    private readonly wire: MariadbWire,
+    private readonly prepared: PreparedStatement,
+  ) {}
 
-  async run(params: readonly SqlValue[] = []): Promise<number> {
-    try {
-      const result = (await this.prepared.execute(params)) as unknown;
-      return Array.isArray(result) ? result.length : Number((result as UpsertResult).affectedRows);
-    } catch (error) {
-      throw classifyMariadbError(error);
-    }
+  run(params: readonly SqlValue[] = NO_PARAMS): Promise<number> {
+    return this.wire.executeCount(this.prepared, params);
   }
 
-  async all(params: readonly SqlValue[] = []): Promise<Row[]> {
-    try {
-      const result = (await this.prepared.execute(params)) as unknown;
-      return Array.isArray(result) ? (result as Row[]) : [];
-    } catch (error) {
-      throw classifyMariadbError(error);
-    }
+  all(params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
+    return this.wire.executeRows(this.prepared, params);
   }
 }
+
+const NO_PARAMS: readonly SqlValue[] = [];
 
 class MariadbConnection implements Connection {
   private readonly statements = new StatementCache<MariadbStatement>();
 
-  constructor(
-    private readonly conn: MariadbNativeConnection,
-    private readonly target: ServerTarget,
-  ) {}
+  constructor(private readonly wire: MariadbWire) {}
 
   prepare(sql: string): Promise<Statement> {
-    // An explicit server-side prepare, executed over the binary protocol: the cheapest path per
-    // statement among the MariaDB drivers measured (bench/driver-cpu).
-    return this.statements.get(sql, async () => {
-      try {
-        return new MariadbStatement(await this.conn.prepare(sql));
-      } catch (error) {
-        throw classifyMariadbError(error, this.target);
-      }
-    });
+    // A server-side prepare, executed over the binary protocol.
+    return this.statements.get(sql, async () => new MariadbStatement(this.wire, await this.wire.prepare(sql)));
   }
 
-  async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-    try {
-      const result = await this.conn.query(sql, params as unknown[]);
-      return Array.isArray(result) ? (result as Row[]) : [];
-    } catch (error) {
-      throw classifyMariadbError(error, this.target);
-    }
+  /** The text protocol, with parameters written into the text as literals (as the connector did). */
+  query(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
+    return this.wire.query(sql, params);
   }
 
-  async begin(): Promise<void> {
-    await this.simple('BEGIN');
+  begin(): Promise<void> {
+    return this.wire.command('BEGIN');
   }
 
-  async commit(): Promise<void> {
-    await this.simple('COMMIT');
+  commit(): Promise<void> {
+    return this.wire.command('COMMIT');
   }
 
-  async rollback(): Promise<void> {
-    await this.simple('ROLLBACK');
+  rollback(): Promise<void> {
+    return this.wire.command('ROLLBACK');
   }
 
+  /** Multi-row INSERTs of about BULK_STATEMENT_BYTES each, with the values as literals. */
   async bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
-    // batch() sends MariaDB's COM_STMT_BULK_EXECUTE: one prepared insert, many rows per packet.
-    const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+    const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
     let count = 0;
-    let batch: (readonly SqlValue[])[] = [];
+    let sql = head;
+    let pending = 0;
     try {
       for (const row of rows) {
-        batch.push(row);
-        if (batch.length === BULK_BATCH_ROWS) {
-          await this.conn.batch(sql, batch);
-          count += batch.length;
-          batch = [];
+        let values = '(';
+        for (let i = 0; i < row.length; i++) {
+          const value = row[i];
+          values += (i === 0 ? '' : ',') + (typeof value === 'number' && Number.isFinite(value) ? '' + value : this.wire.literal(value));
+        }
+        sql += (pending === 0 ? '' : ',') + values + ')';
+        pending++;
+        if (sql.length >= BULK_STATEMENT_BYTES) {
+          await this.wire.query(sql);
+          count += pending;
+          sql = head;
+          pending = 0;
         }
       }
-      if (batch.length > 0) await this.conn.batch(sql, batch);
-      count += batch.length;
-    } catch (error) {
-      throw classifyMariadbError(error, this.target);
-    }
-    return count;
-  }
-
-  async close(): Promise<void> {
-    await this.conn.end().catch(() => this.conn.destroy());
-  }
-
-  private async simple(sql: string): Promise<void> {
-    try {
-      await this.conn.query(sql);
+      if (pending > 0) await this.wire.query(sql);
     } catch (error) {
       throw classifyMariadbError(error);
     }
+    return count + pending;
+  }
+
+  async close(): Promise<void> {
+    await this.wire.close();
   }
 }

@@ -8,19 +8,20 @@ const CAPACITY = new Set([1040, 1203, 1226]);
 /** 1053 server shutdown, 1927 connection killed, 2002/2003/2006/2013 client-side "gone away". */
 const CONNECTION_LOST = new Set([1053, 1927, 2002, 2003, 2006, 2013]);
 /** 1044/1045 access denied, 1049 unknown database, 1054 unknown column, 1062 duplicate key,
- *  1064 syntax error, 1146 no such table, 1050 table exists, 1051 unknown table. */
-const BAD_REQUEST = new Set([1044, 1045, 1049, 1050, 1051, 1054, 1062, 1064, 1146]);
+ *  1064 syntax error, 1146 no such table, 1050 table exists, 1051 unknown table, 1210 wrong
+ *  arguments (parameters that do not match the statement's placeholders). */
+const BAD_REQUEST = new Set([1044, 1045, 1049, 1050, 1051, 1054, 1062, 1064, 1146, 1210]);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 interface MariadbErrorShape {
   errno?: number;
-  /** The server's own message, without the connector's "(conn:N, no: E, SQLState: S)" prefix. */
+  /** The server's own message. */
   sqlMessage?: string | null;
   code?: string;
   fatal?: boolean;
 }
 
-/** Maps the mariadb connector's SqlError (errno, code, fatal) onto the common classes. */
+/** Maps the wire client's errors (errno from the server's ERR packet, code of a socket error, fatal) onto the common classes. */
 export function classifyMariadbError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
   const shape = (error ?? {}) as MariadbErrorShape;
@@ -35,9 +36,8 @@ function mariadbClass(error: MariadbErrorShape): ErrorClass {
   if (CAPACITY.has(errno)) return 'capacity';
   if (BAD_REQUEST.has(errno)) return 'bad_request';
   if (CONNECTION_LOST.has(errno) || SOCKET_CODES.has(error.code ?? '')) return 'connection_lost';
-  // The connector marks an error fatal when the connection cannot be used any more; its own
-  // socket errors are numbered 45000 and up.
-  if (error.fatal === true || (errno >= 45000 && errno < 46000)) return 'connection_lost';
+  // Fatal: the connection cannot be used any more (the socket failed, or the server closed it).
+  if (error.fatal === true) return 'connection_lost';
   return 'other';
 }
 
