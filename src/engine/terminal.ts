@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
 import type { Recorder, TerminalTally } from '../metrics/recorder.js';
@@ -107,28 +108,45 @@ export class Terminal {
         }
         await stop.sleep(scheduled - performance.now());
         if (stop.stopped) break;
-      } else {
-        scheduled = performance.now();
       }
       const pauses = this.types[type]!.pauses;
       if (pauses) {
         // Keying time: the user fills in the screen before the transaction starts (TPC-C 5.2.5.2).
         await stop.sleep(pauses.keyingMs);
         if (stop.stopped) break;
-        scheduled = performance.now();
       }
-      const leave = this.gate === undefined ? undefined : await this.gate.enter();
-      const started = performance.now();
-      const { error, tries, rolledBack } = await this.attempt(type);
+      // Without --rate a transaction is due when the terminal gets to it (after any keying time);
+      // waiting at the gate of a blocking driver counts, as waiting for a lock would.
+      let leave: (() => void) | undefined;
+      let started: number;
+      if (this.gate === undefined) {
+        started = performance.now();
+        if (plan.rate === undefined) scheduled = started;
+      } else {
+        if (plan.rate === undefined) scheduled = performance.now();
+        leave = await this.gate.enter();
+        started = performance.now();
+      }
+      // The first try inline, without the retry loop's bookkeeping: it is all most transactions need.
+      const state = plan.maxTries > 1 ? this.random.save() : undefined;
+      let error: DbError | undefined;
+      let tries = 1;
+      let rolledBack = false;
+      try {
+        rolledBack = (await this.runners[type]!()) === 'rolled-back';
+      } catch (thrown) {
+        ({ error, tries, rolledBack } = await this.retry(type, asDbError(thrown), state));
+      }
       leave?.();
       const lagUs = Math.round((started - scheduled) * 1000);
       this.logged++;
+      const ended = performance.now();
       if (error === undefined) {
-        const latencyUs = Math.max(1, Math.round((performance.now() - scheduled) * 1000));
-        recorder.success(type, latencyUs, lagUs, this.tally, tries, rolledBack);
+        const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
+        recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
         if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries);
       } else {
-        recorder.failure(type, error, this.tally, tries);
+        recorder.failure(type, error, this.tally, ended, tries);
         if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'failed', deadlock: error.errorClass === 'retryable' ? error.deadlock : undefined }, lagUs, tries);
         if (error.errorClass === 'connection_lost') await this.reconnect();
         else if (error.errorClass === 'bad_request') {
@@ -149,20 +167,23 @@ export class Terminal {
     await this.conn.close().catch(() => {});
   }
 
-  /** Runs one transaction with its retries; returns the error that ended it, if any, and the tries made. */
-  private async attempt(type: number): Promise<{ error: DbError | undefined; tries: number; rolledBack: boolean }> {
-    // Only a transaction that may be retried needs its random state kept (an allocation per try).
-    const state = this.plan.maxTries > 1 ? this.random.save() : undefined;
+  /**
+   * After a failed first try: rolls back, and runs the transaction again with the same random
+   * values while the error is retryable and --max-tries allows. Returns the error that ended it, if
+   * any, and the tries made.
+   */
+  private async retry(type: number, first: DbError, state: ReturnType<Random['save']> | undefined): Promise<{ error: DbError | undefined; tries: number; rolledBack: boolean }> {
+    let error = first;
     for (let tries = 1; ; tries++) {
+      if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
+      if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, tries, rolledBack: false };
+      this.recorder.retry(error);
+      this.random.restore(state!);
       try {
         const outcome = await this.runners[type]!();
-        return { error: undefined, tries, rolledBack: outcome === 'rolled-back' };
+        return { error: undefined, tries: tries + 1, rolledBack: outcome === 'rolled-back' };
       } catch (thrown) {
-        const error = asDbError(thrown);
-        if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
-        if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, tries, rolledBack: false };
-        this.recorder.retry(error);
-        this.random.restore(state!);
+        error = asDbError(thrown);
       }
     }
   }

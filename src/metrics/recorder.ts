@@ -1,6 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
 import type { NodeTotals } from '../engine/routing/node-stats.js';
-import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
+import { Histogram } from './histogram.js';
 import { CommandTimings, type ScriptCommandTotals } from './command-timings.js';
 import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
 import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
@@ -87,7 +88,7 @@ export class Recorder {
   connectMs = 0;
   private readonly totals: Histogram[];
   private readonly counts: ({ count: number; failed: number; retried: number; rolledBack: number; failures: FailureCounts } & PgbenchCounts)[];
-  private interval = createHistogram();
+  private readonly interval = new Histogram();
   private intervalCount = 0;
   private intervalFailed = 0;
   private intervalRetried = 0;
@@ -106,12 +107,13 @@ export class Recorder {
     private readonly typeNames: readonly string[],
     private readonly latencyLimitUs = Infinity,
   ) {
-    this.totals = typeNames.map(() => createHistogram());
+    this.totals = typeNames.map(() => new Histogram());
     this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), ...noPgbenchCounts() }));
   }
 
   /** tries: how many times the transaction ran, the last one committing (or rolling back as the workload asks: rolledBack). */
-  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, tries = 1, rolledBack = false): void {
+  /** `endedAt`: performance.now() when it ended. */
+  success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, endedAt: number, tries = 1, rolledBack = false): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
@@ -129,17 +131,17 @@ export class Recorder {
     tally.transactions++;
     tally.latencySumUs += latencyUs;
     if (latencyUs > tally.latencyMaxUs) tally.latencyMaxUs = latencyUs;
-    tally.lastEndMs = performance.timeOrigin + performance.now();
+    tally.lastEndMs = endedAt;
     this.lagSumUs += lagUs;
     if (lagUs > this.lagMaxUs) this.lagMaxUs = lagUs;
   }
 
-  failure(type: number, error: DbError, tally: TerminalTally, tries = 1): void {
+  failure(type: number, error: DbError, tally: TerminalTally, endedAt: number, tries = 1): void {
     this.intervalFailed++;
     this.countRetries(tries);
     if (!this.measuring) return;
     tally.failed++;
-    tally.lastEndMs = performance.timeOrigin + performance.now();
+    tally.lastEndMs = endedAt;
     const counts = this.counts[type]!;
     counts.failed++;
     counts.failures[error.errorClass]++;
@@ -202,7 +204,7 @@ export class Recorder {
       count: this.intervalCount,
       failed: this.intervalFailed,
       retried: this.intervalRetried,
-      histogram: encodeHistogram(this.interval),
+      histogram: this.interval.encode(),
       lagSumUs: this.intervalLagSumUs,
       lagMaxUs: this.intervalLagMaxUs,
       transactionsRetried: this.intervalTransactionsRetried,
@@ -216,13 +218,14 @@ export class Recorder {
 
   totalsSnapshot(): JobTotals {
     return {
-      types: this.typeNames.map((name, i) => ({ name, ...this.counts[i]!, failures: { ...this.counts[i]!.failures }, histogram: encodeHistogram(this.totals[i]!) })),
+      types: this.typeNames.map((name, i) => ({ name, ...this.counts[i]!, failures: { ...this.counts[i]!.failures }, histogram: this.totals[i]!.encode() })),
       lagSumUs: this.lagSumUs,
       lagMaxUs: this.lagMaxUs,
       errors: [...this.errors.values()],
       outages: [...this.outages],
       refusedConnections: this.refusedConnections,
-      terminals: this.tallies.map((t) => ({ ...t })),
+      // Kept as this thread's clock while running (cheaper), given as epoch milliseconds here.
+      terminals: this.tallies.map((t) => ({ ...t, lastEndMs: t.lastEndMs > 0 ? performance.timeOrigin + t.lastEndMs : 0 })),
       commands: this.commandTimings.totals(),
       connectMs: this.connectMs,
     };

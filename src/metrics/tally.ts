@@ -16,7 +16,10 @@ export interface TerminalTally {
   failed: number;
   latencySumUs: number;
   latencyMaxUs: number;
-  /** Epoch milliseconds when its last transaction of the measured period ended (comparable across threads). */
+  /**
+   * Epoch milliseconds when its last transaction of the measured period ended (comparable across
+   * threads) in a snapshot; while running the recorder keeps this thread's performance.now().
+   */
   lastEndMs: number;
   /** Why the terminal stopped early (pgbench: "client N aborted"), when it did. */
   aborted?: string;

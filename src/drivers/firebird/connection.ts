@@ -1,5 +1,6 @@
 import type { Socket as NetSocket } from 'node:net';
-import Firebird, { type Database, type Transaction } from 'node-firebird';
+import type { Database, Transaction } from 'node-firebird';
+import { firebird } from './library.js';
 import type WireConnection from 'node-firebird/lib/wire/connection.js';
 import type { ServerTarget } from '../../config/target.js';
 import type { Connection, Row, SqlValue, Statement } from '../driver.js';
@@ -11,7 +12,7 @@ import { FirebirdStatement, wireParams } from './statement.js';
  * writers), waiting on row locks so a conflict ends as isc_deadlock/isc_update_conflict once the
  * other writer finishes. node-firebird calls this pair ISOLATION_READ_UNCOMMITTED.
  */
-const TRANSACTION = { isolation: Firebird.ISOLATION_READ_UNCOMMITTED, wait: true };
+const transactionOptions = (): { isolation: number[]; wait: boolean } => ({ isolation: firebird().Firebird.ISOLATION_READ_UNCOMMITTED, wait: true });
 
 /**
  * Limits of one EXECUTE BLOCK in bulkInsert: every INSERT is a context and a statement may hold
@@ -48,7 +49,7 @@ export class FirebirdConnection implements Connection {
     }
     let tx: Transaction | undefined;
     try {
-      tx = await this.db.transactionAsync(TRANSACTION);
+      tx = await this.db.transactionAsync(transactionOptions());
       const result = await work(tx);
       await tx.commitAsync();
       return result;
@@ -84,7 +85,7 @@ export class FirebirdConnection implements Connection {
   async begin(): Promise<void> {
     if (this.tx) throw classifyFirebirdError(new Error('begin() inside an open transaction'));
     try {
-      this.tx = await this.db.transactionAsync(TRANSACTION);
+      this.tx = await this.db.transactionAsync(transactionOptions());
     } catch (error) {
       throw classifyFirebirdError(error);
     }

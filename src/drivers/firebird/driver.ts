@@ -1,5 +1,5 @@
-import Firebird, { type Database, type Options } from 'node-firebird';
-import WireConnection from 'node-firebird/lib/wire/connection.js';
+import type { Database, Options } from 'node-firebird';
+import type WireConnection from 'node-firebird/lib/wire/connection.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeFirebird } from './observe.js';
 import type { Connection, ConnectionBudget, Driver, ServerInfo, SettingPlan } from '../driver.js';
@@ -9,6 +9,7 @@ import { describeTarget } from '../../config/target.js';
 import { FirebirdConnection, destroySocket } from './connection.js';
 import { classifyFirebirdError } from './errors.js';
 import { firebirdServerInfo } from './server-info.js';
+import { firebird, loadFirebird } from './library.js';
 
 export function firebirdOptions(target: ServerTarget): Options {
   return {
@@ -19,7 +20,7 @@ export function firebirdOptions(target: ServerTarget): Options {
     password: target.password ?? '',
     encoding: 'UTF8',
     // BIGINT sums come back exact (a string past 2^53) instead of a rounded number.
-    numericMode: Firebird.NUMERIC_MODE_SAFE,
+    numericMode: firebird().Firebird.NUMERIC_MODE_SAFE,
     connectTimeout: 10_000,
   };
 }
@@ -34,6 +35,7 @@ export class FirebirdDriver implements Driver {
   }
 
   async connect(): Promise<Connection> {
+    await loadFirebird();
     try {
       return new FirebirdConnection(await attach(this.config), this.config);
     } catch (error) {
@@ -90,7 +92,7 @@ function attach(target: ServerTarget): Promise<Database> {
     // isPool: node-firebird reconnects and re-attaches by itself after a lost socket unless it
     // belongs to a pool; headroom's terminals reconnect on their own, and need to see the loss.
     const internal = { ...options, isPool: true } as ConstructorParameters<typeof WireConnection>[3];
-    const cnx: WireConnection = new WireConnection(
+    const cnx: WireConnection = new (firebird().WireConnection)(
       target.host,
       target.port,
       (err) => {

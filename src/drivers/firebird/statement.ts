@@ -1,6 +1,5 @@
 import type { Statement as NativeStatement, Transaction } from 'node-firebird';
-import wire from 'node-firebird/lib/wire/const.js';
-import { parseRecordCounts } from 'node-firebird/lib/wire/xsqlvar.js';
+import { firebird } from './library.js';
 import type { Row, SqlValue, Statement } from '../driver.js';
 
 export interface WireStatement extends NativeStatement {
@@ -47,9 +46,9 @@ export class FirebirdStatement implements Statement {
         prepared.execute(tx, wireParams(params), (err) => {
           if (err) failed = err;
         });
-        prepared.connection.statementInfo(prepared, wire.RECORDS_INFO, (err, info) => {
+        prepared.connection.statementInfo(prepared, firebird().wire.RECORDS_INFO, (err, info) => {
           if (failed !== undefined || err) return reject(failed ?? err);
-          const counts = parseRecordCounts(info?.buffer);
+          const counts = firebird().parseRecordCounts(info?.buffer);
           resolve(counts ? counts.insertCount + counts.updateCount + counts.deleteCount : 0);
         });
       }),

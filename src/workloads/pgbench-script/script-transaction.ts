@@ -10,6 +10,7 @@ import { Double, ScriptError, truth, valueText, type Value } from './value.js';
 type SqlStep = Extract<Step, { op: 'sql' }>;
 
 let pipelineNoticeShown = false;
+const RESOLVED = Promise.resolve();
 
 /**
  * One script as one transaction type: each execution of the script is one transaction attempt
@@ -72,25 +73,70 @@ class ScriptRun {
     }
   }
 
-  async execute(): Promise<void> {
+  /** Where the script run in progress stands (one at a time per terminal); reset by each execution. */
+  private pc = 0;
+  private inTransaction = false;
+  private pipeline: Promise<void>[] | undefined;
+
+  execute(): Promise<void> {
     const { timings } = this;
-    if (timings === undefined) return this.steps(undefined);
+    if (timings === undefined) {
+      this.pc = 0;
+      this.inTransaction = false;
+      this.pipeline = undefined;
+      let wait: Promise<unknown> | undefined;
+      try {
+        wait = this.advance(undefined);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (wait === undefined) return this.ended();
+      // The script's last command (select-only's one SELECT, tpcb-like's END): its own promise is
+      // the transaction's, without an async frame of ours around it.
+      if (this.pc === this.program.steps.length && !this.inTransaction) return wait as Promise<void>;
+      return this.rest(wait);
+    }
     const state = { command: -1, startedAt: 0 };
-    try {
-      await this.steps(state);
-    } catch (error) {
+    return this.steps(state).catch((error: unknown) => {
       if (state.command >= 0) timings.fail(state.command);
       throw error;
-    }
+    });
   }
 
-  /** Runs the steps; with `timed` (-r) each command's time goes to the job's per-command figures. */
+  /**
+   * Runs the steps; with `timed` (-r) each command's time goes to the job's per-command figures.
+   * The loop only waits; advance() does the work in between, so that the state kept across each
+   * await (and allocated for every execution) stays small.
+   */
   private async steps(timed: { command: number; startedAt: number } | undefined): Promise<void> {
+    this.pc = 0;
+    this.inTransaction = false;
+    this.pipeline = undefined;
+    for (let wait = this.advance(timed); wait !== undefined; wait = this.advance(timed)) await wait;
+    if (timed && timed.command >= 0) {
+      this.timings!.record(timed.command, (performance.now() - timed.startedAt) * 1000);
+      timed.command = -1;
+    }
+    return this.ended();
+  }
+
+  /** The untimed run after its first wait. */
+  private async rest(first: Promise<unknown>): Promise<void> {
+    for (let wait: Promise<unknown> | undefined = first; wait !== undefined; wait = this.advance(undefined)) await wait;
+    return this.ended();
+  }
+
+  private ended(): Promise<void> {
+    if (this.inTransaction) return Promise.reject(new ScriptError(`end of script ${this.program.name} reached with its transaction still open: end it with END or COMMIT`));
+    return RESOLVED;
+  }
+
+  /** Runs steps from `pc` up to the first that must be waited for, and returns its promise; undefined at the end. */
+  private advance(timed: { command: number; startedAt: number } | undefined): Promise<unknown> | undefined {
     const { steps } = this.program;
     const { frame, timings } = this;
-    let inTransaction = false;
-    let pipeline: Promise<void>[] | undefined;
-    for (let pc = 0; pc < steps.length; pc++) {
+    while (this.pc < steps.length) {
+      const pc = this.pc++;
       const step = steps[pc]!;
       if (timed) {
         if (timed.command >= 0) timings!.record(timed.command, (performance.now() - timed.startedAt) * 1000);
@@ -102,46 +148,47 @@ class ScriptRun {
           frame.vars[step.slot] = step.value(frame);
           break;
         case 'jump': {
-          if (step.when === undefined || !truth(step.when(frame))) pc = step.to - 1;
+          if (step.when === undefined || !truth(step.when(frame))) this.pc = step.to;
           break;
         }
         case 'sleep': {
           const amount = step.amount(frame);
           const us = Number(typeof amount === 'bigint' ? amount : amount instanceof Double ? amount.v : amount) * step.factorUs;
           if (!Number.isFinite(us)) throw new ScriptError(`\\sleep: invalid duration ${valueText(amount)}`);
-          if (us > 0) await new Promise((resolve) => setTimeout(resolve, us / 1000));
+          if (us > 0) return new Promise((resolve) => setTimeout(resolve, us / 1000));
           break;
         }
         case 'pipeline':
-          if (step.start) pipeline = [];
-          else if (pipeline) {
-            const pending = pipeline;
-            pipeline = undefined;
-            await Promise.all(pending);
+          if (step.start) this.pipeline = [];
+          else if (this.pipeline) {
+            const pending = this.pipeline;
+            this.pipeline = undefined;
+            return Promise.all(pending);
           }
           break;
         case 'sql': {
           const control = step.sql.control;
-          if (control === 'begin') inTransaction = true;
-          else if (control !== undefined) inTransaction = false;
-          const done = this.sql(step, pc);
-          if (pipeline && this.pipelining) {
-            // Keep the promise from rejecting unobserved; Promise.all at \endpipeline reports it.
-            done.catch(() => {});
-            pipeline.push(done);
-          } else await done;
+          if (control === 'begin') this.inTransaction = true;
+          else if (control !== undefined) this.inTransaction = false;
+          if (!this.pipeline || !this.pipelining) return this.sql(step, pc);
+          let done: Promise<unknown>;
+          try {
+            done = this.sql(step, pc);
+          } catch (error) {
+            done = Promise.reject(error);
+          }
+          // Keep the promise from rejecting unobserved; Promise.all at \endpipeline reports it.
+          done.catch(() => {});
+          this.pipeline.push(done as Promise<void>);
           break;
         }
       }
     }
-    if (timed && timed.command >= 0) {
-      timings!.record(timed.command, (performance.now() - timed.startedAt) * 1000);
-      timed.command = -1;
-    }
-    if (inTransaction) throw new ScriptError(`end of script ${this.program.name} reached with its transaction still open: end it with END or COMMIT`);
+    return undefined;
   }
 
-  private async sql(step: SqlStep, pc: number): Promise<void> {
+  /** Not async: the prepared path hands back the driver's own promise (one fewer per statement). */
+  private sql(step: SqlStep, pc: number): Promise<unknown> {
     const { conn } = this;
     const { sql } = step;
     switch (sql.control) {
@@ -154,24 +201,26 @@ class ScriptRun {
     }
     const params = this.params[pc]!;
     this.bind(sql, params);
-    const wantRows = step.store !== undefined;
-    let rows: Row[] | undefined;
-    switch (this.terminal.protocol) {
-      case 'prepared': {
-        const statement = this.statements[pc] ?? (this.statements[pc] = await conn.prepare(sql.parameterized));
-        if (wantRows) rows = await statement.all(params);
-        else await statement.run(params);
-        break;
-      }
-      case 'extended':
-        rows = await conn.query(sql.parameterized, params);
-        break;
-      default:
-        // Only PostgreSQL's driver sends a parameterless query as a simple Query message; the
-        // others get the text with its values in place just the same.
-        rows = await conn.query(interpolate(sql, params as (string | number | bigint | boolean | null)[]));
+    if (this.terminal.protocol === 'prepared') {
+      const statement = this.statements[pc];
+      if (statement === undefined) return this.prepareAndRun(step, pc, params);
+      if (step.store === undefined) return statement.run(params);
+      return statement.all(params).then((rows) => this.store(step, pc, rows));
     }
-    if (step.store) this.store(step, pc, rows ?? []);
+    const rows =
+      this.terminal.protocol === 'extended'
+        ? conn.query(sql.parameterized, params)
+        : // Only PostgreSQL's driver sends a parameterless query as a simple Query message; the
+          // others get the text with its values in place just the same.
+          conn.query(interpolate(sql, params as (string | number | bigint | boolean | null)[]));
+    return step.store === undefined ? rows : rows.then((r) => this.store(step, pc, r));
+  }
+
+  /** A statement's first execution on this connection: prepared first. */
+  private async prepareAndRun(step: SqlStep, pc: number, params: SqlValue[]): Promise<void> {
+    const statement = (this.statements[pc] = await this.conn.prepare(step.sql.parameterized));
+    if (step.store === undefined) await statement.run(params);
+    else this.store(step, pc, await statement.all(params));
   }
 
   private bind(sql: SqlCommand, params: SqlValue[]): void {
