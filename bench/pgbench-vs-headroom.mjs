@@ -10,12 +10,9 @@
 //
 // CPU is the whole client process's user+system time (bash's `times` over the child), so both
 // tools pay for their own start-up; headroom's in-run figure from its result file is shown too.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// bench/client-efficiency.mjs runs this comparison and the sysbench one together, with medians.
 import { parseArgs } from 'node:util';
-import { timed } from './timed.mjs';
+import { pgbenchPair } from './lib/peers.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -32,45 +29,19 @@ const { values } = parseArgs({
 });
 const builtins = (values.modes ?? values.builtins).split(',');
 const clientCounts = values.clients.split(',');
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
-const url = new URL(values.db);
-const database = url.pathname.slice(1);
-const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
-const work = mkdtempSync(path.join(tmpdir(), 'headroom-bench-'));
-
-
-async function psql(sql, db = 'postgres') {
-  await timed('psql', [...pgArgs, '-d', db, '-v', 'ON_ERROR_STOP=1', '-qc', sql]);
-}
-
-async function runPgbench(mode, clients) {
-  const r = await timed('pgbench', [...pgArgs, '-n', '-M', values.protocol, '-b', mode, '-c', clients, '-j', '1', '-T', values.time, database]);
-  const transactions = Number(/number of transactions actually processed: (\d+)/.exec(r.output)[1]);
-  const tps = Number(/tps = ([\d.]+)/.exec(r.output)[1]);
-  return { tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions };
-}
-
-async function runHeadroom(mode, clients, round) {
-  const out = path.join(work, `${mode}-${clients}-${round}.json`);
-  const r = await timed(process.execPath, [cli, 'run', 'tpcb', '--db', values.db, '-b', mode, '--protocol', values.protocol, '-c', clients, '-T', values.time, '-P', '0', '--out', out]);
-  const result = JSON.parse(readFileSync(out, 'utf8'));
-  const transactions = result.summary.transactions + result.summary.failed;
-  return { tps: result.summary.tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions, inRunCpuUs: result.summary.clientCpu.usPerTransaction };
-}
+const pair = pgbenchPair({ db: values.db, scale: values.scale, protocol: values.protocol });
 
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
   console.log(`database ${values.db}, query mode ${values.protocol}, scale ${values.scale}, clients ${clientCounts.join(', ')}, ${values.time} s per run, ${values.rounds} round(s)`);
-  await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await psql(`CREATE DATABASE ${database}`);
-  await timed('pgbench', [...pgArgs, '-i', '-q', '-s', values.scale, database]);
+  await pair.prepare();
   const rows = [];
   for (let round = 1; round <= Number(values.rounds); round++) {
     for (const mode of builtins) for (const clients of clientCounts) {
-      const pg = await runPgbench(mode, clients);
-      const hr = await runHeadroom(mode, clients, round);
+      const pg = await pair.runPeer(mode, clients, values.time);
+      const hr = await pair.runHeadroom(mode, clients, values.time);
       rows.push({ round, mode, clients, pg, hr });
-      console.log(`round ${round} ${mode} -c ${clients}: pgbench ${fmt(pg.tps)} tps ${fmt(pg.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (in-run ${fmt(hr.inRunCpuUs)})`);
+      console.log(`round ${round} ${mode} -c ${clients}: pgbench ${fmt(pg.tps)} tps ${fmt(pg.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (in-run ${fmt(hr.inRunCpuUs)}, transport ${hr.transport})`);
     }
   }
   console.log('');
@@ -82,6 +53,5 @@ try {
   }
   console.log('tps ratio = headroom / pgbench (higher is better for headroom); cpu ratio = headroom / pgbench (lower is better)');
 } finally {
-  await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((e) => console.error(`cleanup: ${e.message}`));
-  rmSync(work, { recursive: true, force: true });
+  await pair.cleanup();
 }

@@ -11,12 +11,9 @@
 //
 // CPU is the whole client process's user+system time (bash's `times` over the child), so both
 // tools pay for their own start-up. Both draw keys uniformly (sysbench --rand-type=uniform).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// bench/client-efficiency.mjs runs this comparison and the pgbench one together, with medians.
 import { parseArgs } from 'node:util';
-import { timed } from './timed.mjs';
+import { sysbenchPair } from './lib/peers.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,57 +25,19 @@ const { values } = parseArgs({
     tests: { type: 'string', default: 'oltp_point_select,oltp_read_write' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
-const scripts = fileURLToPath(new URL('./sysbench/', import.meta.url));
-const url = new URL(values.db);
-const database = url.pathname.slice(1);
-const mysqlArgs = ['-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root')];
-const sysbenchConnection = [
-  '--db-driver=mysql',
-  `--mysql-host=${url.hostname}`,
-  `--mysql-port=${url.port || '3306'}`,
-  `--mysql-user=${decodeURIComponent(url.username || 'root')}`,
-  `--mysql-db=${database}`,
-  '--tables=1',
-  `--table-size=${values['table-size']}`,
-  '--rand-type=uniform',
-];
-const work = mkdtempSync(path.join(tmpdir(), 'headroom-sysbench-'));
-
-
-const mysql = (sql) => timed('mariadb', [...mysqlArgs, '-e', sql]);
-
-async function runSysbench(test) {
-  const r = await timed('sysbench', [test, ...sysbenchConnection, `--threads=${values.clients}`, `--time=${values.time}`, '--report-interval=0', 'run']);
-  const m = /transactions:\s+(\d+)\s+\(([\d.]+) per sec/.exec(r.output);
-  if (!m) throw new Error(`no transactions line in sysbench's output:\n${r.output}`);
-  const transactions = Number(m[1]);
-  const errors = Number(/ignored errors:\s+(\d+)/.exec(r.output)?.[1] ?? 0);
-  return { tps: Number(m[2]), transactions, cpuUs: (r.cpuSeconds * 1e6) / (transactions + errors) };
-}
-
-async function runHeadroom(test, round) {
-  const out = path.join(work, `${test}-${round}.json`);
-  const args = ['run', 'tpcb', '--db', values.db, '-f', path.join(scripts, `${test}.sql`), '-D', `table_size=${values['table-size']}`];
-  const r = await timed(process.execPath, [cli, ...args, '-c', values.clients, '-T', values.time, '-P', '0', '--max-tries', '10', '--observe=false', '--out', out]);
-  const result = JSON.parse(readFileSync(out, 'utf8'));
-  const transactions = result.summary.transactions + result.summary.failed;
-  return { tps: result.summary.tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions, failed: result.summary.failed, loadedBy: result.data.loadedBy };
-}
+const pair = sysbenchPair({ db: values.db, tableSize: values['table-size'] });
 
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
   console.log(`database ${values.db}, table size ${values['table-size']}, ${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s)`);
-  await mysql(`DROP DATABASE IF EXISTS ${database}; CREATE DATABASE ${database}`);
-  // Any oltp_* test prepares the same table (oltp_common.lua): sbtest1 with k's secondary index.
-  await timed('sysbench', ['oltp_read_write', ...sysbenchConnection, 'prepare']);
+  await pair.prepare();
   const rows = [];
   for (let round = 1; round <= Number(values.rounds); round++) {
     for (const test of values.tests.split(',')) {
-      const sb = await runSysbench(test);
-      const hr = await runHeadroom(test, round);
+      const sb = await pair.runPeer(test, values.clients, values.time);
+      const hr = await pair.runHeadroom(test, values.clients, values.time);
       rows.push({ round, test, sb, hr });
-      console.log(`round ${round} ${test}: sysbench ${fmt(sb.tps)} tps ${fmt(sb.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (${hr.failed} failed, tables loaded by headroom: ${hr.loadedBy})`);
+      console.log(`round ${round} ${test}: sysbench ${fmt(sb.tps)} tps ${fmt(sb.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (transport ${hr.transport}, ${hr.failed} failed, tables loaded by headroom: ${hr.loadedBy})`);
     }
   }
   console.log('');
@@ -90,6 +49,5 @@ try {
   }
   console.log('tps ratio = headroom / sysbench (higher is better for headroom); cpu ratio = headroom / sysbench (lower is better)');
 } finally {
-  await mysql(`DROP DATABASE IF EXISTS ${database}`).catch((e) => console.error(`cleanup: ${e.message}`));
-  rmSync(work, { recursive: true, force: true });
+  await pair.cleanup();
 }

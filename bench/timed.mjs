@@ -1,5 +1,6 @@
 // Shared by the side-by-side benchmarks: runs a command under bash and returns its output and its
-// children's CPU seconds from bash's `times`, so each tool pays for its own start-up.
+// children's CPU seconds from bash's `times` (user + system, and each apart), so each tool pays for
+// its own start-up.
 import { spawn } from 'node:child_process';
 
 export function timed(command, args, env = {}) {
@@ -19,7 +20,7 @@ export function timed(command, args, env = {}) {
         const m = /(\d+)m([\d.]+)s/.exec(t);
         return Number(m[1]) * 60 + Number(m[2]);
       });
-      resolve({ output, stderr: err, cpuSeconds: seconds[0] + seconds[1] });
+      resolve({ output, stderr: err, cpuSeconds: seconds[0] + seconds[1], userSeconds: seconds[0], systemSeconds: seconds[1] });
     });
   });
 }

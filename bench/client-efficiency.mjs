@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// headroom's client efficiency against the peer tools, the four comparisons in one run:
+//   pgbench  select-only and tpcb-like (PostgreSQL, pgbench's tables and built-in scripts)
+//   sysbench oltp_point_select and oltp_read_write (MariaDB, sysbench's table; headroom runs the
+//            same statements from bench/sysbench/*.sql)
+// Same database, same clients, same duration, back to back; the order within a pair alternates
+// from round to round, so neither tool always runs on a warmer cache. Prints every run, then per
+// comparison the medians and the median of the per-round ratios (headroom / peer). Not a test:
+// run it on a quiet machine.
+//
+//   node bench/client-efficiency.mjs [--clients 8] [--time 10] [--rounds 3]
+//        [--tests pgbench:select-only,pgbench:tpcb-like,sysbench:oltp_point_select,sysbench:oltp_read_write]
+//        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT) [--jobs 1]
+//        [--pg-db postgres://postgres@127.0.0.1:5432/headroom_efficiency] [--scale 10]
+//        [--my-db mariadb://root@127.0.0.1:3306/headroom_efficiency] [--table-size 100000]
+//
+// CPU is the whole client process's user+system time (bash's `times`), start-up included, per
+// committed or failed transaction; `in-run` is headroom's own figure over the measured period.
+import { parseArgs } from 'node:util';
+import { pgbenchPair, sysbenchPair } from './lib/peers.mjs';
+
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '8' },
+    time: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    tests: { type: 'string', default: 'pgbench:select-only,pgbench:tpcb-like,sysbench:oltp_point_select,sysbench:oltp_read_write' },
+    transports: { type: 'string', default: 'native' },
+    jobs: { type: 'string', default: '1' },
+    'pg-db': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/headroom_efficiency' },
+    scale: { type: 'string', default: '10' },
+    'my-db': { type: 'string', default: 'mariadb://root@127.0.0.1:3306/headroom_efficiency' },
+    'table-size': { type: 'string', default: '100000' },
+  },
+});
+
+const tests = values.tests.split(',').map((spec) => {
+  const [peer, test] = spec.split(':');
+  if (!['pgbench', 'sysbench'].includes(peer) || !test) throw new Error(`--tests: "${spec}" is not pgbench:SCRIPT or sysbench:TEST`);
+  return { peer, test };
+});
+const transports = values.transports.split(',');
+const pairs = {
+  pgbench: tests.some((t) => t.peer === 'pgbench') ? pgbenchPair({ db: values['pg-db'], scale: values.scale }) : undefined,
+  sysbench: tests.some((t) => t.peer === 'sysbench') ? sysbenchPair({ db: values['my-db'], tableSize: values['table-size'] }) : undefined,
+};
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (n, d = 1) => n.toFixed(d);
+const extra = ['-j', values.jobs];
+
+try {
+  console.log(`${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), headroom -j ${values.jobs} on transport(s) ${transports.join(', ')}`);
+  for (const pair of Object.values(pairs)) await pair?.prepare();
+  const runs = [];
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    for (const { peer, test } of tests) {
+      const pair = pairs[peer];
+      const headroomRuns = async () => {
+        const out = {};
+        for (const transport of transports) out[transport] = await pair.runHeadroom(test, values.clients, values.time, { env: { HEADROOM_TRANSPORT: transport }, extra });
+        return out;
+      };
+      let peerRun;
+      let ours;
+      if (round % 2 === 1) {
+        peerRun = await pair.runPeer(test, values.clients, values.time);
+        ours = await headroomRuns();
+      } else {
+        ours = await headroomRuns();
+        peerRun = await pair.runPeer(test, values.clients, values.time);
+      }
+      runs.push({ round, peer, test, peerRun, ours });
+      const mine = transports.map((t) => `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed)`).join('; ');
+      console.log(`round ${round} ${peer} ${test}: ${peer} ${fmt(peerRun.tps)} tps ${fmt(peerRun.cpuUs)} us/txn (user ${fmt(peerRun.userUs)}); ${mine}`);
+    }
+  }
+  console.log('');
+  console.log('comparison                    transport  peer tps  headroom tps  tps ratio  peer us/txn  headroom us/txn  in-run us/txn  cpu ratio');
+  for (const { peer, test } of tests) {
+    const mine = runs.filter((r) => r.peer === peer && r.test === test);
+    for (const transport of transports) {
+      const peerTps = median(mine.map((r) => r.peerRun.tps));
+      const ourTps = median(mine.map((r) => r.ours[transport].tps));
+      const peerCpu = median(mine.map((r) => r.peerRun.cpuUs));
+      const ourCpu = median(mine.map((r) => r.ours[transport].cpuUs));
+      const inRun = median(mine.map((r) => r.ours[transport].inRunCpuUs));
+      // Paired: each round's ratio, then their median (each round's two runs saw the same machine).
+      const tpsRatio = median(mine.map((r) => r.ours[transport].tps / r.peerRun.tps));
+      const cpuRatio = median(mine.map((r) => r.ours[transport].cpuUs / r.peerRun.cpuUs));
+      console.log(
+        `${`${peer} ${test}`.padEnd(29)} ${transport.padEnd(9)}  ${fmt(peerTps).padStart(8)}  ${fmt(ourTps).padStart(12)}  ${fmt(tpsRatio, 2).padStart(9)}  ${fmt(peerCpu).padStart(11)}  ${fmt(ourCpu).padStart(15)}  ${fmt(inRun).padStart(13)}  ${fmt(cpuRatio, 2).padStart(9)}`,
+      );
+    }
+  }
+  console.log('medians over the rounds; the ratios are medians of each round\'s headroom / peer (tps: higher is better for headroom, cpu: lower is better)');
+} finally {
+  for (const pair of Object.values(pairs)) await pair?.cleanup();
+}

@@ -1,0 +1,108 @@
+// The two sides of the side-by-side benchmarks: a peer tool (pgbench, sysbench) and headroom on
+// the same database, same clients, same duration. Each run is a child process timed by bash's
+// `times` (timed.mjs), so both tools pay for their own start-up in their CPU per transaction.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { timed } from '../timed.mjs';
+
+const CLI = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+const SYSBENCH_SCRIPTS = fileURLToPath(new URL('../sysbench/', import.meta.url));
+
+/** headroom run with these arguments; its TPS and CPU per transaction (whole process, and in-run). */
+async function runHeadroom(work, label, args, env) {
+  const out = path.join(work, `${label}-${Date.now()}.json`);
+  const r = await timed(process.execPath, [CLI, 'run', 'tpcb', ...args, '-P', '0', '--out', out], env);
+  const result = JSON.parse(readFileSync(out, 'utf8'));
+  const transactions = result.summary.transactions + result.summary.failed;
+  return {
+    tps: result.summary.tps,
+    transactions,
+    cpuUs: (r.cpuSeconds * 1e6) / transactions,
+    userUs: (r.userSeconds * 1e6) / transactions,
+    inRunCpuUs: result.summary.clientCpu.usPerTransaction,
+    failed: result.summary.failed,
+    loadedBy: result.data.loadedBy,
+    transport: result.summary.clientCpu.transport,
+  };
+}
+
+/**
+ * pgbench's built-in scripts against pgbench's tables (loaded once by pgbench -i), both tools in
+ * one query mode (pgbench -M, headroom --protocol).
+ */
+export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
+  const url = new URL(db);
+  const database = url.pathname.slice(1);
+  const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
+  const work = mkdtempSync(path.join(tmpdir(), 'headroom-bench-'));
+  const psql = (sql) => timed('psql', [...pgArgs, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql]);
+  return {
+    peer: 'pgbench',
+    async prepare() {
+      await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await psql(`CREATE DATABASE ${database}`);
+      await timed('pgbench', [...pgArgs, '-i', '-q', '-s', String(scale), database]);
+    },
+    async runPeer(test, clients, seconds) {
+      const r = await timed('pgbench', [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', '1', '-T', String(seconds), database]);
+      const transactions = Number(/number of transactions actually processed: (\d+)/.exec(r.output)[1]);
+      const tps = Number(/tps = ([\d.]+)/.exec(r.output)[1]);
+      return { tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions, userUs: (r.userSeconds * 1e6) / transactions };
+    },
+    runHeadroom(test, clients, seconds, { env = {}, extra = [] } = {}) {
+      return runHeadroom(work, test, ['--db', db, '-b', test, '--protocol', protocol, '-c', String(clients), '-T', String(seconds), ...extra], env);
+    },
+    async cleanup() {
+      await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((e) => console.error(`cleanup: ${e.message}`));
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * sysbench's oltp_point_select and oltp_read_write against the table sysbench prepared (sbtest1);
+ * headroom runs the same statements from script files (bench/sysbench/*.sql) on that table.
+ */
+export function sysbenchPair({ db, tableSize }) {
+  const url = new URL(db);
+  const database = url.pathname.slice(1);
+  const mysqlArgs = ['-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root')];
+  const connection = [
+    '--db-driver=mysql',
+    `--mysql-host=${url.hostname}`,
+    `--mysql-port=${url.port || '3306'}`,
+    `--mysql-user=${decodeURIComponent(url.username || 'root')}`,
+    `--mysql-db=${database}`,
+    '--tables=1',
+    `--table-size=${tableSize}`,
+    '--rand-type=uniform',
+  ];
+  const work = mkdtempSync(path.join(tmpdir(), 'headroom-sysbench-'));
+  const mysql = (sql) => timed('mariadb', [...mysqlArgs, '-e', sql]);
+  return {
+    peer: 'sysbench',
+    async prepare() {
+      await mysql(`DROP DATABASE IF EXISTS ${database}; CREATE DATABASE ${database}`);
+      // Any oltp_* test prepares the same table (oltp_common.lua): sbtest1 with k's secondary index.
+      await timed('sysbench', ['oltp_read_write', ...connection, 'prepare']);
+    },
+    async runPeer(test, clients, seconds) {
+      const r = await timed('sysbench', [test, ...connection, `--threads=${clients}`, `--time=${seconds}`, '--report-interval=0', 'run']);
+      const m = /transactions:\s+(\d+)\s+\(([\d.]+) per sec/.exec(r.output);
+      if (!m) throw new Error(`no transactions line in sysbench's output:\n${r.output}`);
+      const transactions = Number(m[1]);
+      const errors = Number(/ignored errors:\s+(\d+)/.exec(r.output)?.[1] ?? 0);
+      return { tps: Number(m[2]), transactions, cpuUs: (r.cpuSeconds * 1e6) / (transactions + errors), userUs: (r.userSeconds * 1e6) / (transactions + errors) };
+    },
+    runHeadroom(test, clients, seconds, { env = {}, extra = [] } = {}) {
+      const args = ['--db', db, '-f', path.join(SYSBENCH_SCRIPTS, `${test}.sql`), '-D', `table_size=${tableSize}`, '-c', String(clients), '-T', String(seconds), '--max-tries', '10', ...extra];
+      return runHeadroom(work, test, args, env);
+    },
+    async cleanup() {
+      await mysql(`DROP DATABASE IF EXISTS ${database}`).catch((e) => console.error(`cleanup: ${e.message}`));
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
