@@ -17,11 +17,19 @@ export function compile(expr: Expr, variables: Variables): Compiled {
     case 'var': {
       const slot = variables.slot(expr.name);
       const name = expr.name;
+      // The last text read and its value: a -D value is read once, not on every transaction.
+      let lastText: string | undefined;
+      let lastValue: Exclude<Value, string> = null;
       return (f) => {
         const v = f.vars[slot];
         if (v === undefined) throw new ScriptError(`undefined variable "${name}"`);
         // -D and \gset values stay text (SQL gets them as given) and are read as typed here.
-        return typeof v === 'string' ? resolve(v) : v;
+        if (typeof v !== 'string') return v;
+        if (v !== lastText) {
+          lastValue = resolve(v);
+          lastText = v;
+        }
+        return lastValue;
       };
     }
     case 'case': {

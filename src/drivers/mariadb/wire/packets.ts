@@ -114,24 +114,29 @@ export class PacketWriter {
     return this;
   }
 
+  // Byte stores rather than Buffer#writeUInt16LE/32LE: no argument checks on the hot path.
   u16(value: number): this {
     this.ensure(2);
-    this.buffer.writeUInt16LE(value, this.length);
-    this.length += 2;
+    const b = this.buffer;
+    b[this.length++] = value & 0xff;
+    b[this.length++] = (value >>> 8) & 0xff;
     return this;
   }
 
   u32(value: number): this {
     this.ensure(4);
-    this.buffer.writeUInt32LE(value >>> 0, this.length);
-    this.length += 4;
+    const b = this.buffer;
+    b[this.length++] = value & 0xff;
+    b[this.length++] = (value >>> 8) & 0xff;
+    b[this.length++] = (value >>> 16) & 0xff;
+    b[this.length++] = (value >>> 24) & 0xff;
     return this;
   }
 
   zeros(count: number): this {
     this.ensure(count);
-    this.buffer.fill(0, this.length, this.length + count);
-    this.length += count;
+    // A loop: Buffer#fill costs more than a few stores for the few bytes of a NULL bitmap.
+    for (let i = 0; i < count; i++) this.buffer[this.length++] = 0;
     return this;
   }
 

@@ -33,9 +33,19 @@ export function writeParams(w: PacketWriter, params: readonly SqlValue[]): void 
     if (typeof v === 'number') {
       w.ensure(8);
       if (Number.isSafeInteger(v)) {
-        // Two's complement in two halves: no bigint allocated per value.
-        w.buffer.writeUInt32LE(v >>> 0, w.length);
-        w.buffer.writeInt32LE(Math.floor(v / 2 ** 32), w.length + 4);
+        // Two's complement in two halves, byte by byte: no bigint allocated, no argument checks.
+        const b = w.buffer;
+        const low = v >>> 0;
+        const high = Math.floor(v / 2 ** 32) | 0;
+        const at = w.length;
+        b[at] = low & 0xff;
+        b[at + 1] = (low >>> 8) & 0xff;
+        b[at + 2] = (low >>> 16) & 0xff;
+        b[at + 3] = low >>> 24;
+        b[at + 4] = high & 0xff;
+        b[at + 5] = (high >>> 8) & 0xff;
+        b[at + 6] = (high >>> 16) & 0xff;
+        b[at + 7] = (high >>> 24) & 0xff;
       } else w.buffer.writeDoubleLE(v, w.length);
       w.length += 8;
     } else if (typeof v === 'string') {
