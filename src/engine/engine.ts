@@ -53,6 +53,8 @@ export interface EngineOutcome {
   series: SeriesPoint[];
   totals: MergedTotals;
   clientCpu: { userUs: number; systemUs: number };
+  /** The client process's peak resident memory since it started, all threads (jobs) included, in kilobytes. */
+  clientPeakRssKb: number;
   eventLoopDelayMs: { p99: number; max: number };
 }
 
@@ -140,6 +142,8 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     series,
     totals: mergeTotals(stopped.map((s) => s.totals)),
     clientCpu: { userUs: cpu.user, systemUs: cpu.system },
+    // Taken once the jobs have stopped, so the peak covers every terminal of the run.
+    clientPeakRssKb: process.resourceUsage().maxRSS,
     eventLoopDelayMs: delayMs(loopDelay),
   };
 }

@@ -47,7 +47,8 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')} (a crash can take back acknowledged commits)`);
   const cpu = summary.clientCpu;
-  lines.push(`client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms`);
+  const memory = summary.clientMemory ? `; peak memory ${summary.clientMemory.peakRssMB.toFixed(0)} MB` : '';
+  lines.push(`client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms${memory}`);
   if (result.transactions.length > 1 || result.transactions.some((t) => t.failed > 0)) {
     lines.push('per transaction type:');
     // The rolled-back column only where a workload asks for rollbacks (tpcc's New-Order).

@@ -59,6 +59,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         // Only headroom's own PostgreSQL and MariaDB clients ride on a transport (drivers/transport).
         ...(server.dbms === 'postgres' || server.dbms === 'mariadb' ? { transport: transportKind() } : {}),
       },
+      clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },
       eventLoopDelayMs: outcome.eventLoopDelayMs,
       connections: {
         reconnects: totals.outages.reduce((n, o) => n + o.terminals, 0),

@@ -63,6 +63,8 @@ export interface RunResult {
     scheduleLagMs: { avg: number; max: number } | null;
     /** transport: how the PostgreSQL or MariaDB client reached the server (native reactor or Node's sockets); absent for SQLite, Firebird and older files. */
     clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number; transport?: 'native' | 'node' };
+    /** The client process's peak resident memory (all jobs' threads) since it started; absent from older files. */
+    clientMemory?: { peakRssMB: number };
     eventLoopDelayMs: { p99: number; max: number };
     /** Outages: overlapping terminal episodes without a connection, merged; see docs/result-schema.md. */
     connections: { reconnects: number; outages: Outage[]; accepted: number; refused: number };

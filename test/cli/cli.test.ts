@@ -72,7 +72,7 @@ test('the default run: embedded SQLite, progress every second, a summary and a r
   assert.equal((run.stderr.match(/^progress: /gm) ?? []).length, 2, run.stderr);
   assert.match(run.stdout, /^tps = \d+\.\d{3}$/m);
   assert.match(run.stdout, /latency ms: avg [\d.]+ stddev [\d.]+ p50 [\d.]+ p95 [\d.]+ p99 [\d.]+ p99\.9 [\d.]+ max [\d.]+/);
-  assert.match(run.stdout, /client cpu: [\d.]+ us per transaction/);
+  assert.match(run.stdout, /client cpu: [\d.]+ us per transaction.*; peak memory (\d+) MB$/m);
   const [file] = readdirSync(path.join(cwd, 'headroom-results'));
   assert.match(file!, /^tpcb-sqlite-\d{8}-\d{6}\.json$/);
   assert.match(run.stdout, new RegExp(`result: headroom-results/${file}`));
@@ -87,6 +87,10 @@ test('the default run: embedded SQLite, progress every second, a summary and a r
   const histogram = decodeHistogram(result.transactions[0]!.histogram);
   assert.equal(histogram.totalCount, result.summary.transactions, 'the stored histogram holds every measured transaction');
   assert.ok(result.summary.clientCpu.usPerTransaction! > 0);
+  // A Node.js process with SQLite open holds tens of megabytes; the printed figure is this one rounded.
+  const peak = result.summary.clientMemory!.peakRssMB;
+  assert.ok(peak > 20 && peak < 2000, `peak memory ${peak} MB`);
+  assert.equal(Number(/peak memory (\d+) MB/.exec(run.stdout)![1]), Math.round(peak));
 
   const again = await runCli(['run', '-t', '25', '-c', '2', '-P', '0', '--out', 'second.json'], { cwd });
   assert.equal(again.code, 0, again.stderr);

@@ -44,6 +44,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       [['all', ...[s.latencyMs.avg, s.latencyMs.stddev, s.latencyMs.p50, s.latencyMs.p95, s.latencyMs.p99, s.latencyMs.p99_9, s.latencyMs.max].map(ms)]],
     ),
     `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
+      (s.clientMemory ? `; client peak memory ${s.clientMemory.peakRssMB.toFixed(0)} MB` : '') +
       (s.scheduleLagMs ? `; schedule lag avg ${ms(s.scheduleLagMs.avg)} ms, max ${ms(s.scheduleLagMs.max)} ms` : '') +
       s.connections.outages.map((o) => `; outage at ${e(o.startedAt)}: ${o.seconds.toFixed(1)} s, ${o.terminals} connection(s) lost${o.recovered ? '' : ', not recovered'}`).join('') +
       (s.connections.refused > 0 ? `; the server refused ${s.connections.refused} of ${r.config.clients} connections` : '') +
