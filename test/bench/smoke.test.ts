@@ -1,8 +1,9 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freshDatabase } from '../helpers/databases.js';
+import { throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
 
 const BENCH = fileURLToPath(new URL('../../../bench/pgbench-vs-headroom.mjs', import.meta.url));
 
@@ -51,13 +52,19 @@ test('bench/script-interpreter-cpu.mjs measures both ways of running the built-i
 
 const SYSBENCH_BENCH = fileURLToPath(new URL('../../../bench/sysbench-vs-headroom.mjs', import.meta.url));
 
+/** A tool or permission the bench needs is missing: fails under CI=true, skips elsewhere, saying why. */
+function lacking(t: TestContext, why: string | undefined): boolean {
+  if (why === undefined) return false;
+  if (process.env['CI'] === 'true') throw new Error(why);
+  t.skip(why);
+  return true;
+}
+
+const sysbenchMissing = (): string | undefined =>
+  spawnSync('sysbench', ['--version']).status !== 0 ? 'sysbench is not installed (bash scripts/services.sh installs it, or apt-get install sysbench)' : undefined;
+
 test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sysbench prepared and prints the ratios', async (t) => {
-  const missing = spawnSync('sysbench', ['--version']).status !== 0 ? 'sysbench is not installed (bash scripts/services.sh installs it, or apt-get install sysbench)' : undefined;
-  if (missing) {
-    if (process.env['CI'] === 'true') throw new Error(missing);
-    t.skip(missing);
-    return;
-  }
+  if (lacking(t, sysbenchMissing())) return;
   const db = await freshDatabase(t, 'mariadb');
   if (!db) return;
   // The script creates and drops a database of its own; the fresh one only names it.
@@ -74,4 +81,46 @@ test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sys
   }
   // The headroom side ran on sysbench's table alone: no pgbench tables were loaded for it.
   assert.match(child.stdout, /round 1 oltp_point_select: .*tables loaded by headroom: none\)/);
+});
+
+const EFFICIENCY_BENCH = fileURLToPath(new URL('../../../bench/client-efficiency.mjs', import.meta.url));
+
+test('bench/client-efficiency.mjs runs the four comparisons against pgbench and sysbench and prints the ratios', async (t) => {
+  if (lacking(t, sysbenchMissing())) return;
+  const pg = await freshDatabase(t, 'postgres');
+  const my = await freshDatabase(t, 'mariadb');
+  if (!pg || !my) return;
+  // The script creates and drops databases of its own; the fresh ones only name them.
+  await pg.dispose();
+  await my.dispose();
+  const args = ['--pg-db', `${pg.url}_eff`, '--my-db', `${my.url}_eff`, '--rounds', '1', '--time', '1', '--clients', '2', '--scale', '1', '--table-size', '1000'];
+  const child = spawnSync(process.execPath, [EFFICIENCY_BENCH, ...args], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  for (const comparison of ['pgbench select-only', 'pgbench tpcb-like', 'sysbench oltp_point_select', 'sysbench oltp_read_write']) {
+    const row = new RegExp(`^${comparison} +native +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
+    assert.ok(row, `no ${comparison} row in:\n${child.stdout}`);
+    const [peerTps, ourTps, tpsRatio, peerCpu, ourCpu, inRunCpu, cpuRatio] = row.slice(1).map(Number);
+    assert.ok(peerTps! > 0 && ourTps! > 0 && peerCpu! > 0 && ourCpu! > 0 && inRunCpu! > 0, row[0]);
+    // One round: each ratio is that round's, so it follows from the printed figures (rounded, hence 2%).
+    const close = (printed: number, exact: number): boolean => Math.abs(printed - exact) <= 0.02 * exact + 0.005;
+    assert.ok(close(tpsRatio!, ourTps! / peerTps!) && close(cpuRatio!, ourCpu! / peerCpu!), `ratios must follow from the figures: ${row[0]}`);
+  }
+});
+
+const MEMORY_BENCH = fileURLToPath(new URL('../../../bench/terminal-memory.mjs', import.meta.url));
+
+test('bench/terminal-memory.mjs prints the client\'s peak memory per terminal count and job count', (t) => {
+  if (lacking(t, throwawayPostgresUnavailable())) return;
+  const child = spawnSync(process.execPath, [MEMORY_BENCH, '--terminals', '1,6', '--jobs', '1,2', '--time', '1'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  const rows = [...child.stdout.matchAll(/^ +(\d+) +(\d+) +([\d.]+) +([\d.]+|-) +(\d+) +([\d.]+)$/gm)].map((m) => ({ terminals: Number(m[1]), jobs: Number(m[2]), peak: Number(m[3]), perTerminal: m[4]!, tps: Number(m[5]) }));
+  // -j 2 starts at two terminals: each job needs one.
+  assert.deepEqual(rows.map((r) => [r.terminals, r.jobs]), [[1, 1], [6, 1], [2, 2], [6, 2]], child.stdout);
+  for (const r of rows) assert.ok(r.peak > 20 && r.tps > 0, JSON.stringify(r));
+  for (const [base, grown] of [[rows[0]!, rows[1]!], [rows[2]!, rows[3]!]] as const) {
+    assert.equal(base.perTerminal, '-');
+    const expected = (grown.peak - base.peak) / (grown.terminals - base.terminals);
+    // The peaks are printed as the result files hold them (0.1 MB); the quotient to three decimals.
+    assert.ok(Math.abs(Number(grown.perTerminal) - expected) <= 0.0005 + 1e-9, `${grown.perTerminal} from ${JSON.stringify([base, grown])}`);
+  }
 });
