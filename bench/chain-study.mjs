@@ -10,12 +10,11 @@
 //        [--scale 1/100] [--clients 33] [--runs 3] [--load faithful] [--localized 10,20,40]
 //
 // The study used 33 terminals on PostgreSQL and 150 on MariaDB.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { headroom } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -31,15 +30,8 @@ if (!values.db) {
   console.error('usage: node bench/chain-study.mjs --db URL [--scale 1/100] [--clients 33] [--runs 3] [--load faithful]');
   process.exit(2);
 }
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
 const { chainSizes, parseChainScale } = await import(new URL('../dist/src/workloads/chain/sizes.js', import.meta.url).href);
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-chain-study-'));
-
-function headroom(args) {
-  const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}:\n${run.stderr}`);
-  return run;
-}
 
 try {
   const clients = Number(values.clients);

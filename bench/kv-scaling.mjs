@@ -7,13 +7,12 @@
 //
 //   npm run build && node bench/kv-scaling.mjs [--rows 10M] [--clients 1,8,32,64,128,256] [--time 10]
 //        [--shared-buffers 256MB] [--sweep 1:256:x2]
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../dist/test/helpers/throwaway-postgres.js';
+import { headroom } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -29,17 +28,11 @@ if (unavailable) {
   console.error(`kv-scaling: ${unavailable}`);
   process.exit(2);
 }
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-kv-bench-'));
 const settings = ['max_connections = 300', `shared_buffers = ${values['shared-buffers']}`];
 const pg = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], ['CREATE DATABASE kv'], settings);
 const db = `postgres://postgres@127.0.0.1:${pg.port}/kv`;
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')}`;
-const headroom = (args) => {
-  const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
-  if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
-  return run;
-};
 try {
   console.log(`PostgreSQL cluster of its own on port ${pg.port}: ${settings.join(', ')}; machine ${load()}`);
   const started = performance.now();

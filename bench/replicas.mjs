@@ -12,12 +12,13 @@
 // only and split (the "replicas" are the other two nodes; there is no proxy to compare).
 //
 //   node bench/replicas.mjs [--cluster postgres|galera] [--time 15] [--clients 16] [--tpcb-scale 10] [--chain-scale 1/1000]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { headroom } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -29,7 +30,6 @@ const { values } = parseArgs({
   },
 });
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = path.join(root, 'dist/src/cli/bin.js');
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-replicas-bench-'));
 
 const galera = values.cluster === 'galera';
@@ -38,12 +38,6 @@ const cluster = /^(?:primary|node1)\s+(\S+)$/m.exec(up)[1];
 const pool = /^pgpool\s+(\S+)$/m.exec(up)?.[1];
 const primaryOnly = cluster.replace(/\?.*$/, '');
 const poolPort = pool && new URL(pool).port;
-
-function headroom(args) {
-  const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}:\n${run.stderr}\n${run.stdout}`);
-  return run;
-}
 
 /** pgpool's own per-node SELECT counters (cumulative since it started). */
 function poolSelects() {

@@ -6,13 +6,12 @@
 // and the tps and client CPU it got. Not a test: needs root (initdb runs as postgres).
 //
 //   npm run build && node bench/terminal-memory.mjs [--terminals 1,100,1000] [--jobs 1,2] [--time 5]
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../dist/test/helpers/throwaway-postgres.js';
+import { headroom } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -32,17 +31,11 @@ if (unavailable) {
   console.error(`terminal-memory: ${unavailable}`);
   process.exit(2);
 }
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-memory-bench-'));
 // Room for every terminal, headroom's own admin connection and the observer's.
 const settings = [`max_connections = ${Math.max(...counts) + 20}`];
 const pg = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], ['CREATE DATABASE memory'], settings);
 const db = `postgres://postgres@127.0.0.1:${pg.port}/memory`;
-const headroom = (args) => {
-  const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
-  if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}: ${run.stderr.trim()}`);
-  return run;
-};
 try {
   console.log(`PostgreSQL cluster of its own on port ${pg.port} (${settings.join(', ')}); select-only, ${values.time} s per run`);
   headroom(['init', 'tpcb', '--db', db, '-s', '1']);

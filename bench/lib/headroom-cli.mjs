@@ -1,0 +1,12 @@
+// headroom's built CLI run to completion from a bench script: its output, or an error with what
+// it printed when it exits non-zero. DATABASE_URL is cleared so that only the --db given counts.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+
+export function headroom(args) {
+  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATABASE_URL: '' } });
+  if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}:\n${run.stderr}\n${run.stdout}`.trimEnd());
+  return run;
+}
