@@ -1,9 +1,10 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freshDatabase } from '../helpers/databases.js';
 import { throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
+import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 const BENCH = fileURLToPath(new URL('../../../bench/pgbench-vs-headroom.mjs', import.meta.url));
 
@@ -52,19 +53,11 @@ test('bench/script-interpreter-cpu.mjs measures both ways of running the built-i
 
 const SYSBENCH_BENCH = fileURLToPath(new URL('../../../bench/sysbench-vs-headroom.mjs', import.meta.url));
 
-/** A tool or permission the bench needs is missing: fails under CI=true, skips elsewhere, saying why. */
-function lacking(t: TestContext, why: string | undefined): boolean {
-  if (why === undefined) return false;
-  if (process.env['CI'] === 'true') throw new Error(why);
-  t.skip(why);
-  return true;
-}
-
 const sysbenchMissing = (): string | undefined =>
   spawnSync('sysbench', ['--version']).status !== 0 ? 'sysbench is not installed (bash scripts/services.sh installs it, or apt-get install sysbench)' : undefined;
 
 test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sysbench prepared and prints the ratios', async (t) => {
-  if (lacking(t, sysbenchMissing())) return;
+  if (skipOrFail(t, sysbenchMissing())) return;
   const db = await freshDatabase(t, 'mariadb');
   if (!db) return;
   // The script creates and drops a database of its own; the fresh one only names it.
@@ -86,7 +79,7 @@ test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sys
 const EFFICIENCY_BENCH = fileURLToPath(new URL('../../../bench/client-efficiency.mjs', import.meta.url));
 
 test('bench/client-efficiency.mjs runs the four comparisons against pgbench and sysbench and prints the ratios', async (t) => {
-  if (lacking(t, sysbenchMissing())) return;
+  if (skipOrFail(t, sysbenchMissing())) return;
   const pg = await freshDatabase(t, 'postgres');
   const my = await freshDatabase(t, 'mariadb');
   if (!pg || !my) return;
@@ -110,7 +103,7 @@ test('bench/client-efficiency.mjs runs the four comparisons against pgbench and 
 const MEMORY_BENCH = fileURLToPath(new URL('../../../bench/terminal-memory.mjs', import.meta.url));
 
 test('bench/terminal-memory.mjs prints the client\'s peak memory per terminal count and job count', (t) => {
-  if (lacking(t, throwawayPostgresUnavailable())) return;
+  if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   const child = spawnSync(process.execPath, [MEMORY_BENCH, '--terminals', '1,6', '--jobs', '1,2', '--time', '1'], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
   const rows = [...child.stdout.matchAll(/^ +(\d+) +(\d+) +([\d.]+) +([\d.]+|-) +(\d+) +([\d.]+)$/gm)].map((m) => ({ terminals: Number(m[1]), jobs: Number(m[2]), peak: Number(m[3]), perTerminal: m[4]!, tps: Number(m[5]) }));

@@ -7,6 +7,7 @@ import type { SweepResult } from '../../src/result/sweep.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
+import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 const read = (file: string): SweepResult => JSON.parse(readFileSync(file, 'utf8')) as SweepResult;
 
@@ -56,11 +57,7 @@ for (const dbms of ['sqlite', 'postgres'] as const) {
  * connections: the role's sweep is refused at connect (capacity), the superuser's by the budget.
  */
 test('postgres: the server refusing a step ends the sweep with "accepted N, refused at M", exit 0, file written', async (t) => {
-  const unavailable = throwawayPostgresUnavailable();
-  if (unavailable) {
-    if (process.env['CI'] === 'true') throw new Error(unavailable);
-    return t.skip(unavailable);
-  }
+  if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   const cluster = await startThrowawayPostgres(
     ['host all all 127.0.0.1/32 trust'],
     ['CREATE ROLE limited LOGIN CONNECTION LIMIT 4', 'CREATE DATABASE limited OWNER limited'],

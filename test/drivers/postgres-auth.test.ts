@@ -4,18 +4,14 @@ import { DbError } from '../../src/drivers/errors.js';
 import { createDriver } from '../../src/drivers/registry.js';
 import type { ServerTarget } from '../../src/config/target.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
+import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 /**
  * Logins that the machine's shared server (trust for local TCP) never asks for: a cluster of the
  * test's own demands SCRAM-SHA-256, MD5 and cleartext passwords from three roles.
  */
 test('postgres: SCRAM-SHA-256, MD5 and cleartext logins succeed with the right password and fail with a hint otherwise', async (t) => {
-  const unavailable = throwawayPostgresUnavailable();
-  if (unavailable) {
-    if (process.env['CI'] === 'true') throw new Error(unavailable);
-    t.skip(unavailable);
-    return;
-  }
+  if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   const cluster = await startThrowawayPostgres(
     ['host all md5_user 127.0.0.1/32 md5', 'host all plain_user 127.0.0.1/32 password', 'host all all 127.0.0.1/32 scram-sha-256'],
     [

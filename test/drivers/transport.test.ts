@@ -10,17 +10,13 @@ import { connectTransport, transportKind } from '../../src/drivers/transport/con
 import { loadReactor } from '../../src/drivers/transport/native-transport.js';
 import type { SocketAddress, Transport, TransportError, TransportKind } from '../../src/drivers/transport/transport.js';
 import { connectFresh } from '../helpers/databases.js';
+import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 /** Both transports where the reactor is built; CI builds it (npm ci), so there it must be there. */
 const KINDS: TransportKind[] = ['node', 'native'];
 
 function useKind(t: TestContext, kind: TransportKind): boolean {
-  if (kind === 'native' && !loadReactor()) {
-    const message = 'the native reactor is not built: npm run build:native (Linux, python3, make, a C compiler)';
-    if (process.env['CI'] === 'true') throw new Error(message);
-    t.skip(message);
-    return false;
-  }
+  if (kind === 'native' && !loadReactor() && skipOrFail(t, 'the native reactor is not built: npm run build:native (Linux, python3, make, a C compiler)')) return false;
   const before = process.env['HEADROOM_TRANSPORT'];
   process.env['HEADROOM_TRANSPORT'] = kind;
   t.after(() => {

@@ -11,13 +11,7 @@ import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { startThrowawayMariadb, throwawayMariadbUnavailable } from '../helpers/throwaway-mariadb.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
-
-function skipOrFail(t: { skip(message: string): void }, why: string | undefined): boolean {
-  if (why === undefined) return false;
-  if (process.env['CI'] === 'true') throw new Error(why);
-  t.skip(why);
-  return true;
-}
+import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 async function valueOf(url: string, sql: string): Promise<string> {
   const driver = createDriver(resolveTarget(url));

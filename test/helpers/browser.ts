@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { skipOrFail } from './skip-or-fail.js';
 
 export const CHROMIUM = process.env['HEADROOM_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 const INSTALL_HINT = 'install it with: apt-get update && apt-get install -y chromium (bash scripts/browser.sh does this; or set HEADROOM_TEST_CHROMIUM)';
@@ -15,12 +16,7 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
 
 /** Debian's Chromium, headless, with a profile of its own; skipped (or under CI=true failed) when absent. */
 export async function launchChromium(t: TestContext): Promise<Browser | undefined> {
-  if (!existsSync(CHROMIUM)) {
-    const message = `no Chromium at ${CHROMIUM}; ${INSTALL_HINT}`;
-    if (process.env['CI'] === 'true') throw new Error(message);
-    t.skip(message);
-    return undefined;
-  }
+  if (!existsSync(CHROMIUM) && skipOrFail(t, `no Chromium at ${CHROMIUM}; ${INSTALL_HINT}`)) return undefined;
   // Playwright gives every launch a fresh temporary profile of its own and removes it on close.
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
   t.after(() => browser.close());

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
+import { skipOrFail } from './skip-or-fail.js';
 
 export type ClusterKind = 'postgres' | 'galera';
 
@@ -25,9 +26,7 @@ export function startCluster(kind: ClusterKind, t: TestContext): Cluster | undef
     output = execFileSync('bash', [SCRIPT(kind), 'up'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
   } catch (error) {
     const detail = error instanceof Error ? ((error as { stderr?: string }).stderr?.trim().split('\n').slice(-3).join(' / ') || error.message) : String(error);
-    const message = `the ${kind} cluster could not be started (${detail}); start it with: bash scripts/cluster-${kind}.sh up`;
-    if (process.env['CI'] === 'true') throw new Error(message);
-    t.skip(message);
+    skipOrFail(t, `the ${kind} cluster could not be started (${detail}); start it with: bash scripts/cluster-${kind}.sh up`);
     return undefined;
   }
   const url = (name: string): string | undefined => new RegExp(`^${name}\\s+(\\S+)$`, 'm').exec(output)?.[1];

@@ -7,6 +7,7 @@ import { resolveTarget, describeTarget, type ServerTarget, type Target } from '.
 import type { Connection, DbmsName, Driver } from '../../src/drivers/driver.js';
 import { createDriver } from '../../src/drivers/registry.js';
 import { createFirebirdDatabase, dropFirebirdDatabase } from '../../src/drivers/firebird/database.js';
+import { skipOrFail } from './skip-or-fail.js';
 
 /** The servers the tests use; override with HEADROOM_TEST_POSTGRES / _MARIADB / _FIREBIRD. */
 const ADMIN_URLS: Record<Exclude<DbmsName, 'sqlite' | 'firebird'>, string> = {
@@ -55,9 +56,7 @@ export async function freshDatabase(t: TestContext, dbms: DbmsName): Promise<Tes
   try {
     conn = await driver.connect();
   } catch (error) {
-    const message = `${dbms} is not reachable at ${describeTarget(admin)} (${(error as Error).message}); ${START_HINTS[dbms]}`;
-    if (process.env['CI'] === 'true') throw new Error(message);
-    t.skip(message);
+    skipOrFail(t, `${dbms} is not reachable at ${describeTarget(admin)} (${(error as Error).message}); ${START_HINTS[dbms]}`);
     return undefined;
   }
   const name = `headroom_test_${randomBytes(4).toString('hex')}`;
@@ -86,9 +85,7 @@ async function freshFirebird(t: TestContext): Promise<TestDatabase | undefined> 
   try {
     await createFirebirdDatabase(target);
   } catch (error) {
-    const message = `firebird is not reachable at ${describeTarget(target)} (${(error as Error).message}); ${START_HINTS.firebird}`;
-    if (process.env['CI'] === 'true') throw new Error(message);
-    t.skip(message);
+    skipOrFail(t, `firebird is not reachable at ${describeTarget(target)} (${(error as Error).message}); ${START_HINTS.firebird}`);
     return undefined;
   }
   // A Firebird database is a file: the same login that created it drops it.

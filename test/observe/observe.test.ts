@@ -8,6 +8,7 @@ import type { ServerObservation } from '../../src/observe/run-observer.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
+import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 function workdir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-observe-'));
@@ -26,12 +27,7 @@ async function run(t: { after(fn: () => void): void }, db: string): Promise<RunR
 }
 
 test('postgres with pg_stat_statements: the run reports its top statements, the server processes, waits and sizes', async (t) => {
-  const unavailable = throwawayPostgresUnavailable();
-  if (unavailable) {
-    if (process.env['CI'] === 'true') throw new Error(unavailable);
-    t.skip(unavailable);
-    return;
-  }
+  if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], ['CREATE EXTENSION pg_stat_statements'], ["shared_preload_libraries = 'pg_stat_statements'"]);
   t.after(() => cluster.stop());
   const result = await run(t, `postgres://postgres@127.0.0.1:${cluster.port}/postgres`);

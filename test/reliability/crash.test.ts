@@ -7,6 +7,7 @@ import type { RunResult } from '../../src/result/result.js';
 import { runCli } from '../helpers/cli.js';
 import { startThrowawayMariadb, throwawayMariadbUnavailable } from '../helpers/throwaway-mariadb.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
+import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 /** What the crash test needs of a server it may kill. */
 interface CrashableServer {
@@ -61,12 +62,7 @@ const SERVERS: { dbms: 'postgres' | 'mariadb'; unavailable(): string | undefined
  */
 for (const { dbms, unavailable, open } of SERVERS) {
   test(`${dbms}: a server crash mid-run loses no acknowledged commit with durable settings, and says so when it may`, async (t) => {
-    const why = unavailable();
-    if (why) {
-      if (process.env['CI'] === 'true') throw new Error(why);
-      t.skip(why);
-      return;
-    }
+    if (skipOrFail(t, unavailable())) return;
     const server = await open();
     const work = mkdtempSync(path.join(tmpdir(), 'headroom-crash-'));
     t.after(async () => {
