@@ -18,7 +18,7 @@
 // committed or failed transaction; `in-run` is headroom's own figure over the measured period.
 import { parseArgs } from 'node:util';
 import { pgbenchPair, sysbenchPair } from './lib/peers.mjs';
-import { timingNote } from './timed.mjs';
+import { printTimingNote } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -54,7 +54,7 @@ const extra = ['-j', values.jobs];
 
 try {
   console.log(`${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), headroom -j ${values.jobs} on transport(s) ${transports.join(', ')}`);
-  if (timingNote()) console.log(timingNote());
+  printTimingNote();
   for (const pair of Object.values(pairs)) await pair?.prepare();
   const runs = [];
   for (let round = 1; round <= Number(values.rounds); round++) {

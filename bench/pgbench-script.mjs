@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { timed, timingNote } from './timed.mjs';
+import { timed, printTimingNote } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -55,7 +55,7 @@ try {
   await timed('psql', [...pgArgs, '-d', 'postgres', '-qc', `CREATE DATABASE ${database}`]);
   await timed('pgbench', [...pgArgs, '-i', '-q', '-s', values.scale, database]);
   console.log(`database ${values.db}, scale ${values.scale}, ${values.clients} clients, ${values.time} s per run, prepared statements`);
-  if (timingNote()) console.log(timingNote());
+  printTimingNote();
   console.log(`${'comparison (A vs B)'.padEnd(34)} ${'A tps'.padStart(9)} ${'B tps'.padStart(9)} ${'B/A'.padStart(6)}   ${'A us/tx'.padStart(8)} ${'B us/tx'.padStart(8)} ${'B/A'.padStart(6)}`);
   for (const name of values.scripts.split(',')) {
     const file = path.join(work, `${name}.sql`);

@@ -13,7 +13,7 @@
 // bench/client-efficiency.mjs runs this comparison and the sysbench one together, with medians.
 import { parseArgs } from 'node:util';
 import { pgbenchPair } from './lib/peers.mjs';
-import { timingNote } from './timed.mjs';
+import { printTimingNote } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -35,7 +35,7 @@ const pair = pgbenchPair({ db: values.db, scale: values.scale, protocol: values.
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
   console.log(`database ${values.db}, query mode ${values.protocol}, scale ${values.scale}, clients ${clientCounts.join(', ')}, ${values.time} s per run, ${values.rounds} round(s)`);
-  if (timingNote()) console.log(timingNote());
+  printTimingNote();
   await pair.prepare();
   const rows = [];
   for (let round = 1; round <= Number(values.rounds); round++) {

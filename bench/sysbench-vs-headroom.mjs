@@ -14,7 +14,7 @@
 // bench/client-efficiency.mjs runs this comparison and the pgbench one together, with medians.
 import { parseArgs } from 'node:util';
 import { sysbenchPair } from './lib/peers.mjs';
-import { timingNote } from './timed.mjs';
+import { printTimingNote } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +31,7 @@ const pair = sysbenchPair({ db: values.db, tableSize: values['table-size'] });
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
   console.log(`database ${values.db}, table size ${values['table-size']}, ${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s)`);
-  if (timingNote()) console.log(timingNote());
+  printTimingNote();
   await pair.prepare();
   const rows = [];
   for (let round = 1; round <= Number(values.rounds); round++) {

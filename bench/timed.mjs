@@ -7,13 +7,13 @@ import { spawn } from 'node:child_process';
  * Node.js reads the file NODE_EXTRA_CA_CERTS names at every start, before any of headroom's code
  * runs: on a machine that sets it to the system's CA bundle that is tens of milliseconds of CPU
  * (65-85 ms measured), for certificates headroom never uses (it opens no TLS connection). The
- * timed commands run without it, as on a machine that does not set it; timingNote() says so.
+ * timed commands run without it, as on a machine that does not set it; printTimingNote() says so.
  */
 const UNSET = { NODE_EXTRA_CA_CERTS: '' };
 
-/** A line for a bench's header when the environment had something the timed commands run without. */
-export function timingNote() {
-  return process.env.NODE_EXTRA_CA_CERTS ? 'timed without NODE_EXTRA_CA_CERTS (Node would parse that CA bundle at every start; headroom opens no TLS connection)' : '';
+/** For a bench's header: a line saying so when the environment had what the timed commands run without. */
+export function printTimingNote() {
+  if (process.env.NODE_EXTRA_CA_CERTS) console.log('timed without NODE_EXTRA_CA_CERTS (Node would parse that CA bundle at every start; headroom opens no TLS connection)');
 }
 
 export function timed(command, args, env = {}) {

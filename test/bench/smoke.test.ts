@@ -8,6 +8,9 @@ import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 const BENCH = fileURLToPath(new URL('../../../bench/pgbench-vs-headroom.mjs', import.meta.url));
 
+/** A printed ratio against the one its printed figures give: they are rounded, so to within 2%. */
+const close = (printed: number, exact: number): boolean => Math.abs(printed - exact) <= 0.02 * exact + 0.005;
+
 /** Not a benchmark: a one-second run proving the side-by-side script still works end to end. */
 test('bench/pgbench-vs-headroom.mjs runs both tools and prints their ratios', async (t) => {
   const db = await freshDatabase(t, 'postgres');
@@ -22,8 +25,6 @@ test('bench/pgbench-vs-headroom.mjs runs both tools and prints their ratios', as
     assert.ok(row, `no ${mode} row in:\n${child.stdout}`);
     const [pgTps, hrTps, tpsRatio, pgCpu, hrCpu, cpuRatio] = row.slice(1).map(Number);
     assert.ok(pgTps! > 0 && hrTps! > 0 && pgCpu! > 0 && hrCpu! > 0, row[0]);
-    // The printed figures are rounded, so the ratios are checked to within 2%.
-    const close = (printed: number, exact: number): boolean => Math.abs(printed - exact) <= 0.02 * exact + 0.005;
     assert.ok(close(tpsRatio!, hrTps! / pgTps!) && close(cpuRatio!, hrCpu! / pgCpu!), `ratios must follow from the figures: ${row[0]}`);
   }
 });
@@ -69,7 +70,6 @@ test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sys
     assert.ok(row, `no ${name} row in:\n${child.stdout}`);
     const [sbTps, hrTps, tpsRatio, sbCpu, hrCpu, cpuRatio] = row.slice(1).map(Number);
     assert.ok(sbTps! > 0 && hrTps! > 0 && sbCpu! > 0 && hrCpu! > 0, row[0]);
-    const close = (printed: number, exact: number): boolean => Math.abs(printed - exact) <= 0.02 * exact + 0.005;
     assert.ok(close(tpsRatio!, hrTps! / sbTps!) && close(cpuRatio!, hrCpu! / sbCpu!), `ratios must follow from the figures: ${row[0]}`);
   }
   // The headroom side ran on sysbench's table alone: no pgbench tables were loaded for it.
@@ -94,8 +94,7 @@ test('bench/client-efficiency.mjs runs the four comparisons against pgbench and 
     assert.ok(row, `no ${comparison} row in:\n${child.stdout}`);
     const [peerTps, ourTps, tpsRatio, peerCpu, ourCpu, inRunCpu, cpuRatio] = row.slice(1).map(Number);
     assert.ok(peerTps! > 0 && ourTps! > 0 && peerCpu! > 0 && ourCpu! > 0 && inRunCpu! > 0, row[0]);
-    // One round: each ratio is that round's, so it follows from the printed figures (rounded, hence 2%).
-    const close = (printed: number, exact: number): boolean => Math.abs(printed - exact) <= 0.02 * exact + 0.005;
+    // One round: each ratio is that round's, so it follows from the printed figures.
     assert.ok(close(tpsRatio!, ourTps! / peerTps!) && close(cpuRatio!, ourCpu! / peerCpu!), `ratios must follow from the figures: ${row[0]}`);
   }
 });
@@ -106,7 +105,7 @@ test('bench/terminal-memory.mjs prints the client\'s peak memory per terminal co
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   const child = spawnSync(process.execPath, [MEMORY_BENCH, '--terminals', '1,6', '--jobs', '1,2', '--time', '1'], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
-  const rows = [...child.stdout.matchAll(/^ +(\d+) +(\d+) +([\d.]+) +([\d.]+|-) +(\d+) +([\d.]+)$/gm)].map((m) => ({ terminals: Number(m[1]), jobs: Number(m[2]), peak: Number(m[3]), perTerminal: m[4]!, tps: Number(m[5]) }));
+  const rows = [...child.stdout.matchAll(/^ +(\d+) +(\d+) +([\d.]+) +(-?[\d.]+|-) +(\d+) +([\d.]+)$/gm)].map((m) => ({ terminals: Number(m[1]), jobs: Number(m[2]), peak: Number(m[3]), perTerminal: m[4]!, tps: Number(m[5]) }));
   // -j 2 starts at two terminals: each job needs one.
   assert.deepEqual(rows.map((r) => [r.terminals, r.jobs]), [[1, 1], [6, 1], [2, 2], [6, 2]], child.stdout);
   for (const r of rows) assert.ok(r.peak > 20 && r.tps > 0, JSON.stringify(r));
