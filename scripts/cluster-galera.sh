@@ -7,12 +7,14 @@
 #   bash scripts/cluster-galera.sh status  exit 0 when every node is synced
 #
 # HEADROOM_CLUSTER_DIR (default /tmp/headroom-clusters) holds the folder; HEADROOM_GALERA_PORT
-# (default 47336) is node 1's SQL port, nodes 2 and 3 take the next two; Galera's group, SST and
-# IST ports are PORT+1000.., PORT+1010.., PORT+1020... Safe to run any number of times.
+# (default 27336) is node 1's SQL port, nodes 2 and 3 take the next two; Galera's group, SST and
+# IST ports are PORT+1000.., PORT+1010.., PORT+1020... All of them lie below Linux's ephemeral range
+# (32768-60999), where any outgoing connection may hold one as its local port and a node could not
+# bind it. Safe to run any number of times.
 set -euo pipefail
 
 ROOT="${HEADROOM_CLUSTER_DIR:-/tmp/headroom-clusters}/galera"
-PORT="${HEADROOM_GALERA_PORT:-47336}"
+PORT="${HEADROOM_GALERA_PORT:-27336}"
 PROVIDER=/usr/lib/galera/libgalera_smm.so
 
 log() { printf 'cluster-galera: %s\n' "$*" >&2; }

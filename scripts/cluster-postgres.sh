@@ -8,12 +8,15 @@
 #   bash scripts/cluster-postgres.sh status  exit 0 when every part answers
 #
 # HEADROOM_CLUSTER_DIR (default /tmp/headroom-clusters) holds the folder; HEADROOM_PG_PORT
-# (default 47432) is the primary's port, the replicas take the next two, pgpool PORT+7.
+# (default 27432) is the primary's port, the replicas take the next two, pgpool PORT+7. The defaults
+# lie below Linux's ephemeral range (32768-60999): a port in it can be the local end of any outgoing
+# connection at that moment, and then the server cannot bind it (seen: "Address already in use" on
+# a replica's port while the tests had connections open).
 # Safe to run any number of times: `up` on a running cluster only prints its URLs.
 set -euo pipefail
 
 ROOT="${HEADROOM_CLUSTER_DIR:-/tmp/headroom-clusters}/postgres"
-PORT="${HEADROOM_PG_PORT:-47432}"
+PORT="${HEADROOM_PG_PORT:-27432}"
 PORTS=("$PORT" "$((PORT + 1))" "$((PORT + 2))")
 POOL_PORT="$((PORT + 7))"
 BIN="${HEADROOM_PG_BIN:-/usr/lib/postgresql/15/bin}"
