@@ -112,6 +112,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
       retried: sum(parts.map((p) => p.retried)),
       rolledBack: sum(parts.map((p) => p.rolledBack)),
       failures,
+      counters: addCounters(parts.map((p) => p.counters)),
       histogram: mergeEncoded(parts.map((p) => p.histogram)),
     };
   });
@@ -140,6 +141,13 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     connectMs: jobs.length === 0 ? 0 : sum(jobs.map((j) => j.connectMs)) / jobs.length,
     nodes: mergeNodes(jobs),
   };
+}
+
+/** The workload's own counts of one type, added up over jobs (a job that never counted one has no key for it). */
+function addCounters(parts: readonly (Readonly<Record<string, number>> | undefined)[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const part of parts) for (const [name, value] of Object.entries(part ?? {})) total[name] = (total[name] ?? 0) + value;
+  return total;
 }
 
 /** Every job routes over the same nodes in the same order; their counts add up. */

@@ -85,7 +85,11 @@ export class Terminal {
 
   async prepare(): Promise<void> {
     const runners: TransactionRunner[] = [];
-    for (const type of this.types) runners.push(await type.prepare(this.conn, this.context));
+    // Each type counts its own figures: bound here, once per connection, never per transaction.
+    for (const [i, type] of this.types.entries()) {
+      const count = (name: string, amount: number): void => this.recorder.count(i, name, amount);
+      runners.push(await type.prepare(this.conn, { ...this.context, count }));
+    }
     this.runners = runners;
   }
 

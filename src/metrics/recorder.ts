@@ -37,6 +37,8 @@ export interface TypeTotals extends PgbenchCounts {
   rolledBack: number;
   failures: FailureCounts;
   histogram: string;
+  /** The workload's own counts for this type (TerminalContext.count); empty when it kept none. */
+  counters: Record<string, number>;
 }
 
 export interface ErrorSample {
@@ -87,7 +89,7 @@ export class Recorder {
   refusedConnections = 0;
   connectMs = 0;
   private readonly totals: Histogram[];
-  private readonly counts: ({ count: number; failed: number; retried: number; rolledBack: number; failures: FailureCounts } & PgbenchCounts)[];
+  private readonly counts: ({ count: number; failed: number; retried: number; rolledBack: number; failures: FailureCounts; counters: Record<string, number> } & PgbenchCounts)[];
   private readonly interval = new Histogram();
   private intervalCount = 0;
   private intervalFailed = 0;
@@ -108,7 +110,7 @@ export class Recorder {
     private readonly latencyLimitUs = Infinity,
   ) {
     this.totals = typeNames.map(() => new Histogram());
-    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), ...noPgbenchCounts() }));
+    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), counters: {}, ...noPgbenchCounts() }));
   }
 
   /** tries: how many times the transaction ran, the last one committing (or rolling back as the workload asks: rolledBack). */
@@ -174,6 +176,13 @@ export class Recorder {
     if (this.measuring) this.counts[type]!.skipped++;
   }
 
+  /** A count of the workload's own for this type (TerminalContext.count), kept over the measured period only. */
+  count(type: number, name: string, amount: number): void {
+    if (!this.measuring) return;
+    const counters = this.counts[type]!.counters;
+    counters[name] = (counters[name] ?? 0) + amount;
+  }
+
   /** A try failed and the transaction will run again: its error is sampled; the retry is counted when the transaction ends. */
   retry(error: DbError): void {
     if (this.measuring) this.sample(error);
@@ -218,7 +227,13 @@ export class Recorder {
 
   totalsSnapshot(): JobTotals {
     return {
-      types: this.typeNames.map((name, i) => ({ name, ...this.counts[i]!, failures: { ...this.counts[i]!.failures }, histogram: this.totals[i]!.encode() })),
+      types: this.typeNames.map((name, i) => ({
+        name,
+        ...this.counts[i]!,
+        failures: { ...this.counts[i]!.failures },
+        counters: { ...this.counts[i]!.counters },
+        histogram: this.totals[i]!.encode(),
+      })),
       lagSumUs: this.lagSumUs,
       lagMaxUs: this.lagMaxUs,
       errors: [...this.errors.values()],

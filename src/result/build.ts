@@ -80,6 +80,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       latencyMs: summarize(t.histogram),
       histogram: encodeHistogram(t.histogram),
       pgbench: pgbenchSummary(t, t.count, totals.connectMs),
+      ...(Object.keys(t.counters).length > 0 ? { counters: t.counters } : {}),
     })),
     terminals: totals.terminals.map((t) => ({
       terminal: t.terminal,

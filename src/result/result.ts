@@ -89,6 +89,8 @@ export interface RunResult {
     histogram: string;
     /** pgbench's per-script figures; absent from files written before they were added. */
     pgbench?: PgbenchSummary;
+    /** The workload's own counts for this type (tpcc delivery: skipped districts); absent when it kept none. */
+    counters?: Record<string, number>;
   }[];
   /** Per terminal over the measured period: the study's finished / time / maxWait / avgWait. */
   /** aborted: why the terminal stopped early (a bad request or a script error), absent when it did not. */

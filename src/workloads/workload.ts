@@ -58,6 +58,13 @@ export interface TerminalContext {
   readonly seed: number;
   /** -r: where scripts record per-command figures; undefined when not asked for (no timing cost). */
   readonly commandTimings?: CommandTimings;
+  /**
+   * Adds to a count of the workload's own for this transaction type over the measured period
+   * (tpcc Delivery: districts skipped for want of a new-order). Call it once the transaction has
+   * committed, so that a try that fails and runs again does not count twice. Absent where nothing
+   * records (tests that prepare a transaction by hand).
+   */
+  readonly count?: (name: string, amount: number) => void;
 }
 
 /**
@@ -103,6 +110,8 @@ export interface TypeCounts {
   name: string;
   count: number;
   rolledBack: number;
+  /** The type's own counts (TerminalContext.count), summed over terminals; absent or empty when it kept none. */
+  counters?: Readonly<Record<string, number>>;
 }
 
 export interface Workload {
