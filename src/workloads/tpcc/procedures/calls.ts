@@ -1,6 +1,6 @@
 import type { Connection } from '../../../drivers/driver.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../../workload.js';
-import { delivery } from '../delivery.js';
+import { DELIVERIES_WITH_SKIPS, SKIPPED_DISTRICTS, delivery } from '../delivery.js';
 import { drawNewOrder, newOrder } from '../new-order.js';
 import { drawOrderStatus, orderStatus } from '../order-status.js';
 import { drawPayment, payment } from '../payment.js';
@@ -18,14 +18,18 @@ type Calls = Record<keyof typeof POSTGRES_CALLS, string>;
  * The terminal draws the inputs with the same functions as the client-side transactions, so the
  * same rules and random streams apply; only where the SQL runs differs.
  */
-function viaProcedure(base: TransactionType, call: keyof Calls, run: (home: TerminalHome, conn: Connection, sql: string) => Promise<TransactionRunner>): TransactionType {
+function viaProcedure(
+  base: TransactionType,
+  call: keyof Calls,
+  run: (home: TerminalHome, conn: Connection, sql: string, count: TerminalContext['count']) => Promise<TransactionRunner>,
+): TransactionType {
   return {
     name: base.name,
     weight: base.weight,
     async prepare(conn: Connection, terminal: TerminalContext) {
       refuseProcedures(terminal.dbms, terminal.options);
       const calls: Calls = terminal.dbms === 'postgres' ? POSTGRES_CALLS : MARIADB_CALLS;
-      return run(await terminalHome(conn, terminal), conn, calls[call]);
+      return run(await terminalHome(conn, terminal), conn, calls[call], terminal.count);
     },
   };
 }
@@ -77,14 +81,20 @@ const orderStatusCall = viaProcedure(orderStatus, 'orderStatus', async (home, co
   };
 });
 
-const deliveryCall = viaProcedure(delivery, 'delivery', async (home, conn, sql) => {
+const deliveryCall = viaProcedure(delivery, 'delivery', async (home, conn, sql, count) => {
   const statement = await conn.prepare(sql);
   return async () => {
     // O_CARRIER_ID drawn as the client-side Delivery draws it (2.7.1.2).
     const carrier = home.random.int(1, 10);
     await conn.begin();
-    await statement.all([home.warehouse, carrier]);
+    // The procedure returns the districts it skipped (no new-order), counted as delivery.ts counts them.
+    const [[skipped]] = (await statement.all([home.warehouse, carrier])) as [[unknown]];
     await conn.commit();
+    const districts = Number(skipped);
+    if (districts > 0 && count) {
+      count(SKIPPED_DISTRICTS, districts);
+      count(DELIVERIES_WITH_SKIPS, 1);
+    }
     return undefined;
   };
 });

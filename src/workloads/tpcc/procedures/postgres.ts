@@ -91,24 +91,31 @@ const DELIVERY = `
 CREATE OR REPLACE FUNCTION tpcc_delivery(p_w int, p_carrier int)
 RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
-  v_d int; v_order int; v_customer int; v_total numeric(12,2); v_taken int; v_delivered int := 0;
+  v_d int; v_order int; v_customer int; v_total numeric(12,2); v_taken int; v_skipped int := 0;
 BEGIN
   FOR v_d IN 1 .. 10 LOOP
-    SELECT MIN(no_o_id) INTO v_order FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d;
-    CONTINUE WHEN v_order IS NULL;
-    -- A concurrent Delivery may have taken it first: then the district is skipped.
-    DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_order;
-    GET DIAGNOSTICS v_taken = ROW_COUNT;
-    CONTINUE WHEN v_taken = 0;
+    -- The oldest new-order, locked as the client-side Delivery locks it; skipped only when there is none.
+    v_taken := 0;
+    LOOP
+      SELECT no_o_id INTO v_order FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d ORDER BY no_o_id LIMIT 1 FOR UPDATE;
+      EXIT WHEN NOT FOUND;
+      DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_order;
+      GET DIAGNOSTICS v_taken = ROW_COUNT;
+      EXIT WHEN v_taken > 0;
+    END LOOP;
+    IF v_taken = 0 THEN
+      v_skipped := v_skipped + 1;
+      CONTINUE;
+    END IF;
     SELECT o_c_id INTO v_customer FROM orders WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_order;
     UPDATE orders SET o_carrier_id = p_carrier WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_order;
     UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_order;
     SELECT SUM(ol_amount) INTO v_total FROM order_line WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_order;
     UPDATE customer SET c_balance = c_balance + COALESCE(v_total, 0), c_delivery_cnt = c_delivery_cnt + 1
       WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = v_customer;
-    v_delivered := v_delivered + 1;
   END LOOP;
-  RETURN v_delivered;
+  -- The districts skipped, for the result (clause 2.7.4.2).
+  RETURN v_skipped;
 END $$`;
 
 const STOCK_LEVEL = `
