@@ -85,6 +85,20 @@ test('tpcc: NOPM counts committed New-Orders per minute, TPM all committed trans
   );
 });
 
+test('tpcc: skipped districts are reported per run, and flagged when more than 1% of the Delivery transactions (clause 2.7.4.2)', () => {
+  const skips = (districts: number, deliveries: number) =>
+    tpccMetrics([{ name: 'delivery', count: 300, rolledBack: 0, counters: { skippedDistricts: districts, deliveriesWithSkips: deliveries } }], 60).find((m) => m.name === 'skipped districts')!;
+  const none = tpccMetrics([{ name: 'delivery', count: 300, rolledBack: 0 }], 60).find((m) => m.name === 'skipped districts')!;
+  assert.equal(none.value, 0);
+  assert.equal(none.description, 'Delivery districts without a new-order to deliver (2.7.4.2), in 0 of 300 Delivery transactions (0.0%)');
+  assert.equal(skips(3, 2).value, 3);
+  assert.doesNotMatch(skips(3, 2).description, /reported/, '3 districts are 1% of 300 Delivery transactions, not more');
+  assert.equal(
+    skips(4, 2).description,
+    'Delivery districts without a new-order to deliver (2.7.4.2), in 2 of 300 Delivery transactions (0.7%); more than 1% of the Delivery transactions: 2.7.4.2 asks for this to be reported',
+  );
+});
+
 test('tpcc: the mix is 45/43/4/4/4; --keying-thinking adds the pauses of clause 5.2.5.7', () => {
   const plain = tpcc.transactions({});
   assert.deepEqual(plain.map((t) => [t.name, t.weight]), [['new-order', 45], ['payment', 43], ['order-status', 4], ['delivery', 4], ['stock-level', 4]]);

@@ -1,6 +1,7 @@
 import type { DbmsName } from '../../drivers/driver.js';
 import type { CheckOutcome, DataContext } from '../workload.js';
 import { checkCondition, n, type Condition } from './condition.js';
+import { FIRST_NEW_ORDER } from './sizes.js';
 
 /** Delivered order-line amounts per customer (conditions 10 and 12). */
 const DELIVERED = `SELECT o_w_id, o_d_id, o_c_id, SUM(ol_amount) AS delivered FROM orders
@@ -16,7 +17,14 @@ const DELIVERED_TO_CUSTOMER = `SELECT SUM(ol_amount) FROM orders JOIN order_line
   WHERE o_w_id = c_w_id AND o_d_id = c_d_id AND o_c_id = c_id AND ol_delivery_d IS NOT NULL`;
 const CONDITION_10 = 'condition 10';
 
-/** Consistency conditions 5-10 and 12 of clause 3.3.2 (--check-all): row by row, slower than 1-4. */
+/** Per-district counts for condition 11, each on its table's key prefix (as check.ts does for 1-4). */
+const ORDERS_OF_DISTRICT = 'SELECT COUNT(*) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id';
+const NEW_ORDERS_OF_DISTRICT = 'SELECT COUNT(*) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id';
+const DELIVERIES_IN_DISTRICT = 'SELECT SUM(c_delivery_cnt) FROM customer WHERE c_w_id = d_w_id AND c_d_id = d_id';
+/** Orders of a district delivered at load: all but its new-orders (2,100). */
+const DELIVERED_AT_LOAD = FIRST_NEW_ORDER - 1;
+
+/** Consistency conditions 5-12 of clause 3.3.2 (--check-all): row by row, slower than 1-4. */
 const CONDITIONS_5_TO_12: readonly Condition[] = [
   {
     name: 'condition 5: O_CARRIER_ID is null exactly for orders with a NEW_ORDER row',
@@ -65,6 +73,17 @@ const CONDITIONS_5_TO_12: readonly Condition[] = [
     sql: `SELECT c_w_id, c_d_id, c_id, c_balance, dl.delivered, hp.paid ${CUSTOMER_SUMS}
           WHERE c_balance <> COALESCE(dl.delivered, 0) - COALESCE(hp.paid, 0) ORDER BY c_w_id, c_d_id, c_id`,
     describe: (r, money) => `customer ${n(r[0])}/${n(r[1])}/${n(r[2])}: c_balance ${money(r[3])}, delivered ${money(r[4])}, paid ${money(r[5])}`,
+  },
+  {
+    // 3.3.2.11 states count(ORDER) - count(NEW-ORDER) = 2100 for the initial database. Every order a
+    // Delivery delivers since adds one to its customer's C_DELIVERY_CNT (0 at load), so with their sum
+    // the condition holds after any run, and an order delivered twice, lost, or skipped in part breaks it.
+    name: `condition 11: count(ORDER) - count(NEW-ORDER) = ${DELIVERED_AT_LOAD} + sum(C_DELIVERY_CNT)`,
+    subject: 'districts',
+    sql: `SELECT d_w_id, d_id, (${ORDERS_OF_DISTRICT}), (${NEW_ORDERS_OF_DISTRICT}), (${DELIVERIES_IN_DISTRICT}) FROM district
+          WHERE (${ORDERS_OF_DISTRICT}) - (${NEW_ORDERS_OF_DISTRICT}) <> ${DELIVERED_AT_LOAD} + COALESCE((${DELIVERIES_IN_DISTRICT}), 0)
+          ORDER BY d_w_id, d_id`,
+    describe: (r) => `warehouse ${n(r[0])} district ${n(r[1])}: ${n(r[2])} orders, ${n(r[3])} new-orders, sum(c_delivery_cnt) ${n(r[4])}`,
   },
   {
     name: 'condition 12: C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)',

@@ -4,8 +4,7 @@ import { checkCondition, n, type Condition } from './condition.js';
 
 /**
  * Consistency conditions 1-4 of clause 3.3.2, which must hold after the load and after every run;
- * with --check-all also 5-10 and 12 (check-all.ts). Condition 11 holds only before the first
- * Delivery and is not checked.
+ * with --check-all also 5-12 (check-all.ts; condition 11 in a form that holds after Deliveries too).
  */
 /*
  * Per-district figures as subqueries on each table's key prefix: every DBMS reads each district's
