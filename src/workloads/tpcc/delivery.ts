@@ -85,9 +85,10 @@ export const delivery: TransactionType = {
 /**
  * Deletes the district's oldest new-order and returns its id, or undefined when the district has
  * none. A DELETE that finds no row (a concurrent Delivery committed it after the read) reads
- * again; so does, on Firebird, a DELETE that meets the other Delivery's uncommitted delete (an
- * update conflict: Firebird 3 undoes the statement and keeps the transaction, and its read
- * committed then reads that commit). Elsewhere a conflict ends the transaction as usual.
+ * again. So does, on Firebird, a DELETE that fails on the other Delivery's delete ("cannot update
+ * erased record" once it committed, or an update conflict): Firebird 3 undoes only the statement
+ * and keeps the transaction, whose read committed then sees that commit. Elsewhere a conflict
+ * ends the transaction as usual.
  */
 async function takeOldest(oldest: Statement, take: Statement, w: number, d: number, retryConflicts: boolean): Promise<number | undefined> {
   const key: SqlValue[] = [w, d];
