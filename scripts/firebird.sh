@@ -72,11 +72,29 @@ firebird_up || start_server
 # SYSDBA needs an Srp account with the known password. The server keeps the security database
 # open exclusively, so a password it does not know is set through the embedded engine while the
 # server is stopped.
-if ! login_ok; then
+embedded_isql() { su -s /bin/sh firebird -c 'isql-fb -q -user SYSDBA security.db'; }
+set_password() { echo "CREATE OR ALTER USER SYSDBA PASSWORD '$PASSWORD' USING PLUGIN Srp; COMMIT;" | embedded_isql >/dev/null; }
+# The Srp salt goes on the wire as hex without leading zeros. node-firebird finds the server's
+# key after it by rounding the salt's length up to 4 bytes, so a salt whose hex is not a multiple
+# of 4 long (most often one with a leading zero digit) makes every login fail ("Cannot convert ... to a
+# BigInt"). A new salt comes with every password change: change it until the salt suits.
+salt_ok() {
+  local salt
+  salt=$(echo 'SELECT PLG$SALT FROM PLG$SRP WHERE PLG$USER_NAME = '"'SYSDBA'"';' | embedded_isql | tr -d ' \r' | grep -E '^[0-9A-F]+$' | head -n 1)
+  salt=$(printf "%s" "$salt" | sed -E "s/^0+//")
+  [ -n "$salt" ] && [ $(( ${#salt} % 4 )) -eq 0 ]
+}
+SALT_CHECKED=/var/lib/firebird/3.0/.headroom-srp-salt-checked
+if ! login_ok || [ ! -e "$SALT_CHECKED" ]; then
   log 'setting the SYSDBA password'
   stop_server
-  echo "CREATE OR ALTER USER SYSDBA PASSWORD '$PASSWORD' USING PLUGIN Srp; COMMIT;" |
-    su -s /bin/sh firebird -c 'isql-fb -q -user SYSDBA security.db' >/dev/null
+  login_ok_offline=
+  for _ in $(seq 1 40); do
+    set_password
+    if salt_ok; then login_ok_offline=1; break; fi
+  done
+  [ -n "$login_ok_offline" ] || { log 'no Srp salt that node-firebird can read after 40 password changes'; exit 1; }
+  touch "$SALT_CHECKED"
   start_server
   login_ok || { log 'SYSDBA still cannot log in'; exit 1; }
 fi
