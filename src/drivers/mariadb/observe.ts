@@ -34,10 +34,11 @@ export function observeMariadb(conn: Connection): DbmsObservation {
       return { databaseBytes: list.reduce((n, t) => n + t.bytes, 0), tables: list };
     },
     async waits() {
-      // Without performance_schema the process list's STATE says what each session is doing.
+      // Without performance_schema the process list's STATE says what each session is doing. Only
+      // the sessions in this schema: other schemas' work on the same server is not the run's.
       const rows = await conn.query(
         `SELECT COALESCE(NULLIF(STATE, ''), COMMAND), COUNT(*) FROM information_schema.PROCESSLIST
-          WHERE COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID() GROUP BY 1`,
+          WHERE COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID() AND DB = DATABASE() GROUP BY 1`,
       );
       return Object.fromEntries(rows.map(([state, count]) => [String(state), Number(count)]));
     },

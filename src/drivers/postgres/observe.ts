@@ -36,10 +36,11 @@ export function observePostgres(conn: Connection): DbmsObservation {
       };
     },
     async waits() {
-      // An active session without a wait event is running on a CPU (pg_stat_activity docs).
+      // An active session without a wait event is running on a CPU (pg_stat_activity docs). Only
+      // this database's sessions: other databases' work on the same server is not the run's.
       const rows = await conn.query(
         `SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU'), count(*)::int FROM pg_stat_activity
-          WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1`,
+          WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND datname = current_database() GROUP BY 1`,
       );
       return Object.fromEntries(rows.map(([event, count]) => [String(event), Number(count)]));
     },
