@@ -1,5 +1,6 @@
 import type { DbmsObservation, SizeSnapshot, StatementStat } from './observation.js';
 import { growthBetween, sampleProcesses, type ProcessFilter, type ProcessGrowth, type ProcessSample } from './host-sampler.js';
+import { machineGrowth, sampleMachine, type MachineSample } from './machine-sampler.js';
 
 /** What the server did during the measured run, as stored in the result file's `server` field. */
 export interface ServerObservation {
@@ -9,7 +10,11 @@ export interface ServerObservation {
   statements: { top: StatementStat[] } | { unavailable: string };
   /** Once a second: what the other sessions were waiting on (counts by event); absent where not exposed. */
   waits: { t: number; counts: Record<string, number> }[] | null;
-  /** The server's processes on this machine, from /proc; null when it runs elsewhere or inside the client. */
+  /**
+   * The server's processes on this machine, from /proc; null when it runs elsewhere or inside the
+   * client. Their I/O is what the processes read from and wrote to the storage layer (written:
+   * page-cache pages they dirtied), for every database of the server, not the disk's own count.
+   */
   host: {
     processes: number;
     cpuSeconds: number;
@@ -19,6 +24,12 @@ export interface ServerObservation {
     writeBytes: number;
     series: { t: number; cpuPercentOfOneCore: number; readBytes: number; writeBytes: number }[];
   } | null;
+  /**
+   * The machine the client runs on over the same period: all its CPUs' busy time and this client
+   * process's (as percentages of one core), and what its physical disks read and wrote, whoever
+   * asked. Absent off Linux and in files written before it was added.
+   */
+  machine?: { cpuPercentOfOneCore: number; clientCpuPercentOfOneCore: number; disks: string[]; diskReadBytes: number; diskWriteBytes: number };
   /** Time the sampling itself took on the client, in milliseconds, to show what it cost. */
   samplingMs: number;
 }
@@ -44,6 +55,8 @@ export class RunObserver {
    */
   private readonly grown = { cpuSeconds: 0, readBytes: 0, writeBytes: 0, processes: 0 };
   private readonly started = performance.now();
+  private readonly machineAtStart: MachineSample | undefined = sampleMachine();
+  private readonly clientCpuAtStart = process.cpuUsage();
 
   private constructor(
     private readonly observation: DbmsObservation,
@@ -75,7 +88,9 @@ export class RunObserver {
     clearInterval(this.timer);
     await this.sampling;
     const seconds = (performance.now() - this.started) / 1000;
-    const end = this.last && sampleProcesses(this.processFilter);
+    const machineAtEnd = this.machineAtStart && sampleMachine();
+    const clientCpu = process.cpuUsage(this.clientCpuAtStart);
+    const end = this.last && sampleProcesses(this.processFilter, this.last);
     if (this.last && end) this.add(growthBetween(this.last, end));
     const host = this.first
       ? {
@@ -96,7 +111,15 @@ export class RunObserver {
             (top) => ({ top }),
             (error: Error) => ({ unavailable: `statement statistics could not be read at the end: ${error.message}` }),
           );
-    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, samplingMs: round(this.samplingMs) };
+    const grown = this.machineAtStart && machineAtEnd && machineGrowth(this.machineAtStart, machineAtEnd);
+    const machine = grown && {
+      cpuPercentOfOneCore: round((grown.busyCpuSeconds / seconds) * 100),
+      clientCpuPercentOfOneCore: round(((clientCpu.user + clientCpu.system) / 1e6 / seconds) * 100),
+      disks: grown.disks,
+      diskReadBytes: grown.readBytes,
+      diskWriteBytes: grown.writeBytes,
+    };
+    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, ...(machine ? { machine } : {}), samplingMs: round(this.samplingMs) };
   }
 
   private add(growth: ProcessGrowth): void {
@@ -110,7 +133,7 @@ export class RunObserver {
     const began = performance.now();
     const t = round((began - this.started) / 1000);
     if (this.last) {
-      const now = sampleProcesses(this.processFilter);
+      const now = sampleProcesses(this.processFilter, this.last);
       if (now) {
         const previousT = this.series.at(-1)?.t ?? 0;
         const growth = growthBetween(this.last, now);

@@ -7,8 +7,16 @@ export function serverLines(result: RunResult, cores: number): string[] {
   const lines = [verdict(result, cores)];
   if (server === null) return lines;
   if (server.host) {
+    // /proc/PID/io: reads from the disk, and writes as file pages dirtied (a page dirtied again after
+    // it went to disk counts again); every database of the server, not this one alone.
     lines.push(
-      `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); disk read ${mb(server.host.readBytes)}, written ${mb(server.host.writeBytes)}`,
+      `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); its processes (all databases) read ${mb(server.host.readBytes)} from disk, dirtied ${mb(server.host.writeBytes)} of file pages`,
+    );
+  }
+  if (server.machine) {
+    const m = server.machine;
+    lines.push(
+      `machine: CPUs busy ${m.cpuPercentOfOneCore.toFixed(0)}% of one core (of ${cores * 100}%), this client ${m.clientCpuPercentOfOneCore.toFixed(0)}%; disks (${m.disks.join(', ') || 'none'}) read ${mb(m.diskReadBytes)}, wrote ${mb(m.diskWriteBytes)}, for every process on the machine`,
     );
   }
   if (server.sizesBefore.databaseBytes !== null && server.sizesAfter?.databaseBytes != null) {
@@ -34,6 +42,9 @@ export function serverLines(result: RunResult, cores: number): string[] {
   return lines;
 }
 
+/** Above this share of the machine's CPUs (percent) used by other processes, the run's figures are called unreliable. */
+const OTHERS_UNRELIABLE = 25;
+
 /**
  * One line that says who was saturated. The client's main thread can use one core per job;
  * the machine has `cores` for client and server together when both run on it.
@@ -42,6 +53,18 @@ export function verdict(result: RunResult, cores: number): string {
   const client = result.summary.clientCpu.percentOfOneCore;
   const jobs = result.config.jobs;
   const server = result.server?.host?.cpuPercentOfOneCore;
+  const aborted = result.terminals.filter((t) => t.aborted !== undefined);
+  if (aborted.length > 0) {
+    // The client's share is over the measured period, part of which the aborted clients did not run.
+    return `verdict: ${aborted.length} of ${result.terminals.length} client(s) aborted (${aborted[0]!.aborted}): the run did not put the load it was asked to, so it says nothing about saturation; fix the error and run again`;
+  }
+  const machine = result.server?.machine;
+  if (machine) {
+    const others = Math.max(0, machine.cpuPercentOfOneCore - machine.clientCpuPercentOfOneCore - (server ?? 0));
+    if (others > OTHERS_UNRELIABLE * cores) {
+      return `verdict: unreliable: other processes used ${others.toFixed(0)}% of one core (${(others / cores).toFixed(0)}% of the machine's ${cores} cores) beside this client (${machine.clientCpuPercentOfOneCore.toFixed(0)}%)${server === undefined ? '' : ` and the server (${server.toFixed(0)}%)`}: they took CPU from the run, so its figures are unreliable; measure on a quiet machine`;
+    }
+  }
   if (client >= 90 * jobs) {
     return `verdict: the client was saturated (${client.toFixed(0)}% of a core with ${jobs} job(s)): the server could do more; raise -j or run the client on another machine`;
   }
