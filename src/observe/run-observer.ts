@@ -4,6 +4,7 @@ import { machineGrowth, sampleMachine, type MachineSample } from './machine-samp
 
 /** What the server did during the measured run, as stored in the result file's `server` field. */
 export interface ServerObservation {
+  /** tables: the workload's own only (absent in files written before: every table of the database). */
   sizesBefore: SizeSnapshot;
   /** Null when the server could not be asked at the end (e.g. its connection died in a crash). */
   sizesAfter: SizeSnapshot | null;
@@ -64,18 +65,22 @@ export class RunObserver {
     private readonly statementsUnavailable: string | undefined,
     private readonly processFilter: ProcessFilter,
     private readonly first: ProcessSample | undefined,
+    private readonly tables: readonly string[] | undefined,
   ) {
     this.last = first;
   }
 
-  /** `local`: the server runs on this machine, so its processes can be read from /proc. */
-  static async start(observation: DbmsObservation, local: boolean): Promise<RunObserver> {
-    const sizes = await observation.sizes();
+  /**
+   * `local`: the server runs on this machine, so its processes can be read from /proc. `tables`:
+   * the workload's, whose sizes and dead rows are reported (not other tables in the database).
+   */
+  static async start(observation: DbmsObservation, local: boolean, tables?: readonly string[]): Promise<RunObserver> {
+    const sizes = await observation.sizes(tables);
     const unavailable = await observation.startStatements();
     const sampled = local && observation.serverProcessNames.length > 0;
     const filter: ProcessFilter = { names: observation.serverProcessNames, rootPid: sampled ? await observation.serverPid?.().catch(() => undefined) : undefined };
     const processes = sampled ? sampleProcesses(filter) : undefined;
-    const observer = new RunObserver(observation, sizes, unavailable, filter, processes);
+    const observer = new RunObserver(observation, sizes, unavailable, filter, processes, tables);
     observer.timer = setInterval(() => {
       observer.sampling ??= observer.sample().finally(() => (observer.sampling = undefined));
     }, 1000);
@@ -103,7 +108,7 @@ export class RunObserver {
         }
       : null;
     // The admin connection may have died with the server (a crash mid-run): say so, keep the run.
-    const sizesAfter = await this.observation.sizes().catch(() => null);
+    const sizesAfter = await this.observation.sizes(this.tables).catch(() => null);
     const statements: ServerObservation['statements'] =
       this.statementsUnavailable !== undefined
         ? { unavailable: this.statementsUnavailable }

@@ -1,5 +1,6 @@
 import type { RunResult } from '../result/result.js';
 import { table } from './text.js';
+import { tablesBytes } from '../observe/observation.js';
 
 /** Where the time went: the server's CPU and I/O beside the client's, sizes, top statements, waits. */
 export function serverLines(result: RunResult, cores: number): string[] {
@@ -20,9 +21,14 @@ export function serverLines(result: RunResult, cores: number): string[] {
     );
   }
   if (server.sizesBefore.databaseBytes !== null && server.sizesAfter?.databaseBytes != null) {
-    const grew = server.sizesAfter.databaseBytes - server.sizesBefore.databaseBytes;
-    const dead = server.sizesAfter.tables.filter((t) => (t.deadRows ?? 0) > 0).map((t) => `${t.name} ${t.deadRows}`);
-    lines.push(`database size: ${mb(server.sizesBefore.databaseBytes)} before, ${mb(server.sizesAfter.databaseBytes)} after (${grew >= 0 ? '+' : ''}${mb(grew)})${dead.length > 0 ? `; dead rows: ${dead.join(', ')}` : ''}`);
+    lines.push(`database size (all its tables): ${beforeAfter(server.sizesBefore.databaseBytes, server.sizesAfter.databaseBytes)}`);
+  }
+  // The workload's own tables (the observer asks for those only): other tables in the database are not the run's.
+  const tablesBefore = tablesBytes(server.sizesBefore);
+  const tablesAfter = server.sizesAfter && tablesBytes(server.sizesAfter);
+  if (tablesBefore !== null && tablesAfter != null) {
+    const dead = server.sizesAfter!.tables.filter((t) => (t.deadRows ?? 0) > 0).map((t) => `${t.name} ${t.deadRows}`);
+    lines.push(`${result.config.workload}'s tables: ${beforeAfter(tablesBefore, tablesAfter)}${dead.length > 0 ? `; dead rows: ${dead.join(', ')}` : ''}`);
   }
   if (server.waits && server.waits.length > 0) {
     const totals = new Map<string, number>();
@@ -75,6 +81,11 @@ export function verdict(result: RunResult, cores: number): string {
     return `verdict: the machine's ${cores} cores were saturated (server ${server.toFixed(0)}%, client ${client.toFixed(0)}% of one core): client and server compete for them`;
   }
   return `verdict: neither the client (${client.toFixed(0)}%) nor the server (${server.toFixed(0)}% of one core) used up the CPUs: the time went to waiting (commits, I/O, locks; see the sessions line)`;
+}
+
+function beforeAfter(before: number, after: number): string {
+  const grew = after - before;
+  return `${mb(before)} before, ${mb(after)} after (${grew >= 0 ? '+' : ''}${mb(grew)})`;
 }
 
 function mb(bytes: number): string {

@@ -1,5 +1,5 @@
 import type { Connection } from '../driver.js';
-import type { DbmsObservation, SizeSnapshot, StatementStat } from '../../observe/observation.js';
+import { tableNameList, type DbmsObservation, type SizeSnapshot, type StatementStat } from '../../observe/observation.js';
 import { readPidFile } from '../../observe/host-sampler.js';
 import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
 
@@ -17,10 +17,10 @@ export function observeMariadb(conn: Connection): DbmsObservation {
       const [[file]] = (await conn.query('SELECT @@pid_file')) as [[string]];
       return readPidFile(String(file));
     },
-    async sizes(): Promise<SizeSnapshot> {
+    async sizes(only): Promise<SizeSnapshot> {
       const tables = await conn.query(
         `SELECT TABLE_NAME, DATA_LENGTH + INDEX_LENGTH, TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES
-          WHERE TABLE_SCHEMA = DATABASE() ORDER BY 2 DESC LIMIT 20`,
+          WHERE TABLE_SCHEMA = DATABASE() ${only ? `AND LOWER(TABLE_NAME) IN (${tableNameList(only)})` : ''} ORDER BY 2 DESC LIMIT 20`,
       );
       // InnoDB's DATA_LENGTH is the clustered primary key with the rows; INDEX_LENGTH the secondary indexes.
       const list = tables.map(([name, bytes, rows, data, index]) => ({
