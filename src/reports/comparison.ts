@@ -50,6 +50,30 @@ export function formatDifference(metric: Metric, difference: number | null): str
   return `${difference >= 0 ? '+' : ''}${difference.toFixed(metric.digits)}`;
 }
 
+/**
+ * What differs between the runs beyond what a comparison usually varies (clients, time): the
+ * workload and its options, the scale, the DBMS and its version, the server's settings and
+ * durability. Empty when they are alike; else one line that says their ratios compare unlike things.
+ */
+export function unlikeRuns(runs: readonly LoadedResult[]): string[] {
+  const aspects: [string, (r: LoadedResult) => string][] = [
+    ['workload', (r) => `${r.result.config.workload}${optionsText(r.result.config.workloadOptions)}`],
+    ['scale', (r) => String(r.result.config.scale)],
+    ['DBMS', (r) => dbmsLabel(r)],
+    ['server settings', (r) => JSON.stringify(Object.entries(r.result.target.settings).sort())],
+    ['durability', (r) => (r.result.target.durable ? 'durable' : `non-durable (${r.result.target.durabilityRisks.join(', ')})`)],
+  ];
+  const differing = aspects.filter(([, value]) => new Set(runs.map(value)).size > 1);
+  if (differing.length === 0) return [];
+  const detail = differing.map(([name, value]) => (name === 'server settings' ? name : `${name} (${runs.map((r, i) => `${i + 1}: ${value(r)}`).join(', ')})`));
+  return [`warning: these runs differ in ${detail.join(', ')}: the ratios compare unlike things`];
+}
+
+function optionsText(options: Record<string, unknown>): string {
+  const set = Object.entries(options).filter(([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0));
+  return set.length === 0 ? '' : ` ${set.map(([k, v]) => `--${k} ${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ')}`;
+}
+
 /** A short line naming what was run: workload, DBMS and version, clients. */
 export function describeRun(run: LoadedResult): string {
   const r = run.result;
