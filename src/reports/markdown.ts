@@ -6,7 +6,8 @@ import { whatWasNormalised } from './normalise-text.js';
 /** A summary table to paste into an issue: one row per run, ratios to the first when several. */
 export function markdownSummary(runs: readonly LoadedResult[]): string {
   const cells = compareRuns(runs);
-  const several = runs.length > 1;
+  // Steps of an experiment are not compared with one another: its own table says what they show.
+  const several = runs.length > 1 && !runs.some((r) => r.experimentStep);
   const header = ['run', 'workload', 'DBMS', 'clients', 'seconds', 'status', ...METRICS.map((m) => `${m.name}${m.unit ? ` ${m.unit}` : ''}`)];
   const rows = runs.map((run, i) => {
     const r = run.result;
