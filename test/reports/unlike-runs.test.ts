@@ -12,6 +12,7 @@ test('compare and report warn when the runs are of different scales or workloads
     small: ['run', 'tpcb', '--db', `sqlite:${path.join(dir, 'a.db')}`, '-s', '1'],
     large: ['run', 'tpcb', '--db', `sqlite:${path.join(dir, 'b.db')}`, '-s', '2'],
     select: ['run', 'tpcb', '--db', `sqlite:${path.join(dir, 'a.db')}`, '-s', '1', '-b', 'select-only'],
+    unsynced: ['run', 'tpcb', '--db', `sqlite:${path.join(dir, 'a.db')}`, '-s', '1', '--set', 'synchronous=OFF'],
   };
   for (const [name, args] of Object.entries(runs)) {
     const run = await runCli([...args, '-c', '1', '-T', '1', '-P', '0', '--out', path.join(dir, `${name}.json`)]);
@@ -28,6 +29,9 @@ test('compare and report warn when the runs are of different scales or workloads
   assert.match(scales.stdout, /^warning: these runs differ in scale \(1: 1, 2: 2\): the ratios compare unlike things$/m);
   const workloads = await runCli(['compare', file('small'), file('select')]);
   assert.match(workloads.stdout, /^warning: these runs differ in workload \(1: tpcb.*, 2: tpcb.*select-only.*\): the ratios compare unlike things$/m);
+
+  const settings = await runCli(['compare', file('small'), file('unsynced')]);
+  assert.match(settings.stdout, /^warning: these runs differ in durability \(1: durable, 2: non-durable \(synchronous=OFF\)\), sqlite server settings/m);
 
   const markdown = await runCli(['report', file('small'), file('large'), '--markdown']);
   assert.match(markdown.stdout, /\*\*warning: these runs differ in scale/);
