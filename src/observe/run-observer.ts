@@ -13,8 +13,9 @@ export interface ServerObservation {
   waits: { t: number; counts: Record<string, number> }[] | null;
   /**
    * The server's processes on this machine, from /proc; null when it runs elsewhere or inside the
-   * client. Their I/O is what the processes read from and wrote to the storage layer (written:
-   * page-cache pages they dirtied), for every database of the server, not the disk's own count.
+   * client. Their I/O is for every database of the server, not the disk's own count (see machine):
+   * readBytes from storage; writeBytes, page-cache bytes dirtied (whole large folios, so it can be
+   * many times what reaches the disk); writeCallBytes, bytes given to write calls (files and sockets).
    */
   host: {
     processes: number;
@@ -23,6 +24,8 @@ export interface ServerObservation {
     cpuPercentOfOneCore: number;
     readBytes: number;
     writeBytes: number;
+    /** Absent in files written before it was added. */
+    writeCallBytes?: number;
     series: { t: number; cpuPercentOfOneCore: number; readBytes: number; writeBytes: number }[];
   } | null;
   /**
@@ -54,7 +57,7 @@ export class RunObserver {
    * Summed interval by interval, not end minus start: a terminal's backend lives for the run only,
    * so a start-to-end difference would miss everything it did.
    */
-  private readonly grown = { cpuSeconds: 0, readBytes: 0, writeBytes: 0, processes: 0 };
+  private readonly grown = { cpuSeconds: 0, readBytes: 0, writeBytes: 0, writeCallBytes: 0, processes: 0 };
   private readonly started = performance.now();
   private readonly machineAtStart: MachineSample | undefined = sampleMachine();
   private readonly clientCpuAtStart = process.cpuUsage();
@@ -104,6 +107,7 @@ export class RunObserver {
           cpuPercentOfOneCore: round((this.grown.cpuSeconds / seconds) * 100),
           readBytes: this.grown.readBytes,
           writeBytes: this.grown.writeBytes,
+          writeCallBytes: this.grown.writeCallBytes,
           series: this.series,
         }
       : null;
@@ -131,6 +135,7 @@ export class RunObserver {
     this.grown.cpuSeconds += growth.cpuSeconds;
     this.grown.readBytes += growth.readBytes;
     this.grown.writeBytes += growth.writeBytes;
+    this.grown.writeCallBytes += growth.writeCallBytes;
     this.grown.processes = Math.max(this.grown.processes, growth.processes);
   }
 

@@ -8,10 +8,12 @@ export function serverLines(result: RunResult, cores: number): string[] {
   const lines = [verdict(result, cores)];
   if (server === null) return lines;
   if (server.host) {
-    // /proc/PID/io: reads from the disk, and writes as file pages dirtied (a page dirtied again after
-    // it went to disk counts again); every database of the server, not this one alone.
+    // /proc/PID/io of every database's sessions, not this one's alone. Written: bytes given to write
+    // calls, not write_bytes, which counts whole large folios each time one is dirtied again (many
+    // times what reaches the disk); the disks' own count is on the machine line.
+    const written = server.host.writeCallBytes === undefined ? '' : `, wrote ${mb(server.host.writeCallBytes)} through write calls (files and sockets)`;
     lines.push(
-      `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); its processes (all databases) read ${mb(server.host.readBytes)} from disk, dirtied ${mb(server.host.writeBytes)} of file pages`,
+      `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); its processes (all databases) read ${mb(server.host.readBytes)} from disk${written}`,
     );
   }
   if (server.machine) {
