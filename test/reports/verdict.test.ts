@@ -24,9 +24,12 @@ async function run(dir: string, args: string[], code = 0): Promise<{ result: Run
 test('clients that aborted on a script error are not judged saturated: the verdict says they aborted', async (t) => {
   const dir = workdir(t);
   writeFileSync(path.join(dir, 'bad.sql'), '\\set x 1 / 0\nSELECT :x;\n');
-  const { stdout } = await run(dir, ['-f', 'bad.sql', '-c', '2', '-T', '2'], 1);
+  const { result, stdout } = await run(dir, ['-f', 'bad.sql', '-c', '2', '-T', '2'], 1);
   assert.match(stdout, /^verdict: 2 of 2 client\(s\) aborted \(division by zero\)/m);
   assert.doesNotMatch(stdout, /saturated/);
+  // As seen: 94% of a core measured over a period in which every client had aborted.
+  const busy = { ...result, summary: { ...result.summary, clientCpu: { ...result.summary.clientCpu, percentOfOneCore: 94 } } };
+  assert.match(verdict(busy, 2), /^verdict: 2 of 2 client\(s\) aborted/);
 });
 
 test('a process burning a core beside the run: the verdict says other processes took the CPU and the figures are unreliable', async (t) => {
