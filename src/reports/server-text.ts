@@ -18,9 +18,9 @@ export function serverLines(result: RunResult, cores: number): string[] {
   }
   if (server.machine) {
     const m = server.machine;
-    lines.push(
-      `machine: CPUs busy ${m.cpuPercentOfOneCore.toFixed(0)}% of one core (of ${cores * 100}%), this client ${m.clientCpuPercentOfOneCore.toFixed(0)}%; disks (${m.disks.join(', ') || 'none'}) read ${mb(m.diskReadBytes)}, wrote ${mb(m.diskWriteBytes)}, for every process on the machine`,
-    );
+    const cpu = `CPUs busy ${m.cpuPercentOfOneCore.toFixed(0)}% of one core (of ${cores * 100}%), this client ${m.clientCpuPercentOfOneCore.toFixed(0)}%`;
+    const disks = `disks (${m.disks.join(', ') || 'none'}) read ${mb(m.diskReadBytes)}, wrote ${mb(m.diskWriteBytes)}`;
+    lines.push(`machine: ${cpu}; ${disks}, for every process on the machine`);
   }
   if (server.sizesBefore.databaseBytes !== null && server.sizesAfter?.databaseBytes != null) {
     lines.push(`database size (all its tables): ${beforeAfter(server.sizesBefore.databaseBytes, server.sizesAfter.databaseBytes)}`);
@@ -70,7 +70,9 @@ export function verdict(result: RunResult, cores: number): string {
   if (machine) {
     const others = Math.max(0, machine.cpuPercentOfOneCore - machine.clientCpuPercentOfOneCore - (server ?? 0));
     if (others > OTHERS_UNRELIABLE * cores) {
-      return `verdict: unreliable: other processes used ${others.toFixed(0)}% of one core (${(others / cores).toFixed(0)}% of the machine's ${cores} cores) beside this client (${machine.clientCpuPercentOfOneCore.toFixed(0)}%)${server === undefined ? '' : ` and the server (${server.toFixed(0)}%)`}: they took CPU from the run, so its figures are unreliable; measure on a quiet machine`;
+      const beside = `this client (${machine.clientCpuPercentOfOneCore.toFixed(0)}%)${server === undefined ? '' : ` and the server (${server.toFixed(0)}%)`}`;
+      const used = `other processes used ${others.toFixed(0)}% of one core (${(others / cores).toFixed(0)}% of the machine's ${cores} cores) beside ${beside}`;
+      return `verdict: unreliable: ${used}: they took CPU from the run, so its figures are unreliable; measure on a quiet machine`;
     }
   }
   if (client >= 90 * jobs) {
