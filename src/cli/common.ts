@@ -1,7 +1,7 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import { describeTarget, resolveTarget, type Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
-import { createDriver } from '../drivers/registry.js';
+import { DRIVERS, createDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_WORKLOAD, WORKLOADS, findWorkload } from '../workloads/registry.js';
 import type { DataContext, Workload } from '../workloads/workload.js';
@@ -12,7 +12,8 @@ export const DB_OPTION: OptionSpec = {
   long: 'db',
   type: 'string',
   value: 'URL',
-  help: 'database: sqlite:FILE, postgres://user@host:port/db or mariadb://user@host:port/db (add ?replicas=host:port,... for --route); else DATABASE_URL',
+  // Every driver the registry has, so that none is left out of the help.
+  help: `database: ${DRIVERS.map((d) => d.url).join(', ')}; else DATABASE_URL`,
   default: undefined,
 };
 export const VERBOSE_OPTION: OptionSpec = { long: 'verbose', type: 'boolean', help: 'show stack traces and driver details on errors' };

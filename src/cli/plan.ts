@@ -1,6 +1,7 @@
 import type { OptionSpec } from '../config/options.js';
 import { BANK, SHOP, bankUnitsPerSecond, shopUnitsPerSecond } from '../capacity/demand.js';
 import { planCapacity } from '../capacity/plan.js';
+import { smallDataWarning } from '../capacity/data-size.js';
 import { UserError } from '../errors.js';
 import type { RunResult } from '../result/result.js';
 import { readResult } from '../result/read.js';
@@ -42,6 +43,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
       `required: ${f(plan.requiredUnitsPerSecond)} units/s (${preset})`,
       `headroom: ${f(plan.headroom, 2)}x`,
       `peak: ${f(plan.peakUnitsPerSecond)} units/s (x${num('peak-factor')}); machines at ${f(utilisation * 100, 0)}% utilisation: ${plan.machines}`,
+      ...[smallDataWarning(result.config.scale, preset === 'bank' ? num('clients') : undefined)].filter((line) => line !== undefined),
     ].join('\n') + '\n',
   );
   return 0;

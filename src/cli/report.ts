@@ -14,6 +14,7 @@ import { normaliseRuns, type NormalisedComparison } from '../reports/normalise.j
 import { readResult } from '../result/read.js';
 import { sweepCompareText, sweepCsv, sweepMarkdown } from '../reports/sweep-outputs.js';
 import { markdownSummary, normaliseMarkdown } from '../reports/markdown.js';
+import { experimentMarkdown } from '../reports/experiment-report.js';
 import { parseArgs } from './args.js';
 import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
 
@@ -45,7 +46,7 @@ export const COMPARE_OPTIONS: OptionSpec[] = [
 /** `headroom report FILE...`: one self-contained HTML page, and on request CSV and Markdown. */
 export async function reportCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals, given } = parseArgs(argv, REPORT_OPTIONS, 'report');
-  const { runs, sweeps } = readResults(positionals);
+  const { runs, sweeps, experiments } = readResults(positionals);
   const csv = values['csv'] as string | undefined;
   const html = (values['out'] as string | undefined) ?? (given.has('csv') || given.has('markdown') ? undefined : DEFAULT_REPORT_FILE);
   if (html !== undefined && csv !== undefined && path.resolve(html) === path.resolve(csv)) throw new UserError('--out and --csv name the same file', 'give them different names');
@@ -53,7 +54,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   const pair = values['normalise'] as string | undefined;
   const normalised = pair === undefined ? undefined : readNormalised(pair, { runs, sweeps });
   if (html !== undefined) {
-    await writeWhole(html, renderHtmlReport(runs, sweeps, normalised));
+    await writeWhole(html, renderHtmlReport(runs, sweeps, normalised, undefined, experiments));
     process.stderr.write(`report: ${html}\n`);
   }
   if (csv !== undefined) {
@@ -67,7 +68,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     }
   }
   if (values['markdown'] === true) {
-    const parts = [...(runs.length > 0 ? [markdownSummary(runs)] : []), ...(sweeps.length > 0 ? [sweepMarkdown(sweeps)] : []), ...(normalised ? [normaliseMarkdown(normalised)] : [])];
+    const parts = [...(runs.length > 0 ? [markdownSummary(runs)] : []), ...experiments.map(experimentMarkdown), ...(sweeps.length > 0 ? [sweepMarkdown(sweeps)] : []), ...(normalised ? [normaliseMarkdown(normalised)] : [])];
     process.stdout.write(parts.join('\n'));
   }
   return 0;
@@ -78,7 +79,7 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
   const pair = values['normalise'] as string | undefined;
   if (pair !== undefined) {
-    const others = positionals.length > 0 ? readResults(positionals) : { runs: [], sweeps: [] };
+    const others = positionals.length > 0 ? readResults(positionals) : { runs: [], sweeps: [], experiments: [] };
     process.stdout.write(`${normaliseText(readNormalised(pair, others))}\n`);
     return 0;
   }

@@ -69,7 +69,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
   const { durationSeconds, transactionsPerClient, scale, seed, pgbench, routing } = plan;
   logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`);
-  const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target));
+  const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables);
   const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
   const outcome = await runEngine(
     { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },

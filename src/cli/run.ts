@@ -20,7 +20,7 @@ import { routingOf } from '../config/routing.js';
 export const DEFAULT_DURATION_SECONDS = 10;
 
 export const RUN_OPTIONS: OptionSpec[] = [
-  DB_OPTION,
+  { ...DB_OPTION, help: `${DB_OPTION.help} (add ?replicas=host:port,... for --route)` },
   { long: 'clients', short: 'c', type: 'string', value: 'N', help: 'terminals, each on its own connection; a list (10,20,40) or range (10:200:10, 1:256:x2) sweeps them, one run per step', default: '1' },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: `measured duration (default ${DEFAULT_DURATION_SECONDS} unless -t is given)` },

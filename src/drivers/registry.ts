@@ -27,6 +27,12 @@ export const DRIVERS: readonly DriverDescription[] = [
     client: "headroom's own protocol client (src/drivers/mariadb/wire)",
     notes: 'binary-protocol prepared statements (without repeated metadata on MariaDB 10.6+), multi-row INSERT for loading; mysql_native_password and caching_sha2_password (fast path) logins; MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_USER, MYSQL_PWD, MYSQL_DATABASE fill in the rest',
   },
+  {
+    dbms: 'firebird',
+    url: 'firebird://user:password@host:3050//path/file.fdb',
+    client: 'npm package node-firebird (its wire protocol classes)',
+    notes: 'Firebird 3 and later; a path with folders is absolute (firebird://SYSDBA@host/var/lib/firebird/data/bench.fdb)',
+  },
 ];
 
 export function createDriver(target: Target): Driver {

@@ -50,7 +50,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
   const { session, workload, clients, jobs, durationSeconds, scale } = step;
   const seed = step.seed ?? randomInt(0, 2 ** 31);
   const maxTries = step.maxTries ?? 1;
-  const observer = step.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target)) : undefined;
+  const observer = step.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables) : undefined;
   const outcome = await runEngine(
     {
       target: session.target,

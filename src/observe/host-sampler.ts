@@ -4,9 +4,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICKS_PER_SECOND = 100;
 
 interface ProcessCounters {
+  /** The process's own CPU and that of its children it has reaped (cutime, cstime). */
   cpuSeconds: number;
+  /**
+   * /proc/PID/io, the process's own I/O and that of its children it has reaped: bytes read from
+   * storage; write_bytes, page-cache pages dirtied (a large folio counts whole each time it is
+   * dirtied again, so this can be many times what reaches the disk); wchar, bytes given to write
+   * calls (files and sockets alike).
+   */
   readBytes: number;
   writeBytes: number;
+  writeCallBytes: number;
+  parentPid: number;
 }
 
 /** One look at the server's processes: their counters by pid. */
@@ -14,8 +23,12 @@ export interface ProcessSample {
   byPid: Map<number, ProcessCounters>;
 }
 
-export interface ProcessGrowth extends ProcessCounters {
+export interface ProcessGrowth {
   processes: number;
+  cpuSeconds: number;
+  readBytes: number;
+  writeBytes: number;
+  writeCallBytes: number;
 }
 
 /** Which processes are the server's: by name, and when its main pid is known, that pid and its children only. */
@@ -25,11 +38,12 @@ export interface ProcessFilter {
 }
 
 /**
- * CPU time and disk I/O of the server's processes, from /proc: the database server's share of the
+ * CPU time and I/O of the server's processes, from /proc: the database server's share of the
  * machine when it runs on the same host as the client. Another server of the same DBMS on the
- * machine is left out when the root pid is known.
+ * machine is left out when the root pid is known. `previous`: the last sample, whose I/O counts
+ * stand in for a process whose io file cannot be read this time.
  */
-export function sampleProcesses(filter: ProcessFilter): ProcessSample | undefined {
+export function sampleProcesses(filter: ProcessFilter, previous?: ProcessSample): ProcessSample | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -44,13 +58,17 @@ export function sampleProcesses(filter: ProcessFilter): ProcessSample | undefine
       const fields = statFields(entry);
       const pid = Number(entry);
       // Field 4 (index 1 after the command) is the parent pid.
-      if (filter.rootPid !== undefined && pid !== filter.rootPid && Number(fields[1]) !== filter.rootPid) continue;
-      // utime and stime are fields 14 and 15 (indexes 11 and 12 after the command).
-      const counters = { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND, readBytes: 0, writeBytes: 0 };
+      const parent = Number(fields[1]);
+      if (filter.rootPid !== undefined && pid !== filter.rootPid && parent !== filter.rootPid) continue;
+      // utime, stime, cutime and cstime are fields 14 to 17 (indexes 11 to 14 after the command).
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      const last = previous?.byPid.get(pid);
+      const counters = { cpuSeconds: ticks / TICKS_PER_SECOND, readBytes: last?.readBytes ?? 0, writeBytes: last?.writeBytes ?? 0, writeCallBytes: last?.writeCallBytes ?? 0, parentPid: parent };
       byPid.set(pid, counters);
       const io = readFileSync(`/proc/${entry}/io`, 'utf8');
-      counters.readBytes = Number(/read_bytes: (\d+)/.exec(io)?.[1] ?? 0);
+      counters.readBytes = Number(/^read_bytes: (\d+)/m.exec(io)?.[1] ?? 0);
       counters.writeBytes = Number(/^write_bytes: (\d+)/m.exec(io)?.[1] ?? 0);
+      counters.writeCallBytes = Number(/^wchar: (\d+)/m.exec(io)?.[1] ?? 0);
     } catch {
       // The process ended, or its io file is not ours to read.
     }
@@ -59,19 +77,35 @@ export function sampleProcesses(filter: ProcessFilter): ProcessSample | undefine
 }
 
 /**
- * What the server's processes did between two samples, process by process: a process that ended
- * in between takes its last counts with it (so the totals are a lower bound, never negative), one
- * that started counts from zero.
+ * What the server's processes did between two samples. When a process is reaped, Linux adds its
+ * CPU and I/O to its parent's counters (cutime and cstime; /proc/PID/io), so a backend that ended
+ * in between shows up again in the postmaster's growth, whole: what it had already counted at the
+ * earlier sample is taken off, or it would be counted twice. A process that ended without a
+ * sampled parent takes its last counts with it; one that started counts from zero.
  */
 export function growthBetween(before: ProcessSample, after: ProcessSample): ProcessGrowth {
-  const growth: ProcessGrowth = { processes: after.byPid.size, cpuSeconds: 0, readBytes: 0, writeBytes: 0 };
+  const sum = { cpuSeconds: 0, readBytes: 0, writeBytes: 0, writeCallBytes: 0 };
   for (const [pid, now] of after.byPid) {
     const then = before.byPid.get(pid);
-    growth.cpuSeconds += Math.max(0, now.cpuSeconds - (then?.cpuSeconds ?? 0));
-    growth.readBytes += Math.max(0, now.readBytes - (then?.readBytes ?? 0));
-    growth.writeBytes += Math.max(0, now.writeBytes - (then?.writeBytes ?? 0));
+    sum.cpuSeconds += Math.max(0, now.cpuSeconds - (then?.cpuSeconds ?? 0));
+    sum.readBytes += Math.max(0, now.readBytes - (then?.readBytes ?? 0));
+    sum.writeBytes += Math.max(0, now.writeBytes - (then?.writeBytes ?? 0));
+    sum.writeCallBytes += Math.max(0, now.writeCallBytes - (then?.writeCallBytes ?? 0));
   }
-  return growth;
+  for (const [pid, then] of before.byPid) {
+    if (after.byPid.has(pid) || !after.byPid.has(then.parentPid)) continue;
+    sum.cpuSeconds -= then.cpuSeconds;
+    sum.readBytes -= then.readBytes;
+    sum.writeBytes -= then.writeBytes;
+    sum.writeCallBytes -= then.writeCallBytes;
+  }
+  return {
+    processes: after.byPid.size,
+    cpuSeconds: Math.max(0, sum.cpuSeconds),
+    readBytes: Math.max(0, sum.readBytes),
+    writeBytes: Math.max(0, sum.writeBytes),
+    writeCallBytes: Math.max(0, sum.writeCallBytes),
+  };
 }
 
 /** The parent of a process on this machine, or undefined when it is not here (the server runs elsewhere). */

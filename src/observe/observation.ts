@@ -7,8 +7,11 @@ export interface DbmsObservation {
    * processes are sampled when several servers of one DBMS run on the machine; undefined when unknown.
    */
   serverPid?(): Promise<number | undefined>;
-  /** Database and per-table sizes in bytes; dead rows where the DBMS counts them. */
-  sizes(): Promise<SizeSnapshot>;
+  /**
+   * Database and per-table sizes in bytes; dead rows where the DBMS counts them. `tables`: only
+   * these tables (the workload's own), not the others that share the database.
+   */
+  sizes(tables?: readonly string[]): Promise<SizeSnapshot>;
   /** What the other sessions are waiting on right now, as counts by wait event; undefined where not exposed. */
   waits(): Promise<Record<string, number> | undefined>;
   /** Resets or snapshots the statement statistics; returns why they are unavailable, if they are. */
@@ -24,6 +27,16 @@ export interface SizeSnapshot {
    * (PostgreSQL, MariaDB); absent elsewhere.
    */
   tables: { name: string; bytes: number; rows: number | null; deadRows: number | null; tableBytes?: number; indexBytes?: number }[];
+}
+
+/** An SQL list of table names for IN (...): the workload's own constant names, quoted all the same. */
+export function tableNameList(tables: readonly string[]): string {
+  return tables.map((name) => `'${name.toLowerCase().replace(/'/g, "''")}'`).join(', ');
+}
+
+/** The sum of the tables' sizes, or null when the DBMS gave none of them (no per-table sizes). */
+export function tablesBytes(snapshot: SizeSnapshot): number | null {
+  return snapshot.tables.length === 0 ? null : snapshot.tables.reduce((sum, t) => sum + t.bytes, 0);
 }
 
 export interface StatementStat {

@@ -1,15 +1,22 @@
 import type { DbmsObservation, SizeSnapshot, StatementStat } from './observation.js';
 import { growthBetween, sampleProcesses, type ProcessFilter, type ProcessGrowth, type ProcessSample } from './host-sampler.js';
+import { machineGrowth, sampleMachine, type MachineSample } from './machine-sampler.js';
 
 /** What the server did during the measured run, as stored in the result file's `server` field. */
 export interface ServerObservation {
+  /** tables: the workload's own only (absent in files written before: every table of the database). */
   sizesBefore: SizeSnapshot;
   /** Null when the server could not be asked at the end (e.g. its connection died in a crash). */
   sizesAfter: SizeSnapshot | null;
   statements: { top: StatementStat[] } | { unavailable: string };
   /** Once a second: what the other sessions were waiting on (counts by event); absent where not exposed. */
   waits: { t: number; counts: Record<string, number> }[] | null;
-  /** The server's processes on this machine, from /proc; null when it runs elsewhere or inside the client. */
+  /**
+   * The server's processes on this machine, from /proc; null when it runs elsewhere or inside the
+   * client. Their I/O is for every database of the server, not the disk's own count (see machine):
+   * readBytes from storage; writeBytes, page-cache bytes dirtied (whole large folios, so it can be
+   * many times what reaches the disk); writeCallBytes, bytes given to write calls (files and sockets).
+   */
   host: {
     processes: number;
     cpuSeconds: number;
@@ -17,8 +24,16 @@ export interface ServerObservation {
     cpuPercentOfOneCore: number;
     readBytes: number;
     writeBytes: number;
+    /** Absent in files written before it was added. */
+    writeCallBytes?: number;
     series: { t: number; cpuPercentOfOneCore: number; readBytes: number; writeBytes: number }[];
   } | null;
+  /**
+   * The machine the client runs on over the same period: all its CPUs' busy time and this client
+   * process's (as percentages of one core), and what its physical disks read and wrote, whoever
+   * asked. Absent off Linux and in files written before it was added.
+   */
+  machine?: { cpuPercentOfOneCore: number; clientCpuPercentOfOneCore: number; disks: string[]; diskReadBytes: number; diskWriteBytes: number };
   /** Time the sampling itself took on the client, in milliseconds, to show what it cost. */
   samplingMs: number;
 }
@@ -42,8 +57,10 @@ export class RunObserver {
    * Summed interval by interval, not end minus start: a terminal's backend lives for the run only,
    * so a start-to-end difference would miss everything it did.
    */
-  private readonly grown = { cpuSeconds: 0, readBytes: 0, writeBytes: 0, processes: 0 };
+  private readonly grown = { cpuSeconds: 0, readBytes: 0, writeBytes: 0, writeCallBytes: 0, processes: 0 };
   private readonly started = performance.now();
+  private readonly machineAtStart: MachineSample | undefined = sampleMachine();
+  private readonly clientCpuAtStart = process.cpuUsage();
 
   private constructor(
     private readonly observation: DbmsObservation,
@@ -51,18 +68,22 @@ export class RunObserver {
     private readonly statementsUnavailable: string | undefined,
     private readonly processFilter: ProcessFilter,
     private readonly first: ProcessSample | undefined,
+    private readonly tables: readonly string[] | undefined,
   ) {
     this.last = first;
   }
 
-  /** `local`: the server runs on this machine, so its processes can be read from /proc. */
-  static async start(observation: DbmsObservation, local: boolean): Promise<RunObserver> {
-    const sizes = await observation.sizes();
+  /**
+   * `local`: the server runs on this machine, so its processes can be read from /proc. `tables`:
+   * the workload's, whose sizes and dead rows are reported (not other tables in the database).
+   */
+  static async start(observation: DbmsObservation, local: boolean, tables?: readonly string[]): Promise<RunObserver> {
+    const sizes = await observation.sizes(tables);
     const unavailable = await observation.startStatements();
     const sampled = local && observation.serverProcessNames.length > 0;
     const filter: ProcessFilter = { names: observation.serverProcessNames, rootPid: sampled ? await observation.serverPid?.().catch(() => undefined) : undefined };
     const processes = sampled ? sampleProcesses(filter) : undefined;
-    const observer = new RunObserver(observation, sizes, unavailable, filter, processes);
+    const observer = new RunObserver(observation, sizes, unavailable, filter, processes, tables);
     observer.timer = setInterval(() => {
       observer.sampling ??= observer.sample().finally(() => (observer.sampling = undefined));
     }, 1000);
@@ -75,7 +96,9 @@ export class RunObserver {
     clearInterval(this.timer);
     await this.sampling;
     const seconds = (performance.now() - this.started) / 1000;
-    const end = this.last && sampleProcesses(this.processFilter);
+    const machineAtEnd = this.machineAtStart && sampleMachine();
+    const clientCpu = process.cpuUsage(this.clientCpuAtStart);
+    const end = this.last && sampleProcesses(this.processFilter, this.last);
     if (this.last && end) this.add(growthBetween(this.last, end));
     const host = this.first
       ? {
@@ -84,11 +107,12 @@ export class RunObserver {
           cpuPercentOfOneCore: round((this.grown.cpuSeconds / seconds) * 100),
           readBytes: this.grown.readBytes,
           writeBytes: this.grown.writeBytes,
+          writeCallBytes: this.grown.writeCallBytes,
           series: this.series,
         }
       : null;
     // The admin connection may have died with the server (a crash mid-run): say so, keep the run.
-    const sizesAfter = await this.observation.sizes().catch(() => null);
+    const sizesAfter = await this.observation.sizes(this.tables).catch(() => null);
     const statements: ServerObservation['statements'] =
       this.statementsUnavailable !== undefined
         ? { unavailable: this.statementsUnavailable }
@@ -96,13 +120,22 @@ export class RunObserver {
             (top) => ({ top }),
             (error: Error) => ({ unavailable: `statement statistics could not be read at the end: ${error.message}` }),
           );
-    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, samplingMs: round(this.samplingMs) };
+    const grown = this.machineAtStart && machineAtEnd && machineGrowth(this.machineAtStart, machineAtEnd);
+    const machine = grown && {
+      cpuPercentOfOneCore: round((grown.busyCpuSeconds / seconds) * 100),
+      clientCpuPercentOfOneCore: round(((clientCpu.user + clientCpu.system) / 1e6 / seconds) * 100),
+      disks: grown.disks,
+      diskReadBytes: grown.readBytes,
+      diskWriteBytes: grown.writeBytes,
+    };
+    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, ...(machine ? { machine } : {}), samplingMs: round(this.samplingMs) };
   }
 
   private add(growth: ProcessGrowth): void {
     this.grown.cpuSeconds += growth.cpuSeconds;
     this.grown.readBytes += growth.readBytes;
     this.grown.writeBytes += growth.writeBytes;
+    this.grown.writeCallBytes += growth.writeCallBytes;
     this.grown.processes = Math.max(this.grown.processes, growth.processes);
   }
 
@@ -110,7 +143,7 @@ export class RunObserver {
     const began = performance.now();
     const t = round((began - this.started) / 1000);
     if (this.last) {
-      const now = sampleProcesses(this.processFilter);
+      const now = sampleProcesses(this.processFilter, this.last);
       if (now) {
         const previousT = this.series.at(-1)?.t ?? 0;
         const growth = growthBetween(this.last, now);

@@ -50,5 +50,20 @@ export function compareExperimentsText(files: readonly string[]): string {
     const set = settingsLine(e.serverSettings);
     return `${i + 1}: ${path.basename(files[i]!)}: ${e.experiment} on ${e.target.version.split(/ \(| on |,/)[0]}, ${e.status}${set ? `, ${set}` : ''}${e.target.durable ? '' : ', non-durable'}`;
   });
-  return [...legend, '', ...table([header, ...rows]), '', `ratio: against file 1 (higher is better).`].join('\n');
+  return [...legend, '', ...unlikeExperiments(experiments), ...table([header, ...rows]), '', `ratio: against file 1 (higher is better).`].join('\n');
+}
+
+/** What differs between experiment files beyond what is compared on purpose (the DBMS): the workload, one DBMS's settings, durability. */
+function unlikeExperiments(experiments: readonly ExperimentResult<Record<string, unknown>>[]): string[] {
+  const value = {
+    workload: (e: ExperimentResult<Record<string, unknown>>): string => e.runs[0]?.config.workload ?? '-',
+    durability: (e: ExperimentResult<Record<string, unknown>>): string => (e.target.durable ? 'durable' : 'non-durable'),
+  };
+  const detail = (['workload', 'durability'] as const)
+    .filter((name) => new Set(experiments.map(value[name])).size > 1)
+    .map((name) => `${name} (${experiments.map((e, i) => `${i + 1}: ${value[name](e)}`).join(', ')})`);
+  const settings = (e: ExperimentResult<Record<string, unknown>>): string => JSON.stringify(Object.entries(e.target.settings).sort());
+  const changed = [...new Set(experiments.map((e) => e.target.dbms))].filter((dbms) => new Set(experiments.filter((e) => e.target.dbms === dbms).map(settings)).size > 1);
+  if (changed.length > 0) detail.push(`${changed.join(' and ')} server settings`);
+  return detail.length === 0 ? [] : [`warning: these files differ in ${detail.join(', ')}: the ratios compare unlike things`];
 }

@@ -1,4 +1,4 @@
-import { METRICS, compareRuns, describeRun, formatDifference, formatRatio, formatValue } from './comparison.js';
+import { METRICS, compareRuns, describeRun, formatDifference, formatRatio, formatValue, unlikeRuns } from './comparison.js';
 import type { LoadedResult } from './input.js';
 import { settingsLine } from './settings-text.js';
 import { table } from './text.js';
@@ -26,5 +26,5 @@ export function compareText(runs: readonly LoadedResult[]): string {
     const set = settingsLine(run.result.config.serverSettings);
     return `${i + 1}: ${run.label}: ${describeRun(run)}${set ? `, ${set}` : ''}${run.result.target.durable ? '' : ', non-durable'}`;
   });
-  return [...legend, ...settingDifferences(runs), '', ...table([header, ...rows]), '', 'diff and ratio are against run 1; lower is better except tps.'].join('\n');
+  return [...legend, ...settingDifferences(runs), '', ...unlikeRuns(runs), ...table([header, ...rows]), '', 'diff and ratio are against run 1; lower is better except tps.'].join('\n');
 }

@@ -50,6 +50,31 @@ export function formatDifference(metric: Metric, difference: number | null): str
   return `${difference >= 0 ? '+' : ''}${difference.toFixed(metric.digits)}`;
 }
 
+/**
+ * What differs between the runs beyond what a comparison varies on purpose (clients, time, the
+ * DBMS): the workload and its options, the scale, the settings of one DBMS's servers, durability.
+ * Empty when they are alike; else one line that says their ratios compare unlike things.
+ */
+export function unlikeRuns(runs: readonly LoadedResult[]): string[] {
+  const aspects: [string, (r: LoadedResult) => string][] = [
+    ['workload', (r) => `${r.result.config.workload}${optionsText(r.result.config.workloadOptions)}`],
+    ['scale', (r) => String(r.result.config.scale)],
+    ['durability', (r) => (r.result.target.durable ? 'durable' : `non-durable (${r.result.target.durabilityRisks.join(', ')})`)],
+  ];
+  const detail = aspects.filter(([, value]) => new Set(runs.map(value)).size > 1).map(([name, value]) => `${name} (${runs.map((r, i) => `${i + 1}: ${value(r)}`).join(', ')})`);
+  // Settings are each DBMS's own: they differ between runs of one DBMS only.
+  const settings = (r: LoadedResult): string => JSON.stringify(Object.entries(r.result.target.settings).sort());
+  const dbmss = [...new Set(runs.map((r) => r.result.target.dbms))];
+  const changed = dbmss.filter((dbms) => new Set(runs.filter((r) => r.result.target.dbms === dbms).map(settings)).size > 1);
+  if (changed.length > 0) detail.push(`${changed.join(' and ')} server settings (see the settings that differ)`);
+  return detail.length === 0 ? [] : [`warning: these runs differ in ${detail.join(', ')}: the ratios compare unlike things`];
+}
+
+function optionsText(options: Record<string, unknown>): string {
+  const set = Object.entries(options).filter(([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0));
+  return set.length === 0 ? '' : ` ${set.map(([k, v]) => `--${k} ${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ')}`;
+}
+
 /** A short line naming what was run: workload, DBMS and version, clients. */
 export function describeRun(run: LoadedResult): string {
   const r = run.result;

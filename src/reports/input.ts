@@ -12,6 +12,15 @@ export interface LoadedResult {
   /** The file name without .json: what tables and legends call this run. */
   label: string;
   result: RunResult;
+  /** A step of an experiment file: reported on its own, never as a ratio to another step. */
+  experimentStep?: boolean;
+}
+
+/** An experiment file as the reports see it: its own table and chart besides its steps' runs. */
+export interface LoadedExperiment {
+  file: string;
+  label: string;
+  experiment: ExperimentResult<Record<string, unknown>>;
 }
 
 /** A sweep file as the reports see it. */
@@ -24,6 +33,7 @@ export interface LoadedSweep {
 export interface LoadedInputs {
   runs: LoadedResult[];
   sweeps: LoadedSweep[];
+  experiments: LoadedExperiment[];
 }
 
 /**
@@ -36,13 +46,14 @@ export function readResults(files: readonly string[]): LoadedInputs {
   const names = files.map((file) => path.basename(file).replace(/\.json$/i, ''));
   // Two runs named result.json in different folders must not share a legend entry.
   const labels = names.map((name, i) => (names.indexOf(name) === names.lastIndexOf(name) ? name : path.relative('.', files[i]!).replace(/\.json$/i, '')));
-  const inputs: LoadedInputs = { runs: [], sweeps: [] };
+  const inputs: LoadedInputs = { runs: [], sweeps: [], experiments: [] };
   files.forEach((file, i) => {
     // An experiment file stands for its steps: each run inside is reported as a run of its own.
     if (isExperimentFile(file)) {
       const experiment = readExperiment(file);
       const names = stepNames(experiment);
-      experiment.runs.forEach((result, step) => inputs.runs.push({ file, label: `${labels[i]!}:${names[step]!}`, result }));
+      inputs.experiments.push({ file, label: labels[i]!, experiment });
+      experiment.runs.forEach((result, step) => inputs.runs.push({ file, label: `${labels[i]!}:${names[step]!}`, result, experimentStep: true }));
       return;
     }
     const read = readResultFile(file);

@@ -1,4 +1,4 @@
-import { METRICS, compareRuns, dbmsLabel, formatRatio, formatValue } from './comparison.js';
+import { METRICS, compareRuns, dbmsLabel, formatRatio, formatValue, unlikeRuns } from './comparison.js';
 import type { LoadedResult } from './input.js';
 import { figureName, formatFigure, formatSeconds, formatVsReference, type NormalisedComparison } from './normalise.js';
 import { whatWasNormalised } from './normalise-text.js';
@@ -6,7 +6,8 @@ import { whatWasNormalised } from './normalise-text.js';
 /** A summary table to paste into an issue: one row per run, ratios to the first when several. */
 export function markdownSummary(runs: readonly LoadedResult[]): string {
   const cells = compareRuns(runs);
-  const several = runs.length > 1;
+  // Steps of an experiment are not compared with one another: its own table says what they show.
+  const several = runs.length > 1 && !runs.some((r) => r.experimentStep);
   const header = ['run', 'workload', 'DBMS', 'clients', 'seconds', 'status', ...METRICS.map((m) => `${m.name}${m.unit ? ` ${m.unit}` : ''}`)];
   const rows = runs.map((run, i) => {
     const r = run.result;
@@ -26,7 +27,7 @@ export function markdownSummary(runs: readonly LoadedResult[]): string {
   });
   const right = (i: number): boolean => i === 3 || i === 4 || i >= 6;
   const lines = [row(header), row(header.map((_, i) => (right(i) ? '---:' : '---'))), ...rows.map(row)];
-  if (several) lines.push('', `Ratios (xN) are each run's figure over the first run's (${runs[0]!.label}).`);
+  if (several) lines.push('', `Ratios (xN) are each run's figure over the first run's (${runs[0]!.label}).`, ...unlikeRuns(runs).map((line) => `**${line}**`));
   // The workload's own headline figures (tpcc: NOPM, TPM) and its checks after the run, where it has them.
   for (const run of runs) {
     const metrics = (run.result.summary.workloadMetrics ?? []).map((m) => `${m.name} ${m.value.toFixed(1)}`);

@@ -1,5 +1,6 @@
 import type { RunResult } from '../result/result.js';
 import { table } from './text.js';
+import { tablesBytes } from '../observe/observation.js';
 
 /** Where the time went: the server's CPU and I/O beside the client's, sizes, top statements, waits. */
 export function serverLines(result: RunResult, cores: number): string[] {
@@ -7,14 +8,29 @@ export function serverLines(result: RunResult, cores: number): string[] {
   const lines = [verdict(result, cores)];
   if (server === null) return lines;
   if (server.host) {
+    // /proc/PID/io of every database's sessions, not this one's alone. Written: bytes given to write
+    // calls, not write_bytes, which counts whole large folios each time one is dirtied again (many
+    // times what reaches the disk); the disks' own count is on the machine line.
+    const written = server.host.writeCallBytes === undefined ? '' : `, wrote ${mb(server.host.writeCallBytes)} through write calls (files and sockets)`;
     lines.push(
-      `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); disk read ${mb(server.host.readBytes)}, written ${mb(server.host.writeBytes)}`,
+      `server cpu: ${server.host.cpuPercentOfOneCore.toFixed(0)}% of one core (${server.host.processes} processes); its processes (all databases) read ${mb(server.host.readBytes)} from disk${written}`,
     );
   }
+  if (server.machine) {
+    const m = server.machine;
+    const cpu = `CPUs busy ${m.cpuPercentOfOneCore.toFixed(0)}% of one core (of ${cores * 100}%), this client ${m.clientCpuPercentOfOneCore.toFixed(0)}%`;
+    const disks = `disks (${m.disks.join(', ') || 'none'}) read ${mb(m.diskReadBytes)}, wrote ${mb(m.diskWriteBytes)}`;
+    lines.push(`machine: ${cpu}; ${disks}, for every process on the machine`);
+  }
   if (server.sizesBefore.databaseBytes !== null && server.sizesAfter?.databaseBytes != null) {
-    const grew = server.sizesAfter.databaseBytes - server.sizesBefore.databaseBytes;
-    const dead = server.sizesAfter.tables.filter((t) => (t.deadRows ?? 0) > 0).map((t) => `${t.name} ${t.deadRows}`);
-    lines.push(`database size: ${mb(server.sizesBefore.databaseBytes)} before, ${mb(server.sizesAfter.databaseBytes)} after (${grew >= 0 ? '+' : ''}${mb(grew)})${dead.length > 0 ? `; dead rows: ${dead.join(', ')}` : ''}`);
+    lines.push(`database size (all its tables): ${beforeAfter(server.sizesBefore.databaseBytes, server.sizesAfter.databaseBytes)}`);
+  }
+  // The workload's own tables (the observer asks for those only): other tables in the database are not the run's.
+  const tablesBefore = tablesBytes(server.sizesBefore);
+  const tablesAfter = server.sizesAfter && tablesBytes(server.sizesAfter);
+  if (tablesBefore !== null && tablesAfter != null) {
+    const dead = server.sizesAfter!.tables.filter((t) => (t.deadRows ?? 0) > 0).map((t) => `${t.name} ${t.deadRows}`);
+    lines.push(`${result.config.workload}'s tables: ${beforeAfter(tablesBefore, tablesAfter)}${dead.length > 0 ? `; dead rows: ${dead.join(', ')}` : ''}`);
   }
   if (server.waits && server.waits.length > 0) {
     const totals = new Map<string, number>();
@@ -34,6 +50,9 @@ export function serverLines(result: RunResult, cores: number): string[] {
   return lines;
 }
 
+/** Above this share of the machine's CPUs (percent) used by other processes, the run's figures are called unreliable. */
+const OTHERS_UNRELIABLE = 25;
+
 /**
  * One line that says who was saturated. The client's main thread can use one core per job;
  * the machine has `cores` for client and server together when both run on it.
@@ -42,6 +61,20 @@ export function verdict(result: RunResult, cores: number): string {
   const client = result.summary.clientCpu.percentOfOneCore;
   const jobs = result.config.jobs;
   const server = result.server?.host?.cpuPercentOfOneCore;
+  const aborted = result.terminals.filter((t) => t.aborted !== undefined);
+  if (aborted.length > 0) {
+    // The client's share is over the measured period, part of which the aborted clients did not run.
+    return `verdict: ${aborted.length} of ${result.terminals.length} client(s) aborted (${aborted[0]!.aborted}): the run did not put the load it was asked to, so it says nothing about saturation; fix the error and run again`;
+  }
+  const machine = result.server?.machine;
+  if (machine) {
+    const others = Math.max(0, machine.cpuPercentOfOneCore - machine.clientCpuPercentOfOneCore - (server ?? 0));
+    if (others > OTHERS_UNRELIABLE * cores) {
+      const beside = `this client (${machine.clientCpuPercentOfOneCore.toFixed(0)}%)${server === undefined ? '' : ` and the server (${server.toFixed(0)}%)`}`;
+      const used = `other processes used ${others.toFixed(0)}% of one core (${(others / cores).toFixed(0)}% of the machine's ${cores} cores) beside ${beside}`;
+      return `verdict: unreliable: ${used}: they took CPU from the run, so its figures are unreliable; measure on a quiet machine`;
+    }
+  }
   if (client >= 90 * jobs) {
     return `verdict: the client was saturated (${client.toFixed(0)}% of a core with ${jobs} job(s)): the server could do more; raise -j or run the client on another machine`;
   }
@@ -52,6 +85,11 @@ export function verdict(result: RunResult, cores: number): string {
     return `verdict: the machine's ${cores} cores were saturated (server ${server.toFixed(0)}%, client ${client.toFixed(0)}% of one core): client and server compete for them`;
   }
   return `verdict: neither the client (${client.toFixed(0)}%) nor the server (${server.toFixed(0)}% of one core) used up the CPUs: the time went to waiting (commits, I/O, locks; see the sessions line)`;
+}
+
+function beforeAfter(before: number, after: number): string {
+  const grew = after - before;
+  return `${mb(before)} before, ${mb(after)} after (${grew >= 0 ? '+' : ''}${mb(grew)})`;
 }
 
 function mb(bytes: number): string {

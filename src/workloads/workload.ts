@@ -119,6 +119,8 @@ export interface Workload {
   description: string;
   /** The DBMSs it has a schema for; absent: every DBMS headroom drives. */
   runsOn?: readonly DbmsName[];
+  /** The tables it creates and runs on: the server figures (sizes, dead rows) are of these, not of other tables in the database. */
+  tables: readonly string[];
   /** What -s means for this workload. */
   scaleHelp: string;
   defaultScale: number;

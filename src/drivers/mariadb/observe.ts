@@ -1,5 +1,5 @@
 import type { Connection } from '../driver.js';
-import type { DbmsObservation, SizeSnapshot, StatementStat } from '../../observe/observation.js';
+import { tableNameList, type DbmsObservation, type SizeSnapshot, type StatementStat } from '../../observe/observation.js';
 import { readPidFile } from '../../observe/host-sampler.js';
 import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
 
@@ -17,10 +17,10 @@ export function observeMariadb(conn: Connection): DbmsObservation {
       const [[file]] = (await conn.query('SELECT @@pid_file')) as [[string]];
       return readPidFile(String(file));
     },
-    async sizes(): Promise<SizeSnapshot> {
+    async sizes(only): Promise<SizeSnapshot> {
       const tables = await conn.query(
         `SELECT TABLE_NAME, DATA_LENGTH + INDEX_LENGTH, TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES
-          WHERE TABLE_SCHEMA = DATABASE() ORDER BY 2 DESC LIMIT 20`,
+          WHERE TABLE_SCHEMA = DATABASE() ${only ? `AND LOWER(TABLE_NAME) IN (${tableNameList(only)})` : ''} ORDER BY 2 DESC LIMIT 20`,
       );
       // InnoDB's DATA_LENGTH is the clustered primary key with the rows; INDEX_LENGTH the secondary indexes.
       const list = tables.map(([name, bytes, rows, data, index]) => ({
@@ -34,10 +34,11 @@ export function observeMariadb(conn: Connection): DbmsObservation {
       return { databaseBytes: list.reduce((n, t) => n + t.bytes, 0), tables: list };
     },
     async waits() {
-      // Without performance_schema the process list's STATE says what each session is doing.
+      // Without performance_schema the process list's STATE says what each session is doing. Only
+      // the sessions in this schema: other schemas' work on the same server is not the run's.
       const rows = await conn.query(
         `SELECT COALESCE(NULLIF(STATE, ''), COMMAND), COUNT(*) FROM information_schema.PROCESSLIST
-          WHERE COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID() GROUP BY 1`,
+          WHERE COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID() AND DB = DATABASE() GROUP BY 1`,
       );
       return Object.fromEntries(rows.map(([state, count]) => [String(state), Number(count)]));
     },

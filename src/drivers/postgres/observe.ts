@@ -1,5 +1,5 @@
 import type { Connection } from '../driver.js';
-import type { DbmsObservation, SizeSnapshot, StatementStat } from '../../observe/observation.js';
+import { tableNameList, type DbmsObservation, type SizeSnapshot, type StatementStat } from '../../observe/observation.js';
 import { parentPid } from '../../observe/host-sampler.js';
 import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
 
@@ -17,11 +17,11 @@ export function observePostgres(conn: Connection): DbmsObservation {
       const [[backend]] = (await conn.query('SELECT pg_backend_pid()')) as [[number]];
       return parentPid(Number(backend));
     },
-    async sizes(): Promise<SizeSnapshot> {
+    async sizes(only): Promise<SizeSnapshot> {
       const [[database]] = (await conn.query('SELECT pg_database_size(current_database())')) as [[unknown]];
       const tables = await conn.query(
         `SELECT relname, pg_total_relation_size(relid), n_live_tup, n_dead_tup, pg_relation_size(relid), pg_indexes_size(relid)
-           FROM pg_stat_user_tables ORDER BY 2 DESC LIMIT 20`,
+           FROM pg_stat_user_tables ${only ? `WHERE lower(relname) IN (${tableNameList(only)})` : ''} ORDER BY 2 DESC LIMIT 20`,
       );
       return {
         databaseBytes: Number(database),
@@ -36,10 +36,11 @@ export function observePostgres(conn: Connection): DbmsObservation {
       };
     },
     async waits() {
-      // An active session without a wait event is running on a CPU (pg_stat_activity docs).
+      // An active session without a wait event is running on a CPU (pg_stat_activity docs). Only
+      // this database's sessions: other databases' work on the same server is not the run's.
       const rows = await conn.query(
         `SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU'), count(*)::int FROM pg_stat_activity
-          WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1`,
+          WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND datname = current_database() GROUP BY 1`,
       );
       return Object.fromEntries(rows.map(([event, count]) => [String(event), Number(count)]));
     },

@@ -25,6 +25,8 @@ export interface ChartSpec {
   xLog?: boolean;
   /** Points and lines drawn over the chart: a sweep's knee (a ring at x, y) and refused step (a dashed line at x). */
   marks?: ChartMark[];
+  /** The x axis's name where the kind's own does not fit (an experiment's sizes). */
+  xLabel?: string;
   yLabel: string;
   yLog: boolean;
   x: number[];

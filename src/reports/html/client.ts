@@ -85,7 +85,7 @@ export const CLIENT_SCRIPT = String.raw`
     var percentile = spec.kind === 'percentile';
     var terminals = spec.kind === 'terminals';
     var bars = spec.kind === 'bars';
-    var xAxis = { label: percentile ? 'percentile' : terminals ? 'terminals (clients)' : bars ? 'run' : 'seconds since the clients started' };
+    var xAxis = { label: spec.xLabel || (percentile ? 'percentile' : terminals ? 'terminals (clients)' : bars ? 'run' : 'seconds since the clients started') };
     // One tick per bar, named.
     if (bars) {
       xAxis.splits = function () { return spec.x; };
@@ -117,7 +117,7 @@ export const CLIENT_SCRIPT = String.raw`
         y: spec.yLog ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
       },
       series: [{
-        label: percentile ? 'percentile' : terminals ? 'terminals' : bars ? 'run' : 'time',
+        label: spec.xLabel || (percentile ? 'percentile' : terminals ? 'terminals' : bars ? 'run' : 'time'),
         value: function (u, v) { return v == null ? '-' : bars ? spec.categories[v] : percentile ? percentLabel(v) : terminals ? String(v) : v.toFixed(1) + ' s'; },
       }].concat(spec.lines.map(function (line, i) {
         // Bars: the first line as bars, the others as dots on them.

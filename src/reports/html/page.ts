@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { TOOL_VERSION } from '../../result/build.js';
-import type { LoadedResult, LoadedSweep } from '../input.js';
+import type { LoadedExperiment, LoadedResult, LoadedSweep } from '../input.js';
+import { experimentCharts, experimentSection } from './experiment.js';
 import { overlayCharts, runCharts } from './charts.js';
 import { CLIENT_SCRIPT } from './client.js';
 import { escapeHtml, scriptJson } from './markup.js';
@@ -25,10 +26,19 @@ function uplotAssets(): { script: string; style: string } {
 }
 
 /** The whole report as one self-contained HTML file: tables as markup, charts drawn by uPlot. */
-export function renderHtmlReport(runs: readonly LoadedResult[], sweeps: readonly LoadedSweep[] = [], normalised?: NormalisedComparison, generatedAt: Date = new Date()): string {
+export function renderHtmlReport(
+  runs: readonly LoadedResult[],
+  sweeps: readonly LoadedSweep[] = [],
+  normalised?: NormalisedComparison,
+  generatedAt: Date = new Date(),
+  experiments: readonly LoadedExperiment[] = [],
+): string {
   const perRun = runs.map((run, i) => runCharts(run, i));
+  // Runs side by side are the runs given as such; an experiment's steps have the experiment's own table.
+  const compared = runs.filter((run) => !run.experimentStep);
+  const ownCharts = experiments.map((loaded, i) => experimentCharts(loaded, i));
   const bars = normalised ? normaliseCharts(normalised) : [];
-  const overlays = runs.length > 1 ? overlayCharts(runs) : [];
+  const overlays = compared.length > 1 ? overlayCharts(compared) : [];
   const curves = sweeps.length > 0 ? sweepCharts(sweeps) : [];
   const title = pageTitle(runs, sweeps);
   const uplot = uplotAssets();
@@ -47,10 +57,11 @@ export function renderHtmlReport(runs: readonly LoadedResult[], sweeps: readonly
     `<h1>${escapeHtml(title)}</h1>`,
     `<div class="generated">headroom ${escapeHtml(TOOL_VERSION)} report, generated ${escapeHtml(generatedAt.toISOString())} from ${[...sweeps, ...runs].map((r) => `<code>${escapeHtml(r.file)}</code>`).join(', ')}</div>`,
     sweeps.length > 0 ? sweepSection(sweeps, curves) : '',
-    runs.length > 1 ? comparisonSection(runs, overlays) : '',
+    ...experiments.map((loaded, i) => experimentSection(loaded, ownCharts[i]!)),
+    compared.length > 1 ? comparisonSection(compared, overlays) : '',
     normalised ? normaliseSection(normalised, bars) : '',
     ...runs.map((run, i) => runSection(run, i, perRun[i]!)),
-    `<script type="application/json" id="headroom-data">${scriptJson({ charts: [...curves, ...overlays, ...bars, ...perRun.flat()] })}</script>`,
+    `<script type="application/json" id="headroom-data">${scriptJson({ charts: [...curves, ...ownCharts.flat(), ...overlays, ...bars, ...perRun.flat()] })}</script>`,
     `<script>${uplot.script}</script>`,
     `<script>${CLIENT_SCRIPT}</script>`,
     '</body>',

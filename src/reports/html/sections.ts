@@ -1,5 +1,5 @@
 import { ERROR_CLASSES } from '../../drivers/errors.js';
-import { METRICS, compareRuns, dbmsLabel, describeRun, formatRatio, formatValue } from '../comparison.js';
+import { METRICS, compareRuns, dbmsLabel, describeRun, formatRatio, formatValue, unlikeRuns } from '../comparison.js';
 import type { LoadedResult } from '../input.js';
 import type { ChartSpec } from './charts.js';
 import { escapeHtml as e, facts, htmlTable } from './markup.js';
@@ -116,7 +116,7 @@ export function comparisonSection(runs: readonly LoadedResult[], charts: readonl
     }),
   ]);
   const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
-  return ['<section class="compare">', '<h2>Comparison</h2>', htmlTable(header, rows), '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
+  return ['<section class="compare">', '<h2>Comparison</h2>', ...unlikeRuns(runs).map((line) => `<p class="warning">${e(line)}</p>`), htmlTable(header, rows), '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
 }
 
 function figure(name: string, value: string): string {

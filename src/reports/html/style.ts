@@ -7,6 +7,7 @@ h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 18px; margin: 36px 0 12px; padding-top: 16px; border-top: 2px solid var(--line); }
 h3 { font-size: 15px; margin: 24px 0 8px; }
 .sub, .note, .generated { color: var(--muted); font-size: 12.5px; }
+.warning { color: #b45309; font-weight: 600; }
 .reason { color: #a61e4d; }
 code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, monospace; }
 table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }

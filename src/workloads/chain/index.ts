@@ -10,6 +10,7 @@ export const DEFAULT_CHAIN_SCALE = 0.001;
 
 export const chain: Workload = {
   name: 'chain',
+  tables: TABLES,
   runsOn: ['sqlite', 'postgres', 'mariadb', 'firebird'],
   description: 'the address-chain OLTP model: operation -> client -> address -> street -> city -> country, one model unit per transaction',
   scaleHelp: 'fraction of the full data (12.5 M addresses, 3 x 3,333,333 clients): full, 1/1000 or 0.001; every table keeps at least 2 rows',

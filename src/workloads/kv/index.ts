@@ -4,13 +4,14 @@ import { checkKv } from './check.js';
 import { loadKv, tableState } from './load.js';
 import { read } from './read.js';
 import { parseRows } from './scale.js';
-import { dropStatement } from './schema.js';
+import { TABLE, dropStatement } from './schema.js';
 import { update } from './update.js';
 
 const TESTS = [read, update];
 
 export const kv: Workload = {
   name: 'kv',
+  tables: [TABLE],
   description: 'one big key-value table, numbers(number, operator, region): select or update one row by a random key (the billion-row study)',
   scaleHelp: 'rows in numbers: 10M, 1000000000, 1e9 (k, M, G/B suffixes; at most 1e9); init on a smaller table appends the missing rows',
   defaultScale: 1_000_000,

@@ -1,7 +1,7 @@
 import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
 import { PEAK_QUERIES, findPeakQuery } from './queries.js';
-import { REFERENCE_TABLE, createStatements, dropStatements } from './schema.js';
+import { PEAK_TABLES, REFERENCE_TABLE, createStatements, dropStatements } from './schema.js';
 
 const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
 
@@ -12,6 +12,7 @@ const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
  */
 export const peak: Workload = {
   name: 'peak',
+  tables: PEAK_TABLES,
   description: 'one of the seven simple queries of the peak queries/s study, in a loop (headroom experiment peak runs all seven)',
   scaleHelp: 'rows of the small reference table of query 2',
   defaultScale: 100,

@@ -20,6 +20,8 @@ const FIREBIRD_TEMPORARY = [
 ];
 
 const FIREBIRD_TABLES = ['peak_reference', 'peak_tmp', 'peak_tmp_indexed', 'peak_join'];
+/** Every table the peak queries make (temporary ones elsewhere than on Firebird). */
+export const PEAK_TABLES: readonly string[] = FIREBIRD_TABLES;
 
 export function createStatements(dbms: DbmsName): string[] {
   const reference = `CREATE TABLE ${REFERENCE_TABLE} (id INTEGER NOT NULL PRIMARY KEY, code VARCHAR(9) NOT NULL, description VARCHAR(50) NOT NULL)`;

@@ -7,7 +7,7 @@ import { tpccMetrics } from './metrics.js';
 import { newOrder } from './new-order.js';
 import { orderStatus } from './order-status.js';
 import { payment } from './payment.js';
-import { TABLES, dropStatements } from './schema.js';
+import { CONSTANTS_TABLE, TABLES, dropStatements } from './schema.js';
 import { stockLevel } from './stock-level.js';
 import { PROCEDURE_MIX } from './procedures/calls.js';
 import { PROCEDURES_OPTION, createProcedures, dropProcedureStatements, refuseProcedures, wantsProcedures } from './procedures/index.js';
@@ -26,7 +26,9 @@ const MIX: readonly TransactionType[] = [newOrder, payment, orderStatus, deliver
 
 export const tpcc: Workload = {
   name: 'tpcc',
-  description: 'TPC-C: nine tables, New-Order/Payment/Order-Status/Delivery/Stock-Level 45/43/4/4/4, NOPM and TPM, consistency conditions checked after each run',
+  tables: [...TABLES, CONSTANTS_TABLE],
+  // The TPC's fair-use rules: a workload derived from TPC-C says so, and its figures are not tpmC.
+  description: 'derived from TPC-C, not an audited TPC-C (its NOPM and TPM are not comparable with published tpmC): nine tables, New-Order/Payment/Order-Status/Delivery/Stock-Level 45/43/4/4/4, NOPM and TPM, consistency conditions checked after each run',
   scaleHelp: 'warehouses (W): 100,000 items, and per warehouse 100,000 stock rows, 10 districts, 30,000 customers, orders and history rows',
   defaultScale: 1,
   parseScale(text) {

@@ -1,0 +1,26 @@
+import type { ExperimentResult } from '../experiments/experiment-result.js';
+import { growthText, type GrowthRow } from '../experiments/growth.js';
+import { peakText, type PeakRow } from '../experiments/peak.js';
+import type { DeadRowsRow } from '../experiments/dead-rows.js';
+import { deadRowsText } from './dead-rows-text.js';
+import type { LoadedExperiment } from './input.js';
+
+type Rows = ExperimentResult<Record<string, unknown>>;
+
+/** Each experiment's own table, as `headroom experiment NAME` printed it. */
+const TEXTS: Record<string, (result: Rows, file: string) => string> = {
+  peak: (result, file) => peakText(result as unknown as ExperimentResult<PeakRow>, file),
+  growth: (result, file) => growthText(result as unknown as ExperimentResult<GrowthRow>, file),
+  'dead-rows': (result, file) => deadRowsText(result as unknown as ExperimentResult<DeadRowsRow>, file),
+};
+
+/** The experiment's table as text; one that this version does not know gets a line saying so. */
+export function experimentText(loaded: LoadedExperiment): string {
+  const text = TEXTS[loaded.experiment.experiment];
+  return text ? text(loaded.experiment, loaded.file) : `${loaded.file}: experiment "${loaded.experiment.experiment}" has no table in this version of headroom`;
+}
+
+/** For --markdown: the experiment's own table in a code block. */
+export function experimentMarkdown(loaded: LoadedExperiment): string {
+  return `\n\`${loaded.label}\` (experiment ${loaded.experiment.experiment}):\n\n\`\`\`\n${experimentText(loaded)}\n\`\`\`\n`;
+}
