@@ -84,6 +84,14 @@ export class LocalJob implements JobHandle {
     const router = config.routing && new RoutedConnector(config.target, config.routing);
     const stopSignal = new StopSignal();
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
+    // Opened before any connection, so a log that cannot be written fails the job with nothing left open.
+    let log: TransactionLog | undefined;
+    try {
+      log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0, config.seed);
+    } catch (error) {
+      await journal?.close();
+      throw error;
+    }
     // Each terminal's connector wraps every connection it opens, the first and any replacement.
     const statements = config.sessionStatements ?? [];
     // --set: every connection a terminal opens, the first and any replacement, gets the session settings.
@@ -113,12 +121,12 @@ export class LocalJob implements JobHandle {
     if (failure || accepted.length === 0) {
       await Promise.all(accepted.map((a) => a.connection.close().catch(() => {})));
       await journal?.close();
+      log?.close();
       await router?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
     const context = { scale: config.scale, dbms: config.target.dbms, options: config.options, protocol: config.protocol, seed: config.seed, ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}) };
     const gate = driver.blocking ? new Gate() : undefined;
-    const log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0);
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>
         new Terminal({ plan: { ...plan, latencyLimitMs: config.latencyLimitMs }, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context, log }),

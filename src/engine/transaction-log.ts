@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { Random } from './random.js';
 
 /**
  * -l / --log: what to write and where, as pgbench writes it (README, "What a pgbench user reads"). Plain
@@ -52,19 +53,27 @@ export class TransactionLog {
   private buffer: string[] = [];
   private bytes = 0;
   private aggregate: Aggregate | undefined;
+  /** --sampling-rate draws from the run's seed, as pgbench's from its --random-seed. */
+  private readonly sampling: Random;
 
+  /** Throws (ENOENT, EACCES, EROFS...) when the file cannot be created: the job then fails to open. */
   constructor(
     private readonly config: TransactionLogConfig,
     job: number,
+    seed: number,
   ) {
     this.fd = openSync(transactionLogFile(config, job), 'w');
+    this.sampling = new Random(seed ^ Math.imul(job + 1, 0x27d4eb2f));
   }
 
-  /** client: the terminal's number; transaction: its own count of transactions, from 1; script: the type's index. */
-  record(client: number, transaction: number, script: number, outcome: Outcome, lagUs: number, tries: number): void {
-    const nowUs = Math.round((performance.timeOrigin + performance.now()) * 1000);
+  /**
+   * client: the terminal's number; transaction: its own count of transactions, from 1; script: the type's index;
+   * atMs: when the transaction ended (performance.now()), the moment the line's time columns give.
+   */
+  record(client: number, transaction: number, script: number, outcome: Outcome, lagUs: number, tries: number, atMs: number): void {
+    const nowUs = Math.round((performance.timeOrigin + atMs) * 1000);
     if (this.config.aggregateSeconds !== undefined) return this.aggregateInto(nowUs, outcome, lagUs, tries);
-    if (this.config.samplingRate < 1 && Math.random() >= this.config.samplingRate) return;
+    if (this.config.samplingRate < 1 && this.sampling.float() >= this.config.samplingRate) return;
     const time = outcome.kind === 'committed' ? String(outcome.latencyUs) : outcome.kind;
     let line = `${client} ${transaction} ${time} ${script} ${Math.floor(nowUs / 1e6)} ${nowUs % 1e6}`;
     if (this.config.rated) line += ` ${lagUs}`;
