@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { UserError } from '../errors.js';
 import { Random } from './random.js';
 
 /**
@@ -56,13 +57,18 @@ export class TransactionLog {
   /** --sampling-rate draws from the run's seed, as pgbench's from its --random-seed. */
   private readonly sampling: Random;
 
-  /** Throws (ENOENT, EACCES, EROFS...) when the file cannot be created: the job then fails to open. */
+  /** Throws a UserError when the file cannot be created: the job then fails to open, before it connects. */
   constructor(
     private readonly config: TransactionLogConfig,
     job: number,
     seed: number,
   ) {
-    this.fd = openSync(transactionLogFile(config, job), 'w');
+    const file = transactionLogFile(config, job);
+    try {
+      this.fd = openSync(file, 'w');
+    } catch (error) {
+      throw new UserError(`cannot write the transaction log ${file}: ${(error as Error).message}`, 'give a writable --log-prefix', { cause: error });
+    }
     this.sampling = new Random(seed ^ Math.imul(job + 1, 0x27d4eb2f));
   }
 
