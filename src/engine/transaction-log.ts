@@ -56,6 +56,8 @@ export class TransactionLog {
   private aggregate: Aggregate | undefined;
   /** --sampling-rate draws from the run's seed, as pgbench's from its --random-seed. */
   private readonly sampling: Random;
+  /** A write failed: the file is incomplete, and nothing more is written to it. */
+  private broken = false;
 
   /** Throws a UserError when the file cannot be created: the job then fails to open, before it connects. */
   constructor(
@@ -87,11 +89,15 @@ export class TransactionLog {
     this.write(`${line}\n`);
   }
 
-  /** Writes what is pending (the last, partial interval too) and closes the file. */
+  /** Writes what is pending (the last, partial interval too) and closes the file; after a failed write only closes it. */
   close(): void {
-    if (this.aggregate) this.write(aggregateLine(this.aggregate));
-    this.flush();
-    closeSync(this.fd);
+    try {
+      if (this.broken) return;
+      if (this.aggregate) this.write(aggregateLine(this.aggregate));
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 
   private aggregateInto(nowUs: number, outcome: Outcome, lagUs: number, tries: number): void {
@@ -136,9 +142,15 @@ export class TransactionLog {
     if (this.bytes >= FLUSH_BYTES) this.flush();
   }
 
+  /** Throws when the write fails (a full disk): the job's loops end with it, and the run stops. */
   private flush(): void {
-    if (this.buffer.length === 0) return;
-    writeSync(this.fd, this.buffer.join(''));
+    if (this.buffer.length === 0 || this.broken) return;
+    try {
+      writeSync(this.fd, this.buffer.join(''));
+    } catch (error) {
+      this.broken = true;
+      throw new Error(`writing the transaction log failed: ${(error as Error).message}`, { cause: error });
+    }
     this.buffer = [];
     this.bytes = 0;
   }
