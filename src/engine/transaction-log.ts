@@ -137,6 +137,8 @@ export class TransactionLog {
   }
 
   private write(text: string): void {
+    // After a failed write the run is ending: lines are no longer kept.
+    if (this.broken) return;
     this.buffer.push(text);
     this.bytes += text.length;
     if (this.bytes >= FLUSH_BYTES) this.flush();
@@ -144,7 +146,7 @@ export class TransactionLog {
 
   /** Throws when the write fails (a full disk): the job's loops end with it, and the run stops. */
   private flush(): void {
-    if (this.buffer.length === 0 || this.broken) return;
+    if (this.buffer.length === 0) return;
     try {
       writeSync(this.fd, this.buffer.join(''));
     } catch (error) {
