@@ -16,6 +16,7 @@ import type { ServerSettings } from '../engine/server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
 import { dataContext, logLine, type Session } from './common.js';
+import { jobFailureReason } from '../result/job-failure.js';
 import type { PgbenchRunSettings } from './pgbench-run-options.js';
 
 /** What every measured run of one `headroom run` shares, a sweep's steps included. */
@@ -131,7 +132,9 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     workload,
     ...(outcome.status === 'interrupted'
       ? { statusReason: 'interrupted by a signal' }
-      : outcome.failure
+      : outcome.jobFailure
+        ? { statusReason: jobFailureReason(outcome) }
+        : outcome.failure
         ? { statusReason: `${outcome.totals.terminals.filter((t) => t.aborted !== undefined).length} of ${clients} client(s) aborted: ${outcome.failure.message}` }
         : {}),
   });

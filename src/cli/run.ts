@@ -4,7 +4,8 @@ import { parseClientSteps } from '../config/clients.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
-import { defaultResultPath, writeResult } from '../result/write.js';
+import { STDOUT_PATH, defaultResultPath, writeOutput } from '../result/write.js';
+import { checkRunOutputs } from './output-paths.js';
 import { summaryText } from '../reports/text.js';
 import { PROTOCOLS, type LoadPhase } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
@@ -74,6 +75,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const asked = askedScale(workload, values);
   // Refused before anything is loaded, like a bad mix.
   const routing = routingOf(values, resolveTarget(values['db'] as string | undefined));
+  // Before anything is loaded: a result that cannot be written would lose the whole measurement.
+  checkRunOutputs(values, pgbench.transactionLog);
 
   const settingsAsked = parseSettings(values['set'] as string[] | undefined);
   const session = await openSession(values, workload);
@@ -145,9 +148,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       // Put back before the result is written, so it records whether that worked.
       await settings.restore();
       const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
-      await writeResult(result, file);
-      process.stdout.write(`${summaryText(result, file)}\n`);
-      if (result.perCommand) process.stdout.write(`${perCommandText(result.perCommand)}\n`);
+      await writeOutput(result, file);
+      // -o -: stdout carries the JSON alone.
+      const human = file === STDOUT_PATH ? process.stderr : process.stdout;
+      human.write(`${summaryText(result, file === STDOUT_PATH ? undefined : file)}\n`);
+      if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
       if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
       return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
     } finally {

@@ -2,7 +2,7 @@ import type { ConnectionBudget } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
-import { defaultSweepPath, writeResult } from '../result/write.js';
+import { STDOUT_PATH, defaultSweepPath, writeOutput } from '../result/write.js';
 import { sweepText } from '../reports/sweep-table.js';
 import { logLine } from './common.js';
 import { measureOnce, type RunPlan } from './run-once.js';
@@ -42,10 +42,12 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
     steps: [],
   };
   const file = (plan.values['out'] as string | undefined) ?? defaultSweepPath(workload.name, session.target.dbms, sweep.startedAt);
-  const save = async (): Promise<void> => {
+  const toStdout = file === STDOUT_PATH;
+  // A file is rewritten after every step; stdout (-o -) gets the sweep once, when it ends.
+  const save = async (last = false): Promise<void> => {
     sweep.endedAt = new Date().toISOString();
     sweep.knee = kneeOf(kneePoints(sweep.steps));
-    await writeResult(sweep, file);
+    if (!toStdout || last) await writeOutput(sweep, file);
   };
   const refuse = (clients: number, why: string): void => {
     sweep.refusedAt ??= clients;
@@ -87,7 +89,7 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
     // What the steps before measured is kept; the error itself is reported as usual.
     sweep.status = 'failed';
     sweep.statusReason = error instanceof Error ? error.message : String(error);
-    await save();
+    await save(true);
     throw error;
   }
   if (plan.signal.aborted && sweep.status === 'completed') {
@@ -96,8 +98,8 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
   }
   // --set put back before the last save, so the steps' files record whether that worked.
   await plan.settings.restore();
-  await save();
-  process.stdout.write(`${sweepText(sweep, file)}\n`);
+  await save(true);
+  (toStdout ? process.stderr : process.stdout).write(`${sweepText(sweep, toStdout ? undefined : file)}\n`);
   return sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;
 }
 

@@ -47,6 +47,10 @@ export interface EngineOutcome {
   status: 'completed' | 'interrupted' | 'failed';
   /** The bad request that ended terminals early, when one did. */
   failure: DbError | undefined;
+  /** The error that ended a job mid-run (its worker thread died, or its loops failed); the run then stopped. */
+  jobFailure: Error | undefined;
+  /** Jobs whose totals died with their thread: the totals leave out their terminals (the series has them up to then). */
+  lostJobs: number;
   startedAt: Date;
   measureStartedAt: Date | undefined;
   measuredSeconds: number;
@@ -85,7 +89,15 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     await Promise.all(jobs.map((j) => j.setMeasuring(true)));
   }
 
-  const finished = Promise.all(jobs.map((j) => j.run())).then(() => 'finished' as const);
+  let jobFailure: Error | undefined;
+  // A job that fails ends the run: the others stop, and what they measured is kept.
+  const finished = Promise.all(jobs.map((j) => j.run())).then(
+    () => 'finished' as const,
+    (error: unknown) => {
+      jobFailure = error instanceof Error ? error : new Error(String(error));
+      return 'finished' as const;
+    },
+  );
   const aborted = new Promise<'aborted'>((resolve) => {
     if (signal.aborted) resolve('aborted');
     signal.addEventListener('abort', () => resolve('aborted'), { once: true });
@@ -99,7 +111,8 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     const due = new Promise<'tick'>((resolve) => (timer = setTimeout(() => resolve('tick'), start + tick * TICK_MS - performance.now())));
     reason = await Promise.race([due, finished, aborted]);
     clearTimeout(timer);
-    const snapshots = await Promise.all(jobs.map((j) => j.tick()));
+    // A dead job has no snapshot to give; the others' still make the interval.
+    const snapshots = (await Promise.all(jobs.map((j) => j.tick().catch(() => undefined)))).filter((s) => s !== undefined);
     const now = performance.now();
     const cpu = process.cpuUsage(cpuAtTick);
     cpuAtTick = process.cpuUsage();
@@ -129,13 +142,16 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
   }
   const measuredSeconds = measuring ? (performance.now() - measureStart) / 1000 : 0;
   const cpu = measuring ? process.cpuUsage(cpuAtMeasure) : { user: 0, system: 0 };
-  const stopped = await Promise.all(jobs.map((j) => j.stop()));
+  const stopped = (await Promise.all(jobs.map((j) => j.stop().catch(() => undefined)))).filter((s) => s !== undefined);
   loopDelay.disable();
   loopDelayTick.disable();
   const failure = stopped.find((s) => s.aborted)?.aborted;
+  jobFailure ??= stopped.find((s) => s.failure)?.failure;
   return {
-    status: reason === 'aborted' ? 'interrupted' : failure ? 'failed' : 'completed',
+    status: reason === 'aborted' ? 'interrupted' : failure || jobFailure ? 'failed' : 'completed',
     failure,
+    jobFailure,
+    lostJobs: jobs.length - stopped.length,
     startedAt,
     measureStartedAt,
     measuredSeconds,

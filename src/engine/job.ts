@@ -53,8 +53,17 @@ export interface JobHandle {
   run(): Promise<void>;
   setMeasuring(measuring: boolean): Promise<void>;
   tick(): Promise<IntervalSnapshot>;
-  /** Stops recording, then the terminals; returns the totals and any bad request that aborted terminals. */
-  stop(): Promise<{ totals: JobTotals; aborted: DbError | undefined }>;
+  /**
+   * Stops recording, then the terminals; returns the totals, any bad request that aborted terminals,
+   * and a failure while stopping (the -l file's last write) that must fail the run.
+   */
+  stop(): Promise<JobStopped>;
+}
+
+export interface JobStopped {
+  totals: JobTotals;
+  aborted: DbError | undefined;
+  failure?: Error | undefined;
 }
 
 export class LocalJob implements JobHandle {
@@ -84,6 +93,14 @@ export class LocalJob implements JobHandle {
     const router = config.routing && new RoutedConnector(config.target, config.routing);
     const stopSignal = new StopSignal();
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
+    // Opened before any connection, so a log that cannot be written fails the job with nothing left open.
+    let log: TransactionLog | undefined;
+    try {
+      log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0, config.seed);
+    } catch (error) {
+      await journal?.close();
+      throw error;
+    }
     // Each terminal's connector wraps every connection it opens, the first and any replacement.
     const statements = config.sessionStatements ?? [];
     // --set: every connection a terminal opens, the first and any replacement, gets the session settings.
@@ -113,12 +130,12 @@ export class LocalJob implements JobHandle {
     if (failure || accepted.length === 0) {
       await Promise.all(accepted.map((a) => a.connection.close().catch(() => {})));
       await journal?.close();
+      log?.close();
       await router?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
     const context = { scale: config.scale, dbms: config.target.dbms, options: config.options, protocol: config.protocol, seed: config.seed, ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}) };
     const gate = driver.blocking ? new Gate() : undefined;
-    const log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0);
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>
         new Terminal({ plan: { ...plan, latencyLimitMs: config.latencyLimitMs }, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context, log }),
@@ -150,21 +167,27 @@ export class LocalJob implements JobHandle {
     return this.recorder.takeInterval();
   }
 
-  async stop(): Promise<{ totals: JobTotals; aborted: DbError | undefined }> {
+  async stop(): Promise<JobStopped> {
     // Transactions that end after the stop must not count: the measured window closes now.
     this.recorder.measuring = false;
     if (this.router) this.router.stats.measuring = false;
     this.stopSignal.stop();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.loops ?? Promise.resolve(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+    // Loops that failed (run() reported it) still leave their totals.
+    await Promise.race([this.loops?.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
     clearTimeout(timer);
     // Taken after the terminals ended, so outages still open at the stop are included.
     const totals = this.recorder.totalsSnapshot();
     if (this.router) totals.nodes = this.router.stats.totals();
     await Promise.all(this.terminals.map((t) => t.close()));
     await this.journal?.close();
-    this.log?.close();
+    let failure: Error | undefined;
+    try {
+      this.log?.close();
+    } catch (error) {
+      failure = error as Error;
+    }
     await this.router?.close();
-    return { totals, aborted: this.terminals.find((t) => t.abortedBy)?.abortedBy };
+    return { totals, aborted: this.terminals.find((t) => t.abortedBy)?.abortedBy, failure };
   }
 }

@@ -5,6 +5,7 @@ import type { Recorder, TerminalTally } from '../metrics/recorder.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workloads/workload.js';
 import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
+import { Pacing } from './pacing.js';
 import { Random } from './random.js';
 import type { StopSignal } from './stop-signal.js';
 import type { TransactionLog } from './transaction-log.js';
@@ -57,6 +58,7 @@ export class Terminal {
   abortedBy: DbError | undefined;
   private runners: TransactionRunner[] = [];
   private readonly random: Random;
+  private readonly pacing: Pacing;
   private readonly deck: Deck;
   private readonly context: TerminalContext;
   private readonly plan: TerminalPlan;
@@ -75,6 +77,7 @@ export class Terminal {
   constructor(parts: TerminalParts) {
     ({ plan: this.plan, types: this.types, recorder: this.recorder, stop: this.stop, connection: this.conn, connect: this.connect, blocking: this.blocking, gate: this.gate, log: this.log } = parts);
     this.random = new Random(this.plan.seed);
+    this.pacing = new Pacing(this.plan.seed);
     this.tally = this.recorder.tally(this.plan.id);
     this.deck = new Deck(
       this.types.map((t) => t.weight),
@@ -103,14 +106,20 @@ export class Terminal {
       if (plan.rate !== undefined) {
         // Poisson arrivals as pgbench --rate: exponential gaps, and latency counted from the
         // scheduled start, so a stalled server shows up as latency (no coordinated omission).
-        scheduled += -Math.log(1 - Math.random()) * meanGapMs;
-        if (skipLateMs !== undefined && performance.now() > scheduled + skipLateMs) {
+        scheduled += this.pacing.arrivalGapMs(meanGapMs);
+        let now = performance.now();
+        if (skipLateMs !== undefined && now > scheduled + skipLateMs) {
           recorder.skip(type);
           this.logged++;
-          if (recorder.measuring) this.log?.record(plan.id, this.logged, type, { kind: 'skipped' }, Math.round((performance.now() - scheduled) * 1000), 1);
+          if (recorder.measuring) this.log?.record(plan.id, this.logged, type, { kind: 'skipped' }, Math.round((now - scheduled) * 1000), 1, now);
           continue;
         }
-        await stop.sleep(scheduled - performance.now());
+        // A timer may fire up to a millisecond or two before the moment asked (it counts from the
+        // event loop's cached clock): sleep again until it is due, never start early.
+        while (now < scheduled && !stop.stopped) {
+          await stop.sleep(scheduled - now);
+          now = performance.now();
+        }
         if (stop.stopped) break;
       }
       const pauses = this.types[type]!.pauses;
@@ -148,10 +157,10 @@ export class Terminal {
       if (error === undefined) {
         const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
         recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
-        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries);
+        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
       } else {
         recorder.failure(type, error, this.tally, ended, tries);
-        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'failed', deadlock: error.errorClass === 'retryable' ? error.deadlock : undefined }, lagUs, tries);
+        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'failed', deadlock: error.errorClass === 'retryable' ? error.deadlock : undefined }, lagUs, tries, ended);
         if (error.errorClass === 'connection_lost') await this.reconnect();
         else if (error.errorClass === 'bad_request') {
           this.abortedBy = error;
@@ -159,8 +168,7 @@ export class Terminal {
           return;
         }
       }
-      // Think time: exponential with the type's mean, cut at 10 means (TPC-C 5.2.5.4).
-      if (pauses) await stop.sleep(Math.min(-Math.log(1 - Math.random()) * pauses.thinkMeanMs, 10 * pauses.thinkMeanMs));
+      if (pauses) await stop.sleep(this.pacing.thinkMs(pauses.thinkMeanMs));
       // better-sqlite3 never yields: without this, timers (progress, the end of -T) and Ctrl-C
       // would wait until the run is over.
       if (this.blocking) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -199,7 +207,7 @@ export class Terminal {
     await this.conn.close().catch(() => {});
     let delay = RECONNECT_FIRST_DELAY_MS;
     while (!this.stop.stopped) {
-      await this.stop.sleep(delay * (0.5 + Math.random()));
+      await this.stop.sleep(this.pacing.reconnectDelayMs(delay));
       if (this.stop.stopped) break;
       try {
         this.conn = await this.connect();

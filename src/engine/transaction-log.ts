@@ -1,4 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { UserError } from '../errors.js';
+import { Random } from './random.js';
 
 /**
  * -l / --log: what to write and where, as pgbench writes it (README, "What a pgbench user reads"). Plain
@@ -52,19 +54,34 @@ export class TransactionLog {
   private buffer: string[] = [];
   private bytes = 0;
   private aggregate: Aggregate | undefined;
+  /** --sampling-rate draws from the run's seed, as pgbench's from its --random-seed. */
+  private readonly sampling: Random;
+  /** A write failed: the file is incomplete, and nothing more is written to it. */
+  private broken = false;
 
+  /** Throws a UserError when the file cannot be created: the job then fails to open, before it connects. */
   constructor(
     private readonly config: TransactionLogConfig,
     job: number,
+    seed: number,
   ) {
-    this.fd = openSync(transactionLogFile(config, job), 'w');
+    const file = transactionLogFile(config, job);
+    try {
+      this.fd = openSync(file, 'w');
+    } catch (error) {
+      throw new UserError(`cannot write the transaction log ${file}: ${(error as Error).message}`, 'give a writable --log-prefix', { cause: error });
+    }
+    this.sampling = new Random(seed ^ Math.imul(job + 1, 0x27d4eb2f));
   }
 
-  /** client: the terminal's number; transaction: its own count of transactions, from 1; script: the type's index. */
-  record(client: number, transaction: number, script: number, outcome: Outcome, lagUs: number, tries: number): void {
-    const nowUs = Math.round((performance.timeOrigin + performance.now()) * 1000);
+  /**
+   * client: the terminal's number; transaction: its own count of transactions, from 1; script: the type's index;
+   * atMs: when the transaction ended (performance.now()), the moment the line's time columns give.
+   */
+  record(client: number, transaction: number, script: number, outcome: Outcome, lagUs: number, tries: number, atMs: number): void {
+    const nowUs = Math.round((performance.timeOrigin + atMs) * 1000);
     if (this.config.aggregateSeconds !== undefined) return this.aggregateInto(nowUs, outcome, lagUs, tries);
-    if (this.config.samplingRate < 1 && Math.random() >= this.config.samplingRate) return;
+    if (this.config.samplingRate < 1 && this.sampling.float() >= this.config.samplingRate) return;
     const time = outcome.kind === 'committed' ? String(outcome.latencyUs) : outcome.kind;
     let line = `${client} ${transaction} ${time} ${script} ${Math.floor(nowUs / 1e6)} ${nowUs % 1e6}`;
     if (this.config.rated) line += ` ${lagUs}`;
@@ -72,11 +89,15 @@ export class TransactionLog {
     this.write(`${line}\n`);
   }
 
-  /** Writes what is pending (the last, partial interval too) and closes the file. */
+  /** Writes what is pending (the last, partial interval too) and closes the file; after a failed write only closes it. */
   close(): void {
-    if (this.aggregate) this.write(aggregateLine(this.aggregate));
-    this.flush();
-    closeSync(this.fd);
+    try {
+      if (this.broken) return;
+      if (this.aggregate) this.write(aggregateLine(this.aggregate));
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 
   private aggregateInto(nowUs: number, outcome: Outcome, lagUs: number, tries: number): void {
@@ -116,14 +137,22 @@ export class TransactionLog {
   }
 
   private write(text: string): void {
+    // After a failed write the run is ending: lines are no longer kept.
+    if (this.broken) return;
     this.buffer.push(text);
     this.bytes += text.length;
     if (this.bytes >= FLUSH_BYTES) this.flush();
   }
 
+  /** Throws when the write fails (a full disk): the job's loops end with it, and the run stops. */
   private flush(): void {
     if (this.buffer.length === 0) return;
-    writeSync(this.fd, this.buffer.join(''));
+    try {
+      writeSync(this.fd, this.buffer.join(''));
+    } catch (error) {
+      this.broken = true;
+      throw new Error(`writing the transaction log failed: ${(error as Error).message}`, { cause: error });
+    }
     this.buffer = [];
     this.bytes = 0;
   }

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { DbError } from '../drivers/errors.js';
 import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
-import type { JobConfig, JobHandle } from './job.js';
+import type { JobConfig, JobHandle, JobStopped } from './job.js';
 import { fromWire, type WireError } from './wire-error.js';
 
 export type ToWorker = { kind: 'run' } | { kind: 'measure'; on: boolean } | { kind: 'tick' } | { kind: 'stop' };
@@ -10,15 +10,26 @@ type FromWorker =
   | { kind: 'ready' }
   | { kind: 'failed'; error: WireError }
   | { kind: 'finished' }
+  | { kind: 'run-failed'; error: WireError }
   | { kind: 'interval'; snapshot: IntervalSnapshot }
-  | { kind: 'stopped'; totals: JobTotals; aborted: WireError | undefined };
+  | { kind: 'stopped'; totals: JobTotals; aborted: WireError | undefined; failure: WireError | undefined };
+
+interface Waiter {
+  resolve(message: FromWorker): void;
+  reject(error: Error): void;
+}
 
 /** The main thread's side of a worker thread running a share of the terminals (pgbench's -j). */
 export class WorkerJob implements JobHandle {
-  private readonly waiting = new Map<FromWorker['kind'], ((message: FromWorker) => void)[]>();
+  private readonly waiting = new Map<FromWorker['kind'], Waiter[]>();
+  /** Why the thread ended before it was stopped; every wait on it then fails at once instead of never ending. */
+  private died: Error | undefined;
+  private stopped = false;
 
   private constructor(private readonly worker: Worker) {
-    worker.on('message', (message: FromWorker) => this.waiting.get(message.kind)?.shift()?.(message));
+    worker.on('message', (message: FromWorker) => this.waiting.get(message.kind)?.shift()?.resolve(message));
+    worker.on('error', (error) => this.die(error));
+    worker.on('exit', (code) => this.die(new Error(`its worker thread ended (exit code ${code})`)));
   }
 
   static async open(config: JobConfig): Promise<WorkerJob> {
@@ -27,7 +38,6 @@ export class WorkerJob implements JobHandle {
     const first = await new Promise<FromWorker>((resolve, reject) => {
       job.expect('ready').then(resolve, reject);
       job.expect('failed').then(resolve, reject);
-      worker.once('error', reject);
     });
     if (first.kind === 'failed') {
       await worker.terminate();
@@ -36,10 +46,13 @@ export class WorkerJob implements JobHandle {
     return job;
   }
 
+  /** Rejects when the job's terminals failed (the thread still answers tick and stop) or the thread died. */
   async run(): Promise<void> {
+    const failed = this.expect('run-failed');
     const finished = this.expect('finished');
     this.worker.postMessage({ kind: 'run' } satisfies ToWorker);
-    await finished;
+    const ended = await Promise.race([finished, failed]);
+    if (ended.kind === 'run-failed') throw fromWire(ended.error);
   }
 
   async setMeasuring(on: boolean): Promise<void> {
@@ -52,19 +65,28 @@ export class WorkerJob implements JobHandle {
     return ((await reply) as Extract<FromWorker, { kind: 'interval' }>).snapshot;
   }
 
-  async stop(): Promise<{ totals: JobTotals; aborted: DbError | undefined }> {
+  /** Rejects when the thread died: what it measured died with it. */
+  async stop(): Promise<JobStopped> {
     const reply = this.expect('stopped');
     this.worker.postMessage({ kind: 'stop' } satisfies ToWorker);
-    const { totals, aborted } = (await reply) as Extract<FromWorker, { kind: 'stopped' }>;
+    const { totals, aborted, failure } = (await reply) as Extract<FromWorker, { kind: 'stopped' }>;
+    this.stopped = true;
     await this.worker.terminate();
-    return { totals, aborted: aborted && (fromWire(aborted) as DbError) };
+    return { totals, aborted: aborted && (fromWire(aborted) as DbError), failure: failure && fromWire(failure) };
   }
 
   private expect(kind: FromWorker['kind']): Promise<FromWorker> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      if (this.died) return reject(this.died);
       const queue = this.waiting.get(kind) ?? [];
-      queue.push(resolve);
+      queue.push({ resolve, reject });
       this.waiting.set(kind, queue);
     });
+  }
+
+  private die(error: Error): void {
+    if (this.stopped || this.died) return;
+    this.died = error;
+    for (const queue of this.waiting.values()) for (const waiter of queue.splice(0)) waiter.reject(error);
   }
 }

@@ -10,7 +10,12 @@ try {
   port.on('message', (message: ToWorker) => {
     switch (message.kind) {
       case 'run':
-        void job.run().then(() => port.postMessage({ kind: 'finished' }));
+        // A failure of the terminals' loops (a log write on a full disk) is reported, and the thread
+        // stays to give its totals at the stop.
+        void job.run().then(
+          () => port.postMessage({ kind: 'finished' }),
+          (error: unknown) => port.postMessage({ kind: 'run-failed', error: toWire(error) }),
+        );
         break;
       case 'measure':
         void job.setMeasuring(message.on);
@@ -19,8 +24,8 @@ try {
         void job.tick().then((snapshot) => port.postMessage({ kind: 'interval', snapshot }));
         break;
       case 'stop':
-        void job.stop().then(({ totals, aborted }) => {
-          port.postMessage({ kind: 'stopped', totals, aborted: aborted && toWire(aborted) });
+        void job.stop().then(({ totals, aborted, failure }) => {
+          port.postMessage({ kind: 'stopped', totals, aborted: aborted && toWire(aborted), failure: failure && toWire(failure) });
           port.close();
         });
         break;

@@ -8,6 +8,7 @@ import type { ServerSettings } from '../engine/server-settings.js';
 import { UserError } from '../errors.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { buildResult } from '../result/build.js';
+import { jobFailureReason } from '../result/job-failure.js';
 import type { RunResult } from '../result/result.js';
 import type { Session } from '../cli/common.js';
 import type { Workload } from '../workloads/workload.js';
@@ -103,7 +104,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       argv: [...step.argv],
       ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
     },
-    ...(outcome.status === 'interrupted' ? { statusReason: 'interrupted by a signal' } : outcome.failure ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` } : {}),
+    ...(outcome.status === 'interrupted' ? { statusReason: 'interrupted by a signal' } : outcome.jobFailure ? { statusReason: jobFailureReason(outcome) } : outcome.failure ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` } : {}),
   });
 }
 

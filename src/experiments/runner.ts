@@ -5,7 +5,8 @@ import { ServerSettings, parseSettings } from '../engine/server-settings.js';
 import type { RunResult } from '../result/result.js';
 import { logLine, openSession, type Session } from '../cli/common.js';
 import type { Workload } from '../workloads/workload.js';
-import { defaultExperimentPath, writeResult } from '../result/write.js';
+import { STDOUT_PATH, defaultExperimentPath, writeOutput } from '../result/write.js';
+import { checkRunOutputs } from '../cli/output-paths.js';
 import { experimentHeader, type ExperimentResult } from './experiment-result.js';
 
 /** What an experiment's steps are given: the open session, the settings in force, and the stop signal. */
@@ -36,6 +37,7 @@ export async function runExperiment<Row>(
   render: (result: ExperimentResult<Row>, file: string) => string,
 ): Promise<number> {
   const asked = parseSettings(values['set'] as string[] | undefined);
+  checkRunOutputs(values);
   const session = await openSession(values, workload);
   let settings: ServerSettings | undefined;
   const abort = new AbortController();
@@ -72,8 +74,8 @@ export async function runExperiment<Row>(
     else if (status === 'failed') result.statusReason = runs.find((r) => r.status === 'failed')?.statusReason ?? 'a step failed';
     const file = (values['out'] as string | undefined) ?? defaultExperimentPath(name, server.dbms, header.startedAt);
     if (rows.length > 0 || failure === undefined) {
-      await writeResult(result, file);
-      process.stdout.write(`${render(result, file)}\n`);
+      await writeOutput(result, file);
+      (file === STDOUT_PATH ? process.stderr : process.stdout).write(`${render(result, file === STDOUT_PATH ? 'stdout' : file)}\n`);
     }
     if (failure !== undefined) throw failure;
     return status === 'interrupted' ? 130 : status === 'failed' ? 1 : 0;

@@ -5,6 +5,8 @@ import type { SweepResult } from './sweep.js';
 import type { ExperimentResult } from '../experiments/experiment-result.js';
 
 export const DEFAULT_RESULTS_DIR = 'headroom-results';
+/** `-o -`: the result as JSON on stdout, and what is meant for people on stderr. */
+export const STDOUT_PATH = '-';
 
 /** headroom-results/tpcb-sqlite-20261202-132501.json */
 export function defaultResultPath(result: RunResult): string {
@@ -23,6 +25,12 @@ export function defaultExperimentPath(experiment: string, dbms: string, startedA
 
 function stamp(isoTime: string): string {
   return isoTime.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+/** -o -: the result as JSON on stdout; otherwise written to the file as writeResult does. */
+export async function writeOutput(result: RunResult | SweepResult | ExperimentResult<unknown>, file: string): Promise<void> {
+  if (file === STDOUT_PATH) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else await writeResult(result, file);
 }
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a result. */

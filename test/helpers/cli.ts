@@ -14,9 +14,13 @@ export interface CliRun {
  * Runs the built CLI as a user would. `whenStderr` lets a test act once a line appears (e.g. send
  * SIGINT after the first progress line).
  */
-export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; whenStderr?: [RegExp, (pid: number) => void] } = {}): Promise<CliRun> {
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; whenStderr?: [RegExp, (pid: number) => void]; onSpawn?: (pid: number) => void } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env ?? { ...process.env, DATABASE_URL: undefined }, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     let fired = false;

@@ -9,6 +9,7 @@ import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
+import { unframeableString } from '../unframeable.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -40,6 +41,8 @@ export class PostgresDriver implements Driver {
 
   async connect(): Promise<Connection> {
     try {
+      // The startup message's fields are NUL-terminated: one that holds a NUL is refused before a socket is opened.
+      for (const field of [this.config.user, this.config.database]) if (field.includes('\0')) throw unframeableString('PostgreSQL', field);
       const wire = await WireConnection.connect({
         host: this.config.host,
         port: this.config.port,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { unframeableString } from '../../unframeable.js';
 
 /** The answer to a scramble for an authentication plugin; undefined when headroom does not speak it. */
 export function authAnswer(plugin: string, password: string, scramble: Buffer): Buffer | undefined {
@@ -8,6 +9,7 @@ export function authAnswer(plugin: string, password: string, scramble: Buffer): 
     case 'caching_sha2_password':
       return cachingSha2(password, scramble);
     case 'mysql_clear_password':
+      if (password.includes('\0')) throw unframeableString('MariaDB', password);
       return Buffer.from(`${password}\0`);
     default:
       return undefined;

@@ -1,4 +1,5 @@
 import { MAX_PACKET_PAYLOAD } from './protocol.js';
+import { unframeableString } from '../../unframeable.js';
 
 /**
  * Reads the fields of one packet's payload in place (a transport's buffer, valid during the call):
@@ -153,7 +154,12 @@ export class PacketWriter {
     return this;
   }
 
+  /** A NUL-terminated string (the user and database at login): one holding a NUL is refused, the packet dropped. */
   cstring(value: string): this {
+    if (value.includes('\0')) {
+      this.length = 0;
+      throw unframeableString('MariaDB', value);
+    }
     return this.text(value).u8(0);
   }
 

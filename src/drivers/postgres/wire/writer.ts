@@ -1,3 +1,5 @@
+import { unframeableString } from '../../unframeable.js';
+
 /**
  * Builds frontend messages of PostgreSQL's wire protocol (v3) into one growing buffer, so that
  * several messages (Bind, Execute, Sync) leave in a single socket write.
@@ -38,8 +40,15 @@ export class MessageWriter {
     return this;
   }
 
-  /** A NUL-terminated string. */
+  /**
+   * A NUL-terminated string: query text, statement names, login fields. One holding a NUL is
+   * refused, and what this writer held since the last take() dropped, so nothing half-built is sent.
+   */
   cstring(value: string): this {
+    if (value.includes('\0')) {
+      this.length = 0;
+      throw unframeableString('PostgreSQL', value);
+    }
     const bytes = Buffer.byteLength(value);
     this.ensure(bytes + 1);
     this.buffer.write(value, this.length, 'utf8');

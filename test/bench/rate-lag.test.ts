@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freshDatabase } from '../helpers/databases.js';
+
+const BENCH = fileURLToPath(new URL('../../../bench/rate-lag.mjs', import.meta.url));
+
+/** Not a benchmark: a short run proving the -R comparison still works end to end. */
+test('bench/rate-lag.mjs runs pgbench and headroom under -R and prints lag and latency percentiles from both logs', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  // The script creates and drops a database of its own; the fresh one only names it.
+  await db.dispose();
+  const child = spawnSync(process.execPath, [BENCH, '--db', `${db.url}_rate`, '--time', '1', '--rate', '200', '--clients', '2'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  for (const tool of ['pgbench', 'headroom']) {
+    for (const figure of ['lag', 'latency']) {
+      const row = new RegExp(`^${tool} +${figure} +(\\d+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +(\\d+)$`, 'm').exec(child.stdout);
+      assert.ok(row, `no ${tool} ${figure} row in:\n${child.stdout}`);
+      const [n, min, p50, p90, p99, max, negative] = row.slice(1).map(Number);
+      assert.ok(n! > 50, `about 200 transactions in 1 s: ${row[0]}`);
+      assert.ok(min! <= p50! && p50! <= p90! && p90! <= p99! && p99! <= max!, `percentiles in order: ${row[0]}`);
+      assert.equal(negative, 0, `no transaction starts before its schedule: ${row[0]}`);
+    }
+  }
+});
