@@ -9,6 +9,7 @@ import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
+import { postgresPendingStore } from './pending-store.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -85,6 +86,8 @@ export class PostgresDriver implements Driver {
     const [[exists]] = (await conn.query('SELECT to_regclass(?) IS NOT NULL', [table])) as [[boolean]];
     return exists;
   }
+
+  readonly pendingStore = postgresPendingStore;
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planPostgresSetting(conn, name, value);
