@@ -274,3 +274,29 @@ test('mariadb (throwaway server): a client killed during --set innodb_flush_log_
   assert.equal(await valueOf(url, recordTables), '0');
   assert.deepEqual(readdirSync(path.join(stateDir, 'pending-settings')).filter((f) => f.endsWith('.json')), []);
 });
+
+test("postgres: a dead-rows experiment killed while it holds the table's autovacuum off is undone by the next command", async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
+  t.after(async () => {
+    await db.dispose();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  const cli = cliIn(stateDir);
+  const options = "SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE relname = 'numbers'";
+  const killed = await cli(['experiment', 'dead-rows', '--db', db.url, '-s', '1000', '-c', '1', '-T', '30', '-o', path.join(stateDir, 'dead-rows.json')], {
+    whenStderr: [/step 1\/5: read/, (pid) => process.kill(pid, 'SIGKILL')],
+  });
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+  assert.match(killed.stderr, /changing autovacuum_enabled of table numbers \(database \w+\) to false \(was unset\); .* by hand: ALTER TABLE numbers RESET \(autovacuum_enabled\)/);
+  assert.equal(await valueOf(db.url, options), 'autovacuum_enabled=false', 'the killed experiment could not reset it');
+  assert.match(await valueOf(db.url, "SELECT obj_description('numbers'::regclass, 'pg_class')"), /^headroom\.pending_settings /, 'the server-side record');
+  // Another client machine: the table's comment is what it finds.
+  rmSync(path.join(stateDir, 'pending-settings'), { recursive: true, force: true });
+  const next = await cli(['restore-settings', '--db', db.url]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /put autovacuum_enabled of table numbers \(database \w+\) back to unset: it was left at false by headroom on .*, which ended before it could put it back/);
+  assert.equal(await valueOf(db.url, options), '');
+  assert.equal(await valueOf(db.url, "SELECT COALESCE(obj_description('numbers'::regclass, 'pg_class'), 'none')"), 'none');
+});
