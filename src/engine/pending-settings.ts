@@ -89,7 +89,10 @@ export class PendingChanges {
     try {
       writeDurably(file, `${JSON.stringify(record, null, 2)}\n`);
     } catch (error) {
-      throw new UserError(`cannot record the changes headroom is about to make on the server in ${file} (${(error as Error).message}), so it makes none`, 'set HEADROOM_STATE_DIR to a writable folder');
+      throw new UserError(
+        `cannot record the changes headroom is about to make on the server in ${file} (${(error as Error).message}), so it makes none`,
+        'set HEADROOM_STATE_DIR to a writable folder',
+      );
     }
     try {
       await store.put(conn, record);
@@ -97,9 +100,9 @@ export class PendingChanges {
       warn(`could not keep the record on the server too (${(error as Error).message}); only ${file} holds it, so only this machine will find it`);
     }
     for (const change of changes) {
-      warn(
-        `changing ${describeChange(change)} to ${change.set} (was ${change.previous})${change.kind === 'global' ? ' for everyone on the server' : ''}; headroom puts it back when this command ends, or at its next command against this server if this one is killed; by hand: ${store.restoreStatements(change).join('; ')}`,
-      );
+      const scope = change.kind === 'global' ? ' for everyone on the server' : '';
+      const when = 'headroom puts it back when this command ends, or at its next command against this server if this one is killed';
+      warn(`changing ${describeChange(change)} to ${change.set} (was ${change.previous})${scope}; ${when}; by hand: ${store.restoreStatements(change).join('; ')}`);
     }
     return new PendingChanges(store, record, file, warn);
   }
@@ -171,9 +174,8 @@ export async function settlePendingChanges(driver: Driver, conn: Connection, tar
           settled = false;
         }
       } else if (!sameValue(now, change.restoreTo)) {
-        log(
-          `left ${describeChange(change)} alone: it is ${now ?? 'unset'} now, not the ${change.set} set ${by}, so it was changed since; headroom drops its record (to go back to ${change.previous} by hand: ${byHand})`,
-        );
+        const found = `it is ${now ?? 'unset'} now, not the ${change.set} set ${by}, so it was changed since`;
+        log(`left ${describeChange(change)} alone: ${found}; headroom drops its record (to go back to ${change.previous} by hand: ${byHand})`);
       }
     }
     if (!settled) continue;

@@ -47,7 +47,8 @@ export const postgresPendingStore: PendingStore = {
     const pid = Number(holder.slice(0, at));
     if (!Number.isInteger(pid)) return false;
     // backend_start is hidden (null) from a role that may not see other roles' sessions: taken as alive.
-    const [[count]] = (await conn.query('SELECT count(*) FROM pg_stat_activity WHERE pid = ?::int AND (backend_start IS NULL OR backend_start::text = ?)', [pid, holder.slice(at + 1)])) as [[number]];
+    const sql = 'SELECT count(*) FROM pg_stat_activity WHERE pid = ?::int AND (backend_start IS NULL OR backend_start::text = ?)';
+    const [[count]] = (await conn.query(sql, [pid, holder.slice(at + 1)])) as [[number]];
     return Number(count) > 0;
   },
 
@@ -82,7 +83,8 @@ export const postgresPendingStore: PendingStore = {
 
   async inForce(conn, change) {
     if (change.kind === 'table') {
-      const rows = await conn.query('SELECT option_value FROM pg_options_to_table((SELECT reloptions FROM pg_class WHERE oid = to_regclass(?))) WHERE option_name = ?', [change.table!, change.name]);
+      const sql = 'SELECT option_value FROM pg_options_to_table((SELECT reloptions FROM pg_class WHERE oid = to_regclass(?))) WHERE option_name = ?';
+      const rows = await conn.query(sql, [change.table!, change.name]);
       return rows[0] === undefined ? undefined : String(rows[0][0]);
     }
     const rows = await conn.query(`SELECT setting FROM pg_file_settings WHERE name = ? AND ${FROM_AUTO_CONF} ORDER BY seqno DESC LIMIT 1`, [change.name]);
