@@ -176,7 +176,7 @@ function cliIn(stateDir: string): typeof runCli {
 
 const killAtProgress: [RegExp, (pid: number) => void] = [/progress: /, (pid) => process.kill(pid, 'SIGKILL')];
 
-test('postgres (throwaway cluster): a client killed during --set fsync=off leaves a record; the next command puts fsync back, one changed by hand is left alone, a remote server needs --i-accept-data-loss', async (t) => {
+test('postgres (throwaway cluster): a client killed during --set fsync=off leaves a record; the next command puts fsync back, one changed by hand is left alone, one of a run still going is not touched, a remote server needs --i-accept-data-loss', async (t) => {
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   // Also on this machine's own non-loopback address, which headroom takes for a server elsewhere.
   const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust', 'host all all 192.0.2.2/32 trust'], [], ["listen_addresses = '127.0.0.1,192.0.2.2'"]);
@@ -233,6 +233,21 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   assert.equal(result.target.durable, false);
   assert.deepEqual(result.target.durabilityRisks, ['fsync=off']);
   assert.equal(await valueOf(url, autoConf('fsync')), 'on', 'put back to the value set by hand');
+  assert.deepEqual(records(), []);
+
+  // A command beside a run that is still going leaves the run's changes alone.
+  let progress!: () => void;
+  const running = new Promise<void>((resolve) => (progress = resolve));
+  const run = cli(['run', 'tpcb', '--db', url, '-c', '1', '-T', '6', '--live=false', '--observe=false', '--set', 'checkpoint_timeout=14min', '-o', path.join(stateDir, 'r.json')], {
+    whenStderr: [/progress: /, () => progress()],
+  });
+  await running;
+  const beside = await cli(['restore-settings', '--db', url]);
+  assert.match(beside.stderr, /^left in place: checkpoint_timeout=14min, set by headroom on .*, which is still running \(server session \d+@/);
+  assert.equal(await valueOf(url, 'SHOW checkpoint_timeout'), '14min');
+  const ended = await run;
+  assert.equal(ended.code, 0, ended.stderr);
+  assert.equal(await settledValue(url, 'SHOW checkpoint_timeout', '5min'), '5min');
   assert.deepEqual(records(), []);
 });
 
