@@ -1,5 +1,5 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
-import { describeTarget, resolveTarget, type Target } from '../config/target.js';
+import { describeTarget, resolveTarget, runsOnThisMachine, type Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
 import { DRIVERS, createDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
@@ -7,6 +7,8 @@ import { DEFAULT_WORKLOAD, WORKLOADS, findWorkload } from '../workloads/registry
 import type { DataContext, Workload } from '../workloads/workload.js';
 import { LoadProgressView } from '../reports/load-progress.js';
 import { parseArgs } from './args.js';
+import { ACCEPT_DATA_LOSS, type SettingsContext } from '../engine/server-settings.js';
+import { settlePendingChanges } from '../engine/pending-settings.js';
 
 export const DB_OPTION: OptionSpec = {
   long: 'db',
@@ -25,6 +27,12 @@ export const SET_OPTION: OptionSpec = {
   type: 'strings',
   value: 'NAME=VALUE',
   help: 'server setting for the run, repeatable (e.g. synchronous_commit=off): per session where the DBMS allows, else server-wide and put back afterwards; one needing a restart is refused',
+};
+
+export const ACCEPT_DATA_LOSS_OPTION: OptionSpec = {
+  long: ACCEPT_DATA_LOSS,
+  type: 'boolean',
+  help: 'let --set turn off durability server-wide (fsync, full_page_writes, innodb_flush_log_at_trx_commit, innodb_doublewrite, sync_binlog) on a server not on this machine',
 };
 
 /** -s as the workload reads it, or undefined when not given. */
@@ -78,6 +86,13 @@ export async function openSession(values: OptionValues, workload?: Workload): Pr
   workload?.checkOptions?.(target.dbms, values);
   const driver = createDriver(target);
   const conn = await driver.connect();
+  try {
+    // Once per command, whatever the verb: changes a killed command left on this server go back first.
+    await settlePendingChanges(driver, conn, target, logLine);
+  } catch (error) {
+    // The verb's own work does not depend on it; restore-settings reports the same error as its failure.
+    logLine(`could not look for server-wide changes a killed headroom command left (${(error as Error).message}); try: headroom restore-settings --db URL`);
+  }
   return {
     target,
     url: describeTarget(target),
@@ -113,4 +128,9 @@ export function dataContext(session: Session, options: OptionValues, scale: numb
 
 export function logLine(message: string): void {
   process.stderr.write(`${message}\n`);
+}
+
+/** What --set needs to know beside the settings: the server's place and whether data loss was accepted. */
+export function settingsContext(values: OptionValues, target: Target): SettingsContext {
+  return { target, serverOnThisMachine: target.dbms === 'sqlite' || runsOnThisMachine(target), acceptDataLoss: values[ACCEPT_DATA_LOSS] === true };
 }

@@ -33,6 +33,11 @@ const VERBS: Record<string, Verb> = {
   report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown] [--normalise REFERENCE:YOURS]', load: async () => import('./report.js').then((m) => ({ options: m.REPORT_OPTIONS, action: m.reportCommand })) },
   compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json... | headroom compare --normalise REFERENCE:YOURS [RESULT.json...]', load: async () => import('./report.js').then((m) => ({ options: m.COMPARE_OPTIONS, action: m.compareCommand })) },
   experiment: { summary: 'a named study re-run: peak (simple queries/s), growth (throughput as the data grows), dead-rows (kv read, update, read, VACUUM, read)', usage: 'headroom experiment NAME [options]', load: async () => import('./experiment.js').then((m) => ({ options: [], action: m.experimentCommand })), ownHelp: true },
+  'restore-settings': {
+    summary: 'put back the server-wide settings a killed headroom command left changed (every command against a server does this first)',
+    usage: 'headroom restore-settings --db URL',
+    load: async () => import('./restore-settings.js').then((m) => ({ options: m.RESTORE_SETTINGS_OPTIONS, action: m.restoreSettingsCommand })),
+  },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })) },
 };
 

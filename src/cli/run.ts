@@ -13,7 +13,7 @@ import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { parseSettings, ServerSettings } from '../engine/server-settings.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs } from './common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs, settingsContext } from './common.js';
 import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
@@ -55,6 +55,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
   SET_OPTION,
+  ACCEPT_DATA_LOSS_OPTION,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -83,7 +84,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   let settings: ServerSettings | undefined;
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
-    settings = await ServerSettings.apply(session.driver, session.conn, settingsAsked, logLine);
+    settings = await ServerSettings.apply(session.driver, session.conn, settingsAsked, logLine, settingsContext(values, session.target));
     const server = await session.driver.serverInfo(session.conn);
     const force = values['force'] === true;
     // A sweep asks before each step instead: the server refusing one is its finding.

@@ -66,7 +66,65 @@ export interface ServerInfo {
  */
 export type SettingPlan =
   | { scope: 'session'; statement: string }
-  | { scope: 'global'; previous: string; apply: string[]; restore: string[]; /** SQL answering the value in force, to wait for a reload */ current?: string };
+  | {
+      scope: 'global';
+      previous: string;
+      apply: string[];
+      restore: string[];
+      /** SQL answering the value in force, to wait for a reload */
+      current?: string;
+      /** What the pending-settings record keeps, written before `apply` runs (src/engine/pending-settings.ts). */
+      change: PendingChange;
+    };
+
+/**
+ * One change headroom makes that outlives its connection: a server-wide setting, or a table's
+ * storage option (the experiments' autovacuum hold). Recorded before it is made, so a later
+ * headroom command can put it back if this one dies before it does.
+ */
+export interface PendingChange {
+  kind: 'global' | 'table';
+  name: string;
+  /** kind table: the table and the database it is in. */
+  table?: string;
+  database?: string;
+  /** The value headroom set, as the DBMS stores it where inForce() reads. */
+  set: string;
+  /** The stored value to go back to; null: there was no entry (PostgreSQL: ALTER SYSTEM RESET / ALTER TABLE ... RESET). */
+  restoreTo: string | null;
+  /** The value in force before, for messages (e.g. "on" where restoreTo is null). */
+  previous: string;
+}
+
+/** A set of changes one headroom command made, as kept on the client and on the server. */
+export interface PendingRecord {
+  id: string;
+  /** dbms://host:port: which server the client-side file is about. */
+  server: string;
+  writtenAt: string;
+  /** The client machine and process, for messages. */
+  client: string;
+  /** The server session of the command that made the changes: while it lives, the changes are in use. */
+  holder: string;
+  changes: PendingChange[];
+}
+
+/** Where a DBMS keeps headroom's pending-settings record and how it tells and undoes a change. */
+export interface PendingStore {
+  /** This session's identity on the server (see PendingRecord.holder). */
+  holder(conn: Connection): Promise<string>;
+  holderAlive(conn: Connection, holder: string): Promise<boolean>;
+  /** The records kept on the server; a string says why they cannot be read (e.g. no privilege). */
+  read(conn: Connection): Promise<PendingRecord[] | string>;
+  put(conn: Connection, record: PendingRecord): Promise<void>;
+  remove(conn: Connection, id: string): Promise<void>;
+  /** The value a change left, read where the DBMS stores it (undefined: no entry). */
+  inForce(conn: Connection, change: PendingChange): Promise<string | undefined>;
+  /** The statements that put a change back, also shown to the user to run by hand. */
+  restoreStatements(change: PendingChange): string[];
+  /** The database this session is in (a table change is put back from there). */
+  database(conn: Connection): Promise<string>;
+}
 
 export interface ConnectionBudget {
   /** The server's connection limit as an ordinary user sees it. */
@@ -92,6 +150,8 @@ export interface Driver {
   tableExists(conn: Connection, table: string): Promise<boolean>;
   /** How --set NAME=VALUE is applied on this DBMS; throws UserError when it cannot be while the server runs. */
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan>;
+  /** Where changes that outlive a connection are recorded on the server; absent where headroom makes none. */
+  readonly pendingStore?: PendingStore;
   /** The DBMS's own statistics (sizes, waits, statements), read over `conn` during a run. */
   observe(conn: Connection): DbmsObservation;
   close(): Promise<void>;

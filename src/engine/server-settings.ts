@@ -1,5 +1,7 @@
 import type { Connection, Driver, SettingPlan } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
+import type { Target } from '../config/target.js';
+import { PendingChanges } from './pending-settings.js';
 
 /** One --set NAME=VALUE as the user gave it. */
 export interface SettingAsked {
@@ -24,6 +26,28 @@ export interface ServerSettingsRecord {
 /** How long a reloaded configuration may take to reach the sessions (PostgreSQL's SIGHUP is asynchronous). */
 const RELOAD_WAIT_MS = 3_000;
 
+/**
+ * Server-wide settings that let the server lose commits it acknowledged, with the values that do
+ * not: any other value of these needs --i-accept-data-loss on a server that is not on this machine.
+ */
+const SAFE_VALUES: Record<string, readonly string[]> = {
+  fsync: ['on', 'true', 'yes', '1'],
+  full_page_writes: ['on', 'true', 'yes', '1'],
+  synchronous_commit: ['on', 'remote_apply', 'remote_write', 'local'],
+  innodb_flush_log_at_trx_commit: ['1'],
+  innodb_doublewrite: ['on', '1'],
+  sync_binlog: ['1'],
+};
+
+export const ACCEPT_DATA_LOSS = 'i-accept-data-loss';
+
+/** Where the server runs and whether the user accepted a setting that risks acknowledged data there. */
+export interface SettingsContext {
+  target: Target;
+  serverOnThisMachine: boolean;
+  acceptDataLoss: boolean;
+}
+
 /** Parses the --set values; names are checked here once, since the drivers put them into SQL. */
 export function parseSettings(texts: readonly string[] | undefined): SettingAsked[] {
   return (texts ?? []).map((text) => {
@@ -42,6 +66,7 @@ export function parseSettings(texts: readonly string[] | undefined): SettingAske
  */
 export class ServerSettings {
   private restoredOnce = false;
+  private pending?: PendingChanges;
 
   private constructor(
     private readonly conn: Connection,
@@ -49,13 +74,24 @@ export class ServerSettings {
     private readonly warn: (message: string) => void,
   ) {}
 
-  static async apply(driver: Driver, conn: Connection, asked: readonly SettingAsked[], warn: (message: string) => void): Promise<ServerSettings> {
+  static async apply(driver: Driver, conn: Connection, asked: readonly SettingAsked[], warn: (message: string) => void, context: SettingsContext): Promise<ServerSettings> {
     const plans = [];
     for (const setting of asked) {
       const plan = await driver.planSetting(conn, setting.name, setting.value);
       plans.push({ asked: setting, plan, applied: { ...setting, scope: plan.scope, ...(plan.scope === 'global' ? { previous: plan.previous } : {}) } });
     }
+    const risky = plans.filter(({ asked, plan }) => plan.scope === 'global' && !(SAFE_VALUES[asked.name.toLowerCase()]?.includes(asked.value.toLowerCase()) ?? true));
+    if (risky.length > 0 && !context.serverOnThisMachine && !context.acceptDataLoss) {
+      const names = risky.map(({ asked }) => `${asked.name}=${asked.value}`).join(', ');
+      throw new UserError(
+        `--set ${names} would let the server at ${serverAddress(context.target)} lose commits it acknowledged, for every user until headroom puts it back`,
+        `add --${ACCEPT_DATA_LOSS} if that server holds nothing you need`,
+      );
+    }
     const settings = new ServerSettings(conn, plans, warn);
+    const changes = plans.flatMap(({ plan }) => (plan.scope === 'global' ? [plan.change] : []));
+    // Recorded before anything changes, so a killed run leaves a record the next command finds.
+    if (changes.length > 0) settings.pending = await PendingChanges.begin(driver, conn, context.target, changes, warn);
     try {
       for (const { plan } of plans) {
         if (plan.scope === 'global') await settings.applyGlobal(plan);
@@ -82,22 +118,26 @@ export class ServerSettings {
   unrestored(): string | undefined {
     const left = this.plans.filter((p) => p.plan.scope === 'global' && p.applied.restored === false);
     if (left.length === 0) return undefined;
-    return `settings left changed on the server; put them back with: ${left.flatMap((p) => (p.plan.scope === 'global' ? p.plan.restore : [])).join('; ')}`;
+    return `settings left changed on the server; the next headroom command against it puts them back, or by hand: ${left.flatMap((p) => (p.plan.scope === 'global' ? p.plan.restore : [])).join('; ')}`;
   }
 
   /** Puts back every global setting that was changed; once, whatever happens to the run. */
   async restore(): Promise<void> {
     if (this.restoredOnce) return;
     this.restoredOnce = true;
+    let allBack = true;
     for (const { plan, applied } of [...this.plans].reverse()) {
       if (plan.scope !== 'global' || applied.restored !== false) continue;
       try {
         for (const sql of plan.restore) await this.conn.query(sql);
         applied.restored = true;
       } catch (error) {
+        allBack = false;
         this.warn(`could not put ${applied.name} back to ${plan.previous} (${(error as Error).message}); do it by hand: ${plan.restore.join('; ')}`);
       }
     }
+    // A change not put back keeps its record, for the next command to try again.
+    if (allBack) await this.pending?.end(this.conn);
   }
 
   private async applyGlobal(plan: Extract<SettingPlan, { scope: 'global' }>): Promise<void> {
@@ -113,4 +153,8 @@ export class ServerSettings {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+function serverAddress(target: Target): string {
+  return target.dbms === 'sqlite' ? target.file : `${target.host}:${target.port}`;
 }

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../cli/args.js';
-import { DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
 import { deadRowsText } from '../reports/dead-rows-text.js';
 import { progressLine } from '../reports/text.js';
 import { kv } from '../workloads/kv/index.js';
@@ -19,6 +19,7 @@ export const DEAD_ROWS_OPTIONS: OptionSpec[] = [
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (Firebird update conflicts)', default: 1 },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed of the first run; run i uses seed + i (default: a new one, stored in each run)' },
   SET_OPTION,
+  ACCEPT_DATA_LOSS_OPTION,
   { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 0 },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/dead-rows-DBMS-TIME.json)' },
   VERBOSE_OPTION,

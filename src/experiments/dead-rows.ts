@@ -72,7 +72,7 @@ export async function runDeadRows(ctx: ExperimentContext<DeadRowsRow>, config: D
   ];
   ctx.note(maintenance.description);
   ctx.note(maintenance.sizesNote);
-  const release = await holdAutovacuum(session.conn, dbms, TABLE);
+  const release = await holdAutovacuum(session, TABLE, logLine);
   if (release) ctx.note(release.note);
   try {
     for (const [index, step] of plan.entries()) {

@@ -1,7 +1,7 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../cli/args.js';
-import { DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine, workloadOptionSpecs } from '../cli/common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine, workloadOptionSpecs } from '../cli/common.js';
 import { checkWeights } from '../engine/deck.js';
 import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
@@ -49,6 +49,7 @@ export const GROWTH_OPTIONS: OptionSpec[] = [
   // TPC-C's New-Order, Payment and Delivery deadlock and conflict under load: retry them.
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 10 },
   SET_OPTION,
+  ACCEPT_DATA_LOSS_OPTION,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run (--observe=false: do not)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/growth-DBMS-TIME.json)' },
   VERBOSE_OPTION,

@@ -1,7 +1,7 @@
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../cli/args.js';
-import { DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
 import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
 import { peak } from '../workloads/peak/index.js';
@@ -41,6 +41,7 @@ export const PEAK_OPTIONS: OptionSpec[] = [
   { long: 'scale', short: 's', type: 'string', value: 'N', help: 'rows of the reference table of query 2 (default 100)' },
   ...peak.options.filter((o) => o.long === 'join-rows'),
   SET_OPTION,
+  ACCEPT_DATA_LOSS_OPTION,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each query (--observe=false: do not)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/peak-DBMS-TIME.json)' },
   VERBOSE_OPTION,

@@ -3,7 +3,7 @@ import { runsOnThisMachine } from '../config/target.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { ServerSettings, parseSettings } from '../engine/server-settings.js';
 import type { RunResult } from '../result/result.js';
-import { logLine, openSession, type Session } from '../cli/common.js';
+import { logLine, openSession, settingsContext, type Session } from '../cli/common.js';
 import type { Workload } from '../workloads/workload.js';
 import { STDOUT_PATH, defaultExperimentPath, writeOutput } from '../result/write.js';
 import { checkRunOutputs } from '../cli/output-paths.js';
@@ -51,7 +51,7 @@ export async function runExperiment<Row>(
     abort.abort();
   };
   try {
-    settings = await ServerSettings.apply(session.driver, session.conn, asked, logLine);
+    settings = await ServerSettings.apply(session.driver, session.conn, asked, logLine, settingsContext(values, session.target));
     const server = await session.driver.serverInfo(session.conn);
     const serverOnThisMachine = session.target.dbms === 'sqlite' || runsOnThisMachine(session.target);
     const header = experimentHeader(name, argv, session.url, server, settings.record(), serverOnThisMachine);

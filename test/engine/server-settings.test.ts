@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { resolveTarget } from '../../src/config/target.js';
@@ -157,4 +157,161 @@ test('firebird: --set is refused in one line saying what to do instead', async (
   assert.equal(firebird.code, 2);
   assert.equal(firebird.stderr.trim().split('\n').length, 1, firebird.stderr);
   assert.match(firebird.stderr, /^headroom: --set forced_writes: Firebird 3 has no SQL to change server settings, so headroom cannot apply it \(set it in firebird.conf/);
+});
+
+/** The value once a reload has reached new sessions (pg_reload_conf only signals the server). */
+async function settledValue(url: string, sql: string, expected: string): Promise<string> {
+  let value = await valueOf(url, sql);
+  for (let tries = 0; tries < 40 && value !== expected; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await valueOf(url, sql);
+  }
+  return value;
+}
+
+/** The CLI with its pending-settings records in `stateDir`, as a user's would be in ~/.local/state/headroom. */
+function cliIn(stateDir: string): typeof runCli {
+  return (args, options = {}) => runCli(args, { ...options, env: { ...process.env, DATABASE_URL: undefined, HEADROOM_STATE_DIR: stateDir, ...options.env } });
+}
+
+const killAtProgress: [RegExp, (pid: number) => void] = [/progress: /, (pid) => process.kill(pid, 'SIGKILL')];
+
+test('postgres (throwaway cluster): a client killed during --set fsync=off leaves a record; the next command puts fsync back, one changed by hand is left alone, one of a run still going is not touched, a remote server needs --i-accept-data-loss', async (t) => {
+  if (skipOrFail(t, throwawayPostgresUnavailable())) return;
+  // Also on this machine's own non-loopback address, which headroom takes for a server elsewhere.
+  const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust', 'host all all 192.0.2.2/32 trust'], [], ["listen_addresses = '127.0.0.1,192.0.2.2'"]);
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
+  t.after(() => {
+    cluster.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  const cli = cliIn(stateDir);
+  const url = `postgres://postgres@127.0.0.1:${cluster.port}/postgres`;
+  const autoConf = (name: string): string => `SELECT coalesce((SELECT setting FROM pg_file_settings WHERE name = '${name}' AND sourcefile LIKE '%postgresql.auto.conf'), 'none')`;
+  const records = (): string[] => readdirSync(path.join(stateDir, 'pending-settings')).filter((f) => f.endsWith('.json'));
+
+  const killed = await cli(['run', 'tpcb', '--db', url, '-c', '2', '-T', '30', '--live=false', '--observe=false', '--set', 'fsync=off', '-o', path.join(stateDir, 'r.json')], { whenStderr: killAtProgress });
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+  assert.match(killed.stderr, /changing fsync to off \(was on\) for everyone on the server; .* by hand: ALTER SYSTEM RESET fsync; SELECT pg_reload_conf\(\)/);
+  assert.equal(await valueOf(url, 'SHOW fsync'), 'off', 'the killed client could not put it back');
+  assert.equal(await valueOf(url, autoConf('fsync')), 'off');
+  assert.equal(records().length, 1, 'the client-side record');
+  assert.match(await valueOf(url, autoConf('headroom.pending_settings')), /"name":"fsync","set":"off","restoreTo":null/, 'the server-side record');
+
+  // Any verb: the next command puts it back before it does its own work, and says so.
+  const next = await cli(['check', 'tpcb', '--db', url]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /put fsync back to on: it was left at off by headroom on .* pid \d+ at .*, which ended before it could put it back/);
+  assert.equal(await settledValue(url, 'SHOW fsync', 'on'), 'on');
+  assert.equal(await valueOf(url, autoConf('fsync')), 'none', 'ALTER SYSTEM RESET, as it was before');
+  assert.equal(await valueOf(url, autoConf('headroom.pending_settings')), 'none');
+  assert.deepEqual(records(), []);
+  const nothing = await cli(['restore-settings', '--db', url]);
+  assert.equal(nothing.code, 0, nothing.stderr);
+  assert.match(nothing.stdout, /no changes by headroom are left to put back/);
+
+  // Killed again, then someone sets it by hand: headroom leaves their value and says so.
+  const again = await cli(['run', 'tpcb', '--db', url, '-c', '1', '-T', '30', '--live=false', '--observe=false', '--set', 'fsync=off', '-o', path.join(stateDir, 'r.json')], { whenStderr: killAtProgress });
+  assert.equal(again.signal, 'SIGKILL', again.stderr);
+  cluster.psql("ALTER SYSTEM SET fsync = 'on'");
+  const byHand = await cli(['restore-settings', '--db', url]);
+  assert.equal(byHand.code, 0, byHand.stderr);
+  assert.match(byHand.stderr, /left fsync alone: it is on now, not the off set by headroom on .*, so it was changed since; headroom drops its record \(to go back to on by hand: ALTER SYSTEM RESET fsync/);
+  assert.equal(await valueOf(url, autoConf('fsync')), 'on', 'the value set by hand stays');
+  assert.deepEqual(records(), []);
+
+  // A server elsewhere: fsync=off is refused in one line without the flag, before anything changes.
+  const remote = `postgres://postgres@192.0.2.2:${cluster.port}/postgres`;
+  const refused = await cli(['run', 'tpcb', '--db', remote, '-T', '1', '--set', 'fsync=off']);
+  assert.equal(refused.code, 2);
+  assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+  assert.match(refused.stderr, /^headroom: --set fsync=off would let the server at 192\.0\.2\.2:\d+ lose commits it acknowledged, .* \(add --i-accept-data-loss/);
+  assert.equal(await valueOf(url, autoConf('fsync')), 'on');
+  const accepted = await cli(['run', 'tpcb', '--db', remote, '-T', '1', '--live=false', '--observe=false', '--set', 'fsync=off', '--i-accept-data-loss', '-o', path.join(stateDir, 'remote.json')]);
+  assert.equal(accepted.code, 0, accepted.stderr);
+  const result = JSON.parse(readFileSync(path.join(stateDir, 'remote.json'), 'utf8')) as RunResult;
+  assert.equal(result.target.durable, false);
+  assert.deepEqual(result.target.durabilityRisks, ['fsync=off']);
+  assert.equal(await valueOf(url, autoConf('fsync')), 'on', 'put back to the value set by hand');
+  assert.deepEqual(records(), []);
+
+  // A command beside a run that is still going leaves the run's changes alone.
+  let progress!: () => void;
+  const running = new Promise<void>((resolve) => (progress = resolve));
+  const run = cli(['run', 'tpcb', '--db', url, '-c', '1', '-T', '6', '--live=false', '--observe=false', '--set', 'checkpoint_timeout=14min', '-o', path.join(stateDir, 'r.json')], {
+    whenStderr: [/progress: /, () => progress()],
+  });
+  await running;
+  const beside = await cli(['restore-settings', '--db', url]);
+  assert.match(beside.stderr, /^left in place: checkpoint_timeout=14min, set by headroom on .*, which is still running \(server session \d+@/);
+  assert.equal(await valueOf(url, 'SHOW checkpoint_timeout'), '14min');
+  const ended = await run;
+  assert.equal(ended.code, 0, ended.stderr);
+  assert.equal(await settledValue(url, 'SHOW checkpoint_timeout', '5min'), '5min');
+  assert.deepEqual(records(), []);
+});
+
+test('mariadb (throwaway server): a client killed during --set innodb_flush_log_at_trx_commit=0 is undone by the next command, from the server-side record alone; a value changed by hand is left alone', async (t) => {
+  if (skipOrFail(t, throwawayMariadbUnavailable())) return;
+  const server = await startThrowawayMariadb();
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
+  t.after(async () => {
+    await server.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  server.sql('CREATE DATABASE bench');
+  const cli = cliIn(stateDir);
+  const url = `mariadb://root@127.0.0.1:${server.port}/bench`;
+  const flush = 'SELECT @@global.innodb_flush_log_at_trx_commit';
+  const recordTables = "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_NAME = 'headroom_pending_settings'";
+  const args = ['run', 'tpcb', '--db', url, '-c', '2', '-T', '30', '--live=false', '--observe=false', '--set', 'innodb_flush_log_at_trx_commit=0', '-o', path.join(stateDir, 'r.json')];
+
+  const killed = await cli(args, { whenStderr: killAtProgress });
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+  assert.match(killed.stderr, /changing innodb_flush_log_at_trx_commit to 0 \(was 1\) for everyone on the server; .* by hand: SET GLOBAL innodb_flush_log_at_trx_commit = 1/);
+  assert.equal(await valueOf(url, flush), '0');
+  assert.equal(await valueOf(url, recordTables), '1');
+  // Another client machine has no file of its own: the server's record is what it finds.
+  rmSync(path.join(stateDir, 'pending-settings'), { recursive: true, force: true });
+  const next = await cli(['check', 'tpcb', '--db', url]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /put innodb_flush_log_at_trx_commit back to 1: it was left at 0 by headroom on .*, which ended before it could put it back/);
+  assert.equal(await valueOf(url, flush), '1');
+  assert.equal(await valueOf(url, recordTables), '0', 'the record table goes with its last record');
+
+  const again = await cli(args, { whenStderr: killAtProgress });
+  assert.equal(again.signal, 'SIGKILL', again.stderr);
+  server.sql('SET GLOBAL innodb_flush_log_at_trx_commit = 2');
+  const byHand = await cli(['restore-settings', '--db', url]);
+  assert.equal(byHand.code, 0, byHand.stderr);
+  assert.match(byHand.stderr, /left innodb_flush_log_at_trx_commit alone: it is 2 now, not the 0 set by headroom .*, so it was changed since; headroom drops its record/);
+  assert.equal(await valueOf(url, flush), '2');
+  assert.equal(await valueOf(url, recordTables), '0');
+  assert.deepEqual(readdirSync(path.join(stateDir, 'pending-settings')).filter((f) => f.endsWith('.json')), []);
+});
+
+test("postgres: a dead-rows experiment killed while it holds the table's autovacuum off is undone by the next command", async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
+  t.after(async () => {
+    await db.dispose();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  const cli = cliIn(stateDir);
+  const options = "SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE relname = 'numbers'";
+  const killed = await cli(['experiment', 'dead-rows', '--db', db.url, '-s', '1000', '-c', '1', '-T', '30', '-o', path.join(stateDir, 'dead-rows.json')], {
+    whenStderr: [/step 1\/5: read/, (pid) => process.kill(pid, 'SIGKILL')],
+  });
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+  assert.match(killed.stderr, /changing autovacuum_enabled of table numbers \(database \w+\) to false \(was unset\); .* by hand: ALTER TABLE numbers RESET \(autovacuum_enabled\)/);
+  assert.equal(await valueOf(db.url, options), 'autovacuum_enabled=false', 'the killed experiment could not reset it');
+  assert.match(await valueOf(db.url, "SELECT obj_description('numbers'::regclass, 'pg_class')"), /^headroom\.pending_settings /, 'the server-side record');
+  // Another client machine: the table's comment is what it finds.
+  rmSync(path.join(stateDir, 'pending-settings'), { recursive: true, force: true });
+  const next = await cli(['restore-settings', '--db', db.url]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /put autovacuum_enabled of table numbers \(database \w+\) back to unset: it was left at false by headroom on .*, which ended before it could put it back/);
+  assert.equal(await valueOf(db.url, options), '');
+  assert.equal(await valueOf(db.url, "SELECT COALESCE(obj_description('numbers'::regclass, 'pg_class'), 'none')"), 'none');
 });

@@ -7,6 +7,7 @@ import { describeTarget } from '../../config/target.js';
 import { classifyMariadbError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
 import { MariadbWire, type PreparedStatement } from './wire/connection.js';
+import { mariadbPendingStore } from './pending-store.js';
 
 /** Settings that decide MariaDB's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -77,6 +78,8 @@ export class MariadbDriver implements Driver {
     const rows = await conn.query('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [table]);
     return rows.length > 0;
   }
+
+  readonly pendingStore = mariadbPendingStore;
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planMariadbSetting(conn, name, value);

@@ -2,7 +2,7 @@ import { UserError } from '../../errors.js';
 import type { Connection, SettingPlan } from '../driver.js';
 
 /** Numbers go bare (integer variables refuse quoted ones); anything else as a string literal. */
-function mariadbLiteral(value: string): string {
+export function mariadbLiteral(value: string): string {
   return /^-?\d+(\.\d+)?$/.test(value) ? value : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
@@ -25,5 +25,6 @@ export async function planMariadbSetting(conn: Connection, name: string, value: 
     previous: globalValue!,
     apply: [`SET GLOBAL ${name} = ${mariadbLiteral(value)}`],
     restore: [`SET GLOBAL ${name} = ${mariadbLiteral(globalValue!)}`],
+    change: { kind: 'global', name: name.toLowerCase(), set: value, restoreTo: globalValue!, previous: globalValue! },
   };
 }

@@ -10,6 +10,7 @@ import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
 import { unframeableString } from '../unframeable.js';
+import { postgresPendingStore } from './pending-store.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -88,6 +89,8 @@ export class PostgresDriver implements Driver {
     const [[exists]] = (await conn.query('SELECT to_regclass(?) IS NOT NULL', [table])) as [[boolean]];
     return exists;
   }
+
+  readonly pendingStore = postgresPendingStore;
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planPostgresSetting(conn, name, value);

@@ -32,6 +32,8 @@ export async function planPostgresSetting(conn: Connection, name: string, value:
         apply: [`ALTER SYSTEM SET ${name} = ${pgLiteral(value)}`, 'SELECT pg_reload_conf()'],
         restore: [fromAutoConf ? `ALTER SYSTEM SET ${name} = ${pgLiteral(previous)}` : `ALTER SYSTEM RESET ${name}`, 'SELECT pg_reload_conf()'],
         current: `SELECT current_setting('${name}')`,
+        // ALTER SYSTEM writes the value as given into postgresql.auto.conf, where a later command compares it.
+        change: { kind: 'global', name: name.toLowerCase(), set: value, restoreTo: fromAutoConf ? previous : null, previous },
       };
     }
     case 'postmaster':

@@ -1,0 +1,30 @@
+import type { OptionSpec } from '../config/options.js';
+import { describeTarget, resolveTarget } from '../config/target.js';
+import { createDriver } from '../drivers/registry.js';
+import { settlePendingChanges } from '../engine/pending-settings.js';
+import { UserError } from '../errors.js';
+import { parseArgs } from './args.js';
+import { DB_OPTION, HELP_OPTION, VERBOSE_OPTION, logLine } from './common.js';
+
+export const RESTORE_SETTINGS_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTION];
+
+/**
+ * `headroom restore-settings`: what every command does first when it connects (puts back the
+ * changes a killed headroom command left on the server), on its own and saying so when there is
+ * nothing to put back.
+ */
+export async function restoreSettingsCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs(argv, RESTORE_SETTINGS_OPTIONS, 'restore-settings');
+  if (positionals.length > 0) throw new UserError(`"headroom restore-settings" takes no workload, got: ${positionals.join(' ')}`, 'use: headroom restore-settings --db URL');
+  const target = resolveTarget(values['db'] as string | undefined);
+  const driver = createDriver(target);
+  const conn = await driver.connect();
+  try {
+    const found = await settlePendingChanges(driver, conn, target, logLine);
+    if (found === 0) process.stdout.write(`no changes by headroom are left to put back on ${describeTarget(target)}\n`);
+    return 0;
+  } finally {
+    await conn.close();
+    await driver.close();
+  }
+}
