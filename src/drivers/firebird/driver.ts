@@ -8,6 +8,8 @@ import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { FirebirdConnection, destroySocket } from './connection.js';
 import { classifyFirebirdError } from './errors.js';
+import type { DbError } from '../errors.js';
+import { identifyServer, WrongServerError } from '../probe.js';
 import { firebirdServerInfo } from './server-info.js';
 import { firebird, loadFirebird } from './library.js';
 
@@ -21,7 +23,7 @@ export function firebirdOptions(target: ServerTarget): Options {
     encoding: 'UTF8',
     // BIGINT sums come back exact (a string past 2^53) instead of a rounded number.
     numericMode: firebird().Firebird.NUMERIC_MODE_SAFE,
-    connectTimeout: 10_000,
+    connectTimeout: target.connectTimeoutMs ?? 10_000,
   };
 }
 
@@ -39,7 +41,7 @@ export class FirebirdDriver implements Driver {
     try {
       return new FirebirdConnection(await attach(this.config), this.config);
     } catch (error) {
-      throw classifyFirebirdError(error, this.config);
+      throw await classifyAttachError(error, this.config);
     }
   }
 
@@ -75,6 +77,19 @@ export class FirebirdDriver implements Driver {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A failed attachment, classified; when the server dropped the connection without a Firebird
+ * status, it may be another DBMS's (a Firebird URL at PostgreSQL's or MariaDB's port): the error
+ * then says which answered.
+ */
+export async function classifyAttachError(error: unknown, target: ServerTarget): Promise<DbError> {
+  const classified = classifyFirebirdError(error, target);
+  if (classified.errorClass !== 'connection_lost' || classified.code === 'ECONNREFUSED' || /^\d+$/.test(classified.code ?? '')) return classified;
+  const found = await identifyServer({ host: target.host, port: target.port });
+  if (found.kind === undefined || found.kind === 'Firebird') return classified;
+  return classifyFirebirdError(new WrongServerError('Firebird', `${target.host}:${target.port}`, found), target);
 }
 
 /**

@@ -9,6 +9,7 @@ import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
+import { connectSuitable } from './hosts.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -39,21 +40,24 @@ export class PostgresDriver implements Driver {
   }
 
   async connect(): Promise<Connection> {
-    try {
-      const wire = await WireConnection.connect({
-        host: this.config.host,
-        port: this.config.port,
-        user: this.config.user,
-        password: this.config.password,
-        database: this.config.database,
-        applicationName: 'headroom',
-        connectTimeoutMs: 10_000,
-        classify: (error) => classifyPostgresError(error, this.config),
-      });
-      return new PostgresConnection(wire, this.config);
-    } catch (error) {
-      throw classifyPostgresError(error, this.config);
-    }
+    const wire = await connectSuitable(this.config, async (host) => {
+      try {
+        return await WireConnection.connect({
+          host: host.host,
+          port: host.port,
+          user: this.config.user,
+          password: host.password,
+          database: this.config.database,
+          applicationName: this.config.applicationName ?? 'headroom',
+          ...(this.config.options === undefined ? {} : { options: this.config.options }),
+          connectTimeoutMs: this.config.connectTimeoutMs ?? 10_000,
+          classify: (error) => classifyPostgresError(error, this.config),
+        });
+      } catch (error) {
+        throw classifyPostgresError(error, this.config);
+      }
+    });
+    return new PostgresConnection(wire, this.config);
   }
 
   async serverInfo(conn: Connection): Promise<ServerInfo> {
