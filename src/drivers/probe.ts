@@ -19,12 +19,14 @@ export interface Identified {
  * protocol version 10 and their version string; anything else is shown as its printable start.
  */
 export function describeGreeting(data: Buffer, start: number, end: number): Identified {
-  // Protocol::HandshakeV10: 3-byte length, sequence 0, protocol 10, NUL-terminated version.
-  if (end - start >= 6 && data[start + 3] === 0 && data[start + 4] === 0x0a) {
-    const stop = data.indexOf(0, start + 5);
-    const version = data.toString('latin1', start + 5, stop > 0 && stop < end ? stop : Math.min(end, start + 69)).replace(/^5\.5\.5-/, '');
-    const kind = /mariadb/i.test(version) ? 'MariaDB' : 'MySQL';
-    return { kind, description: `a ${kind} server (${version})` };
+  // Protocol::HandshakeV10: 3-byte length (a few hundred bytes), sequence 0, protocol 10, NUL-terminated printable version.
+  const length = end - start >= 4 ? data[start]! | (data[start + 1]! << 8) | (data[start + 2]! << 16) : 0;
+  const stop = data.indexOf(0, start + 5);
+  const version = stop > 0 && stop < end ? data.toString('latin1', start + 5, stop) : '';
+  if (data[start + 3] === 0 && data[start + 4] === 0x0a && length >= 30 && length < 1024 && /^[\x20-\x7e]{1,64}$/.test(version)) {
+    const shown = version.replace(/^5\.5\.5-/, '');
+    const kind = /mariadb/i.test(shown) ? 'MariaDB' : 'MySQL';
+    return { kind, description: `a ${kind} server (${shown})` };
   }
   const shown = data
     .toString('latin1', start, Math.min(end, start + 40))

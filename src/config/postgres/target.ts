@@ -86,7 +86,8 @@ export function resolvePostgres(url: UrlParts | undefined, own: ReadonlyMap<stri
   if (hosts.length > 1) {
     target.fallbacks = hosts.slice(1).map((host, i): FallbackHost => {
       const port = ports[i + 1]!;
-      const own = given.get('password') ?? fromFile(host, port);
+      // A given password is every host's (target.password); the password file may hold one per host.
+      const own = given.has('password') ? undefined : fromFile(host, port);
       return own === undefined ? { host, port } : { host, port, password: own };
     });
   }

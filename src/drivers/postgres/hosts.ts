@@ -18,7 +18,8 @@ export interface HostAttempt {
 export async function connectSuitable(config: ServerTarget, open: (host: HostAttempt) => Promise<WireConnection>): Promise<WireConnection> {
   const hosts: HostAttempt[] = [
     { host: config.host, port: config.port, password: config.password },
-    ...(config.fallbacks ?? []).map((f) => ({ host: f.host, port: f.port, password: f.password ?? config.password })),
+    // A password from the password file was the first host's: another host has its own line or none.
+    ...(config.fallbacks ?? []).map((f) => ({ host: f.host, port: f.port, password: f.password ?? (config.passwordFile === undefined ? config.password : undefined) })),
   ];
   const attrs = config.targetSessionAttrs ?? 'any';
   if (hosts.length === 1 && attrs === 'any') return open(hosts[0]!);

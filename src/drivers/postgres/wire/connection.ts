@@ -375,6 +375,8 @@ export class WireConnection implements TransportHandler {
         for (let i = 0; i < columns; i++) {
           const length = data.readInt32BE(at);
           at += 4;
+          // A row longer than its message is a corrupt stream (libpq: "insufficient data in D message").
+          if (at + (length > 0 ? length : 0) > end) throw new RangeError(`a DataRow's column ${i + 1} runs past the message`);
           if (length < 0) row[i] = null;
           else {
             row[i] = decodeText(pending.types[i] ?? 0, data, at, at + length);
