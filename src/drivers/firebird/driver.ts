@@ -8,7 +8,7 @@ import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { FirebirdConnection, destroySocket } from './connection.js';
 import { classifyFirebirdError } from './errors.js';
-import type { DbError } from '../errors.js';
+import { DbError } from '../errors.js';
 import { identifyServer, WrongServerError } from '../probe.js';
 import { firebirdServerInfo } from './server-info.js';
 import { firebird, loadFirebird } from './library.js';
@@ -87,20 +87,29 @@ export class FirebirdDriver implements Driver {
 export async function classifyAttachError(error: unknown, target: ServerTarget): Promise<DbError> {
   const classified = classifyFirebirdError(error, target);
   if (classified.errorClass !== 'connection_lost' || classified.code === 'ECONNREFUSED' || /^\d+$/.test(classified.code ?? '')) return classified;
+  const where = `${target.host}:${target.port}`;
   const found = await identifyServer({ host: target.host, port: target.port });
-  if (found.kind === undefined || found.kind === 'Firebird') return classified;
-  return classifyFirebirdError(new WrongServerError('Firebird', `${target.host}:${target.port}`, found), target);
+  if (found.kind !== undefined && found.kind !== 'Firebird') return classifyFirebirdError(new WrongServerError('Firebird', where, found), target);
+  // node-firebird's "Connection to Firebird server was lost." names no server.
+  if (classified.message.includes(where)) return classified;
+  return new DbError(classified.errorClass, `${classified.message} (${where}, while attaching)`, classified.code, classified.hint, { cause: error });
 }
 
 /**
  * Firebird.attach() as node-firebird writes it, except that a failed login or a database the
  * server cannot open also closes the socket: node-firebird leaves it open, which keeps the
- * process alive.
+ * process alive; and that the whole attachment has the connect timeout: node-firebird's covers
+ * only the TCP connect, and waits without end for a server that accepts and never answers.
  */
 function attach(target: ServerTarget): Promise<Database> {
   const options = firebirdOptions(target);
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const timeout = Object.assign(new Error(`timeout expired while attaching at ${target.host}:${target.port}: the server accepted the connection, but no Firebird answer came`), { code: 'ETIMEDOUT' });
+      fail(timeout);
+    }, options.connectTimeout);
     const fail = (error: unknown): void => {
+      clearTimeout(timer);
       destroySocket(cnx);
       reject(error);
     };
@@ -114,7 +123,11 @@ function attach(target: ServerTarget): Promise<Database> {
         if (err) return fail(err);
         cnx.connect(internal, (err2) => {
           if (err2) return fail(err2);
-          cnx.attach(internal, (err3, db) => (err3 || !db ? fail(err3) : resolve(db as unknown as Database)));
+          cnx.attach(internal, (err3, db) => {
+            if (err3 || !db) return fail(err3);
+            clearTimeout(timer);
+            resolve(db as unknown as Database);
+          });
         });
       },
       internal,
