@@ -16,36 +16,31 @@ const OWN_PARAMETERS: Record<DbmsName, readonly string[]> = {
 };
 
 /**
- * TLS parameters: accepted here and handed on as given in ServerTarget.tls. The TLS code parses
- * and checks them (src/drivers/postgres/tls-options.ts and src/drivers/mariadb/tls-options.ts);
- * keep this list in step with it.
+ * TLS parameters: accepted here and handed on as given in ServerTarget.tlsParameters. The TLS code
+ * parses and checks them (src/drivers/postgres/tls-options.ts POSTGRES_TLS_PARAMETERS and
+ * src/drivers/mariadb/tls-options.ts MARIADB_TLS_PARAMETERS); these lists must name exactly what
+ * it reads, so that none is accepted and then ignored. Firebird's WireCrypt is the server's
+ * setting, not a URL parameter.
  */
 export const TLS_PARAMETERS: Record<DbmsName, readonly string[]> = {
-  postgres: [
-    'sslmode',
-    'sslcert',
-    'sslkey',
-    'sslrootcert',
-    'sslcrl',
-    'sslcrldir',
-    'sslpassword',
-    'sslsni',
-    'sslcompression',
-    'sslcertmode',
-    'sslnegotiation',
-    'ssl_min_protocol_version',
-    'ssl_max_protocol_version',
-    'requiressl',
-    'channel_binding',
-  ],
-  mariadb: ['ssl', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-verify-server-cert', 'ssl-mode'],
-  firebird: ['wire_crypt'],
+  postgres: ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslnegotiation', 'channel_binding'],
+  mariadb: ['ssl', 'ssl-mode', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-crl', 'ssl-verify-server-cert', 'server-public-key-path', 'get-server-public-key'],
+  firebird: [],
   sqlite: [],
 };
 
 /** libpq parameters headroom does not honour yet: named as such, not as unknown. */
 const LIBPQ_NOT_SUPPORTED = [
   'hostaddr',
+  'sslcrldir',
+  'sslpassword',
+  'sslsni',
+  'sslcompression',
+  'sslcertmode',
+  'sslkeylogfile',
+  'ssl_min_protocol_version',
+  'ssl_max_protocol_version',
+  'requiressl',
   'client_encoding',
   'keepalives',
   'keepalives_idle',
@@ -68,19 +63,19 @@ export interface SortedParameters {
   /** Parameters headroom's own resolution reads (the last value when one is given twice, as libpq). */
   own: Map<string, string>;
   /** TLS parameters as given, for the TLS code. */
-  tls: Record<string, string>;
+  tlsParameters: Record<string, string>;
 }
 
 /** Splits `params` into headroom's own and TLS ones; any other is a UserError naming it. `where` says where they were read. */
 export function sortParameters(dbms: DbmsName, params: readonly (readonly [string, string])[], where = 'the database URL'): SortedParameters {
   const own = new Map<string, string>();
-  const tls: Record<string, string> = {};
+  const tlsParameters: Record<string, string> = {};
   for (const [name, value] of params) {
     if (OWN_PARAMETERS[dbms].includes(name)) own.set(name, value);
-    else if (TLS_PARAMETERS[dbms].includes(name)) tls[name] = value;
+    else if (TLS_PARAMETERS[dbms].includes(name)) tlsParameters[name] = value;
     else throw unknownParameter(dbms, name, where);
   }
-  return { own, tls };
+  return { own, tlsParameters };
 }
 
 export function unknownParameter(dbms: DbmsName, name: string, where: string): UserError {

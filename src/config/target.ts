@@ -39,8 +39,8 @@ export interface ServerTarget {
   targetSessionAttrs?: TargetSessionAttrs;
   /** The password file the password was read from (for the hint of a failed login). */
   passwordFile?: string;
-  /** TLS parameters as the URL (or service file) gave them, for the TLS code (config/parameters.ts TLS_PARAMETERS). */
-  tls?: Record<string, string>;
+  /** TLS parameters as the URL (or service file) gave them, for the TLS code to parse (config/parameters.ts TLS_PARAMETERS). */
+  tlsParameters?: Record<string, string>;
 }
 
 export interface NodeAddress {
@@ -110,16 +110,16 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
   if (dbms === 'firebird' && url?.params.some(([name]) => name === 'replicas')) {
     throw new UserError('replicas are supported for PostgreSQL and MariaDB only', 'remove ?replicas= from the Firebird URL');
   }
-  const { own, tls } = sortParameters(dbms, url?.params ?? []);
+  const { own, tlsParameters } = sortParameters(dbms, url?.params ?? []);
   const defaultPort = { postgres: 5432, mariadb: 3306, firebird: 3050 }[dbms];
-  const target: ServerTarget = dbms === 'postgres' ? { dbms, ...resolvePostgres(url, own, tls, env, warn) } : otherTarget(dbms, url, own, tls, text, env);
+  const target: ServerTarget = dbms === 'postgres' ? { dbms, ...resolvePostgres(url, own, tlsParameters, env, warn) } : otherTarget(dbms, url, own, tlsParameters, text, env);
   const replicas = own.get('replicas');
   if (replicas !== undefined) target.replicas = parseReplicas(replicas, defaultPort);
   return target;
 }
 
 /** MariaDB and Firebird: the URL's parts, then the DBMS's usual environment variables, then defaults. */
-function otherTarget(dbms: 'mariadb' | 'firebird', url: UrlParts | undefined, own: ReadonlyMap<string, string>, tls: Record<string, string>, text: string, env: Env): ServerTarget {
+function otherTarget(dbms: 'mariadb' | 'firebird', url: UrlParts | undefined, own: ReadonlyMap<string, string>, tlsParameters: Record<string, string>, text: string, env: Env): ServerTarget {
   if (url && url.hosts.length > 1) throw new UserError(`a ${dbms} URL names one host, not ${url.hosts.length}`, 'replicas go in ?replicas=host:port,host:port');
   const fromEnv: Partial<Record<'host' | 'port' | 'user' | 'password' | 'database' | 'socket', string>> =
     dbms === 'mariadb'
@@ -141,7 +141,7 @@ function otherTarget(dbms: 'mariadb' | 'firebird', url: UrlParts | undefined, ow
   const target: ServerTarget = { dbms, host: socket ?? host, port, user, password: url?.password ?? fromEnv.password, database };
   const timeout = own.get('connect_timeout');
   if (timeout !== undefined) target.connectTimeoutMs = connectTimeoutMs(timeout);
-  if (Object.keys(tls).length > 0) target.tls = tls;
+  if (Object.keys(tlsParameters).length > 0) target.tlsParameters = tlsParameters;
   return target;
 }
 

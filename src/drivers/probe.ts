@@ -55,8 +55,8 @@ const cache = new Map<string, Promise<Identified>>();
 /**
  * Connects to `address` (at most three times, each briefly) to learn what listens there: first
  * it waits for a greeting (MariaDB, MySQL), then sends an SSLRequest (PostgreSQL), then an
- * op_connect (Firebird). The answer is kept per address for the process, so that a thousand
- * terminals failing together ask once.
+ * op_connect (Firebird). A definite answer is kept per address for the process, and one under
+ * way is shared, so that a thousand terminals failing together ask once.
  */
 export function identifyServer(address: SocketAddress): Promise<Identified> {
   const key = 'path' in address ? address.path : `${address.host}:${address.port}`;
@@ -64,6 +64,8 @@ export function identifyServer(address: SocketAddress): Promise<Identified> {
   if (!known) {
     known = identify(address);
     cache.set(key, known);
+    // Only a definite answer is kept: what was down or unreadable may be asked again later.
+    void known.then((found) => found.kind === undefined && cache.delete(key));
   }
   return known;
 }

@@ -38,9 +38,9 @@ export type PostgresTarget = Omit<ServerTarget, 'dbms' | 'replicas'>;
  * parameters over its host, user and path), else from the connection service (`service=` or
  * PGSERVICE), else from its PG* environment variable, else the default. The password, when none
  * of these gives one, comes from the password file (passfile, PGPASSFILE or ~/.pgpass), per host.
- * `own` and `tls` are the URL's query parameters, already sorted (config/parameters.ts).
+ * `own` and `tlsParameters` are the URL's query parameters, already sorted (config/parameters.ts).
  */
-export function resolvePostgres(url: UrlParts | undefined, own: ReadonlyMap<string, string>, tls: Record<string, string>, env: Env, warn: (message: string) => void): PostgresTarget {
+export function resolvePostgres(url: UrlParts | undefined, own: ReadonlyMap<string, string>, tlsParameters: Record<string, string>, env: Env, warn: (message: string) => void): PostgresTarget {
   const given = new Map<string, string>();
   if (url?.user !== undefined) given.set('user', url.user);
   if (url?.password !== undefined) given.set('password', url.password);
@@ -59,7 +59,7 @@ export function resolvePostgres(url: UrlParts | undefined, own: ReadonlyMap<stri
       if (key === 'replicas') throw new UserError(`unknown parameter "replicas" in ${where}`, 'give ?replicas= in the database URL');
       const sorted = sortParameters('postgres', [[key, value]], where);
       if (sorted.own.has(key) && !given.has(key)) given.set(key, value);
-      if (key in sorted.tls) tls[key] ??= value;
+      if (key in sorted.tlsParameters) tlsParameters[key] ??= value;
     }
   }
   for (const [name, variable] of Object.entries(ENVIRONMENT)) {
@@ -105,7 +105,7 @@ export function resolvePostgres(url: UrlParts | undefined, own: ReadonlyMap<stri
     }
     if (attrs !== 'any') target.targetSessionAttrs = attrs as TargetSessionAttrs;
   }
-  if (Object.keys(tls).length > 0) target.tls = tls;
+  if (Object.keys(tlsParameters).length > 0) target.tlsParameters = tlsParameters;
   return target;
 }
 
