@@ -19,7 +19,7 @@ export const DRIVERS: readonly DriverDescription[] = [
     dbms: 'postgres',
     url: 'postgres://user:password@host:5432/database',
     client: "headroom's own protocol client (src/drivers/postgres/wire)",
-    notes: 'prepared statements, COPY for loading; trust, password, MD5 and SCRAM-SHA-256 logins; the URL parameters, PG* variables, service file and password file fill in what the URL leaves out',
+    notes: 'prepared statements, COPY for loading; trust, password, MD5 and SCRAM-SHA-256 logins; URL parameters as in libpq; PG* variables, the service file and the password file fill in what the URL leaves out',
   },
   {
     dbms: 'mariadb',
