@@ -8,7 +8,10 @@ import type { DbmsName } from '../drivers/driver.js';
  */
 const OWN_PARAMETERS: Record<DbmsName, readonly string[]> = {
   // libpq's names and meanings, so that a psql user's URL works unchanged.
-  postgres: ['host', 'port', 'dbname', 'user', 'password', 'passfile', 'service', 'connect_timeout', 'application_name', 'fallback_application_name', 'options', 'target_session_attrs', 'replicas'],
+  postgres: [
+    ...['host', 'port', 'dbname', 'user', 'password', 'passfile', 'service', 'connect_timeout'],
+    ...['application_name', 'fallback_application_name', 'options', 'target_session_attrs', 'replicas'],
+  ],
   // socket and connect_timeout as the mariadb/mysql clients name them (seconds, as theirs).
   mariadb: ['socket', 'connect_timeout', 'replicas'],
   firebird: ['connect_timeout'],
@@ -93,7 +96,9 @@ export function unknownParameter(dbms: DbmsName, name: string, where: string): U
  */
 export function connectTimeoutMs(text: string): number {
   const trimmed = text.trim();
-  if (!/^[-+]?\d+$/.test(trimmed)) throw new UserError(`connect_timeout "${text}" is not a whole number of seconds`, 'use e.g. connect_timeout=10 (0 waits without limit)');
+  if (!/^[-+]?\d+$/.test(trimmed)) {
+    throw new UserError(`connect_timeout "${text}" is not a whole number of seconds`, 'use e.g. connect_timeout=10 (0 waits without limit)');
+  }
   const seconds = Number(trimmed);
   return seconds <= 0 ? NO_TIMEOUT_MS : Math.min(seconds * 1000, NO_TIMEOUT_MS);
 }

@@ -112,18 +112,29 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
   }
   const { own, tlsParameters } = sortParameters(dbms, url?.params ?? []);
   const defaultPort = { postgres: 5432, mariadb: 3306, firebird: 3050 }[dbms];
-  const target: ServerTarget = dbms === 'postgres' ? { dbms, ...resolvePostgres(url, own, tlsParameters, env, warn) } : otherTarget(dbms, url, own, tlsParameters, text, env);
+  const target: ServerTarget =
+    dbms === 'postgres' ? { dbms, ...resolvePostgres(url, own, tlsParameters, env, warn) } : otherTarget(dbms, url, own, tlsParameters, text, env);
   const replicas = own.get('replicas');
   if (replicas !== undefined) target.replicas = parseReplicas(replicas, defaultPort);
   return target;
 }
 
 /** MariaDB and Firebird: the URL's parts, then the DBMS's usual environment variables, then defaults. */
-function otherTarget(dbms: 'mariadb' | 'firebird', url: UrlParts | undefined, own: ReadonlyMap<string, string>, tlsParameters: Record<string, string>, text: string, env: Env): ServerTarget {
+function otherTarget(
+  dbms: 'mariadb' | 'firebird',
+  url: UrlParts | undefined,
+  own: ReadonlyMap<string, string>,
+  tlsParameters: Record<string, string>,
+  text: string,
+  env: Env,
+): ServerTarget {
   if (url && url.hosts.length > 1) throw new UserError(`a ${dbms} URL names one host, not ${url.hosts.length}`, 'replicas go in ?replicas=host:port,host:port');
   const fromEnv: Partial<Record<'host' | 'port' | 'user' | 'password' | 'database' | 'socket', string>> =
     dbms === 'mariadb'
-      ? { host: env['MYSQL_HOST'], port: env['MYSQL_TCP_PORT'], user: env['MYSQL_USER'], password: env['MYSQL_PWD'], database: env['MYSQL_DATABASE'], socket: env['MYSQL_UNIX_PORT'] }
+      ? {
+          ...{ host: env['MYSQL_HOST'], port: env['MYSQL_TCP_PORT'], user: env['MYSQL_USER'], password: env['MYSQL_PWD'] },
+          ...{ database: env['MYSQL_DATABASE'], socket: env['MYSQL_UNIX_PORT'] },
+        }
       : // Firebird's own tools (isql, gbak) read only these two.
         { user: env['ISC_USER'], password: env['ISC_PASSWORD'] };
   const defaults = { mariadb: { port: 3306, user: 'root' }, firebird: { port: 3050, user: 'SYSDBA' } }[dbms];
@@ -137,7 +148,9 @@ function otherTarget(dbms: 'mariadb' | 'firebird', url: UrlParts | undefined, ow
   const host = url?.hosts[0]?.host ?? fromEnv.host ?? '127.0.0.1';
   // MariaDB's Unix socket: ?socket=, else MYSQL_UNIX_PORT when the URL names no host (as the mysql client does).
   const socket = own.get('socket') ?? (url?.hosts[0]?.host === undefined ? nonEmpty(fromEnv.socket) : undefined);
-  if (socket !== undefined && !socket.startsWith('/')) throw new UserError(`socket "${socket}" is not an absolute path`, 'use e.g. ?socket=/run/mysqld/mysqld.sock (mariadb -e "select @@socket" shows it)');
+  if (socket !== undefined && !socket.startsWith('/')) {
+    throw new UserError(`socket "${socket}" is not an absolute path`, 'use e.g. ?socket=/run/mysqld/mysqld.sock (mariadb -e "select @@socket" shows it)');
+  }
   const target: ServerTarget = { dbms, host: socket ?? host, port, user, password: url?.password ?? fromEnv.password, database };
   const timeout = own.get('connect_timeout');
   if (timeout !== undefined) target.connectTimeoutMs = connectTimeoutMs(timeout);
@@ -200,7 +213,8 @@ export function describeTarget(target: Target): string {
     params.push(`socket=${target.host}`);
   } else {
     // A PostgreSQL socket folder is written %2F-encoded, as libpq reads it.
-    const address = (node: NodeAddress): string => `${node.host.startsWith('/') ? encodeURIComponent(node.host) : node.host.includes(':') ? `[${node.host}]` : node.host}:${node.port}`;
+    const host = (name: string): string => (name.startsWith('/') ? encodeURIComponent(name) : name.includes(':') ? `[${name}]` : name);
+    const address = (node: NodeAddress): string => `${host(node.host)}:${node.port}`;
     hosts = [target, ...(target.fallbacks ?? [])].map(address).join(',');
   }
   if (target.options !== undefined) params.push(`options=${encodeURIComponent(target.options)}`);

@@ -40,7 +40,13 @@ export type PostgresTarget = Omit<ServerTarget, 'dbms' | 'replicas'>;
  * of these gives one, comes from the password file (passfile, PGPASSFILE or ~/.pgpass), per host.
  * `own` and `tlsParameters` are the URL's query parameters, already sorted (config/parameters.ts).
  */
-export function resolvePostgres(url: UrlParts | undefined, own: ReadonlyMap<string, string>, tlsParameters: Record<string, string>, env: Env, warn: (message: string) => void): PostgresTarget {
+export function resolvePostgres(
+  url: UrlParts | undefined,
+  own: ReadonlyMap<string, string>,
+  tlsParameters: Record<string, string>,
+  env: Env,
+  warn: (message: string) => void,
+): PostgresTarget {
   const given = new Map<string, string>();
   if (url?.user !== undefined) given.set('user', url.user);
   if (url?.password !== undefined) given.set('password', url.password);
@@ -114,11 +120,15 @@ function parsePorts(text: string | undefined, hosts: number): number[] {
   const ports = (text ?? '').split(',').map((p) => {
     const trimmed = p.trim();
     const port = trimmed === '' ? DEFAULT_PORT : Number(trimmed);
-    if (!/^\d*$/.test(trimmed) || port < 1 || port > 65535) throw new UserError(`port "${p}" is not a TCP port`, 'give a number from 1 to 65535 in the URL, ?port= or PGPORT');
+    if (!/^\d*$/.test(trimmed) || port < 1 || port > 65535) {
+      throw new UserError(`port "${p}" is not a TCP port`, 'give a number from 1 to 65535 in the URL, ?port= or PGPORT');
+    }
     return port;
   });
   if (ports.length === 1) return new Array<number>(hosts).fill(ports[0]!);
-  if (ports.length !== hosts) throw new UserError(`could not match ${ports.length} port numbers to ${hosts} hosts`, 'give one port for all hosts, or one per host (host=a,b&port=5432,5433)');
+  if (ports.length !== hosts) {
+    throw new UserError(`could not match ${ports.length} port numbers to ${hosts} hosts`, 'give one port for all hosts, or one per host (host=a,b&port=5432,5433)');
+  }
   return ports;
 }
 

@@ -105,7 +105,8 @@ function attach(target: ServerTarget): Promise<Database> {
   const options = firebirdOptions(target);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      const timeout = Object.assign(new Error(`timeout expired while attaching at ${target.host}:${target.port}: the server accepted the connection, but no Firebird answer came`), { code: 'ETIMEDOUT' });
+      const where = `${target.host}:${target.port}`;
+      const timeout = Object.assign(new Error(`timeout expired while attaching at ${where}: the server accepted the connection, but no Firebird answer came`), { code: 'ETIMEDOUT' });
       fail(timeout);
     }, options.connectTimeout);
     const fail = (error: unknown): void => {
