@@ -1,5 +1,8 @@
 import { UserError } from '../errors.js';
 import type { DbmsName } from '../drivers/driver.js';
+import { connectTimeoutMs, sortParameters } from './parameters.js';
+import { resolvePostgres, type TargetSessionAttrs } from './postgres/target.js';
+import { splitUrl, type UrlParts } from './url.js';
 
 /** Where to connect, resolved from --db, then DATABASE_URL, then the embedded default. */
 export type Target = SqliteTarget | ServerTarget;
@@ -21,11 +24,33 @@ export interface ServerTarget {
    * absent when there are none. They share the primary's user, password and database.
    */
   replicas?: NodeAddress[];
+  /**
+   * PostgreSQL: further hosts of libpq's `host=a,b` (or `//a:1,b:2/`), tried in order when one
+   * cannot be reached or does not suit targetSessionAttrs. Absent when there is one host.
+   */
+  fallbacks?: FallbackHost[];
+  /** Per connection attempt (each host tried); absent: 10 s. */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: application_name sent at startup; absent: headroom. */
+  applicationName?: string;
+  /** PostgreSQL: the startup packet's `options` (e.g. `-c synchronous_commit=off`), as libpq sends them. */
+  options?: string;
+  /** PostgreSQL: libpq's target_session_attrs; absent: any. */
+  targetSessionAttrs?: TargetSessionAttrs;
+  /** The password file the password was read from (for the hint of a failed login). */
+  passwordFile?: string;
+  /** TLS parameters as the URL (or service file) gave them, for the TLS code to parse (config/parameters.ts TLS_PARAMETERS). */
+  tlsParameters?: Record<string, string>;
 }
 
 export interface NodeAddress {
   host: string;
   port: number;
+}
+
+export interface FallbackHost extends NodeAddress {
+  /** From the password file for this host, when the URL and environment give none. */
+  password?: string;
 }
 
 export const DEFAULT_DB = 'sqlite:headroom.db';
@@ -45,12 +70,21 @@ const URL_HINT = 'use e.g. sqlite:./bench.db, postgres://user@host:5432/db, mari
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+const warned = new Set<string>();
+
+/** A warning about the connection settings (an ignored password file), printed once per process. */
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  process.stderr.write(`headroom: warning: ${message}\n`);
+}
+
 /**
  * Resolves the connection the way porsager/postgres and libpq do: explicit URL parts first, then
  * the DBMS's usual environment variables (PG*, MYSQL_*), then defaults. `--db postgres` alone
  * therefore means "PostgreSQL, everything from the environment".
  */
-export function resolveTarget(db: string | undefined, env: Env = process.env): Target {
+export function resolveTarget(db: string | undefined, env: Env = process.env, warn: (message: string) => void = warnOnce): Target {
   const given = db ?? env['DATABASE_URL'] ?? DEFAULT_DB;
   // A bare server name ("postgres", "mariadb") means that DBMS with everything from the environment.
   const text = /^[a-z]+$/i.test(given) && SCHEMES[given.toLowerCase()] !== 'sqlite' ? `${given}:` : given;
@@ -61,51 +95,66 @@ export function resolveTarget(db: string | undefined, env: Env = process.env): T
   }
   const rest = match[2]!;
   if (dbms === 'sqlite') {
-    const file = rest.replace(/^\/\/(?=\/)/, '');
+    // SQLite takes no parameters: `?` starts them, and any is refused rather than read as part of the file name.
+    const queryAt = rest.indexOf('?');
+    if (queryAt >= 0) sortParameters('sqlite', splitUrl(rest.slice(queryAt), text, URL_HINT).params);
+    const file = (queryAt < 0 ? rest : rest.slice(0, queryAt)).replace(/^\/\/(?=\/)/, '');
     if (file === '' || file === '//') throw new UserError('sqlite: needs a file name', 'use e.g. sqlite:./bench.db');
     return { dbms, file };
   }
-  return serverTarget(dbms, rest, text, env);
+  return serverTarget(dbms, rest, text, env, warn);
 }
 
-function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, env: Env): ServerTarget {
-  let url: URL | undefined;
-  if (rest !== '' && rest !== '//') {
-    try {
-      url = new URL(`${dbms}:${rest.startsWith('//') ? rest : `//${rest}`}`);
-    } catch {
-      throw new UserError(`malformed database URL "${redact(text)}"`, URL_HINT);
-    }
+function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, env: Env, warn: (message: string) => void): ServerTarget {
+  const url = rest !== '' && rest !== '//' ? splitUrl(rest, redact(text), URL_HINT) : undefined;
+  if (dbms === 'firebird' && url?.params.some(([name]) => name === 'replicas')) {
+    throw new UserError('replicas are supported for PostgreSQL and MariaDB only', 'remove ?replicas= from the Firebird URL');
   }
-  const fromEnv: Partial<Record<'host' | 'port' | 'user' | 'password' | 'database', string>> =
-    dbms === 'postgres'
-      ? { host: env['PGHOST'], port: env['PGPORT'], user: env['PGUSER'], password: env['PGPASSWORD'], database: env['PGDATABASE'] }
-      : dbms === 'mariadb'
-        ? { host: env['MYSQL_HOST'], port: env['MYSQL_TCP_PORT'], user: env['MYSQL_USER'], password: env['MYSQL_PWD'], database: env['MYSQL_DATABASE'] }
-        : // Firebird's own tools (isql, gbak) read only these two.
-          { user: env['ISC_USER'], password: env['ISC_PASSWORD'] };
-  const defaults = { postgres: { port: 5432, user: 'postgres' }, mariadb: { port: 3306, user: 'root' }, firebird: { port: 3050, user: 'SYSDBA' } }[dbms];
-  const portText = nonEmpty(url?.port) ?? fromEnv.port;
+  const { own, tlsParameters } = sortParameters(dbms, url?.params ?? []);
+  const defaultPort = { postgres: 5432, mariadb: 3306, firebird: 3050 }[dbms];
+  const target: ServerTarget =
+    dbms === 'postgres' ? { dbms, ...resolvePostgres(url, own, tlsParameters, env, warn) } : otherTarget(dbms, url, own, tlsParameters, text, env);
+  const replicas = own.get('replicas');
+  if (replicas !== undefined) target.replicas = parseReplicas(replicas, defaultPort);
+  return target;
+}
+
+/** MariaDB and Firebird: the URL's parts, then the DBMS's usual environment variables, then defaults. */
+function otherTarget(
+  dbms: 'mariadb' | 'firebird',
+  url: UrlParts | undefined,
+  own: ReadonlyMap<string, string>,
+  tlsParameters: Record<string, string>,
+  text: string,
+  env: Env,
+): ServerTarget {
+  if (url && url.hosts.length > 1) throw new UserError(`a ${dbms} URL names one host, not ${url.hosts.length}`, 'replicas go in ?replicas=host:port,host:port');
+  const fromEnv: Partial<Record<'host' | 'port' | 'user' | 'password' | 'database' | 'socket', string>> =
+    dbms === 'mariadb'
+      ? {
+          ...{ host: env['MYSQL_HOST'], port: env['MYSQL_TCP_PORT'], user: env['MYSQL_USER'], password: env['MYSQL_PWD'] },
+          ...{ database: env['MYSQL_DATABASE'], socket: env['MYSQL_UNIX_PORT'] },
+        }
+      : // Firebird's own tools (isql, gbak) read only these two.
+        { user: env['ISC_USER'], password: env['ISC_PASSWORD'] };
+  const defaults = { mariadb: { port: 3306, user: 'root' }, firebird: { port: 3050, user: 'SYSDBA' } }[dbms];
+  const portText = url?.hosts[0]?.port ?? nonEmpty(fromEnv.port);
   const port = portText === undefined ? defaults.port : Number(portText);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new UserError(`port "${portText}" in the database URL is not a TCP port`, URL_HINT);
   }
-  const user = nonEmpty(decode(url?.username)) ?? fromEnv.user ?? defaults.user;
-  const path = nonEmpty(decode(url?.pathname.replace(/^\//, '')));
-  const database = dbms === 'firebird' ? firebirdDatabase(path, text) : (path ?? fromEnv.database ?? (dbms === 'postgres' ? user : 'test'));
-  const target: ServerTarget = {
-    dbms,
-    host: nonEmpty(url?.hostname) ?? fromEnv.host ?? '127.0.0.1',
-    port,
-    user,
-    password: nonEmpty(decode(url?.password)) ?? fromEnv.password,
-    database,
-  };
-  const replicas = url?.searchParams.get('replicas');
-  if (replicas !== null && replicas !== undefined) {
-    if (dbms === 'firebird') throw new UserError('replicas are supported for PostgreSQL and MariaDB only', 'remove ?replicas= from the Firebird URL');
-    target.replicas = parseReplicas(replicas, defaults.port);
+  const user = url?.user ?? fromEnv.user ?? defaults.user;
+  const database = dbms === 'firebird' ? firebirdDatabase(url?.path, text) : (url?.path ?? fromEnv.database ?? 'test');
+  const host = url?.hosts[0]?.host ?? fromEnv.host ?? '127.0.0.1';
+  // MariaDB's Unix socket: ?socket=, else MYSQL_UNIX_PORT when the URL names no host (as the mysql client does).
+  const socket = own.get('socket') ?? (url?.hosts[0]?.host === undefined ? nonEmpty(fromEnv.socket) : undefined);
+  if (socket !== undefined && !socket.startsWith('/')) {
+    throw new UserError(`socket "${socket}" is not an absolute path`, 'use e.g. ?socket=/run/mysqld/mysqld.sock (mariadb -e "select @@socket" shows it)');
   }
+  const target: ServerTarget = { dbms, host: socket ?? host, port, user, password: url?.password ?? fromEnv.password, database };
+  const timeout = own.get('connect_timeout');
+  if (timeout !== undefined) target.connectTimeoutMs = connectTimeoutMs(timeout);
+  if (Object.keys(tlsParameters).length > 0) target.tlsParameters = tlsParameters;
   return target;
 }
 
@@ -123,10 +172,19 @@ function parseReplicas(text: string, defaultPort: number): NodeAddress[] {
   return nodes;
 }
 
-/** The primary and each replica as a target of its own: same user, password and database. */
+/**
+ * The primary and each replica as a target of its own: same user, password and database. A
+ * replica is that one host: no fallback hosts, and no target_session_attrs, which would refuse it.
+ */
 export function nodeTargets(target: ServerTarget): ServerTarget[] {
   const { replicas, ...primary } = target;
-  return [primary, ...(replicas ?? []).map((r) => ({ ...primary, host: r.host, port: r.port }))];
+  return [
+    primary,
+    ...(replicas ?? []).map((r) => {
+      const { fallbacks: _fallbacks, targetSessionAttrs: _attrs, ...node } = primary;
+      return { ...node, host: r.host, port: r.port };
+    }),
+  ];
 }
 
 /**
@@ -142,11 +200,27 @@ function firebirdDatabase(path: string | undefined, text: string): string {
   return path.includes('/') && !path.startsWith('/') ? `/${path}` : path;
 }
 
-/** The target as it may be printed or stored: never with the password. */
+/**
+ * The target as it may be printed or stored: never with the password; with what changes the
+ * connection's behaviour (a socket, fallback hosts, startup options, target_session_attrs).
+ */
 export function describeTarget(target: Target): string {
   if (target.dbms === 'sqlite') return `sqlite:${target.file}`;
-  const replicas = target.replicas ? `?replicas=${target.replicas.map((r) => `${r.host}:${r.port}`).join(',')}` : '';
-  return `${target.dbms}://${target.user}@${target.host}:${target.port}/${target.database}${replicas}`;
+  const params: string[] = [];
+  let hosts: string;
+  if (target.dbms === 'mariadb' && target.host.startsWith('/')) {
+    hosts = 'localhost';
+    params.push(`socket=${target.host}`);
+  } else {
+    // A PostgreSQL socket folder is written %2F-encoded, as libpq reads it.
+    const host = (name: string): string => (name.startsWith('/') ? encodeURIComponent(name) : name.includes(':') ? `[${name}]` : name);
+    const address = (node: NodeAddress): string => `${host(node.host)}:${node.port}`;
+    hosts = [target, ...(target.fallbacks ?? [])].map(address).join(',');
+  }
+  if (target.options !== undefined) params.push(`options=${encodeURIComponent(target.options)}`);
+  if (target.targetSessionAttrs !== undefined) params.push(`target_session_attrs=${target.targetSessionAttrs}`);
+  if (target.replicas) params.push(`replicas=${target.replicas.map((r) => `${r.host}:${r.port}`).join(',')}`);
+  return `${target.dbms}://${target.user}@${hosts}/${target.database}${params.length > 0 ? `?${params.join('&')}` : ''}`;
 }
 
 function redact(text: string): string {
@@ -155,10 +229,6 @@ function redact(text: string): string {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
-}
-
-function decode(value: string | undefined): string | undefined {
-  return value === undefined ? undefined : decodeURIComponent(value);
 }
 
 /** A server on this machine, whose processes can be read from /proc; SQLite runs inside the client. */

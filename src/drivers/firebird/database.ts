@@ -1,6 +1,5 @@
 import type { ServerTarget } from '../../config/target.js';
-import { firebirdOptions } from './driver.js';
-import { classifyFirebirdError } from './errors.js';
+import { classifyAttachError, firebirdOptions } from './driver.js';
 import { loadFirebird } from './library.js';
 
 /**
@@ -13,7 +12,7 @@ export async function createFirebirdDatabase(target: ServerTarget, pageSize = 81
     const db = await Firebird.createAsync({ ...firebirdOptions(target), pageSize });
     await db.detachAsync();
   } catch (error) {
-    throw classifyFirebirdError(error, target);
+    throw await classifyAttachError(error, target);
   }
 }
 
@@ -22,6 +21,6 @@ export async function dropFirebirdDatabase(target: ServerTarget): Promise<void> 
   try {
     await Firebird.dropAsync(firebirdOptions(target));
   } catch (error) {
-    throw classifyFirebirdError(error, target);
+    throw await classifyAttachError(error, target);
   }
 }

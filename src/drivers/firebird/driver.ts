@@ -8,6 +8,8 @@ import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { FirebirdConnection, destroySocket } from './connection.js';
 import { classifyFirebirdError } from './errors.js';
+import { DbError } from '../errors.js';
+import { identifyServer, WrongServerError } from '../probe.js';
 import { firebirdServerInfo } from './server-info.js';
 import { firebird, loadFirebird } from './library.js';
 
@@ -21,7 +23,7 @@ export function firebirdOptions(target: ServerTarget): Options {
     encoding: 'UTF8',
     // BIGINT sums come back exact (a string past 2^53) instead of a rounded number.
     numericMode: firebird().Firebird.NUMERIC_MODE_SAFE,
-    connectTimeout: 10_000,
+    connectTimeout: target.connectTimeoutMs ?? 10_000,
   };
 }
 
@@ -39,7 +41,7 @@ export class FirebirdDriver implements Driver {
     try {
       return new FirebirdConnection(await attach(this.config), this.config);
     } catch (error) {
-      throw classifyFirebirdError(error, this.config);
+      throw await classifyAttachError(error, this.config);
     }
   }
 
@@ -78,14 +80,37 @@ export class FirebirdDriver implements Driver {
 }
 
 /**
+ * A failed attachment, classified; when the server dropped the connection without a Firebird
+ * status, it may be another DBMS's (a Firebird URL at PostgreSQL's or MariaDB's port): the error
+ * then says which answered.
+ */
+export async function classifyAttachError(error: unknown, target: ServerTarget): Promise<DbError> {
+  const classified = classifyFirebirdError(error, target);
+  if (classified.errorClass !== 'connection_lost' || classified.code === 'ECONNREFUSED' || /^\d+$/.test(classified.code ?? '')) return classified;
+  const where = `${target.host}:${target.port}`;
+  const found = await identifyServer({ host: target.host, port: target.port });
+  if (found.kind !== undefined && found.kind !== 'Firebird') return classifyFirebirdError(new WrongServerError('Firebird', where, found), target);
+  // node-firebird's "Connection to Firebird server was lost." names no server.
+  if (classified.message.includes(where)) return classified;
+  return new DbError(classified.errorClass, `${classified.message} (${where}, while attaching)`, classified.code, classified.hint, { cause: error });
+}
+
+/**
  * Firebird.attach() as node-firebird writes it, except that a failed login or a database the
  * server cannot open also closes the socket: node-firebird leaves it open, which keeps the
- * process alive.
+ * process alive; and that the whole attachment has the connect timeout: node-firebird's covers
+ * only the TCP connect, and waits without end for a server that accepts and never answers.
  */
 function attach(target: ServerTarget): Promise<Database> {
   const options = firebirdOptions(target);
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const where = `${target.host}:${target.port}`;
+      const timeout = Object.assign(new Error(`timeout expired while attaching at ${where}: the server accepted the connection, but no Firebird answer came`), { code: 'ETIMEDOUT' });
+      fail(timeout);
+    }, options.connectTimeout);
     const fail = (error: unknown): void => {
+      clearTimeout(timer);
       destroySocket(cnx);
       reject(error);
     };
@@ -99,7 +124,11 @@ function attach(target: ServerTarget): Promise<Database> {
         if (err) return fail(err);
         cnx.connect(internal, (err2) => {
           if (err2) return fail(err2);
-          cnx.attach(internal, (err3, db) => (err3 || !db ? fail(err3) : resolve(db as unknown as Database)));
+          cnx.attach(internal, (err3, db) => {
+            if (err3 || !db) return fail(err3);
+            clearTimeout(timer);
+            resolve(db as unknown as Database);
+          });
         });
       },
       internal,

@@ -1,5 +1,6 @@
 import { DbError, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
+import { WrongServerError } from '../probe.js';
 
 /**
  * Firebird status codes (gdscode, ISC error numbers) and how the engine treats them. A status
@@ -58,6 +59,7 @@ interface FirebirdErrorShape {
 /** Maps node-firebird errors (gdscode and status vector, socket codes, or its own messages). */
 export function classifyFirebirdError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
+  if (error instanceof WrongServerError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const shape = (error ?? {}) as FirebirdErrorShape;
   const codes = gdsCodes(shape);
   // The result file counts errors by message: the conflicting transaction's number would make

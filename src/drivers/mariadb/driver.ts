@@ -45,7 +45,7 @@ export class MariadbDriver implements Driver {
         user: this.config.user,
         password: this.config.password,
         database: this.config.database,
-        connectTimeoutMs: 10_000,
+        connectTimeoutMs: this.config.connectTimeoutMs ?? 10_000,
         classify: (error) => classifyMariadbError(error, this.config),
       });
       return new MariadbConnection(wire);

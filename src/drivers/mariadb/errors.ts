@@ -1,5 +1,6 @@
 import { DbError, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
+import { WrongServerError } from '../probe.js';
 
 /** 1213 deadlock, 1205 lock wait timeout, 1020 record changed (snapshot isolation). */
 const RETRYABLE = new Set([1213, 1205, 1020]);
@@ -11,7 +12,8 @@ const CONNECTION_LOST = new Set([1053, 1927, 2002, 2003, 2006, 2013]);
  *  1064 syntax error, 1146 no such table, 1050 table exists, 1051 unknown table, 1210 wrong
  *  arguments (parameters that do not match the statement's placeholders). */
 const BAD_REQUEST = new Set([1044, 1045, 1049, 1050, 1051, 1054, 1062, 1064, 1146, 1210]);
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** EPROTO: a stream the client cannot read, which it closes. */
+const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 interface MariadbErrorShape {
   errno?: number;
@@ -24,6 +26,7 @@ interface MariadbErrorShape {
 /** Maps the wire client's errors (errno from the server's ERR packet, code of a socket error, fatal) onto the common classes. */
 export function classifyMariadbError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
+  if (error instanceof WrongServerError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const shape = (error ?? {}) as MariadbErrorShape;
   const message = shape.sqlMessage ?? (error instanceof Error ? error.message : String(error));
   const code = shape.errno !== undefined ? String(shape.errno) : shape.code;
@@ -46,6 +49,7 @@ function mariadbHint(error: MariadbErrorShape, target: ServerTarget): string | u
   if (error.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String(error.code)))
     return `nothing accepts connections at ${where}: is MariaDB running? (start-stop-daemon --start --background --exec /usr/sbin/mariadbd)`;
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `the host "${target.host}" is unknown: check the host in --db or MYSQL_HOST`;
+  if (error.code === 'ENOENT') return `no socket at ${target.host}: is MariaDB running? mariadb -e "select @@socket" shows where its socket is`;
   switch (error.errno) {
     case 1044:
     case 1045:

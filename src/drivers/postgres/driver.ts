@@ -11,6 +11,7 @@ import { WireConnection, encodeQuery, type PreparedStatement } from './wire/conn
 import { StatementCache } from '../statement-cache.js';
 import { unframeableString } from '../unframeable.js';
 import { postgresPendingStore } from './pending-store.js';
+import { connectSuitable } from './hosts.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -41,23 +42,26 @@ export class PostgresDriver implements Driver {
   }
 
   async connect(): Promise<Connection> {
-    try {
-      // The startup message's fields are NUL-terminated: one that holds a NUL is refused before a socket is opened.
-      for (const field of [this.config.user, this.config.database]) if (field.includes('\0')) throw unframeableString('PostgreSQL', field);
-      const wire = await WireConnection.connect({
-        host: this.config.host,
-        port: this.config.port,
-        user: this.config.user,
-        password: this.config.password,
-        database: this.config.database,
-        applicationName: 'headroom',
-        connectTimeoutMs: 10_000,
-        classify: (error) => classifyPostgresError(error, this.config),
-      });
-      return new PostgresConnection(wire, this.config);
-    } catch (error) {
-      throw classifyPostgresError(error, this.config);
-    }
+    // The startup message's fields are NUL-terminated: one that holds a NUL is refused before a socket is opened.
+    for (const field of [this.config.user, this.config.database]) if (field.includes('\0')) throw unframeableString('PostgreSQL', field);
+    const wire = await connectSuitable(this.config, async (host) => {
+      try {
+        return await WireConnection.connect({
+          host: host.host,
+          port: host.port,
+          user: this.config.user,
+          password: host.password,
+          database: this.config.database,
+          applicationName: this.config.applicationName ?? 'headroom',
+          ...(this.config.options === undefined ? {} : { options: this.config.options }),
+          connectTimeoutMs: this.config.connectTimeoutMs ?? 10_000,
+          classify: (error) => classifyPostgresError(error, this.config),
+        });
+      } catch (error) {
+        throw classifyPostgresError(error, this.config);
+      }
+    });
+    return new PostgresConnection(wire, this.config);
   }
 
   async serverInfo(conn: Connection): Promise<ServerInfo> {

@@ -1,8 +1,9 @@
 import { DbError, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
+import { WrongServerError } from '../probe.js';
 
-/** Socket-level codes that mean the server is gone or was never there. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Socket-level codes that mean the server is gone or was never there (EPROTO: a stream the client cannot read, which it closes). */
+const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
  * Maps node-postgres errors (SQLSTATE in `code`, socket errors by errno name, or plain messages
@@ -10,6 +11,7 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
  */
 export function classifyPostgresError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
+  if (error instanceof WrongServerError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, { cause: error, deadlock: code === '40P01' });
@@ -41,12 +43,15 @@ function postgresHint(code: string | undefined, target: ServerTarget): string | 
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `the host "${target.host}" is unknown: check the host in --db or PGHOST`;
+    case 'ENOENT':
+      return `no PostgreSQL socket in ${target.host} for port ${target.port}: is the server running, and is this folder in its unix_socket_directories?`;
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
       return `${where} does not answer: check the host and port, and any firewall`;
     case '28P01':
     case '28000':
-      return `check the user "${target.user}" and the password in --db (or PGUSER / PGPASSWORD) and pg_hba.conf`;
+      if (target.passwordFile !== undefined) return `the password came from the password file ${target.passwordFile}: check its line for user "${target.user}", and pg_hba.conf`;
+      return `check the user "${target.user}" and the password in --db (or PGUSER / PGPASSWORD / the password file) and pg_hba.conf`;
     case '3D000':
       return `create it first: createdb -h ${target.host} -p ${target.port} -U ${target.user} ${target.database}`;
     case '53300':

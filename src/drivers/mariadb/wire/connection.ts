@@ -1,7 +1,8 @@
 import type { Row, SqlValue } from '../../driver.js';
 import { connectTransport } from '../../transport/connect.js';
 import { Framer } from '../../transport/framer.js';
-import type { Transport, TransportError, TransportHandler } from '../../transport/transport.js';
+import { describeAddress, type SocketAddress, type Transport, type TransportError, type TransportHandler } from '../../transport/transport.js';
+import { describeGreeting, identifyServer, WrongServerError } from '../../probe.js';
 import { authAnswer } from './auth.js';
 import { MariadbConnectionError, MariadbServerError } from './errors.js';
 import { PacketReader, PacketWriter } from './packets.js';
@@ -74,6 +75,10 @@ interface Request {
 
 const NO_ROWS: Row[] = [];
 const NO_COLUMNS: Column[] = [];
+/** How long a connection may wait for the server's greeting before the client asks what listens there (probe.ts). */
+const SILENCE_BEFORE_PROBE_MS = 1000;
+/** A greeting (or a refusal in an ERR packet) is a few hundred bytes; a first "packet" longer than this is another protocol. */
+const MAX_GREETING = 1 << 16;
 const unset = (): void => {};
 const CLIENT_CAPS =
   CAPS.FOUND_ROWS | CAPS.LONG_FLAG | CAPS.PROTOCOL_41 | CAPS.TRANSACTIONS | CAPS.SECURE_CONNECTION | CAPS.MULTI_RESULTS | CAPS.PS_MULTI_RESULTS | CAPS.PLUGIN_AUTH | CAPS.PLUGIN_AUTH_LENENC_CLIENT_DATA | CAPS.DEPRECATE_EOF;
@@ -102,12 +107,17 @@ export class MariadbWire implements TransportHandler {
   private longPacket: Buffer[] | undefined;
   /** Set while connecting: handles the handshake's packets. */
   private handshake: ((data: Buffer, start: number, end: number, sequence: number) => void) | undefined;
+  /** Until the greeting's first bytes: they must look like MariaDB's. */
+  private awaitingGreeting = true;
+  /** The server's address as errors name it (host:port, or the socket file). */
+  private where = '';
 
   private constructor(private readonly classify: (error: Error) => Error) {}
 
   static async connect(options: MariadbWireOptions): Promise<MariadbWire> {
     const wire = new MariadbWire(options.classify ?? ((error) => error));
-    const address = options.host.startsWith('/') ? { path: options.host } : { host: options.host, port: options.port };
+    const address: SocketAddress = options.host.startsWith('/') ? { path: options.host } : { host: options.host, port: options.port };
+    wire.where = describeAddress(address);
     const startedMs = Date.now();
     let ready!: () => void;
     let refused!: (error: Error) => void;
@@ -118,20 +128,37 @@ export class MariadbWire implements TransportHandler {
     } catch (error) {
       throw new MariadbConnectionError((error as Error).message, (error as TransportError).code);
     }
+    const remainingMs = (): number => Math.max(1, options.connectTimeoutMs - (Date.now() - startedMs));
     let timer: NodeJS.Timeout | undefined;
+    let probeTimer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new MariadbConnectionError('timeout expired while connecting', 'ETIMEDOUT')), Math.max(1, options.connectTimeoutMs - (Date.now() - startedMs)));
+      timer = setTimeout(() => reject(new MariadbConnectionError(`timeout expired while connecting to ${wire.where}`, 'ETIMEDOUT')), remainingMs());
+      // MariaDB greets at once; a silent server may be one that waits for the client (PostgreSQL, Firebird).
+      probeTimer = setTimeout(() => {
+        if (wire.awaitingGreeting) void wire.wrongServer(address).then((error) => error && reject(error));
+      }, Math.min(SILENCE_BEFORE_PROBE_MS, remainingMs() / 2));
     });
     try {
       await Promise.race([done, timeout]);
     } catch (error) {
+      wire.handshake = undefined;
       wire.transport.close();
+      // Closed, reset or timed out before a greeting: say what listens there if it is another DBMS.
+      if (wire.awaitingGreeting && !(error instanceof WrongServerError)) throw (await wire.wrongServer(address)) ?? error;
       throw error;
     } finally {
       clearTimeout(timer);
+      clearTimeout(probeTimer);
     }
     wire.handshake = undefined;
     return wire;
+  }
+
+  /** A WrongServerError (classified) when the server at `address` is known to be another DBMS. */
+  private async wrongServer(address: SocketAddress): Promise<Error | undefined> {
+    const found = await identifyServer(address);
+    if (found.kind === undefined || found.kind === 'MariaDB' || found.kind === 'MySQL') return undefined;
+    return this.classify(new WrongServerError('MariaDB', this.where, found));
   }
 
   /** COM_QUERY: the text protocol; `params` are put in place of `?` as literals. */
@@ -187,7 +214,12 @@ export class MariadbWire implements TransportHandler {
 
   /** TransportHandler: the server closed the connection, or the socket failed. */
   onClose(error: TransportError | undefined): void {
-    this.fail(error ? new MariadbConnectionError(error.message, error.code) : new MariadbConnectionError('connection closed by the server', 'ECONNRESET'));
+    const during = this.handshake ? ' during the handshake' : '';
+    this.fail(
+      error
+        ? new MariadbConnectionError(`${error.message} from ${this.where}${during}`, error.code)
+        : new MariadbConnectionError(`connection closed by the server at ${this.where}${during}`, 'ECONNRESET'),
+    );
   }
 
   private execute(statement: PreparedStatement, params: readonly SqlValue[], answer: Answer): Promise<unknown> {
@@ -224,6 +256,14 @@ export class MariadbWire implements TransportHandler {
 
   /** Splits the bytes into packets; returns where an incomplete one begins. */
   private parse(data: Buffer, start: number, end: number): number {
+    if (this.awaitingGreeting && end - start >= 5) {
+      this.awaitingGreeting = false;
+      // HandshakeV10 (protocol 10) or an ERR packet (a refusal), as the first packet (sequence 0).
+      const length = data[start]! | (data[start + 1]! << 8) | (data[start + 2]! << 16);
+      if (data[start + 3] !== 0 || (data[start + 4] !== 0x0a && data[start + 4] !== 0xff) || length > MAX_GREETING) {
+        return this.broken(new WrongServerError('MariaDB', this.where, describeGreeting(data, start, end)), end);
+      }
+    }
     let at = start;
     while (end - at >= 4) {
       const length = data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16);
@@ -232,13 +272,20 @@ export class MariadbWire implements TransportHandler {
       try {
         this.packet(data, at + 4, next, data[at + 3]!, length);
       } catch (error) {
-        this.transport?.close();
-        this.fail(error instanceof Error ? error : new Error(String(error)));
-        return end;
+        // A read past a corrupt packet's end (RangeError) is the server's fault; other errors are the client's own refusals.
+        const reason = error instanceof Error ? error.message : String(error);
+        return this.broken(error instanceof RangeError ? new MariadbConnectionError(`malformed packet from ${this.where}: ${reason}`, 'EPROTO') : (error as Error), end);
       }
       at = next;
     }
     return at;
+  }
+
+  /** The stream cannot be read on: close it and fail every request (and a handshake under way) with `error`. */
+  private broken(error: Error, end: number): number {
+    this.transport?.close();
+    this.fail(error);
+    return end;
   }
 
   private packet(data: Buffer, start: number, end: number, sequence: number, length: number): void {

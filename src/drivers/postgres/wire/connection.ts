@@ -3,7 +3,8 @@ import { md5Answer, ScramSession } from './auth.js';
 import { PgConnectionError, PgServerError } from './pg-error.js';
 import { connectTransport } from '../../transport/connect.js';
 import { Framer } from '../../transport/framer.js';
-import type { Transport, TransportError, TransportHandler } from '../../transport/transport.js';
+import { describeAddress, type SocketAddress, type Transport, type TransportError, type TransportHandler } from '../../transport/transport.js';
+import { describeGreeting, identifyServer, WrongServerError } from '../../probe.js';
 import { decodeText, encodeText } from './values.js';
 import { BindWriter } from './bind.js';
 import { MessageWriter } from './writer.js';
@@ -15,6 +16,8 @@ export interface WireOptions {
   password: string | undefined;
   database: string;
   applicationName: string;
+  /** The startup packet's `options` (command-line switches for the backend, e.g. `-c work_mem=64MB`). */
+  options?: string;
   connectTimeoutMs: number;
   /**
    * Turns every error a request fails with into the driver's own (its classification), so that
@@ -70,6 +73,15 @@ const PROTOCOL_3_0 = 196608;
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
 const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
 const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
+/** How long a startup may go unanswered before the client asks what listens at the address (probe.ts). */
+const SILENCE_BEFORE_PROBE_MS = 1000;
+/**
+ * libpq's limits: a message other than these types is never longer than 30,000 bytes, and none
+ * is longer than 1 GB; a longer length is a corrupt stream, not a message to wait for.
+ */
+const LONG_TYPES = new Set([0x44, 0x54, 0x64, 0x56, 0x45, 0x4e, 0x41]); // D T d V E N A
+const MAX_SHORT_MESSAGE = 30_000;
+const MAX_MESSAGE = 1 << 30;
 
 /**
  * A client for PostgreSQL's frontend/backend protocol v3, written for a benchmark's hot loop: a
@@ -89,12 +101,17 @@ export class WireConnection implements TransportHandler {
   private transport: Transport | undefined;
   private closedBy: Error | undefined;
   private statementCount = 0;
+  /** Until the first byte from the server: the startup's answer must begin as PostgreSQL's does. */
+  private awaitingFirstByte = true;
+  /** The server's address as errors name it (host:port, or the socket file). */
+  private where = '';
 
   private constructor(private readonly classify: (error: Error) => Error) {}
 
   static async connect(options: WireOptions): Promise<WireConnection> {
     const connection = new WireConnection(options.classify ?? ((error) => error));
-    const address = options.host.startsWith('/') ? { path: `${options.host}/.s.PGSQL.${options.port}` } : { host: options.host, port: options.port };
+    const address: SocketAddress = options.host.startsWith('/') ? { path: `${options.host}/.s.PGSQL.${options.port}` } : { host: options.host, port: options.port };
+    connection.where = describeAddress(address);
     const startedMs = Date.now();
     let transport: Transport;
     try {
@@ -111,24 +128,42 @@ export class WireConnection implements TransportHandler {
       ['application_name', options.applicationName],
       ['client_encoding', 'UTF8'],
       ['DateStyle', 'ISO'],
+      ...(options.options === undefined ? [] : [['options', options.options] as const]),
     ] as const) {
       w.cstring(key).cstring(value);
     }
     const ready = connection.send(w.cstring('').end().take(), false);
+    const remainingMs = (): number => Math.max(1, options.connectTimeoutMs - (Date.now() - startedMs));
     let timer: NodeJS.Timeout | undefined;
+    let probeTimer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new PgConnectionError('timeout expired while connecting', 'ETIMEDOUT')), Math.max(1, options.connectTimeoutMs - (Date.now() - startedMs)));
+      timer = setTimeout(() => reject(new PgConnectionError(`timeout expired while connecting to ${connection.where}`, 'ETIMEDOUT')), remainingMs());
+      // A server that stays silent after the startup packet may be one that waits for its own
+      // protocol (Firebird): ask what it is rather than wait out the whole timeout.
+      probeTimer = setTimeout(() => {
+        if (connection.awaitingFirstByte) void connection.wrongServer(address).then((error) => error && reject(error));
+      }, Math.min(SILENCE_BEFORE_PROBE_MS, remainingMs() / 2));
     });
     try {
       await Promise.race([ready, timeout]);
     } catch (error) {
       transport.close();
+      // Closed, reset or timed out before a byte of PostgreSQL's: say what listens there if it is something else.
+      if (connection.awaitingFirstByte && !(error instanceof WrongServerError)) throw (await connection.wrongServer(address)) ?? error;
       throw error;
     } finally {
       clearTimeout(timer);
+      clearTimeout(probeTimer);
     }
     connection.authenticate = undefined;
     return connection;
+  }
+
+  /** A WrongServerError (classified) when the server at `address` is known to be another DBMS. */
+  private async wrongServer(address: SocketAddress): Promise<Error | undefined> {
+    const found = await identifyServer(address);
+    if (found.kind === undefined || found.kind === 'PostgreSQL') return undefined;
+    return this.classify(new WrongServerError('PostgreSQL', this.where, found));
   }
 
   /** Parse + Describe once; the statement is then executed by name. */
@@ -217,7 +252,12 @@ export class WireConnection implements TransportHandler {
 
   /** TransportHandler: the server closed the connection, or the socket failed. */
   onClose(error: TransportError | undefined): void {
-    this.fail(error ? new PgConnectionError(error.message, error.code) : new PgConnectionError('connection terminated unexpectedly', undefined));
+    const during = this.authenticate ? ' during startup' : '';
+    this.fail(
+      error
+        ? new PgConnectionError(`${error.message} from ${this.where}${during}`, error.code)
+        : new PgConnectionError(`connection terminated unexpectedly: the server at ${this.where} closed it${during}`, undefined),
+    );
   }
 
   /** A request answered with its whole record (rows, count and types); `wantRows` false only counts rows. */
@@ -286,20 +326,39 @@ export class WireConnection implements TransportHandler {
 
   /** Handles the whole messages in [start, end); returns where an incomplete one begins. */
   private parse(data: Buffer, start: number, end: number): number {
+    if (this.awaitingFirstByte && start < end) {
+      this.awaitingFirstByte = false;
+      // A startup is answered with Authentication (R), ErrorResponse (E), NegotiateProtocolVersion (v) or a notice (N).
+      const first = data[start]!;
+      if (first !== 0x52 && first !== 0x45 && first !== 0x76 && first !== 0x4e) {
+        return this.broken(new WrongServerError('PostgreSQL', this.where, describeGreeting(data, start, end)), end);
+      }
+    }
     let at = start;
     while (end - at >= 5) {
-      const next = at + 1 + ((data[at + 1]! << 24) | (data[at + 2]! << 16) | (data[at + 3]! << 8) | data[at + 4]!);
+      const length = (data[at + 1]! << 24) | (data[at + 2]! << 16) | (data[at + 3]! << 8) | data[at + 4]!;
+      if ((length < 4 || length > MAX_SHORT_MESSAGE) && (length < 4 || length > MAX_MESSAGE || !LONG_TYPES.has(data[at]!))) {
+        return this.broken(new PgConnectionError(`invalid message from ${this.where}: type 0x${data[at]!.toString(16)} with length ${length}`, 'EPROTO'), end);
+      }
+      const next = at + 1 + length;
       if (next > end) break;
       try {
         this.handle(data[at]!, data, at + 5, next);
       } catch (error) {
-        this.transport?.close();
-        this.fail(error instanceof Error ? error : new Error(String(error)));
-        return end;
+        const reason = error instanceof Error ? error.message : String(error);
+        // A read past a corrupt message's end (RangeError) is the server's fault; other errors are the client's own refusals.
+        return this.broken(error instanceof RangeError ? new PgConnectionError(`malformed message from ${this.where}: ${reason}`, 'EPROTO') : (error as Error), end);
       }
       at = next;
     }
     return at;
+  }
+
+  /** The stream cannot be read on: close it and fail every request with `error`. */
+  private broken(error: Error, end: number): number {
+    this.transport?.close();
+    this.fail(error);
+    return end;
   }
 
   private handle(type: number, data: Buffer, start: number, end: number): void {
@@ -316,6 +375,8 @@ export class WireConnection implements TransportHandler {
         for (let i = 0; i < columns; i++) {
           const length = data.readInt32BE(at);
           at += 4;
+          // A row longer than its message is a corrupt stream (libpq: "insufficient data in D message").
+          if (at + (length > 0 ? length : 0) > end) throw new RangeError(`a DataRow's column ${i + 1} runs past the message`);
           if (length < 0) row[i] = null;
           else {
             row[i] = decodeText(pending.types[i] ?? 0, data, at, at + length);

@@ -17,7 +17,9 @@ export class PgServerError extends Error {
     let i = start;
     while (i < end && body[i] !== 0) {
       const field = String.fromCharCode(body[i]!);
-      const stop = body.indexOf(0, i + 1);
+      const found = body.indexOf(0, i + 1);
+      // A field without its NUL (a corrupt message) ends at the message's end.
+      const stop = found < 0 || found > end ? end : found;
       fields.set(field, body.toString('utf8', i + 1, stop));
       i = stop + 1;
     }

@@ -1,0 +1,72 @@
+import { UserError } from '../errors.js';
+
+/**
+ * A server URL after the scheme, split the way libpq splits a connection URI:
+ * `//[user[:password]@][host[:port][,host[:port]...]][/path][?name=value&...]`. WHATWG's URL
+ * cannot be used: it refuses libpq's several hosts, and reads `+` in a value as a space.
+ * Every part is percent-decoded (so `%2Fvar%2Frun%2Fpostgresql` is a socket folder).
+ */
+export interface UrlParts {
+  user: string | undefined;
+  password: string | undefined;
+  /** In the URL's order; an empty host or port is left out (the default applies). */
+  hosts: { host: string | undefined; port: string | undefined }[];
+  /** Everything after the slash that ends the host part, decoded; undefined when there is none. */
+  path: string | undefined;
+  /** Query parameters in the URL's order. */
+  params: [name: string, value: string][];
+}
+
+/** `rest` is what follows `scheme:`; `shown` is the URL as it may be printed (password hidden). */
+export function splitUrl(rest: string, shown: string, hint: string): UrlParts {
+  const malformed = (why: string): UserError => new UserError(`malformed database URL "${shown}": ${why}`, hint);
+  const decode = (text: string, what: string): string => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      throw malformed(`${what} has a broken %-escape`);
+    }
+  };
+  const body = rest.startsWith('//') ? rest.slice(2) : rest;
+  const queryAt = body.indexOf('?');
+  const beforeQuery = queryAt < 0 ? body : body.slice(0, queryAt);
+  const slashAt = beforeQuery.indexOf('/');
+  const authority = slashAt < 0 ? beforeQuery : beforeQuery.slice(0, slashAt);
+  const at = authority.lastIndexOf('@');
+  let user: string | undefined;
+  let password: string | undefined;
+  if (at >= 0) {
+    const userInfo = authority.slice(0, at);
+    const colon = userInfo.indexOf(':');
+    user = decode(colon < 0 ? userInfo : userInfo.slice(0, colon), 'the user');
+    if (colon >= 0) password = decode(userInfo.slice(colon + 1), 'the password');
+  }
+  const hostList = authority.slice(at + 1);
+  const hosts = hostList === '' ? [] : hostList.split(',').map((spec) => splitHost(spec, malformed, decode));
+  const path = slashAt < 0 ? undefined : decode(beforeQuery.slice(slashAt + 1), 'the path');
+  const params: [string, string][] = [];
+  if (queryAt >= 0) {
+    for (const pair of body.slice(queryAt + 1).split('&')) {
+      if (pair === '') continue;
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw malformed(`"${pair}" is not name=value`);
+      params.push([decode(pair.slice(0, eq), 'a parameter name'), decode(pair.slice(eq + 1), `parameter ${pair.slice(0, eq)}`)]);
+    }
+  }
+  return { user: nonEmpty(user), password: nonEmpty(password), hosts, path: nonEmpty(path), params };
+}
+
+function splitHost(spec: string, malformed: (why: string) => UserError, decode: (text: string, what: string) => string): UrlParts['hosts'][number] {
+  // [IPv6]:port, or host:port where the host has no colon.
+  const match = /^(\[[0-9a-fA-F:.%]+\]|[^:[\]]*)(?::(\d*))?$/.exec(spec);
+  if (!match) throw malformed(`"${spec}" is not host:port`);
+  const host = decode(match[1]!.replace(/^\[|\]$/g, ''), 'the host');
+  if (/[\s@?#]/.test(host)) throw malformed(`the host "${host}" has a character no host name has`);
+  const port = match[2];
+  if (port !== undefined && port !== '' && (Number(port) < 1 || Number(port) > 65535)) throw malformed(`port ${port} is not a TCP port`);
+  return { host: nonEmpty(host), port: nonEmpty(port) };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
