@@ -120,7 +120,9 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       warmupSeconds,
       maxTries,
       seed,
-      protocol,
+      // Recorded only where it applied: a workload that sends its own way refuses --protocol.
+      ...(workload.honoursProtocol === true ? { protocol } : {}),
+      ...(workload.statements ? { statements: workload.statements(plan.workloadOptions) } : {}),
       perCommand,
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
       argv: [...plan.argv],

@@ -47,6 +47,8 @@ export interface EngineOutcome {
   status: 'completed' | 'interrupted' | 'failed';
   /** The bad request that ended terminals early, when one did. */
   failure: DbError | undefined;
+  /** When the engine began opening the terminals' connections (the study's Total time starts here). */
+  openingAt?: Date;
   startedAt: Date;
   measureStartedAt: Date | undefined;
   measuredSeconds: number;
@@ -66,6 +68,7 @@ const TICK_MS = 1000;
  * no output: progress leaves through onInterval, everything else through the outcome.
  */
 export async function runEngine(config: EngineConfig, signal: AbortSignal, onInterval: (point: SeriesPoint) => void): Promise<EngineOutcome> {
+  const openingAt = new Date();
   const jobs = await openJobs(config);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -136,6 +139,7 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
   return {
     status: reason === 'aborted' ? 'interrupted' : failure ? 'failed' : 'completed',
     failure,
+    openingAt,
     startedAt,
     measureStartedAt,
     measuredSeconds,

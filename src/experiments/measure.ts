@@ -101,6 +101,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       seed,
       journal: null,
       argv: [...step.argv],
+      ...(workload.statements ? { statements: workload.statements(step.workloadOptions) } : {}),
       ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
     },
     ...(outcome.status === 'interrupted' ? { statusReason: 'interrupted by a signal' } : outcome.failure ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` } : {}),

@@ -33,6 +33,8 @@ export interface RunResult {
     maxTries: number;
     /** --protocol (simple, extended, prepared); absent from results written before it was added. */
     protocol?: string;
+    /** How the workload sent its statements, for workloads with a choice (chain: --statements). */
+    statements?: { style: string; description: string };
     /** -r: per-command figures were recorded (see perCommand). */
     perCommand?: boolean;
     seed: number;
@@ -70,6 +72,12 @@ export interface RunResult {
     connections: { reconnects: number; outages: Outage[]; accepted: number; refused: number };
     /** pgbench's figures; see docs/result-schema.md. Absent from files written before they were added. */
     pgbench?: PgbenchSummary;
+    /**
+     * The chain study's `Total time` (chain-model.md, "Runs"): from before the first terminal
+     * connects to the end of the last terminal's last unit, so connecting and preparing count;
+     * trPerSec = transactions * 1000 / ms. Absent with a warm-up (the study had none) and in older files.
+     */
+    totalTime?: { ms: number; msPerTransaction: number | null; trPerSec: number | null };
     /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
     workloadMetrics?: WorkloadMetric[];
   };

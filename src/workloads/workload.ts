@@ -110,6 +110,10 @@ export interface Workload {
   description: string;
   /** The DBMSs it has a schema for; absent: every DBMS headroom drives. */
   runsOn?: readonly DbmsName[];
+  /** True when its transactions send statements as --protocol says (pgbench scripts); `run` refuses --protocol for the others. */
+  honoursProtocol?: boolean;
+  /** How these options make it send its statements, for workloads with a choice (chain --statements); recorded and shown with the result. */
+  statements?(options: OptionValues): { style: string; description: string };
   /** What -s means for this workload. */
   scaleHelp: string;
   defaultScale: number;
