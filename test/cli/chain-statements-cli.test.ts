@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { RunResult } from '../../src/result/result.js';
+import { runCli } from '../helpers/cli.js';
+
+test('run chain: the statement style is recorded and shown; --protocol is refused; Total time counts connecting', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'headroom-chain-statements-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = `sqlite:${path.join(dir, 'c.db')}`;
+
+  const refused = await runCli(['run', 'chain', '--db', db, '-s', '1/5000', '-c', '1', '-t', '5', '--protocol', 'simple']);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^headroom: --protocol does not apply to chain.*--statements study\|prepared/);
+  assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+
+  for (const style of ['study', 'prepared'] as const) {
+    const out = path.join(dir, `${style}.json`);
+    const run = await runCli(['run', 'chain', '--db', db, '-s', '1/5000', '-c', '2', '-t', '20', '-P', '0', '-o', out, ...(style === 'study' ? [] : ['--statements', style])]);
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+    assert.equal(result.config.statements?.style, style, 'study unless asked');
+    assert.match(run.stdout, new RegExp(`^statements sent: ${style} \\(`, 'm'));
+    assert.equal(result.config.protocol, undefined, 'a protocol chain does not honour is not recorded');
+    assert.doesNotMatch(run.stdout, /query mode/);
+    const total = result.summary.totalTime!;
+    assert.ok(total.ms >= result.summary.measuredSeconds * 1000 - 1, `${total.ms} ms from before connecting covers the ${result.summary.measuredSeconds} s measured`);
+    assert.ok(Math.abs(total.trPerSec! - (40 * 1000) / total.ms) < 0.1 + (0.01 * 40 * 1000) / total.ms, `${total.trPerSec} tr/sec for 40 units in ${total.ms} ms`);
+    assert.match(run.stdout, new RegExp(`^Total time: ${Math.round(total.ms)} ms = [\\d.]+ ms/tr = ${total.trPerSec!.toFixed(1)} tr/sec \\(as the study times it`, 'm'));
+  }
+
+  // tpcb honours --protocol and records it.
+  const out = path.join(dir, 'tpcb.json');
+  const tpcb = await runCli(['run', 'tpcb', '--db', db, '-c', '1', '-t', '5', '-P', '0', '--protocol', 'simple', '-o', out]);
+  assert.equal(tpcb.code, 0, tpcb.stderr);
+  assert.equal((JSON.parse(readFileSync(out, 'utf8')) as RunResult).config.protocol, 'simple');
+  assert.match(tpcb.stdout, /^query mode: simple$/m);
+});
