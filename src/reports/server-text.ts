@@ -4,7 +4,7 @@ import { table } from './text.js';
 /** Where the time went: the server's CPU and I/O beside the client's, sizes, top statements, waits. */
 export function serverLines(result: RunResult, cores: number): string[] {
   const { server } = result;
-  const lines = [verdict(result, cores)];
+  const lines = [verdict(result, cores), ...planningLines(result)];
   if (server === null) return lines;
   if (server.host) {
     lines.push(
@@ -32,6 +32,22 @@ export function serverLines(result: RunResult, cores: number): string[] {
     lines.push(...table([['statement', 'calls', 'total ms', 'mean ms', 'rows'], ...rows]).map((l) => `  ${l}`));
   }
   return lines;
+}
+
+/** How much of the server's time went to planning the statements, measured apart from executing them, and what avoids it. */
+export function planningLines(result: RunResult): string[] {
+  const p = result.planning;
+  if (!p) return [];
+  const ms = (v: number): string => v.toFixed(3);
+  const ofJoins = p.planningMsPerUnit + p.executionMsPerUnit > 0 ? `${((p.planningMsPerUnit / (p.planningMsPerUnit + p.executionMsPerUnit)) * 100).toFixed(0)}% of the joins' server time` : '';
+  const share =
+    p.shareOfServerCpu === null
+      ? "; the server's CPU per unit was not measured (server elsewhere, or a run shorter than the one-second sampling)"
+      : `; the server's processes used ${ms(p.serverCpuMsPerUnit!)} ms of CPU per unit, so planning took ${p.shareOfServerCpu >= 0.5 ? "most of the server's time" : "part of the server's time"}: about ${(Math.min(p.shareOfServerCpu, 9.99) * 100).toFixed(0)}%`;
+  return [
+    `planning: ${ms(p.planningMsPerUnit)} ms planning and ${ms(p.executionMsPerUnit)} ms executing per unit (${ofJoins})${share} (${p.statements.map((s) => `${s.name}: ${ms(s.planningMs)} + ${ms(s.executionMs)} ms`).join('; ')})`,
+    `  measured by ${p.method}; what avoids it: ${p.avoidedBy}`,
+  ];
 }
 
 /**

@@ -110,8 +110,30 @@ export interface RunResult {
    * measured period, its average time and its failures. Absent without -r.
    */
   perCommand?: { script: string; commands: { command: string; count: number; avgMs: number; failed: number }[] }[];
+  /** Where the server's time per unit went between planning and executing, for workloads that can tell (chain on PostgreSQL and MariaDB). */
+  planning?: PlanningResult;
   /** Routing over a primary and replicas: per-node statements, replica lag, the check on the primary. */
   replication?: ReplicationResult;
+}
+
+/** Planning apart from execution, per statement and per unit, and its share of the server's CPU during the run. */
+export interface PlanningResult extends PlanningSample {
+  /** The server processes' CPU per unit (committed or failed) during the run, ms; null where not observed. */
+  serverCpuMsPerUnit: number | null;
+  /** planningMsPerUnit over serverCpuMsPerUnit; null without the server's CPU. */
+  shareOfServerCpu: number | null;
+}
+
+/** What a workload measured of its statements' planning (Workload.samplePlanning). */
+export interface PlanningSample {
+  /** How it was measured, in words, e.g. "EXPLAIN (ANALYZE, SUMMARY) ... after the run, medians of 15". */
+  method: string;
+  statements: { name: string; planningMs: number; executionMs: number }[];
+  /** Sums over the statements, each run once per unit. */
+  planningMsPerUnit: number;
+  executionMsPerUnit: number;
+  /** What avoids the planning, or why nothing does. */
+  avoidedBy: string;
 }
 
 /** What pgbench reports that the histogram summary does not: exact moments, connection time, lateness, the failure split. */

@@ -2,6 +2,7 @@ import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import type { Random } from '../engine/random.js';
 import type { CommandTimings } from '../metrics/command-timings.js';
+import type { PlanningSample } from '../result/result.js';
 
 /** What a workload sees while it creates, loads, checks or drops its data. */
 export interface DataContext {
@@ -114,6 +115,11 @@ export interface Workload {
   honoursProtocol?: boolean;
   /** How these options make it send its statements, for workloads with a choice (chain --statements); recorded and shown with the result. */
   statements?(options: OptionValues): { style: string; description: string };
+  /**
+   * Called by `run` after measuring: how the server's time for these options' statements splits
+   * between planning and executing, measured on ctx.conn; undefined where the DBMS cannot tell.
+   */
+  samplePlanning?(ctx: DataContext): Promise<PlanningSample | undefined>;
   /** What -s means for this workload. */
   scaleHelp: string;
   defaultScale: number;

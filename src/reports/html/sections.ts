@@ -22,6 +22,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     r.statusReason ? `<p class="reason">${e(r.statusReason)}</p>` : '',
     facts([
       ['workload', e(`${c.workload}${options ? ` (${options})` : ''}`)],
+      ...(c.statements ? [['statements sent', e(`${c.statements.style} (${c.statements.description})`)] as [string, string]] : []),
       ['DBMS', e(dbmsLabel(run))],
       ['server version', e(r.target.version)],
       ['target', e(r.target.url)],

@@ -4,6 +4,7 @@ import { loadChain, readMeta } from './load.js';
 import { modelUnit, statementStyle } from './model-unit.js';
 import { TABLES, dropStatements } from './schema.js';
 import { parseChainScale } from './sizes.js';
+import { samplePlanning } from './planning.js';
 import { STATEMENT_STYLES, STATEMENT_STYLE_HELP } from './statements.js';
 
 /** The default scale: 1/1000 of the study's data (12,500 addresses, 3 x 3,333 clients), loads in seconds. */
@@ -57,6 +58,7 @@ export const chain: Workload = {
     return { style, description: STATEMENT_STYLE_HELP[style] };
   },
 
+  samplePlanning,
   load: loadChain,
   check: checkChain,
 
