@@ -4,6 +4,7 @@ import type { LoadedResult } from '../input.js';
 import type { ChartSpec } from './charts.js';
 import { escapeHtml as e, facts, htmlTable } from './markup.js';
 import { serverLines } from '../server-text.js';
+import { statementDifferenceLines } from '../statement-difference.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -117,7 +118,8 @@ export function comparisonSection(runs: readonly LoadedResult[], charts: readonl
     }),
   ]);
   const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
-  return ['<section class="compare">', '<h2>Comparison</h2>', htmlTable(header, rows), '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
+  const statements = statementDifferenceLines(runs);
+  return ['<section class="compare">', '<h2>Comparison</h2>', htmlTable(header, rows), statements.length > 0 ? `<ul class="server">${statements.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '', '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
 }
 
 function figure(name: string, value: string): string {

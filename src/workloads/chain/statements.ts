@@ -10,7 +10,7 @@ export type StatementStyle = (typeof STATEMENT_STYLES)[number];
 
 /** What each style sends, as the summary and the result describe it. */
 export const STATEMENT_STYLE_HELP: Record<StatementStyle, string> = {
-  study: "the study's program: both joins as literal SQL text (planned at every call), update and insert prepared, client timestamp",
+  study: "the study's program: both joins as literal SQL text (planned at every call), update and insert as its JDBC driver sent them, client timestamp",
   prepared: 'every statement prepared once per terminal (both joins planned once)',
 };
 
