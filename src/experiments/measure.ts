@@ -22,7 +22,10 @@ export interface Step {
   scale: number;
   clients: number;
   jobs: number;
-  durationSeconds: number;
+  /** Measured seconds; undefined when the step is bounded by transactionsPerClient instead. */
+  durationSeconds: number | undefined;
+  /** -t: transactions per terminal (the chain study's units per terminal); absent under durationSeconds. */
+  transactionsPerClient?: number;
   observe: boolean;
   data: RunResult['data'];
   argv: readonly string[];
@@ -60,7 +63,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       clients,
       jobs,
       durationSeconds,
-      transactionsPerClient: undefined,
+      transactionsPerClient: step.transactionsPerClient,
       rate: undefined,
       warmupSeconds: 0,
       maxTries,
@@ -93,8 +96,8 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       scale,
       clients,
       jobs,
-      durationSeconds,
-      transactionsPerClient: null,
+      durationSeconds: durationSeconds ?? null,
+      transactionsPerClient: step.transactionsPerClient ?? null,
       rate: null,
       warmupSeconds: 0,
       maxTries,
