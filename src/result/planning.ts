@@ -7,5 +7,11 @@ export function planningResult(sample: PlanningSample, result: Pick<RunResult, '
   // No CPU seen (a run shorter than the observer's one-second sampling) is no figure, not zero.
   const serverCpuMsPerUnit = cpuSeconds === undefined || cpuSeconds === 0 || units === 0 ? null : Math.round(((cpuSeconds * 1000) / units) * 1000) / 1000;
   const shareOfServerCpu = serverCpuMsPerUnit === null ? null : Math.round((sample.planningMsPerUnit / serverCpuMsPerUnit) * 1000) / 1000;
-  return { ...sample, serverCpuMsPerUnit, shareOfServerCpu };
+  const text = sample.textOverheadMsPerUnit;
+  return {
+    ...sample,
+    serverCpuMsPerUnit,
+    shareOfServerCpu,
+    ...(text === undefined || serverCpuMsPerUnit === null ? {} : { textShareOfServerCpu: Math.round((text / serverCpuMsPerUnit) * 1000) / 1000 }),
+  };
 }

@@ -122,6 +122,8 @@ export interface PlanningResult extends PlanningSample {
   serverCpuMsPerUnit: number | null;
   /** planningMsPerUnit over serverCpuMsPerUnit; null without the server's CPU. */
   shareOfServerCpu: number | null;
+  /** textOverheadMsPerUnit over serverCpuMsPerUnit; absent without either. */
+  textShareOfServerCpu?: number;
 }
 
 /** What a workload measured of its statements' planning (Workload.samplePlanning). */
@@ -132,6 +134,11 @@ export interface PlanningSample {
   /** Sums over the statements, each run once per unit. */
   planningMsPerUnit: number;
   executionMsPerUnit: number;
+  /**
+   * PostgreSQL, joins sent as literal text: their round trips less those of the same joins
+   * prepared, per unit: parsing, analysing and planning the text (the planner alone is planningMs).
+   */
+  textOverheadMsPerUnit?: number;
   /** What avoids the planning, or why nothing does. */
   avoidedBy: string;
 }

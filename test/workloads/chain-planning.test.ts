@@ -26,6 +26,9 @@ test('planning share: planning per unit over the server CPU per unit; no CPU see
   const measured = planningResult(sample, result(0.8));
   assert.equal(measured.serverCpuMsPerUnit, 0.8);
   assert.equal(measured.shareOfServerCpu, 0.75);
+  const withText = planningResult({ ...sample, textOverheadMsPerUnit: 0.2 }, result(0.8));
+  assert.equal(withText.textShareOfServerCpu, 0.25);
+  assert.match(planningLines({ planning: withText } as RunResult)[1]!, /literal text cost 0\.200 ms per unit beyond running them prepared: part of the server's time, about 25% of its CPU/);
   assert.match(planningLines({ planning: measured } as RunResult)[0]!, /so planning took most of the server's time: about 75%/);
   assert.match(planningLines({ planning: measured } as RunResult)[1]!, /^  measured by sampled: x; what avoids it: preparing$/);
   const unseen = planningResult(sample, result(0));
@@ -51,6 +54,9 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
       // The literal text is planned at every call; the prepared joins reuse their generic plan.
       assert.ok(study.planningMsPerUnit > 5 * prepared.planningMsPerUnit, `${study.planningMsPerUnit} ms against ${prepared.planningMsPerUnit} ms`);
       assert.match(study.avoidedBy, /--statements prepared/);
+      // Parsing and planning the text, against EXECUTE of the same join: only where the text is sent.
+      assert.ok(study.textOverheadMsPerUnit! > 0, `text cost ${study.textOverheadMsPerUnit} ms`);
+      assert.equal(prepared.textOverheadMsPerUnit, undefined);
       assert.match(prepared.method, /EXECUTE/);
       assert.deepEqual(await conn.query('SELECT count(*)::int FROM pg_prepared_statements'), [[0]], 'the sampling deallocates what it prepared');
     } else {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Connection } from '../../drivers/driver.js';
 import type { PlanningSample } from '../../result/result.js';
 import type { DataContext } from '../workload.js';
@@ -34,6 +35,7 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
   const ids = Array.from({ length: PLANNING_SAMPLES }, () => refs.nextRef(clientCount));
   const style = statementStyle(ctx.options);
   const statements: PlanningSample['statements'] = [];
+  let textOverhead = 0;
   for (const [i, join] of joins.entries()) {
     const times =
       ctx.dbms === 'mariadb'
@@ -42,6 +44,7 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
           ? await postgresLiteralTimes(ctx.conn, join, ids)
           : await postgresPreparedTimes(ctx.conn, join, ids, `headroom_planning_${i}`);
     statements.push({ name: join.name, planningMs: median(times.map((t) => t[0])), executionMs: median(times.map((t) => t[1])) });
+    if (ctx.dbms === 'postgres' && style === 'study') textOverhead += await postgresTextOverheadMs(ctx.conn, join, ids, `headroom_planning_text_${i}`);
   }
   const sum = (pick: (s: (typeof statements)[number]) => number): number => round(statements.reduce((n, s) => n + pick(s), 0));
   return {
@@ -49,6 +52,7 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
     statements,
     planningMsPerUnit: sum((s) => s.planningMs),
     executionMsPerUnit: sum((s) => s.executionMs),
+    ...(ctx.dbms === 'postgres' && style === 'study' ? { textOverheadMsPerUnit: round(Math.max(0, textOverhead)) } : {}),
     avoidedBy:
       ctx.dbms === 'mariadb'
         ? 'nothing on the client side: MariaDB optimises every execution, prepared or not (here the chain resolves as const tables, read while optimising)'
@@ -59,7 +63,9 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
 }
 
 function methodText(dbms: 'postgres' | 'mariadb', style: string): string {
-  const after = `${PLANNING_SAMPLES} calls of each of the two joins after the run, medians; update and insert not sampled`;
+  const after =
+    `${PLANNING_SAMPLES} calls of each of the two joins after the run, medians; update and insert not sampled` +
+    (dbms === 'postgres' && style === 'study' ? "; text cost: each literal join's fastest round trip less that of EXECUTE of the same join prepared" : '');
   if (dbms === 'mariadb') return `sampled: ANALYZE FORMAT=JSON (query_optimization against query_block time), ${after}`;
   return style === 'study'
     ? `sampled: EXPLAIN (ANALYZE, SUMMARY) of the literal text as this run sent it, ${after}`
@@ -85,6 +91,35 @@ async function postgresPreparedTimes(conn: Connection, join: Join, ids: readonly
   } finally {
     await conn.query(`DEALLOCATE ${name}`);
   }
+}
+
+/**
+ * What sending a join as literal text costs beyond running it prepared: the fastest round trip of
+ * the literal text less that of EXECUTE of the same join prepared (generic plan), both as simple
+ * Query messages on the same connection, so the network, the execution and the rows are alike in
+ * both and the difference is parsing, analysing and planning the text.
+ */
+async function postgresTextOverheadMs(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<number> {
+  await conn.query(`PREPARE ${name} AS ${join.prepared.replace('?', '$1')}`);
+  try {
+    for (let i = 0; i < CUSTOM_PLANS; i++) await conn.query(`EXECUTE ${name}(${ids[i % ids.length]})`);
+    const literal: number[] = [];
+    const prepared: number[] = [];
+    for (const id of ids) {
+      literal.push(await roundTripMs(conn, join.literal(id)));
+      prepared.push(await roundTripMs(conn, `EXECUTE ${name}(${id})`));
+    }
+    // The fastest of each: round trips on a shared machine only ever get slower than the work itself.
+    return Math.min(...literal) - Math.min(...prepared);
+  } finally {
+    await conn.query(`DEALLOCATE ${name}`);
+  }
+}
+
+async function roundTripMs(conn: Connection, sql: string): Promise<number> {
+  const started = performance.now();
+  await conn.query(sql);
+  return performance.now() - started;
 }
 
 function postgresTimes(rows: unknown[][]): [number, number] {
