@@ -45,7 +45,14 @@ export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
   { long: 'runs', type: 'integer', min: 1, value: 'N', help: 'distributed runs in a row, each one client batch split among the terminals', default: 3 },
   { long: 'localized-step', type: 'integer', min: 1, value: 'N', help: 'the localized sweep runs N, 2N, 3N ... terminals', default: 10 },
   { long: 'localized-max', type: 'integer', min: 0, value: 'N', help: 'last terminal count of the sweep (0: until the server refuses, as the study went)', default: 0 },
-  { long: 'statements', type: 'string', value: 'STYLE', choices: [...STATEMENT_STYLES, 'both'], help: "study (what the study's program sends), prepared, or both (the whole sequence once per style)", default: 'study' },
+  {
+    long: 'statements',
+    type: 'string',
+    value: 'STYLE',
+    choices: [...STATEMENT_STYLES, 'both'],
+    help: "study (what the study's program sends), prepared, or both (the whole sequence once per style)",
+    default: 'study',
+  },
   { long: 'load', type: 'string', value: 'MODE', choices: ['faithful', 'bulk'], help: 'how to load when data must be loaded', default: 'bulk' },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per unit on deadlocks and serialization failures (1: the study retried none)', default: 1 },
   SET_OPTION,
@@ -131,7 +138,20 @@ async function measureOne(
   logLine(`${workloadOptions['statements']}, ${label}: ${terminals} terminal(s) x ${units} units`);
   const observe = values['observe'] === true;
   const run = await measureStep(
-    { ...ctx, workload: chain, workloadOptions, scale, clients: terminals, jobs: 1, durationSeconds: undefined, transactionsPerClient: units, maxTries: values['max-tries'] as number, observe, data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases }, argv: [] },
+    {
+      ...ctx,
+      workload: chain,
+      workloadOptions,
+      scale,
+      clients: terminals,
+      jobs: 1,
+      durationSeconds: undefined,
+      transactionsPerClient: units,
+      maxTries: values['max-tries'] as number,
+      observe,
+      data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases },
+      argv: [],
+    },
     ctx.signal,
   );
   if (observe && run.status === 'completed') {
@@ -181,9 +201,11 @@ export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: st
     fixed(r.planningMsPerUnit, 3),
     r.planningShareOfServerCpu === null ? '-' : (r.planningShareOfServerCpu * 100).toFixed(0),
   ]);
-  const lines = [`chain study on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`, '', ...table([header, ...rows]), ''];
+  const status = `${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`;
+  const lines = [`chain study on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${status}`, '', ...table([header, ...rows]), ''];
   lines.push(
-    "Total time, ms/tr and tr/sec as the study printed them: from before the first connection to the last terminal's end (headroom starts its terminals together, the study's 10 ms apart); tps: headroom's over the measured period.",
+    "Total time, ms/tr and tr/sec as the study printed them: from before the first connection to the last terminal's end" +
+      " (headroom starts its terminals together, the study's 10 ms apart); tps: headroom's over the measured period.",
     'plan: the two joins\' planning per unit, sampled after each run (see each run\'s planning.method), and its share of the server processes\' CPU per unit.',
   );
   for (const note of result.notes ?? []) lines.push(`note: ${note}`);

@@ -43,20 +43,25 @@ export function planningLines(result: RunResult): string[] {
   const share =
     p.shareOfServerCpu === null
       ? "; the server's CPU per unit was not measured (server elsewhere, or a run shorter than the one-second sampling)"
-      : `; the server's processes used ${ms(p.serverCpuMsPerUnit!)} ms of CPU per unit, so planning took ${p.shareOfServerCpu >= 0.5 ? "most of the server's time" : "part of the server's time"}: about ${(Math.min(p.shareOfServerCpu, 9.99) * 100).toFixed(0)}%`;
+      : `; the server's processes used ${ms(p.serverCpuMsPerUnit!)} ms of CPU per unit, so planning took ${mostOrPart(p.shareOfServerCpu)}: ` +
+        `about ${(Math.min(p.shareOfServerCpu, 9.99) * 100).toFixed(0)}%`;
   const percent = (share: number): string => `${(Math.min(share, 9.99) * 100).toFixed(0)}%`;
   const text =
     p.textOverheadMsPerUnit === undefined
       ? []
       : [
           `  parsing and planning the joins' literal text cost ${ms(p.textOverheadMsPerUnit)} ms per unit beyond running them prepared` +
-            (p.textShareOfServerCpu === undefined ? '' : `: ${p.textShareOfServerCpu >= 0.5 ? "most of the server's time" : "part of the server's time"}, about ${percent(p.textShareOfServerCpu)} of its CPU per unit`),
+            (p.textShareOfServerCpu === undefined ? '' : `: ${mostOrPart(p.textShareOfServerCpu)}, about ${percent(p.textShareOfServerCpu)} of its CPU per unit`),
         ];
   return [
     `planning: ${ms(p.planningMsPerUnit)} ms planning and ${ms(p.executionMsPerUnit)} ms executing per unit (${ofJoins})${share} (${p.statements.map((s) => `${s.name}: ${ms(s.planningMs)} + ${ms(s.executionMs)} ms`).join('; ')})`,
     ...text,
     `  measured by ${p.method}; what avoids it: ${p.avoidedBy}`,
   ];
+}
+
+function mostOrPart(share: number): string {
+  return share >= 0.5 ? "most of the server's time" : "part of the server's time";
 }
 
 /**

@@ -7,7 +7,8 @@ import type { LoadedResult } from './input.js';
 export function statementDifferenceLines(runs: readonly LoadedResult[]): string[] {
   const styles = runs.map((r) => r.result.config.statements?.style ?? '-');
   if (new Set(styles).size <= 1) return [];
-  const lines = [`statements sent differ: ${runs.map((r, i) => `${i + 1}: ${r.result.config.statements ? `${r.result.config.statements.style} (${r.result.config.statements.description})` : '-'}`).join('; ')}`];
+  const described = runs.map((r, i) => `${i + 1}: ${r.result.config.statements ? `${r.result.config.statements.style} (${r.result.config.statements.description})` : '-'}`);
+  const lines = [`statements sent differ: ${described.join('; ')}`];
   const first = runs[0]!.result;
   for (const [i, run] of runs.entries()) {
     if (i === 0 || styles[i] === styles[0]) continue;
@@ -24,7 +25,9 @@ export function statementDifferenceLines(runs: readonly LoadedResult[]): string[
     const part = cpu !== null && cpu !== 0 && Math.sign(cpu) === Math.sign(planning) ? `, planning ${signed(planning)} ms of it (${Math.min(999, Math.round((planning / cpu) * 100))}%)` : '';
     lines.push(
       `  ${i + 1} against 1:${tps} planning per unit ${a.planningMsPerUnit.toFixed(3)} -> ${b.planningMsPerUnit.toFixed(3)} ms (${signed(planning)} ms, sampled)` +
-        (cpu === null ? '; server CPU per unit not measured in both' : `; server CPU per unit ${a.serverCpuMsPerUnit!.toFixed(3)} -> ${b.serverCpuMsPerUnit!.toFixed(3)} ms (${signed(cpu)} ms${part})`) +
+        (cpu === null
+          ? '; server CPU per unit not measured in both'
+          : `; server CPU per unit ${a.serverCpuMsPerUnit!.toFixed(3)} -> ${b.serverCpuMsPerUnit!.toFixed(3)} ms (${signed(cpu)} ms${part})`) +
         `: the difference is ${Math.abs(planning) >= 0.05 ? 'planning the two joins at every call (literal text) against reusing a prepared plan' : 'not in planning'}`,
     );
   }

@@ -119,7 +119,8 @@ export function comparisonSection(runs: readonly LoadedResult[], charts: readonl
   ]);
   const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
   const statements = statementDifferenceLines(runs);
-  return ['<section class="compare">', '<h2>Comparison</h2>', htmlTable(header, rows), statements.length > 0 ? `<ul class="server">${statements.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '', '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
+  const named = statements.length > 0 ? `<ul class="server">${statements.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '';
+  return ['<section class="compare">', '<h2>Comparison</h2>', htmlTable(header, rows), named, '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
 }
 
 function figure(name: string, value: string): string {
