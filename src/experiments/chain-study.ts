@@ -205,7 +205,7 @@ export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: st
   const lines = [`chain study on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${status}`, '', ...table([header, ...rows]), ''];
   lines.push(
     "Total time, ms/tr and tr/sec as the study printed them: from before the first connection to the last terminal's end" +
-      " (headroom starts its terminals together, the study's 10 ms apart); tps: headroom's over the measured period.",
+      ' (study style: terminals started 10 ms apart, as the study\'s were); tps: headroom\'s over the measured period.',
     'plan: the two joins\' planning per unit, sampled after each run (see each run\'s planning.method), and its share of the server processes\' CPU per unit.',
   );
   for (const note of result.notes ?? []) lines.push(`note: ${note}`);

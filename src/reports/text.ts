@@ -80,8 +80,8 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
 
 /**
  * The chain study's own per-run line (chain-model.md, "Runs"), so results read side by side with
- * it: from before the first connection to the last terminal's end, as the study timed it (its
- * terminals started 10 ms apart, headroom's start together). With a warm-up, or in older files,
+ * it: from before the first connection to the last terminal's end, as the study timed it (with
+ * chain --statements study the terminals start 10 ms apart, as its did). With a warm-up, or in older files,
  * there is no such span and the line says it covers the measured period.
  */
 export function studyLine(summary: Pick<RunResult['summary'], 'totalTime' | 'measuredSeconds' | 'transactions' | 'tps'>): string {
@@ -93,7 +93,7 @@ export function studyLine(summary: Pick<RunResult['summary'], 'totalTime' | 'mea
   }
   const perTransaction = total.msPerTransaction === null ? '-' : total.msPerTransaction.toFixed(3);
   const perSecond = total.trPerSec === null ? '-' : total.trPerSec.toFixed(1);
-  return `Total time: ${Math.round(total.ms)} ms = ${perTransaction} ms/tr = ${perSecond} tr/sec (as the study times it: connecting included; tps over the measured period ${summary.tps.toFixed(1)})`;
+  return `Total time: ${Math.round(total.ms)} ms = ${perTransaction} ms/tr = ${perSecond} tr/sec (as the study times it, from before the first connection; tps over the measured period ${summary.tps.toFixed(1)})`;
 }
 
 /** The study's per-terminal lines for a few terminals; for many, how evenly they were served. */

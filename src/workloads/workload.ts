@@ -120,6 +120,8 @@ export interface Workload {
    * between planning and executing, measured on ctx.conn; undefined where the DBMS cannot tell.
    */
   samplePlanning?(ctx: DataContext): Promise<PlanningSample | undefined>;
+  /** Milliseconds between the starts of terminal i and i+1, where these options re-run a program that staggered them (chain --statements study: 10). */
+  terminalStaggerMs?(options: OptionValues): number;
   /** What -s means for this workload. */
   scaleHelp: string;
   defaultScale: number;

@@ -31,8 +31,16 @@ test('run chain: the statement style is recorded and shown; --protocol is refuse
     const slowestMs = Math.max(...result.terminals.map((x) => x.seconds)) * 1000;
     assert.ok(connectingMs > 0 && total.ms >= connectingMs + slowestMs - 1, `${total.ms} ms covers ${connectingMs} ms connecting and ${slowestMs} ms of units`);
     assert.ok(Math.abs(total.trPerSec! - (40 * 1000) / total.ms) < 0.1 + (0.01 * 40 * 1000) / total.ms, `${total.trPerSec} tr/sec for 40 units in ${total.ms} ms`);
-    assert.match(run.stdout, new RegExp(`^Total time: ${Math.round(total.ms)} ms = [\\d.]+ ms/tr = ${total.trPerSec!.toFixed(1)} tr/sec \\(as the study times it`, 'm'));
+    assert.match(run.stdout, new RegExp(`^Total time: ${Math.round(total.ms)} ms = [\\d.]+ ms/tr = ${total.trPerSec!.toFixed(1)} tr/sec \\(as the study times it, from before the first connection`, 'm'));
   }
+
+  // The study's program started its terminals 10 ms apart: the third starts 20 ms after the first.
+  const staggered = path.join(dir, 'staggered.json');
+  const three = await runCli(['run', 'chain', '--db', db, '-c', '3', '-t', '1', '-P', '0', '-o', staggered]);
+  assert.equal(three.code, 0, three.stderr);
+  const s = JSON.parse(readFileSync(staggered, 'utf8')) as RunResult;
+  assert.ok(s.terminals[2]!.seconds >= 0.02, `terminal 2 ended ${s.terminals[2]!.seconds} s after the start`);
+  assert.ok(s.summary.totalTime!.ms >= 20);
 
   // tpcb honours --protocol and records it.
   const out = path.join(dir, 'tpcb.json');
