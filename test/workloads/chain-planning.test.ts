@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Connection } from '../../src/drivers/driver.js';
@@ -83,4 +83,11 @@ test('postgres: a study run and a prepared run; the summary tells planning, comp
   assert.equal(compare.code, 0, compare.stderr);
   assert.match(compare.stdout, /^statements sent differ: 1: study .*; 2: prepared /m);
   assert.match(compare.stdout, /^  2 against 1: tps x[\d.]+; planning per unit [\d.]+ -> [\d.]+ ms .*the difference is planning the two joins at every call/m);
+  const html = path.join(dir, 'report.html');
+  const report = await runCli(['report', ...files, '-o', html]);
+  assert.equal(report.code, 0, report.stderr);
+  const page = readFileSync(html, 'utf8');
+  assert.match(page, /<li>planning: [\d.]+ ms planning and [\d.]+ ms executing per unit/);
+  assert.match(page, /<dt>statements sent<\/dt><dd>study \(/);
+  assert.match(page, /the difference is planning the two joins at every call/);
 });
