@@ -27,9 +27,21 @@ export function serverLines(result: RunResult, cores: number): string[] {
   }
   if ('unavailable' in server.statements) lines.push(`statements: ${server.statements.unavailable}`);
   else if (server.statements.top.length > 0) {
+    const top = server.statements.top;
+    const counted = top.filter((s) => s.planMs !== undefined);
+    if (counted.length > 0) {
+      // The server's own counters: planning apart from execution over the run, as PostgreSQL timed it.
+      const plan = counted.reduce((n, s) => n + s.planMs!, 0);
+      const all = plan + counted.reduce((n, s) => n + s.totalMs, 0);
+      lines.push(
+        `planning (the server's counters, pg_stat_statements with track_planning): ${plan.toFixed(0)} of ${all.toFixed(0)} ms of the top statements' server time` +
+          ` (${all > 0 ? ((plan / all) * 100).toFixed(0) : '0'}%)${all > 0 && plan / all >= 0.5 ? ": most of the server's time went to planning" : ''}`,
+      );
+    }
     lines.push('top statements by total time:');
-    const rows = server.statements.top.slice(0, 5).map((s) => [oneLine(s.statement), String(s.calls), s.totalMs.toFixed(0), s.meanMs.toFixed(3), String(s.rows)]);
-    lines.push(...table([['statement', 'calls', 'total ms', 'mean ms', 'rows'], ...rows]).map((l) => `  ${l}`));
+    const planned = counted.length > 0;
+    const rows = top.slice(0, 5).map((s) => [oneLine(s.statement), String(s.calls), s.totalMs.toFixed(0), ...(planned ? [(s.planMs ?? 0).toFixed(0)] : []), s.meanMs.toFixed(3), String(s.rows)]);
+    lines.push(...table([['statement', 'calls', 'total ms', ...(planned ? ['plan ms'] : []), 'mean ms', 'rows'], ...rows]).map((l) => `  ${l}`));
   }
   return lines;
 }
