@@ -3,11 +3,17 @@ import { UserError } from '../errors.js';
 import { DEAD_ROWS_OPTIONS, deadRowsExperiment } from '../experiments/dead-rows-command.js';
 import { GROWTH_OPTIONS, growthExperiment } from '../experiments/growth.js';
 import { PEAK_OPTIONS, peakExperiment } from '../experiments/peak.js';
+import { CHAIN_STUDY_OPTIONS, chainStudyExperiment } from '../experiments/chain-study.js';
 
 /** The named experiments of spec/experiments.md; each lives in src/experiments/, this only dispatches. */
 export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[]; run(argv: readonly string[]): Promise<number>; footer?: string }> = {
   peak: { summary: 'the seven simple queries of the peak queries/s study, each with its clients, one table', options: PEAK_OPTIONS, run: peakExperiment },
   growth: { summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked', options: GROWTH_OPTIONS, run: growthExperiment, footer: "the workload's own options (e.g. tpcb -b select-only) apply at every size: see headroom list" },
+  'chain-study': {
+    summary: "the address-chain study's sequence: three distributed runs from its generator offsets, then localized runs at 10, 20, ... terminals until refused",
+    options: CHAIN_STUDY_OPTIONS,
+    run: chainStudyExperiment,
+  },
   'dead-rows': { summary: "the kv read test, the update test, the read test, the DBMS's maintenance (VACUUM), the read test; table sizes and dead rows around each step", options: DEAD_ROWS_OPTIONS, run: deadRowsExperiment },
 };
 

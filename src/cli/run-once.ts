@@ -10,6 +10,7 @@ import { RunObserver } from '../observe/run-observer.js';
 import { LiveView } from '../reports/live.js';
 import { progressLine } from '../reports/text.js';
 import { buildResult } from '../result/build.js';
+import { planningResult } from '../result/planning.js';
 import type { RunResult } from '../result/result.js';
 import type { Protocol, Workload } from '../workloads/workload.js';
 import type { ServerSettings } from '../engine/server-settings.js';
@@ -121,7 +122,9 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       warmupSeconds,
       maxTries,
       seed,
-      protocol,
+      // Recorded only where it applied: a workload that sends its own way refuses --protocol.
+      ...(workload.honoursProtocol === true ? { protocol } : {}),
+      ...(workload.statements ? { statements: workload.statements(plan.workloadOptions) } : {}),
       perCommand,
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
       argv: [...plan.argv],
@@ -143,6 +146,14 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, routed ? (checks ?? null) : null);
   }
   if (checks) result.checks = checks;
+  // After the run, so that the sampling's own statements do not count in it.
+  if (workload.samplePlanning && values['observe'] !== false && outcome.status !== 'interrupted') {
+    const sample = await workload.samplePlanning(dataContext(session, plan.workloadOptions, scale, logLine)).catch((error: unknown) => {
+      logLine(`planning not sampled: ${(error as Error).message}`);
+      return undefined;
+    });
+    if (sample) result.planning = planningResult(sample, result);
+  }
   if (broken.length > 0 && result.status !== 'interrupted') {
     result.status = 'failed';
     result.statusReason = `consistency check failed after the run: ${broken.map((c) => c.name).join(', ')}`;

@@ -64,6 +64,9 @@ export const RUN_OPTIONS: OptionSpec[] = [
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'run', RUN_OPTIONS);
   if (given.has('time') && given.has('transactions')) throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
+  if (given.has('protocol') && workload.honoursProtocol !== true) {
+    throw new UserError(`--protocol does not apply to ${workload.name}: its statements are sent as the workload defines them`, protocolHint(workload.name));
+  }
   const transactionsPerClient = values['transactions'] as number | undefined;
   const durationSeconds = transactionsPerClient === undefined ? ((values['time'] as number | undefined) ?? DEFAULT_DURATION_SECONDS) : undefined;
   const steps = parseClientSteps(values['clients'] as string);
@@ -164,4 +167,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     await settings?.restore();
     await session.close();
   }
+}
+
+/** Where a workload has its own choice of how statements are sent, the refusal names it. */
+function protocolHint(workload: string): string {
+  return workload === 'chain' ? 'omit --protocol; chain has --statements study|prepared' : 'omit --protocol (it applies to tpcb and -f scripts)';
 }

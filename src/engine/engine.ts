@@ -51,6 +51,8 @@ export interface EngineOutcome {
   jobFailure: Error | undefined;
   /** Jobs whose totals died with their thread: the totals leave out their terminals (the series has them up to then). */
   lostJobs: number;
+  /** When the engine began opening the terminals' connections (the study's Total time starts here). */
+  openingAt?: Date;
   startedAt: Date;
   measureStartedAt: Date | undefined;
   measuredSeconds: number;
@@ -70,6 +72,7 @@ const TICK_MS = 1000;
  * no output: progress leaves through onInterval, everything else through the outcome.
  */
 export async function runEngine(config: EngineConfig, signal: AbortSignal, onInterval: (point: SeriesPoint) => void): Promise<EngineOutcome> {
+  const openingAt = new Date();
   const jobs = await openJobs(config);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -152,6 +155,7 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     failure,
     jobFailure,
     lostJobs: jobs.length - stopped.length,
+    openingAt,
     startedAt,
     measureStartedAt,
     measuredSeconds,

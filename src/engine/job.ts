@@ -85,6 +85,7 @@ export class LocalJob implements JobHandle {
   static async open(config: JobConfig): Promise<LocalJob> {
     const workload = findWorkload(config.workload);
     const types = declaringTypes(workload.transactions(config.options), config.routing);
+    const stagger = workload.terminalStaggerMs?.(config.options) ?? 0;
     const driver = createDriver(config.target);
     const recorder = new Recorder(
       types.map((t) => t.name),
@@ -138,7 +139,7 @@ export class LocalJob implements JobHandle {
     const gate = driver.blocking ? new Gate() : undefined;
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>
-        new Terminal({ plan: { ...plan, latencyLimitMs: config.latencyLimitMs }, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context, log }),
+        new Terminal({ plan: { ...plan, latencyLimitMs: config.latencyLimitMs, startDelayMs: plan.id * stagger }, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context, log }),
     );
     recorder.refusedConnections = opened.length - accepted.length;
     try {

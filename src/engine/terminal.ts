@@ -23,6 +23,8 @@ export interface TerminalPlan {
   maxTries: number;
   /** --latency-limit in milliseconds: under --rate, a transaction already this late is skipped (as pgbench). */
   latencyLimitMs?: number | undefined;
+  /** Milliseconds to wait before the first transaction (the chain study started its terminals 10 ms apart). */
+  startDelayMs?: number;
 }
 
 const RECONNECT_FIRST_DELAY_MS = 100;
@@ -100,6 +102,7 @@ export class Terminal {
     const { stop, recorder, plan } = this;
     const meanGapMs = plan.rate === undefined ? 0 : 1000 / plan.rate;
     const skipLateMs = plan.rate === undefined ? undefined : plan.latencyLimitMs;
+    if (plan.startDelayMs) await stop.sleep(plan.startDelayMs);
     let scheduled = performance.now();
     for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
       const type = this.deck.next();

@@ -23,7 +23,10 @@ export interface Step {
   scale: number;
   clients: number;
   jobs: number;
-  durationSeconds: number;
+  /** Measured seconds; undefined when the step is bounded by transactionsPerClient instead. */
+  durationSeconds: number | undefined;
+  /** -t: transactions per terminal (the chain study's units per terminal); absent under durationSeconds. */
+  transactionsPerClient?: number;
   observe: boolean;
   data: RunResult['data'];
   argv: readonly string[];
@@ -61,7 +64,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       clients,
       jobs,
       durationSeconds,
-      transactionsPerClient: undefined,
+      transactionsPerClient: step.transactionsPerClient,
       rate: undefined,
       warmupSeconds: 0,
       maxTries,
@@ -94,14 +97,15 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       scale,
       clients,
       jobs,
-      durationSeconds,
-      transactionsPerClient: null,
+      durationSeconds: durationSeconds ?? null,
+      transactionsPerClient: step.transactionsPerClient ?? null,
       rate: null,
       warmupSeconds: 0,
       maxTries,
       seed,
       journal: null,
       argv: [...step.argv],
+      ...(workload.statements ? { statements: workload.statements(step.workloadOptions) } : {}),
       ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
     },
     ...(outcome.status === 'interrupted' ? { statusReason: 'interrupted by a signal' } : outcome.jobFailure ? { statusReason: jobFailureReason(outcome) } : outcome.failure ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` } : {}),

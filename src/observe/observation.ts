@@ -45,4 +45,6 @@ export interface StatementStat {
   totalMs: number;
   meanMs: number;
   rows: number;
+  /** Planning time over the run as the server counts it, apart from totalMs (execution): PostgreSQL with pg_stat_statements.track_planning on; absent elsewhere. */
+  planMs?: number;
 }

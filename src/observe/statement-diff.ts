@@ -6,6 +6,8 @@ export interface StatementCounters {
   totalMs: number;
   rows: number;
   query: string;
+  /** Planning time, where the server counts it (see StatementStat.planMs). */
+  planMs?: number;
 }
 
 /**
@@ -18,7 +20,9 @@ export function diffStatements(baseline: ReadonlyMap<string, StatementCounters>,
       const before = baseline.get(s.id);
       const calls = s.calls - (before?.calls ?? 0);
       const totalMs = s.totalMs - (before?.totalMs ?? 0);
-      return { statement: s.query, calls, totalMs, meanMs: calls > 0 ? totalMs / calls : 0, rows: s.rows - (before?.rows ?? 0) };
+      const stat: StatementStat = { statement: s.query, calls, totalMs, meanMs: calls > 0 ? totalMs / calls : 0, rows: s.rows - (before?.rows ?? 0) };
+      if (s.planMs !== undefined) stat.planMs = s.planMs - (before?.planMs ?? 0);
+      return stat;
     })
     .filter((s) => s.calls > 0)
     .sort((a, b) => b.totalMs - a.totalMs)
@@ -29,7 +33,14 @@ export function countersById(rows: readonly StatementCounters[]): Map<string, St
   return new Map(rows.map((s) => [s.id, s]));
 }
 
-/** Rows of (id, calls, total ms, rows, text), as both servers' statistics views give them. */
+/** Rows of (id, calls, total ms, rows, text[, planning ms]), as both servers' statistics views give them. */
 export function toCounters(rows: readonly unknown[][]): StatementCounters[] {
-  return rows.map(([id, calls, totalMs, count, query]) => ({ id: String(id), calls: Number(calls), totalMs: Number(totalMs), rows: Number(count), query: String(query) }));
+  return rows.map(([id, calls, totalMs, count, query, planMs]) => ({
+    id: String(id),
+    calls: Number(calls),
+    totalMs: Number(totalMs),
+    rows: Number(count),
+    query: String(query),
+    ...(planMs === undefined ? {} : { planMs: Number(planMs) }),
+  }));
 }

@@ -1,6 +1,7 @@
 import { METRICS, compareRuns, describeRun, formatDifference, formatRatio, formatValue, unlikeRuns } from './comparison.js';
 import type { LoadedResult } from './input.js';
 import { settingsLine } from './settings-text.js';
+import { statementDifferenceLines } from './statement-difference.js';
 import { table } from './text.js';
 
 /** The server settings whose values differ between the runs: what --set (or an administrator) changed. */
@@ -26,5 +27,5 @@ export function compareText(runs: readonly LoadedResult[]): string {
     const set = settingsLine(run.result.config.serverSettings);
     return `${i + 1}: ${run.label}: ${describeRun(run)}${set ? `, ${set}` : ''}${run.result.target.durable ? '' : ', non-durable'}`;
   });
-  return [...legend, ...settingDifferences(runs), '', ...unlikeRuns(runs), ...table([header, ...rows]), '', 'diff and ratio are against run 1; lower is better except tps.'].join('\n');
+  return [...legend, ...settingDifferences(runs), ...statementDifferenceLines(runs), '', ...unlikeRuns(runs), ...table([header, ...rows]), '', 'diff and ratio are against run 1; lower is better except tps.'].join('\n');
 }

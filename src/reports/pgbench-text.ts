@@ -68,13 +68,14 @@ export function pgbenchBlock(result: RunResult): string[] {
   const { config, summary, transactions } = result;
   const pg = summary.pgbench;
   if (!pg) return [];
-  const protocol = (config as { protocol?: string }).protocol ?? 'prepared';
+  // Absent where the workload does not take --protocol (chain, tpcc, kv, peak): no query mode to tell.
+  const protocol = (config as { protocol?: string }).protocol;
   const limit = config.latencyLimitMs ?? null;
   const rated = config.rate !== null;
   const lines = [
     `transaction type: ${transactions.length === 1 ? title(transactions[0]!.name) : 'multiple scripts'}`,
     `scaling factor: ${config.scale}`,
-    `query mode: ${protocol}`,
+    ...(protocol === undefined ? [] : [`query mode: ${protocol}`]),
     `number of clients: ${config.clients}`,
     `number of threads: ${config.jobs}`,
     `maximum number of tries: ${config.maxTries}`,

@@ -5,7 +5,7 @@ import { tablesBytes } from '../observe/observation.js';
 /** Where the time went: the server's CPU and I/O beside the client's, sizes, top statements, waits. */
 export function serverLines(result: RunResult, cores: number): string[] {
   const { server } = result;
-  const lines = [verdict(result, cores)];
+  const lines = [verdict(result, cores), ...planningLines(result)];
   if (server === null) return lines;
   if (server.host) {
     // /proc/PID/io of every database's sessions, not this one's alone. Written: bytes given to write
@@ -43,15 +43,57 @@ export function serverLines(result: RunResult, cores: number): string[] {
   }
   if ('unavailable' in server.statements) lines.push(`statements: ${server.statements.unavailable}`);
   else if (server.statements.top.length > 0) {
+    const top = server.statements.top;
+    const counted = top.filter((s) => s.planMs !== undefined);
+    if (counted.length > 0) {
+      // The server's own counters: planning apart from execution over the run, as PostgreSQL timed it.
+      const plan = counted.reduce((n, s) => n + s.planMs!, 0);
+      const all = plan + counted.reduce((n, s) => n + s.totalMs, 0);
+      lines.push(
+        `planning (the server's counters, pg_stat_statements with track_planning): ${plan.toFixed(0)} of ${all.toFixed(0)} ms of the top statements' server time` +
+          ` (${all > 0 ? ((plan / all) * 100).toFixed(0) : '0'}%)${all > 0 && plan / all >= 0.5 ? ": most of the server's time went to planning" : ''}`,
+      );
+    }
     lines.push('top statements by total time:');
-    const rows = server.statements.top.slice(0, 5).map((s) => [oneLine(s.statement), String(s.calls), s.totalMs.toFixed(0), s.meanMs.toFixed(3), String(s.rows)]);
-    lines.push(...table([['statement', 'calls', 'total ms', 'mean ms', 'rows'], ...rows]).map((l) => `  ${l}`));
+    const planned = counted.length > 0;
+    const rows = top.slice(0, 5).map((s) => [oneLine(s.statement), String(s.calls), s.totalMs.toFixed(0), ...(planned ? [(s.planMs ?? 0).toFixed(0)] : []), s.meanMs.toFixed(3), String(s.rows)]);
+    lines.push(...table([['statement', 'calls', 'total ms', ...(planned ? ['plan ms'] : []), 'mean ms', 'rows'], ...rows]).map((l) => `  ${l}`));
   }
   return lines;
 }
 
 /** Above this share of the machine's CPUs (percent) used by other processes, the run's figures are called unreliable. */
 const OTHERS_UNRELIABLE = 25;
+
+/** How much of the server's time went to planning the statements, measured apart from executing them, and what avoids it. */
+export function planningLines(result: RunResult): string[] {
+  const p = result.planning;
+  if (!p) return [];
+  const ms = (v: number): string => v.toFixed(3);
+  const ofJoins = p.planningMsPerUnit + p.executionMsPerUnit > 0 ? `${((p.planningMsPerUnit / (p.planningMsPerUnit + p.executionMsPerUnit)) * 100).toFixed(0)}% of the joins' server time` : '';
+  const share =
+    p.shareOfServerCpu === null
+      ? "; the server's CPU per unit was not measured (server elsewhere, or a run shorter than the one-second sampling)"
+      : `; the server's processes used ${ms(p.serverCpuMsPerUnit!)} ms of CPU per unit, so planning took ${mostOrPart(p.shareOfServerCpu)}: ` +
+        `about ${(Math.min(p.shareOfServerCpu, 9.99) * 100).toFixed(0)}%`;
+  const percent = (share: number): string => `${(Math.min(share, 9.99) * 100).toFixed(0)}%`;
+  const text =
+    p.textOverheadMsPerUnit === undefined
+      ? []
+      : [
+          `  parsing and planning the joins' literal text cost ${ms(p.textOverheadMsPerUnit)} ms per unit beyond running them prepared` +
+            (p.textShareOfServerCpu === undefined ? '' : `: ${mostOrPart(p.textShareOfServerCpu)}, about ${percent(p.textShareOfServerCpu)} of its CPU per unit`),
+        ];
+  return [
+    `planning: ${ms(p.planningMsPerUnit)} ms planning and ${ms(p.executionMsPerUnit)} ms executing per unit (${ofJoins})${share} (${p.statements.map((s) => `${s.name}: ${ms(s.planningMs)} + ${ms(s.executionMs)} ms`).join('; ')})`,
+    ...text,
+    `  measured by ${p.method}; what avoids it: ${p.avoidedBy}`,
+  ];
+}
+
+function mostOrPart(share: number): string {
+  return share >= 0.5 ? "most of the server's time" : "part of the server's time";
+}
 
 /**
  * One line that says who was saturated. The client's main thread can use one core per job;

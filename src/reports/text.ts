@@ -21,6 +21,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     // With a data line, --load is shown there as what made the data: the option itself only
     // applies when this run loads, and after `init --load faithful` its default would mislead.
     `workload: ${config.workload}${describeOptions(result.data.loadMode === undefined ? config.workloadOptions : withoutKey(config.workloadOptions, 'load'))}`,
+    ...(config.statements ? [`statements sent: ${config.statements.style} (${config.statements.description})`] : []),
     `target: ${result.target.url} (${result.target.version})`,
     ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
     `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
@@ -33,7 +34,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     `latency ms: avg ${ms(summary.latencyMs.avg)} stddev ${ms(summary.latencyMs.stddev)} p50 ${ms(summary.latencyMs.p50)} p95 ${ms(summary.latencyMs.p95)} p99 ${ms(summary.latencyMs.p99)} p99.9 ${ms(summary.latencyMs.p99_9)} max ${ms(summary.latencyMs.max)}`,
   ];
   // The address-chain study's per-run line; it reads the same for any workload, so every run gets it.
-  lines.push(studyLine(summary.measuredSeconds, summary.transactions));
+  lines.push(studyLine(summary));
   if (summary.scheduleLagMs) lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
   const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
   if (failures.length > 0) lines.push(`failures by class: ${failures.join(', ')}`);
@@ -77,12 +78,22 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   return lines.join('\n');
 }
 
-/** The chain study's own per-run line (chain-model.md, "Runs"), so results read side by side with it. */
-export function studyLine(seconds: number, transactions: number): string {
-  const ms = seconds * 1000;
-  const perTransaction = transactions === 0 ? '-' : (ms / transactions).toFixed(3);
-  const perSecond = seconds === 0 ? '-' : (transactions / seconds).toFixed(1);
-  return `Total time: ${Math.round(ms)} ms = ${perTransaction} ms/tr = ${perSecond} tr/sec`;
+/**
+ * The chain study's own per-run line (chain-model.md, "Runs"), so results read side by side with
+ * it: from before the first connection to the last terminal's end, as the study timed it (with
+ * chain --statements study the terminals start 10 ms apart, as its did). With a warm-up, or in older files,
+ * there is no such span and the line says it covers the measured period.
+ */
+export function studyLine(summary: Pick<RunResult['summary'], 'totalTime' | 'measuredSeconds' | 'transactions' | 'tps'>): string {
+  const total = summary.totalTime;
+  if (total === undefined) {
+    const ms = summary.measuredSeconds * 1000;
+    const perTransaction = summary.transactions === 0 ? '-' : (ms / summary.transactions).toFixed(3);
+    return `Total time (measured period): ${Math.round(ms)} ms = ${perTransaction} ms/tr = ${summary.tps.toFixed(1)} tr/sec`;
+  }
+  const perTransaction = total.msPerTransaction === null ? '-' : total.msPerTransaction.toFixed(3);
+  const perSecond = total.trPerSec === null ? '-' : total.trPerSec.toFixed(1);
+  return `Total time: ${Math.round(total.ms)} ms = ${perTransaction} ms/tr = ${perSecond} tr/sec (as the study times it, from before the first connection; tps over the measured period ${summary.tps.toFixed(1)})`;
 }
 
 /** The study's per-terminal lines for a few terminals; for many, how evenly they were served. */

@@ -105,6 +105,8 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     series: outcome.series,
   };
   if (statusReason !== undefined) result.statusReason = statusReason;
+  const totalTime = studyTotalTime(outcome, transactions);
+  if (totalTime) result.summary.totalTime = totalTime;
   // From the rounded seconds the file holds, so that a reader recomputes the same figures.
   const metrics = workload?.metrics?.(totals.types, result.summary.measuredSeconds);
   if (metrics) result.summary.workloadMetrics = metrics;
@@ -132,4 +134,14 @@ function pgbenchSummary(counts: PgbenchCounts, committed: number, connectMs: num
     serializationFailures: counts.serializationFailures,
     deadlockFailures: counts.deadlockFailures,
   };
+}
+
+/** The study's Total time: only where measuring began with the run, as the study's did (no warm-up). */
+function studyTotalTime(outcome: EngineOutcome, transactions: number): NonNullable<RunResult['summary']['totalTime']> | undefined {
+  const { openingAt, measureStartedAt, startedAt, totals } = outcome;
+  if (openingAt === undefined || measureStartedAt !== startedAt) return undefined;
+  const lastEndMs = Math.max(0, ...totals.terminals.map((t) => t.lastEndMs));
+  if (lastEndMs === 0) return undefined;
+  const ms = lastEndMs - openingAt.getTime();
+  return { ms: round(ms, 1), msPerTransaction: transactions > 0 ? round(ms / transactions, 3) : null, trPerSec: ms > 0 ? round((transactions * 1000) / ms, 1) : null };
 }

@@ -33,6 +33,8 @@ export interface RunResult {
     maxTries: number;
     /** --protocol (simple, extended, prepared); absent from results written before it was added. */
     protocol?: string;
+    /** How the workload sent its statements, for workloads with a choice (chain: --statements). */
+    statements?: { style: string; description: string };
     /** -r: per-command figures were recorded (see perCommand). */
     perCommand?: boolean;
     seed: number;
@@ -70,6 +72,12 @@ export interface RunResult {
     connections: { reconnects: number; outages: Outage[]; accepted: number; refused: number };
     /** pgbench's figures; see docs/result-schema.md. Absent from files written before they were added. */
     pgbench?: PgbenchSummary;
+    /**
+     * The chain study's `Total time` (chain-model.md, "Runs"): from before the first terminal
+     * connects to the end of the last terminal's last unit, so connecting and preparing count;
+     * trPerSec = transactions * 1000 / ms. Absent with a warm-up (the study had none) and in older files.
+     */
+    totalTime?: { ms: number; msPerTransaction: number | null; trPerSec: number | null };
     /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
     workloadMetrics?: WorkloadMetric[];
   };
@@ -104,8 +112,37 @@ export interface RunResult {
    * measured period, its average time and its failures. Absent without -r.
    */
   perCommand?: { script: string; commands: { command: string; count: number; avgMs: number; failed: number }[] }[];
+  /** Where the server's time per unit went between planning and executing, for workloads that can tell (chain on PostgreSQL and MariaDB). */
+  planning?: PlanningResult;
   /** Routing over a primary and replicas: per-node statements, replica lag, the check on the primary. */
   replication?: ReplicationResult;
+}
+
+/** Planning apart from execution, per statement and per unit, and its share of the server's CPU during the run. */
+export interface PlanningResult extends PlanningSample {
+  /** The server processes' CPU per unit (committed or failed) during the run, ms; null where not observed. */
+  serverCpuMsPerUnit: number | null;
+  /** planningMsPerUnit over serverCpuMsPerUnit; null without the server's CPU. */
+  shareOfServerCpu: number | null;
+  /** textOverheadMsPerUnit over serverCpuMsPerUnit; absent without either. */
+  textShareOfServerCpu?: number;
+}
+
+/** What a workload measured of its statements' planning (Workload.samplePlanning). */
+export interface PlanningSample {
+  /** How it was measured, in words, e.g. "EXPLAIN (ANALYZE, SUMMARY) ... after the run, medians of 15". */
+  method: string;
+  statements: { name: string; planningMs: number; executionMs: number }[];
+  /** Sums over the statements, each run once per unit. */
+  planningMsPerUnit: number;
+  executionMsPerUnit: number;
+  /**
+   * PostgreSQL, joins sent as literal text: their round trips less those of the same joins
+   * prepared, per unit: parsing, analysing and planning the text (the planner alone is planningMs).
+   */
+  textOverheadMsPerUnit?: number;
+  /** What avoids the planning, or why nothing does. */
+  avoidedBy: string;
 }
 
 /** What pgbench reports that the histogram summary does not: exact moments, connection time, lateness, the failure split. */

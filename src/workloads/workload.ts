@@ -2,6 +2,7 @@ import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import type { Random } from '../engine/random.js';
 import type { CommandTimings } from '../metrics/command-timings.js';
+import type { PlanningSample } from '../result/result.js';
 
 /** What a workload sees while it creates, loads, checks or drops its data. */
 export interface DataContext {
@@ -121,6 +122,17 @@ export interface Workload {
   runsOn?: readonly DbmsName[];
   /** The tables it creates and runs on: the server figures (sizes, dead rows) are of these, not of other tables in the database. */
   tables: readonly string[];
+  /** True when its transactions send statements as --protocol says (pgbench scripts); `run` refuses --protocol for the others. */
+  honoursProtocol?: boolean;
+  /** How these options make it send its statements, for workloads with a choice (chain --statements); recorded and shown with the result. */
+  statements?(options: OptionValues): { style: string; description: string };
+  /**
+   * Called by `run` after measuring: how the server's time for these options' statements splits
+   * between planning and executing, measured on ctx.conn; undefined where the DBMS cannot tell.
+   */
+  samplePlanning?(ctx: DataContext): Promise<PlanningSample | undefined>;
+  /** Milliseconds between the starts of terminal i and i+1, where these options re-run a program that staggered them (chain --statements study: 10). */
+  terminalStaggerMs?(options: OptionValues): number;
   /** What -s means for this workload. */
   scaleHelp: string;
   defaultScale: number;

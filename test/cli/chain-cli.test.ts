@@ -17,7 +17,8 @@ test('run chain -s 1/5000 --load faithful records the phases and load mode; plan
   const [, total, perTr, perSec] = /Total time: (\d+) ms = ([\d.]+) ms\/tr = ([\d.]+) tr\/sec/.exec(run.stdout) ?? [];
   assert.ok(total !== undefined, run.stdout);
   assert.ok(Math.abs(Number(perTr) - Number(total) / 80) < 0.01, `${perTr} ms/tr over 80 units in ${total} ms`);
-  assert.ok(Math.abs(Number(perSec) - 80 / (Number(total) / 1000)) < 0.2 + Number(perSec) * 0.01, `${perSec} tr/sec`);
+  // The printed total is whole milliseconds: at a few tens of them its rounding alone moves tr/sec by up to 1/total.
+  assert.ok(Math.abs(Number(perSec) - 80 / (Number(total) / 1000)) < 0.2 + Number(perSec) * (0.01 + 1 / Number(total)), `${perSec} tr/sec`);
   assert.match(run.stderr, /Altering table: /);
   const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   assert.equal(result.config.scale, 0.0002);

@@ -5,11 +5,14 @@ import { countersById, diffStatements, toCounters, type StatementCounters } from
 
 const STATEMENTS = `SELECT queryid::text, calls, total_exec_time, rows, query FROM pg_stat_statements
   WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+/** With track_planning on, total_plan_time counts planning apart from execution (off, it stays 0 and is not read). */
+const STATEMENTS_WITH_PLANNING = STATEMENTS.replace('query FROM', 'query, total_plan_time FROM');
 
 /** PostgreSQL's statistics views: sizes, pg_stat_activity waits, pg_stat_statements. */
 export function observePostgres(conn: Connection): DbmsObservation {
   let baseline = new Map<string, StatementCounters>();
-  const read = async (): Promise<StatementCounters[]> => toCounters(await conn.query(STATEMENTS));
+  let tracksPlanning = false;
+  const read = async (): Promise<StatementCounters[]> => toCounters(await conn.query(tracksPlanning ? STATEMENTS_WITH_PLANNING : STATEMENTS));
   return {
     serverProcessNames: ['postgres', 'postmaster'],
     async serverPid() {
@@ -50,6 +53,8 @@ export function observePostgres(conn: Connection): DbmsObservation {
         return 'pg_stat_statements is not installed: add it to shared_preload_libraries, restart, and CREATE EXTENSION pg_stat_statements';
       }
       try {
+        const [[planning]] = (await conn.query("SELECT current_setting('pg_stat_statements.track_planning', true)")) as [[string | null]];
+        tracksPlanning = planning === 'on';
         // A snapshot, not a reset: the user's own statistics stay as they were.
         baseline = countersById(await read());
         return undefined;

@@ -4,6 +4,7 @@ import type { LoadedResult } from '../input.js';
 import type { ChartSpec } from './charts.js';
 import { escapeHtml as e, facts, htmlTable } from './markup.js';
 import { serverLines } from '../server-text.js';
+import { statementDifferenceLines } from '../statement-difference.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -22,6 +23,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     r.statusReason ? `<p class="reason">${e(r.statusReason)}</p>` : '',
     facts([
       ['workload', e(`${c.workload}${options ? ` (${options})` : ''}`)],
+      ...(c.statements ? [['statements sent', e(`${c.statements.style} (${c.statements.description})`)] as [string, string]] : []),
       ['DBMS', e(dbmsLabel(run))],
       ['server version', e(r.target.version)],
       ['target', e(r.target.url)],
@@ -116,7 +118,9 @@ export function comparisonSection(runs: readonly LoadedResult[], charts: readonl
     }),
   ]);
   const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
-  return ['<section class="compare">', '<h2>Comparison</h2>', ...unlikeRuns(runs).map((line) => `<p class="warning">${e(line)}</p>`), htmlTable(header, rows), '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
+  const statements = statementDifferenceLines(runs);
+  const named = statements.length > 0 ? `<ul class="server">${statements.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '';
+  return ['<section class="compare">', '<h2>Comparison</h2>', ...unlikeRuns(runs).map((line) => `<p class="warning">${e(line)}</p>`), htmlTable(header, rows), named, '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
 }
 
 function figure(name: string, value: string): string {

@@ -1,9 +1,11 @@
 import type { Workload } from '../workload.js';
 import { checkChain } from './check.js';
 import { loadChain, readMeta } from './load.js';
-import { modelUnit } from './model-unit.js';
+import { modelUnit, statementStyle } from './model-unit.js';
 import { TABLES, dropStatements } from './schema.js';
 import { parseChainScale } from './sizes.js';
+import { samplePlanning } from './planning.js';
+import { STATEMENT_STYLES, STATEMENT_STYLE_HELP } from './statements.js';
 
 /** The default scale: 1/1000 of the study's data (12,500 addresses, 3 x 3,333 clients), loads in seconds. */
 export const DEFAULT_CHAIN_SCALE = 0.001;
@@ -33,6 +35,14 @@ export const chain: Workload = {
       choices: ['distributed', 'localized'],
       default: 'distributed',
     },
+    {
+      long: 'statements',
+      type: 'string',
+      value: 'STYLE',
+      help: "study (default: what the study's program sends, both joins as literal text planned at every call) or prepared (all four prepared once per terminal)",
+      choices: STATEMENT_STYLES,
+      default: 'study',
+    },
   ],
 
   async detectScale(ctx) {
@@ -44,6 +54,15 @@ export const chain: Workload = {
     return (await readMeta(ctx))?.load;
   },
 
+  statements(options) {
+    const style = statementStyle(options);
+    return { style, description: STATEMENT_STYLE_HELP[style] };
+  },
+
+  samplePlanning,
+
+  // The study's program started its terminal threads 10 ms apart, and its Total time includes that.
+  terminalStaggerMs: (options) => (statementStyle(options) === 'study' ? 10 : 0),
   load: loadChain,
   check: checkChain,
 

@@ -1,7 +1,9 @@
-import type { DbmsName } from '../../drivers/driver.js';
+import type { Connection, DbmsName } from '../../drivers/driver.js';
+import type { OptionValues } from '../../config/options.js';
 import type { TransactionType } from '../workload.js';
 import { chainSizes } from './sizes.js';
 import { terminalGenerator } from './terminal-start.js';
+import { studyStatements, type StatementStyle, type UnitStatements } from './statements.js';
 
 const CHAIN_COLUMNS = 'c.id, c.name, c.last_name, a.flat, a.building, a.house, s.name, ci.name, co.country_code, co.name';
 const CHAIN_JOINS = `LEFT JOIN address a ON a.id = c.address_id
@@ -20,10 +22,31 @@ export function readOperationsSql(dbms: DbmsName): string {
   WHERE o.client_id = ? ORDER BY o.id DESC ${dbms === 'firebird' ? 'ROWS 100' : 'LIMIT 100'}`;
 }
 
+/** The prepared style: all four statements prepared once per terminal, BEGIN its own round trip. */
+async function preparedStatements(conn: Connection, dbms: DbmsName): Promise<UnitStatements> {
+  const readClient = await conn.prepare(READ_CLIENT);
+  const readOperations = await conn.prepare(readOperationsSql(dbms));
+  const updateOperation = await conn.prepare('UPDATE operation SET summa = ? WHERE id = ?');
+  const insertOperation = await conn.prepare('INSERT INTO operation (summa, client_id, op_time) VALUES (?, ?, CURRENT_TIMESTAMP)');
+  return {
+    readClient: (clientId) => conn.begin().then(() => readClient.all([clientId])),
+    readOperations: (clientId) => readOperations.all([clientId]),
+    updateOperation: (summa, operationId) => updateOperation.run([summa, operationId]),
+    insertOperation: (summa, clientId) => insertOperation.run([summa, clientId]),
+    commit: () => conn.commit(),
+  };
+}
+
+/** --statements as the terminal's options give it; the study's sending unless asked otherwise. */
+export function statementStyle(options: OptionValues): StatementStyle {
+  return options['statements'] === 'prepared' ? 'prepared' : 'study';
+}
+
 /**
  * The study's unit of work (chain-model.md, "The model transaction"), steps 1-6: draw the client
  * from the terminal's reference generator, read it with its chain, read its latest operations,
- * update the pos-th of them, insert a new operation, commit.
+ * update the pos-th of them, insert a new operation, commit. How each statement is sent is the
+ * style's (statements.ts); what the unit does is the same for both.
  */
 export const modelUnit: TransactionType = {
   name: 'model-unit',
@@ -31,11 +54,9 @@ export const modelUnit: TransactionType = {
   async prepare(conn, terminal) {
     // The study draws clients from the first batch only, not all three.
     const clientCount = chainSizes(terminal.scale).clientsPerBatch;
-    const readClient = await conn.prepare(READ_CLIENT);
-    const readOperations = await conn.prepare(readOperationsSql(terminal.dbms));
-    const updateOperation = await conn.prepare('UPDATE operation SET summa = ? WHERE id = ?');
-    const insertOperation = await conn.prepare('INSERT INTO operation (summa, client_id, op_time) VALUES (?, ?, CURRENT_TIMESTAMP)');
+    // Before the study style's autocommit=0 on MariaDB, so that this count is not left in a transaction.
     const refs = await terminalGenerator(conn, terminal);
+    const send = statementStyle(terminal.options) === 'prepared' ? await preparedStatements(conn, terminal.dbms) : await studyStatements(conn, terminal.dbms);
     const { random } = terminal;
     return async () => {
       // A unit that fails is not done: the generator goes back so its retry (or the next unit)
@@ -43,14 +64,13 @@ export const modelUnit: TransactionType = {
       const before = refs.state;
       try {
         const clientId = refs.nextRef(clientCount);
-        await conn.begin();
-        await readClient.all([clientId]);
-        const operations = await readOperations.all([clientId]);
+        await send.readClient(clientId);
+        const operations = await send.readOperations(clientId);
         const pos = random.int(0, 99);
         const row = operations[Math.min(pos, operations.length - 1)];
-        if (row !== undefined) await updateOperation.run([pos + 20, row[0] as number]);
-        await insertOperation.run([random.int(1, 1000), clientId]);
-        await conn.commit();
+        if (row !== undefined) await send.updateOperation(pos + 20, Number(row[0]));
+        await send.insertOperation(random.int(1, 1000), clientId);
+        await send.commit();
       } catch (error) {
         refs.state = before;
         throw error;

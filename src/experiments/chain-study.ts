@@ -1,0 +1,217 @@
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import { DbError } from '../drivers/errors.js';
+import { UserError } from '../errors.js';
+import { parseArgs } from '../cli/args.js';
+import { DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
+import { planningResult } from '../result/planning.js';
+import type { RunResult } from '../result/result.js';
+import { table } from '../reports/text.js';
+import { settingsLine } from '../reports/settings-text.js';
+import { chain } from '../workloads/chain/index.js';
+import { chainSizes } from '../workloads/chain/sizes.js';
+import { STATEMENT_STYLES } from '../workloads/chain/statements.js';
+import type { ExperimentResult } from './experiment-result.js';
+import { checkClients, measureStep } from './measure.js';
+import { runExperiment, type ExperimentContext } from './runner.js';
+
+/** The study's distributed terminals: 33 on PostgreSQL, 150 on MariaDB (its default max_connections allows 150). */
+const STUDY_CLIENTS: Partial<Record<string, number>> = { postgres: 33, mariadb: 150 };
+/** The study's localized runs split one client batch / 33 among the terminals. */
+const LOCALIZED_DIVISOR = 33;
+
+export interface ChainStudyRow {
+  statements: string;
+  run: string;
+  terminals: number;
+  unitsPerTerminal: number;
+  transactions: number;
+  failed: number;
+  /** The study's Total time (connecting included) and its figures; null where the run has none. */
+  totalMs: number | null;
+  msPerTransaction: number | null;
+  trPerSec: number | null;
+  /** headroom's tps over the measured period. */
+  tps: number;
+  maxWaitMs: number;
+  avgWaitMs: number;
+  planningMsPerUnit: number | null;
+  planningShareOfServerCpu: number | null;
+}
+
+export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
+  DB_OPTION,
+  { long: 'scale', short: 's', type: 'string', value: 'SCALE', help: 'chain data to run on (loaded when the database holds none or another scale)', default: '1/100' },
+  { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: "terminals of the distributed runs (default the study's: 33 on PostgreSQL, 150 on MariaDB, 33 elsewhere)" },
+  { long: 'runs', type: 'integer', min: 1, value: 'N', help: 'distributed runs in a row, each one client batch split among the terminals', default: 3 },
+  { long: 'localized-step', type: 'integer', min: 1, value: 'N', help: 'the localized sweep runs N, 2N, 3N ... terminals', default: 10 },
+  { long: 'localized-max', type: 'integer', min: 0, value: 'N', help: 'last terminal count of the sweep (0: until the server refuses, as the study went)', default: 0 },
+  {
+    long: 'statements',
+    type: 'string',
+    value: 'STYLE',
+    choices: [...STATEMENT_STYLES, 'both'],
+    help: "study (what the study's program sends), prepared, or both (the whole sequence once per style)",
+    default: 'study',
+  },
+  { long: 'load', type: 'string', value: 'MODE', choices: ['faithful', 'bulk'], help: 'how to load when data must be loaded', default: 'bulk' },
+  { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per unit on deadlocks and serialization failures (1: the study retried none)', default: 1 },
+  SET_OPTION,
+  { long: 'observe', type: 'boolean', help: 'sample the server beside each run and planning after it (--observe=false: do not)', default: true },
+  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/chain-study-DBMS-TIME.json)' },
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
+
+/**
+ * `headroom experiment chain-study`: the study's sequence (chain-model.md, "Runs") on the chain
+ * data: the operation table emptied, so that the first run starts at startR; three distributed
+ * runs in a row, each terminal doing one batch / terminals units from the generator offsets the
+ * study derives from the operations already there; then localized runs at 10, 20, ... terminals
+ * until the server refuses. One table with the study's Total time beside headroom's tps.
+ */
+export async function chainStudyExperiment(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs(argv, CHAIN_STUDY_OPTIONS, 'experiment chain-study');
+  if (positionals.length > 0) throw new UserError(`"headroom experiment chain-study" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment chain-study --help');
+  const scale = chain.parseScale(values['scale'] as string);
+  const asked = values['statements'] as string;
+  const styles = asked === 'both' ? [...STATEMENT_STYLES] : [asked];
+  return runExperiment<ChainStudyRow>('chain-study', argv, values, chain, async (ctx) => {
+    const { session } = ctx;
+    const dbms = session.target.dbms;
+    const clients = (values['clients'] as number | undefined) ?? STUDY_CLIENTS[dbms] ?? 33;
+    await checkClients(session, clients, `-c ${clients}`);
+    const base = { conn: session.conn, driver: session.driver, dbms, options: { load: values['load'] } as OptionValues, log: logLine };
+    const present = await chain.detectScale(base);
+    let phases: RunResult['data']['phases'] = [];
+    if (present !== scale) {
+      logLine(`loading chain at scale ${scale}`);
+      const load = dataContext(session, base.options, scale, (m) => logLine(`  ${m}`));
+      phases = await chain.load(load).finally(() => load.done());
+    }
+    const batch = chainSizes(scale).clientsPerBatch;
+    for (const statements of styles) {
+      // The first run starts its generators at startR only on an empty operation table.
+      await session.conn.query('DELETE FROM operation');
+      ctx.note(`${statements}: the operation table was emptied before the distributed runs`);
+      const step = (mode: string, terminals: number, units: number, run: string): Promise<RunResult> =>
+        measureOne(ctx, values, { load: values['load'] as string, mode, statements }, scale, terminals, units, run, phases);
+      for (let n = 1; n <= (values['runs'] as number) && !ctx.signal.aborted; n++) {
+        const result = await step('distributed', clients, Math.max(1, Math.floor(batch / clients)), `distributed ${n}`);
+        if (result.status !== 'completed') return;
+      }
+      const stride = values['localized-step'] as number;
+      const last = values['localized-max'] as number;
+      for (let terminals = stride; (last === 0 || terminals <= last) && !ctx.signal.aborted; terminals += stride) {
+        const budget = await session.driver.connectionBudget(session.conn);
+        if (budget && terminals > budget.max - budget.inUse) {
+          ctx.note(`${statements}: the localized sweep ended before ${terminals} terminals: the server accepts ${budget.max - budget.inUse} more connections`);
+          break;
+        }
+        const units = Math.max(1, Math.floor(batch / LOCALIZED_DIVISOR / terminals));
+        const result = await step('localized', terminals, units, `localized ${terminals}`).catch((error: unknown) => {
+          // The study's own finding on PostgreSQL: the server refused terminals at some count.
+          if (error instanceof DbError && (error.errorClass === 'capacity' || error.errorClass === 'connection_lost')) {
+            ctx.note(`${statements}: the server refused ${terminals} localized terminals: ${error.message}`);
+            return undefined;
+          }
+          throw error;
+        });
+        if (result === undefined || result.status !== 'completed') break;
+        // A sweep without a limit on a server without one (SQLite) would not end.
+        if (last === 0 && budget === undefined && terminals >= 15 * stride) break;
+      }
+    }
+  }, chainStudyText);
+}
+
+async function measureOne(
+  ctx: ExperimentContext<ChainStudyRow>,
+  values: OptionValues,
+  workloadOptions: OptionValues,
+  scale: number,
+  terminals: number,
+  units: number,
+  label: string,
+  phases: RunResult['data']['phases'],
+): Promise<RunResult> {
+  const { session } = ctx;
+  logLine(`${workloadOptions['statements']}, ${label}: ${terminals} terminal(s) x ${units} units`);
+  const observe = values['observe'] === true;
+  const run = await measureStep(
+    {
+      ...ctx,
+      workload: chain,
+      workloadOptions,
+      scale,
+      clients: terminals,
+      jobs: 1,
+      durationSeconds: undefined,
+      transactionsPerClient: units,
+      maxTries: values['max-tries'] as number,
+      observe,
+      data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases },
+      argv: [],
+    },
+    ctx.signal,
+  );
+  if (observe && run.status === 'completed') {
+    const sample = await chain.samplePlanning!(dataContext(session, workloadOptions, scale, logLine)).catch((error: unknown) => void logLine(`planning not sampled: ${(error as Error).message}`));
+    if (sample) run.planning = planningResult(sample, run);
+  }
+  const maxWaitMs = Math.max(0, ...run.terminals.map((t) => t.maxMs));
+  const total = run.summary.totalTime;
+  ctx.record(
+    {
+      statements: String(workloadOptions['statements']),
+      run: label,
+      terminals,
+      unitsPerTerminal: units,
+      transactions: run.summary.transactions,
+      failed: run.summary.failed,
+      totalMs: total?.ms ?? null,
+      msPerTransaction: total?.msPerTransaction ?? null,
+      trPerSec: total?.trPerSec ?? null,
+      tps: run.summary.tps,
+      maxWaitMs,
+      avgWaitMs: run.summary.latencyMs.avg,
+      planningMsPerUnit: run.planning?.planningMsPerUnit ?? null,
+      planningShareOfServerCpu: run.planning?.shareOfServerCpu ?? null,
+    },
+    run,
+  );
+  return run;
+}
+
+/** The study's per-run table: its Total time line's figures, headroom's tps beside them, and the sampled planning. */
+export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: string): string {
+  const fixed = (v: number | null, digits: number): string => (v === null ? '-' : v.toFixed(digits));
+  const header = ['statements', 'run', 'terminals', 'units each', 'Total time ms', 'ms/tr', 'tr/sec', 'tps', 'maxWait ms', 'avgWait ms', 'failed', 'plan ms/unit', 'plan % srv CPU'];
+  const rows = result.rows.map((r) => [
+    r.statements,
+    r.run,
+    String(r.terminals),
+    String(r.unitsPerTerminal),
+    fixed(r.totalMs, 0),
+    fixed(r.msPerTransaction, 3),
+    fixed(r.trPerSec, 1),
+    r.tps.toFixed(1),
+    r.maxWaitMs.toFixed(1),
+    r.avgWaitMs.toFixed(3),
+    String(r.failed),
+    fixed(r.planningMsPerUnit, 3),
+    r.planningShareOfServerCpu === null ? '-' : (r.planningShareOfServerCpu * 100).toFixed(0),
+  ]);
+  const status = `${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`;
+  const lines = [`chain study on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${status}`, '', ...table([header, ...rows]), ''];
+  lines.push(
+    "Total time, ms/tr and tr/sec as the study printed them: from before the first connection to the last terminal's end" +
+      ' (study style: terminals started 10 ms apart, as the study\'s were); tps: headroom\'s over the measured period.',
+    'plan: the two joins\' planning per unit, sampled after each run (see each run\'s planning.method), and its share of the server processes\' CPU per unit.',
+  );
+  for (const note of result.notes ?? []) lines.push(`note: ${note}`);
+  const set = settingsLine(result.serverSettings);
+  if (set) lines.push(set);
+  if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
+  lines.push(`result: ${file}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,154 @@
+import { performance } from 'node:perf_hooks';
+import type { Connection } from '../../drivers/driver.js';
+import type { PlanningSample } from '../../result/result.js';
+import type { DataContext } from '../workload.js';
+import { RefGenerator, START_R } from './generator.js';
+import { READ_CLIENT, readOperationsSql, statementStyle } from './model-unit.js';
+import { chainSizes } from './sizes.js';
+import { studyReadClientSql, studyReadOperationsSql } from './statements.js';
+
+/** Calls of each join measured; medians, so that one call slowed by another process does not decide. */
+export const PLANNING_SAMPLES = 15;
+/** PostgreSQL switches a prepared statement to its generic plan after five custom-planned executions. */
+const CUSTOM_PLANS = 5;
+
+interface Join {
+  name: string;
+  literal(clientId: number): string;
+  prepared: string;
+}
+
+/**
+ * How the server's time for the unit's two joins splits between planning and executing, measured
+ * after the run on `ctx.conn`: each join is sent the way the run's style sends it, with the
+ * clients a fresh generator draws. The update and insert are prepared in both styles on
+ * PostgreSQL, and cheap to plan on MariaDB, so they are left out (the method says so).
+ */
+export async function samplePlanning(ctx: DataContext): Promise<PlanningSample | undefined> {
+  if (ctx.dbms !== 'postgres' && ctx.dbms !== 'mariadb') return undefined;
+  const joins: Join[] = [
+    { name: 'client with its chain (step 2)', literal: studyReadClientSql, prepared: READ_CLIENT },
+    { name: 'latest operations (step 3)', literal: (id) => studyReadOperationsSql(ctx.dbms, id), prepared: readOperationsSql(ctx.dbms) },
+  ];
+  const clientCount = chainSizes(ctx.scale).clientsPerBatch;
+  const refs = new RefGenerator(START_R);
+  const ids = Array.from({ length: PLANNING_SAMPLES }, () => refs.nextRef(clientCount));
+  const style = statementStyle(ctx.options);
+  const statements: PlanningSample['statements'] = [];
+  let textOverhead = 0;
+  for (const [i, join] of joins.entries()) {
+    const times =
+      ctx.dbms === 'mariadb'
+        ? await mariadbTimes(ctx.conn, join, ids)
+        : style === 'study'
+          ? await postgresLiteralTimes(ctx.conn, join, ids)
+          : await postgresPreparedTimes(ctx.conn, join, ids, `headroom_planning_${i}`);
+    statements.push({ name: join.name, planningMs: median(times.map((t) => t[0])), executionMs: median(times.map((t) => t[1])) });
+    if (ctx.dbms === 'postgres' && style === 'study') textOverhead += await postgresTextOverheadMs(ctx.conn, join, ids, `headroom_planning_text_${i}`);
+  }
+  const sum = (pick: (s: (typeof statements)[number]) => number): number => round(statements.reduce((n, s) => n + pick(s), 0));
+  return {
+    method: methodText(ctx.dbms, style),
+    statements,
+    planningMsPerUnit: sum((s) => s.planningMs),
+    executionMsPerUnit: sum((s) => s.executionMs),
+    ...(ctx.dbms === 'postgres' && style === 'study' ? { textOverheadMsPerUnit: round(Math.max(0, textOverhead)) } : {}),
+    avoidedBy:
+      ctx.dbms === 'mariadb'
+        ? 'nothing on the client side: MariaDB optimises every execution, prepared or not (here the chain resolves as const tables, read while optimising)'
+        : style === 'study'
+          ? 'preparing the two joins (--statements prepared): PostgreSQL then reuses one plan per terminal instead of planning each call'
+          : 'already avoided: the joins are prepared and PostgreSQL reuses their plan',
+  };
+}
+
+function methodText(dbms: 'postgres' | 'mariadb', style: string): string {
+  const after =
+    `${PLANNING_SAMPLES} calls of each of the two joins after the run, medians; update and insert not sampled` +
+    (dbms === 'postgres' && style === 'study' ? "; text cost: each literal join's fastest round trip less that of EXECUTE of the same join prepared" : '');
+  if (dbms === 'mariadb') return `sampled: ANALYZE FORMAT=JSON (query_optimization against query_block time), ${after}`;
+  return style === 'study'
+    ? `sampled: EXPLAIN (ANALYZE, SUMMARY) of the literal text as this run sent it, ${after}`
+    : `sampled: EXPLAIN (ANALYZE, SUMMARY) EXECUTE of the prepared joins after ${CUSTOM_PLANS} executions (the plan the run reused), ${after}`;
+}
+
+/** [planning ms, execution ms] per call. */
+type Times = [number, number][];
+
+async function postgresLiteralTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
+  const times: Times = [];
+  for (const id of ids) times.push(postgresTimes(await conn.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) ${join.literal(id)}`)));
+  return times;
+}
+
+async function postgresPreparedTimes(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<Times> {
+  await conn.query(`PREPARE ${name} AS ${join.prepared.replace('?', '$1')}`);
+  try {
+    for (let i = 0; i < CUSTOM_PLANS; i++) await conn.query(`EXECUTE ${name}(${ids[i % ids.length]})`);
+    const times: Times = [];
+    for (const id of ids) times.push(postgresTimes(await conn.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) EXECUTE ${name}(${id})`)));
+    return times;
+  } finally {
+    await conn.query(`DEALLOCATE ${name}`);
+  }
+}
+
+/**
+ * What sending a join as literal text costs beyond running it prepared: the fastest round trip of
+ * the literal text less that of EXECUTE of the same join prepared (generic plan), both as simple
+ * Query messages on the same connection, so the network, the execution and the rows are alike in
+ * both and the difference is parsing, analysing and planning the text.
+ */
+async function postgresTextOverheadMs(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<number> {
+  await conn.query(`PREPARE ${name} AS ${join.prepared.replace('?', '$1')}`);
+  try {
+    for (let i = 0; i < CUSTOM_PLANS; i++) await conn.query(`EXECUTE ${name}(${ids[i % ids.length]})`);
+    const literal: number[] = [];
+    const prepared: number[] = [];
+    for (const id of ids) {
+      literal.push(await roundTripMs(conn, join.literal(id)));
+      prepared.push(await roundTripMs(conn, `EXECUTE ${name}(${id})`));
+    }
+    // The fastest of each: round trips on a shared machine only ever get slower than the work itself.
+    return Math.min(...literal) - Math.min(...prepared);
+  } finally {
+    await conn.query(`DEALLOCATE ${name}`);
+  }
+}
+
+async function roundTripMs(conn: Connection, sql: string): Promise<number> {
+  const started = performance.now();
+  await conn.query(sql);
+  return performance.now() - started;
+}
+
+function postgresTimes(rows: unknown[][]): [number, number] {
+  const [plan] = json(rows) as [{ 'Planning Time': number; 'Execution Time': number }];
+  return [plan['Planning Time'], plan['Execution Time']];
+}
+
+async function mariadbTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
+  const times: Times = [];
+  for (const id of ids) {
+    const doc = json(await conn.query(`ANALYZE FORMAT=JSON ${join.literal(id)}`)) as { query_optimization?: { r_total_time_ms: number }; query_block: { r_total_time_ms?: number } };
+    // MariaDB before 10.11 does not report optimisation time: no figure rather than a zero.
+    if (doc.query_optimization === undefined) throw new Error('this MariaDB does not report optimisation time in ANALYZE FORMAT=JSON');
+    times.push([doc.query_optimization.r_total_time_ms, doc.query_block.r_total_time_ms ?? 0]);
+  }
+  return times;
+}
+
+function json(rows: unknown[][]): unknown {
+  const value = rows[0]?.[0];
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return round(sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2);
+}
+
+function round(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
