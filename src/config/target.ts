@@ -1,5 +1,8 @@
 import { UserError } from '../errors.js';
 import type { DbmsName } from '../drivers/driver.js';
+import { mariadbTlsSettings } from '../drivers/mariadb/tls-options.js';
+import { postgresTlsSettings } from '../drivers/postgres/tls-options.js';
+import type { TlsSettings } from '../drivers/transport/tls.js';
 
 /** Where to connect, resolved from --db, then DATABASE_URL, then the embedded default. */
 export type Target = SqliteTarget | ServerTarget;
@@ -21,6 +24,12 @@ export interface ServerTarget {
    * absent when there are none. They share the primary's user, password and database.
    */
   replicas?: NodeAddress[];
+  /**
+   * TLS from the URL's ssl* parameters (and PGSSL* variables): drivers/postgres/tls-options.ts,
+   * drivers/mariadb/tls-options.ts. Absent: the DBMS client's default (PostgreSQL sslmode=prefer,
+   * MariaDB no TLS); Firebird has none.
+   */
+  tls?: TlsSettings;
 }
 
 export interface NodeAddress {
@@ -101,6 +110,8 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
     password: nonEmpty(decode(url?.password)) ?? fromEnv.password,
     database,
   };
+  const tls = dbms === 'postgres' ? postgresTlsSettings(url?.searchParams, env) : dbms === 'mariadb' ? mariadbTlsSettings(url?.searchParams) : undefined;
+  if (tls) target.tls = tls;
   const replicas = url?.searchParams.get('replicas');
   if (replicas !== null && replicas !== undefined) {
     if (dbms === 'firebird') throw new UserError('replicas are supported for PostgreSQL and MariaDB only', 'remove ?replicas= from the Firebird URL');

@@ -55,6 +55,8 @@ export interface ServerInfo {
    * "synchronous_commit=off"); empty when the settings are durable.
    */
   durabilityRisks: string[];
+  /** The session's encryption as the server reports it (pg_stat_ssl, Ssl_version/Ssl_cipher); absent in plaintext. */
+  tls?: { protocol: string; cipher: string };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { DbError, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
+import { TlsError } from '../transport/tls.js';
 
 /** 1213 deadlock, 1205 lock wait timeout, 1020 record changed (snapshot isolation). */
 const RETRYABLE = new Set([1213, 1205, 1020]);
@@ -24,6 +25,8 @@ interface MariadbErrorShape {
 /** Maps the wire client's errors (errno from the server's ERR packet, code of a socket error, fatal) onto the common classes. */
 export function classifyMariadbError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
+  // A certificate or TLS setting the user must fix: bad input, told in one line.
+  if (error instanceof TlsError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const shape = (error ?? {}) as MariadbErrorShape;
   const message = shape.sqlMessage ?? (error instanceof Error ? error.message : String(error));
   const code = shape.errno !== undefined ? String(shape.errno) : shape.code;

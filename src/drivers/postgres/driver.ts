@@ -9,6 +9,8 @@ import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
+import { TlsContext } from '../transport/tls.js';
+import { POSTGRES_TLS_DEFAULT } from './tls-options.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -33,9 +35,12 @@ export class PostgresDriver implements Driver {
   readonly dbms = 'postgres';
   readonly blocking = false;
   readonly target: string;
+  /** Built once: its secure context (CA file parsed) serves every connection of this driver. */
+  private readonly tls: TlsContext;
 
   constructor(private readonly config: ServerTarget) {
     this.target = describeTarget(config);
+    this.tls = new TlsContext(config.tls ?? POSTGRES_TLS_DEFAULT);
   }
 
   async connect(): Promise<Connection> {
@@ -48,6 +53,7 @@ export class PostgresDriver implements Driver {
         database: this.config.database,
         applicationName: 'headroom',
         connectTimeoutMs: 10_000,
+        tls: this.tls,
         classify: (error) => classifyPostgresError(error, this.config),
       });
       return new PostgresConnection(wire, this.config);
@@ -67,7 +73,9 @@ export class PostgresDriver implements Driver {
       ...(settings['fsync'] === 'off' ? ['fsync=off'] : []),
       ...(settings['synchronous_commit'] === 'off' ? ['synchronous_commit=off'] : []),
     ];
-    return { dbms: 'postgres', version, settings, durabilityRisks };
+    // The server's own word on encryption, not the client's belief.
+    const [ssl] = (await conn.query('SELECT version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl')) as [string, string][];
+    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}) };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {

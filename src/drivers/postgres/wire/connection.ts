@@ -1,9 +1,11 @@
 import type { Row, SqlValue } from '../../driver.js';
 import { md5Answer, ScramSession } from './auth.js';
+import { serverEndPoint } from './channel-binding.js';
+import { openPostgresTransport, type SslAnswering } from './tls-negotiation.js';
 import { PgConnectionError, PgServerError } from './pg-error.js';
-import { connectTransport } from '../../transport/connect.js';
 import { Framer } from '../../transport/framer.js';
-import type { Transport, TransportError, TransportHandler } from '../../transport/transport.js';
+import type { Transport, TransportError } from '../../transport/transport.js';
+import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
 import { decodeText, encodeText } from './values.js';
 import { BindWriter } from './bind.js';
 import { MessageWriter } from './writer.js';
@@ -16,6 +18,8 @@ export interface WireOptions {
   database: string;
   applicationName: string;
   connectTimeoutMs: number;
+  /** TLS as sslmode and its files ask (drivers/postgres/tls-options.ts); absent: none. */
+  tls?: TlsContext;
   /**
    * Turns every error a request fails with into the driver's own (its classification), so that
    * the driver's statements can hand out this client's promises without wrapping each.
@@ -78,7 +82,7 @@ const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
  * messages are parsed where the transport put them (drivers/transport). It covers what headroom needs: startup with trust,
  * password, MD5 or SCRAM-SHA-256 authentication, simple and extended queries, COPY FROM STDIN.
  */
-export class WireConnection implements TransportHandler {
+export class WireConnection implements SslAnswering {
   /** The server's ParameterStatus values (server_version, ...). */
   readonly parameters = new Map<string, string>();
   processId = 0;
@@ -89,20 +93,40 @@ export class WireConnection implements TransportHandler {
   private transport: Transport | undefined;
   private closedBy: Error | undefined;
   private statementCount = 0;
+  /** The TLS session when the connection is encrypted. */
+  tls: TlsSession | undefined;
+  /** Which mechanism the server authenticated the client with (SCRAM-SHA-256-PLUS when channel-bound). */
+  authentication = 'trust';
+  /** Set while waiting for the one-byte answer to SSLRequest. */
+  private answering: { resolve(byte: number): void; reject(error: Error): void; timer: NodeJS.Timeout } | undefined;
 
   private constructor(private readonly classify: (error: Error) => Error) {}
 
   static async connect(options: WireOptions): Promise<WireConnection> {
+    if (options.tls?.settings.mode !== 'allow') return WireConnection.connectOnce(options, false);
+    try {
+      return await WireConnection.connectOnce(options, false);
+    } catch (error) {
+      // sslmode=allow: a server that refuses the plaintext login is asked again over TLS (libpq).
+      // The server's refusal arrives classified by the driver: its cause is the ErrorResponse.
+      if (!(error instanceof PgServerError) && !((error as Error).cause instanceof PgServerError)) throw error;
+      return WireConnection.connectOnce(options, true);
+    }
+  }
+
+  private static async connectOnce(options: WireOptions, forceTls: boolean): Promise<WireConnection> {
     const connection = new WireConnection(options.classify ?? ((error) => error));
     const address = options.host.startsWith('/') ? { path: `${options.host}/.s.PGSQL.${options.port}` } : { host: options.host, port: options.port };
     const startedMs = Date.now();
     let transport: Transport;
     try {
-      transport = await connectTransport(address, connection, options.connectTimeoutMs);
+      transport = await openPostgresTransport(connection, address, options.host, options.tls, options.connectTimeoutMs, forceTls);
     } catch (error) {
+      if (error instanceof TlsError || error instanceof PgConnectionError) throw error;
       throw new PgConnectionError((error as Error).message, (error as TransportError).code);
     }
     connection.transport = transport;
+    connection.tls = (transport as { session?: TlsSession }).session;
     connection.authenticate = connection.authenticator(options);
     const w = connection.writer.beginUntyped().int32(PROTOCOL_3_0);
     for (const [key, value] of [
@@ -212,11 +236,38 @@ export class WireConnection implements TransportHandler {
 
   /** TransportHandler: bytes from the server. */
   onData(buffer: Buffer, start: number, end: number): void {
+    if (this.answering !== undefined) return this.answered(buffer, start, end);
     this.framer.push(buffer, start, end);
+  }
+
+  /** The server's answer to SSLRequest, 'S' or 'N' (tls-negotiation.ts). */
+  sslAnswer(timeoutMs: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.answering = undefined;
+        reject(new PgConnectionError('timeout expired while connecting', 'ETIMEDOUT'));
+      }, timeoutMs);
+      this.answering = { resolve, reject, timer };
+    });
+  }
+
+  private answered(buffer: Buffer, start: number, end: number): void {
+    const { resolve, reject, timer } = this.answering!;
+    this.answering = undefined;
+    clearTimeout(timer);
+    // Bytes behind the 'S' would pass for the encrypted server's own (CVE-2021-23222): refuse them.
+    if (end - start > 1 && buffer[start] === 0x53) reject(new TlsError('the server sent more than its answer to the TLS request', 'TLS_PROTOCOL', 'is something between the client and the server?'));
+    else resolve(buffer[start]!);
   }
 
   /** TransportHandler: the server closed the connection, or the socket failed. */
   onClose(error: TransportError | undefined): void {
+    if (this.answering !== undefined) {
+      const { reject, timer } = this.answering;
+      this.answering = undefined;
+      clearTimeout(timer);
+      reject(new PgConnectionError(error?.message ?? 'the server closed the connection when asked for TLS', error?.code));
+    }
     this.fail(error ? new PgConnectionError(error.message, error.code) : new PgConnectionError('connection terminated unexpectedly', undefined));
   }
 
@@ -252,6 +303,7 @@ export class WireConnection implements TransportHandler {
 
   private authenticator(options: WireOptions): (kind: number, body: Buffer, start: number, end: number) => void {
     let scram: ScramSession | undefined;
+    const binding = options.tls?.settings.channelBinding ?? 'prefer';
     const password = (): string => {
       if (options.password === undefined) throw new PgServerError('the server asks for a password and none was given', '28P01', 'FATAL', undefined, undefined);
       return options.password;
@@ -261,17 +313,33 @@ export class WireConnection implements TransportHandler {
       const w = this.writer;
       switch (kind) {
         case 0: // AuthenticationOk
+          if (binding === 'require' && this.authentication !== 'SCRAM-SHA-256-PLUS') {
+            throw new TlsError(`channel_binding=require, but the server logged the client in with ${this.authentication}, without channel binding`, 'TLS_CHANNEL_BINDING', 'use SCRAM passwords over TLS (hostssl ... scram-sha-256), or channel_binding=prefer');
+          }
           return;
         case 3: // cleartext
+          this.authentication = 'password';
           return reply(w.begin(0x70).cstring(password()).end().take());
         case 5: // MD5 with a 4-byte salt
+          this.authentication = 'md5';
           return reply(w.begin(0x70).cstring(md5Answer(options.user, password(), body.subarray(start, start + 4))).end().take());
         case 10: {
           // SASL: the mechanisms offered, NUL-separated
-          if (!body.toString('utf8', start, end).split('\0').includes('SCRAM-SHA-256')) throw new Error('the server offers no SASL mechanism headroom speaks');
-          scram = new ScramSession(password());
+          const offered = body.toString('utf8', start, end).split('\0');
+          const certificate = this.tls?.peerCertificate;
+          const plus = certificate !== undefined && binding !== 'disable' && offered.includes('SCRAM-SHA-256-PLUS');
+          if (binding === 'require' && !plus) {
+            throw new TlsError(
+              this.tls ? 'channel_binding=require, but the server does not offer SCRAM-SHA-256-PLUS' : 'channel_binding=require, but the connection does not use TLS',
+              'TLS_CHANNEL_BINDING',
+              'use sslmode=require or stronger against a server with TLS and SCRAM passwords, or channel_binding=prefer',
+            );
+          }
+          if (!plus && !offered.includes('SCRAM-SHA-256')) throw new Error('the server offers no SASL mechanism headroom speaks');
+          this.authentication = plus ? 'SCRAM-SHA-256-PLUS' : 'SCRAM-SHA-256';
+          scram = plus ? new ScramSession(password(), serverEndPoint(certificate)) : new ScramSession(password(), undefined, certificate !== undefined && binding !== 'disable');
           const first = Buffer.from(scram.clientFirst());
-          return reply(w.begin(0x70).cstring('SCRAM-SHA-256').int32(first.length).bytes(first).end().take());
+          return reply(w.begin(0x70).cstring(this.authentication).int32(first.length).bytes(first).end().take());
         }
         case 11: // SASLContinue
           return reply(w.begin(0x70).bytes(scram!.clientFinal(body.toString('utf8', start, end))).end().take());
