@@ -51,8 +51,12 @@ function mariadbHint(error: MariadbErrorShape, target: ServerTarget): string | u
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `the host "${target.host}" is unknown: check the host in --db or MYSQL_HOST`;
   switch (error.errno) {
     case 1044:
-    case 1045:
       return `check the user "${target.user}" and the password in --db (or MYSQL_USER / MYSQL_PWD) and the user's grants`;
+    case 1045:
+      // MariaDB refuses a plaintext login under require_secure_transport=ON with this same error.
+      return `check the user "${target.user}" and the password in --db (or MYSQL_USER / MYSQL_PWD) and the user's grants${
+        (target.tls?.mode ?? 'disable') === 'disable' ? '; a server with require_secure_transport=ON wants TLS: add ?ssl=true' : ''
+      }`;
     case 1049:
       return `create it first: mariadb -h ${target.host} -P ${target.port} -u ${target.user} -e 'CREATE DATABASE ${target.database}'`;
     case 1040:

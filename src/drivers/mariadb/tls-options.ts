@@ -2,7 +2,7 @@ import { UserError } from '../../errors.js';
 import type { TlsMode, TlsSettings } from '../transport/tls.js';
 
 /** The URL parameters this file reads (the mariadb and mysql clients' option names); a strict parameter check accepts these. */
-export const MARIADB_TLS_PARAMETERS = ['ssl', 'ssl-mode', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-crl', 'ssl-verify-server-cert'] as const;
+export const MARIADB_TLS_PARAMETERS = ['ssl', 'ssl-mode', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-crl', 'ssl-verify-server-cert', 'server-public-key-path', 'get-server-public-key'] as const;
 
 const HINT = 'use ?ssl=true, ?ssl-verify-server-cert=true&ssl-ca=FILE, or ?ssl-mode=DISABLED|PREFERRED|REQUIRED|VERIFY_CA|VERIFY_IDENTITY';
 
@@ -47,9 +47,14 @@ export function mariadbTlsSettings(params: URLSearchParams | undefined): TlsSett
   } else if (ssl === false) {
     [mode, modeSource] = ['disable', 'ssl'];
   } else {
-    return undefined;
+    [mode, modeSource] = ['disable', 'ssl (default off)'];
   }
   const settings: TlsSettings = { mode, modeSource };
+  // caching_sha2_password without TLS (MySQL's --server-public-key-path, --get-server-public-key).
+  const publicKey = get('server-public-key-path');
+  if (publicKey !== undefined) settings.serverPublicKey = publicKey;
+  if (flag('get-server-public-key') === true) settings.getServerPublicKey = true;
+  if (modeText === undefined && ssl === undefined && !anyFile && verify === undefined && publicKey === undefined && settings.getServerPublicKey === undefined) return undefined;
   if (mode === 'disable') return settings;
   if (files.rootCert !== undefined) settings.rootCert = files.rootCert;
   else if (mode === 'verify-ca' || mode === 'verify-full') settings.rootCert = 'system';

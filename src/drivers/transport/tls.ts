@@ -27,6 +27,13 @@ export interface TlsSettings {
   direct?: boolean;
   /** PostgreSQL only: SCRAM-SHA-256-PLUS channel binding (libpq's channel_binding). */
   channelBinding?: 'disable' | 'prefer' | 'require';
+  /**
+   * MariaDB/MySQL only: caching_sha2_password's full authentication without TLS encrypts the
+   * password with the server's RSA key: this PEM file, or (getServerPublicKey) the key the server
+   * sends, which a man in the middle could replace (as MySQL's --get-server-public-key warns).
+   */
+  serverPublicKey?: string;
+  getServerPublicKey?: boolean;
 }
 
 /** The session a connection negotiated, kept for the result and for channel binding. */
