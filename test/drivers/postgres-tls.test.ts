@@ -55,8 +55,8 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
     chownSync(pair.cert, postgresUid, postgresGid);
   }
   const cluster = await startThrowawayPostgres(
-    ['hostnossl all all 127.0.0.1/32 reject', 'hostssl all cert_user 127.0.0.1/32 cert', 'hostssl all scram_user 127.0.0.1/32 scram-sha-256', 'hostssl all all 127.0.0.1/32 trust'],
-    ["CREATE ROLE cert_user LOGIN", "CREATE ROLE scram_user LOGIN PASSWORD 'scram-secret'"],
+    ['hostssl all nossl_user 127.0.0.1/32 reject', 'hostnossl all nossl_user 127.0.0.1/32 trust', 'hostnossl all all 127.0.0.1/32 reject', 'hostssl all cert_user 127.0.0.1/32 cert', 'hostssl all scram_user 127.0.0.1/32 scram-sha-256', 'hostssl all all 127.0.0.1/32 trust'],
+    ['CREATE ROLE cert_user LOGIN', "CREATE ROLE scram_user LOGIN PASSWORD 'scram-secret'", 'CREATE ROLE nossl_user LOGIN'],
     ['ssl = on', `ssl_cert_file = '${certs.server.cert}'`, `ssl_key_file = '${certs.server.key}'`, `ssl_ca_file = '${certs.ca}'`],
   );
   t.after(() => cluster.stop());
@@ -100,6 +100,19 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
     const plaintext = await refusal(`${base}?sslmode=disable`);
     assert.equal(plaintext.code, '28000');
     assert.match(plaintext.message, /no encryption/);
+  });
+
+  await t.test('prefer falls back to plaintext as libpq does: after a failed handshake, and after a refused encrypted login', async () => {
+    // The wrong CA fails the handshake; the plaintext retry meets hostnossl ... reject.
+    const afterHandshake = await refusal(`${base}?sslmode=prefer&sslrootcert=${certs.otherCa}`);
+    assert.equal(afterHandshake.code, '28000');
+    assert.match(afterHandshake.message, /no encryption/);
+    // nossl_user may log in only without TLS (hostssl ... reject): prefer gets there on its second try.
+    const conn = await createDriver(resolveTarget(`postgres://nossl_user@127.0.0.1:${cluster.port}/postgres`, {})).connect();
+    assert.deepEqual(await conn.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'), [[false]]);
+    await conn.close();
+    const required = await refusal(`postgres://nossl_user@127.0.0.1:${cluster.port}/postgres?sslmode=require`);
+    assert.equal(required.code, '28000');
   });
 
   await t.test('a wrong CA, another host name and an expired certificate: exit 2, one line saying which', async () => {

@@ -76,18 +76,21 @@ export class TlsCapableTransport implements Transport {
   }
 
   /** Runs the TLS handshake over the open socket; `host` is the name the certificate is checked against. */
-  upgrade(context: TlsContext, host: string, where: string, alpn?: string[]): Promise<TlsSession> {
+  upgrade(context: TlsContext, host: string, where: string, timeoutMs: number, alpn?: string[]): Promise<TlsSession> {
     const plain = this.socket;
     this.unlisten();
     this.upgrading = true;
     return new Promise((resolve, reject) => {
       const secure = tls.connect(context.connectOptions(host, plain, alpn));
+      const timer = setTimeout(() => secure.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
       const failed = (error: Error): void => {
+        clearTimeout(timer);
         secure.destroy();
-        reject(tlsFailure(error, where, context.settings));
+        reject(error instanceof TransportError ? error : tlsFailure(error, where, context.settings));
       };
       secure.once('error', failed);
       secure.once('secureConnect', () => {
+        clearTimeout(timer);
         secure.off('error', failed);
         this.upgrading = false;
         this.socket = secure;

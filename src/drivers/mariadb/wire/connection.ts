@@ -461,7 +461,7 @@ export class MariadbWire implements TransportHandler {
         }
         if (!encrypt) return respond(sequence + 1);
         reply(sequence + 1, head);
-        (this.transport as TlsCapableTransport).upgrade(tls, options.host, where).then(
+        (this.transport as TlsCapableTransport).upgrade(tls, options.host, where, options.connectTimeoutMs).then(
           (session) => {
             this.tls = session;
             respond(sequence + 2);

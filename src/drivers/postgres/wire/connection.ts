@@ -1,7 +1,7 @@
 import type { Row, SqlValue } from '../../driver.js';
 import { md5Answer, ScramSession } from './auth.js';
 import { serverEndPoint } from './channel-binding.js';
-import { openPostgresTransport, type SslAnswering } from './tls-negotiation.js';
+import { openPostgresTransport, type Attempt, type SslAnswering } from './tls-negotiation.js';
 import { PgConnectionError, PgServerError } from './pg-error.js';
 import { Framer } from '../../transport/framer.js';
 import type { Transport, TransportError } from '../../transport/transport.js';
@@ -71,6 +71,8 @@ export interface Pending {
 }
 
 const PROTOCOL_3_0 = 196608;
+/** Startup failures of encrypted connections: sslmode=prefer tries those once more in plaintext. */
+const REFUSED_OVER_TLS = new WeakSet<Error>();
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
 const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
 const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
@@ -103,24 +105,27 @@ export class WireConnection implements SslAnswering {
   private constructor(private readonly classify: (error: Error) => Error) {}
 
   static async connect(options: WireOptions): Promise<WireConnection> {
-    if (options.tls?.settings.mode !== 'allow') return WireConnection.connectOnce(options, false);
+    const mode = options.tls?.settings.mode;
+    if (mode !== 'allow' && mode !== 'prefer') return WireConnection.connectOnce(options, 'asked');
+    // libpq's second try: allow asks again over TLS when the server refuses the plaintext login,
+    // prefer again in plaintext when it refuses the encrypted one (pg_hba.conf's hostnossl).
     try {
-      return await WireConnection.connectOnce(options, false);
+      return await WireConnection.connectOnce(options, mode === 'allow' ? 'plaintext' : 'asked');
     } catch (error) {
-      // sslmode=allow: a server that refuses the plaintext login is asked again over TLS (libpq).
       // The server's refusal arrives classified by the driver: its cause is the ErrorResponse.
-      if (!(error instanceof PgServerError) && !((error as Error).cause instanceof PgServerError)) throw error;
-      return WireConnection.connectOnce(options, true);
+      const refused = error instanceof PgServerError || (error as Error).cause instanceof PgServerError;
+      if (!refused || (mode === 'prefer' && !REFUSED_OVER_TLS.has(error as Error))) throw error;
+      return WireConnection.connectOnce(options, mode === 'allow' ? 'tls' : 'plaintext');
     }
   }
 
-  private static async connectOnce(options: WireOptions, forceTls: boolean): Promise<WireConnection> {
+  private static async connectOnce(options: WireOptions, attempt: Attempt): Promise<WireConnection> {
     const connection = new WireConnection(options.classify ?? ((error) => error));
     const address = options.host.startsWith('/') ? { path: `${options.host}/.s.PGSQL.${options.port}` } : { host: options.host, port: options.port };
     const startedMs = Date.now();
     let transport: Transport;
     try {
-      transport = await openPostgresTransport(connection, address, options.host, options.tls, options.connectTimeoutMs, forceTls);
+      transport = await openPostgresTransport(connection, address, options.host, options.tls, options.connectTimeoutMs, attempt);
     } catch (error) {
       if (error instanceof TlsError || error instanceof PgConnectionError) throw error;
       throw new PgConnectionError((error as Error).message, (error as TransportError).code);
@@ -147,6 +152,7 @@ export class WireConnection implements SslAnswering {
       await Promise.race([ready, timeout]);
     } catch (error) {
       transport.close();
+      if (connection.tls) REFUSED_OVER_TLS.add(error as Error);
       throw error;
     } finally {
       clearTimeout(timer);

@@ -15,15 +15,18 @@ export interface SslAnswering extends TransportHandler {
 
 const STRONG = new Set(['require', 'verify-ca', 'verify-full']);
 
+/** As sslmode asks; or plaintext only (allow's first try, prefer's second); or TLS (allow's second). */
+export type Attempt = 'asked' | 'plaintext' | 'tls';
+
 /**
  * Opens the byte stream of a PostgreSQL connection as libpq's sslmode asks (protocol "SSL Session
  * Encryption"). Without TLS the connection rides the usual transport (the native reactor where it
  * is built). `prefer` asks on that transport first, so a server without TLS costs one round trip;
  * a server that answers 'S' is connected to again over a Node socket, the only one OpenSSL can
  * take over. `require` and stronger start on a Node socket; `direct` starts TLS at once.
- * `forceTls` is allow's second attempt, after the server refused the plaintext one.
+ * Under `prefer` a failed handshake falls back to plaintext, as libpq's does.
  */
-export async function openPostgresTransport(connection: SslAnswering, address: SocketAddress, host: string, tls: TlsContext | undefined, timeoutMs: number, forceTls = false): Promise<Transport> {
+export async function openPostgresTransport(connection: SslAnswering, address: SocketAddress, host: string, tls: TlsContext | undefined, timeoutMs: number, attempt: Attempt): Promise<Transport> {
   const settings = tls?.settings;
   const mode = settings?.mode ?? 'disable';
   const where = 'path' in address ? address.path : `${address.host}:${address.port}`;
@@ -32,7 +35,7 @@ export async function openPostgresTransport(connection: SslAnswering, address: S
     if (STRONG.has(mode)) throw new TlsError(`${settings!.modeSource}=${mode} asks for TLS, which PostgreSQL does not use over the Unix-domain socket ${address.path}`, 'TLS_UNIX_SOCKET', 'connect over TCP (host=127.0.0.1), or use sslmode=prefer');
     return connectTransport(address, connection, timeoutMs);
   }
-  if (!tls || mode === 'disable' || (mode === 'allow' && !forceTls)) return connectTransport(address, connection, timeoutMs);
+  if (!tls || mode === 'disable' || attempt === 'plaintext' || (mode === 'allow' && attempt !== 'tls')) return connectTransport(address, connection, timeoutMs);
   if (settings!.direct) return TlsCapableTransport.connectDirect(address, connection, tls, ['postgresql'], timeoutMs);
   if (mode === 'prefer') {
     const plain = await connectTransport(address, connection, timeoutMs);
@@ -43,7 +46,12 @@ export async function openPostgresTransport(connection: SslAnswering, address: S
   const socket = await TlsCapableTransport.connect(address, connection, timeoutMs);
   const answer = await ask(socket, connection, timeoutMs);
   if (answer === YES) {
-    await socket.upgrade(tls, host, where);
+    try {
+      await socket.upgrade(tls, host, where, timeoutMs);
+    } catch (error) {
+      if (mode !== 'prefer') throw error;
+      return connectTransport(address, connection, timeoutMs);
+    }
     return socket;
   }
   if (!STRONG.has(mode)) return socket;
