@@ -1,3 +1,4 @@
+import type { TransportKind } from './transport/transport.js';
 import type { DbmsObservation } from '../observe/observation.js';
 
 /**
@@ -57,6 +58,11 @@ export interface ServerInfo {
   durabilityRisks: string[];
   /** The session's encryption as the server reports it (pg_stat_ssl, Ssl_version/Ssl_cipher); absent in plaintext. */
   tls?: { protocol: string; cipher: string };
+  /**
+   * The transport the connection serverInfo ran on (PostgreSQL, MariaDB): the process's default,
+   * or a Node socket where TLS was asked for (tls once encrypted).
+   */
+  transport?: TransportKind;
 }
 
 /**

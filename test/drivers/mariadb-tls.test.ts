@@ -74,6 +74,7 @@ test('mariadb TLS: ssl options, certificate failures told in one line, client ce
     const info = await driver.serverInfo(conn);
     assert.match(info.tls?.protocol ?? '', /^TLSv1\.[23]$/);
     assert.ok(info.tls?.cipher);
+    assert.equal(info.transport, 'tls');
     await conn.close();
   });
 
@@ -128,6 +129,13 @@ test('mariadb TLS: ?ssl=true against a server without TLS is refused, one line, 
   const [[, haveSsl]] = (await conn.query("SHOW VARIABLES LIKE 'have_ssl'")) as [[string, string]];
   await conn.close();
   if (haveSsl === 'YES') return t.skip('the shared server has TLS on: this case needs one without');
+  // PREFERRED goes on in plaintext, on the Node socket it opened in case of TLS: the result says so.
+  const driver = createDriver(resolveTarget(`mariadb://${target.user}@${target.host}:${target.port}/${target.database}?ssl-mode=PREFERRED`, {}));
+  const preferred = await driver.connect();
+  const info = await driver.serverInfo(preferred);
+  await preferred.close();
+  assert.equal(info.tls, undefined);
+  assert.equal(info.transport, 'node');
   const { code, stderr } = await cli(`mariadb://${target.user}@${target.host}:${target.port}/${target.database}?ssl=true`);
   assert.equal(code, 2);
   assert.match(stderr, /^headroom: the server at .* does not support TLS, but ssl asks for it \(/);

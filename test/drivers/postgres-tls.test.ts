@@ -72,6 +72,7 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
       const info = await driver.serverInfo(conn);
       assert.equal(info.tls?.protocol, version);
       assert.ok(info.tls?.cipher);
+      assert.equal(info.transport, 'tls');
       await conn.close();
     }
   });

@@ -84,7 +84,8 @@ export class MariadbDriver implements Driver {
     // The server's own word on encryption: an empty Ssl_cipher is a plaintext session.
     const ssl = new Map((await conn.query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")) as [string, string][]);
     const cipher = ssl.get('Ssl_cipher') ?? '';
-    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}) };
+    const transport = conn instanceof MariadbConnection ? conn.wire.transportKind : undefined;
+    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}), ...(transport ? { transport } : {}) };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
@@ -132,7 +133,7 @@ const NO_PARAMS: readonly SqlValue[] = [];
 class MariadbConnection implements Connection {
   private readonly statements = new StatementCache<MariadbStatement>();
 
-  constructor(private readonly wire: MariadbWire) {}
+  constructor(readonly wire: MariadbWire) {}
 
   prepare(sql: string): Promise<Statement> {
     // A server-side prepare, executed over the binary protocol.

@@ -75,7 +75,8 @@ export class PostgresDriver implements Driver {
     ];
     // The server's own word on encryption, not the client's belief.
     const [ssl] = (await conn.query('SELECT version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl')) as [string, string][];
-    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}) };
+    const transport = conn instanceof PostgresConnection ? conn.wire.transportKind : undefined;
+    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}), ...(transport ? { transport } : {}) };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
@@ -127,7 +128,7 @@ class PostgresConnection implements Connection {
   private readonly statements = new StatementCache<PostgresStatement>();
 
   constructor(
-    private readonly wire: WireConnection,
+    readonly wire: WireConnection,
     private readonly target: ServerTarget,
   ) {}
 

@@ -1,7 +1,7 @@
 import type { Row, SqlValue } from '../../driver.js';
 import { connectTransport } from '../../transport/connect.js';
 import { Framer } from '../../transport/framer.js';
-import type { Transport, TransportError, TransportHandler } from '../../transport/transport.js';
+import type { Transport, TransportError, TransportHandler, TransportKind } from '../../transport/transport.js';
 import { TlsCapableTransport } from '../../transport/tls-transport.js';
 import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
 import { authAnswer, rsaEncryptedPassword } from './auth.js';
@@ -147,6 +147,11 @@ export class MariadbWire implements TransportHandler {
     }
     wire.handshake = undefined;
     return wire;
+  }
+
+  /** Which transport carries this connection (drivers/transport). */
+  get transportKind(): TransportKind | undefined {
+    return this.transport?.kind;
   }
 
   /** COM_QUERY: the text protocol; `params` are put in place of `?` as literals. */

@@ -4,7 +4,7 @@ import { serverEndPoint } from './channel-binding.js';
 import { openPostgresTransport, type Attempt, type SslAnswering } from './tls-negotiation.js';
 import { PgConnectionError, PgServerError } from './pg-error.js';
 import { Framer } from '../../transport/framer.js';
-import type { Transport, TransportError } from '../../transport/transport.js';
+import type { Transport, TransportError, TransportKind } from '../../transport/transport.js';
 import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
 import { decodeText, encodeText } from './values.js';
 import { BindWriter } from './bind.js';
@@ -159,6 +159,11 @@ export class WireConnection implements SslAnswering {
     }
     connection.authenticate = undefined;
     return connection;
+  }
+
+  /** Which transport carries this connection (drivers/transport). */
+  get transportKind(): TransportKind | undefined {
+    return this.transport?.kind;
   }
 
   /** Parse + Describe once; the statement is then executed by name. */
