@@ -11,6 +11,9 @@
 //   node bench/client-efficiency.mjs [--clients 8] [--time 10] [--rounds 3]
 //        [--tests pgbench:select-only,pgbench:tpcb-like,sysbench:oltp_point_select,sysbench:oltp_read_write]
 //        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT) [--jobs 1]
+//        [--tls] (the pgbench comparisons once more over TLS, sslmode=require on both sides: the
+//                 server at --pg-db must have ssl = on; their rows say tls, and a last table
+//                 sets each ratio with TLS beside the one without)
 //        [--pg-db postgres://postgres@127.0.0.1:5432/headroom_efficiency] [--scale 10]
 //        [--my-db mariadb://root@127.0.0.1:3306/headroom_efficiency] [--table-size 100000]
 //
@@ -32,14 +35,19 @@ const { values } = parseArgs({
     scale: { type: 'string', default: '10' },
     'my-db': { type: 'string', default: 'mariadb://root@127.0.0.1:3306/headroom_efficiency' },
     'table-size': { type: 'string', default: '100000' },
+    tls: { type: 'boolean', default: false },
   },
 });
 
 const tests = values.tests.split(',').map((spec) => {
   const [peer, test] = spec.split(':');
   if (!['pgbench', 'sysbench'].includes(peer) || !test) throw new Error(`--tests: "${spec}" is not pgbench:SCRIPT or sysbench:TEST`);
-  return { peer, test };
+  return { peer, test, tls: false };
 });
+// --tls: each pgbench comparison again with sslmode=require on both sides (headroom then runs on
+// its TLS transport, whatever --transports says). sysbench's are left plaintext.
+if (values.tls) tests.push(...tests.filter((t) => t.peer === 'pgbench').map((t) => ({ ...t, tls: true })));
+const label = ({ peer, test, tls }) => `${peer} ${test}${tls ? ' tls' : ''}`;
 const transports = values.transports.split(',');
 const pairs = {
   pgbench: tests.some((t) => t.peer === 'pgbench') ? pgbenchPair({ db: values['pg-db'], scale: values.scale }) : undefined,
@@ -58,32 +66,40 @@ try {
   for (const pair of Object.values(pairs)) await pair?.prepare();
   const runs = [];
   for (let round = 1; round <= Number(values.rounds); round++) {
-    for (const { peer, test } of tests) {
+    for (const spec of tests) {
+      const { peer, test, tls } = spec;
       const pair = pairs[peer];
+      const sslmode = peer === 'pgbench' ? (tls ? 'require' : 'disable') : undefined;
       const headroomRuns = async () => {
         const out = {};
-        for (const transport of transports) out[transport] = await pair.runHeadroom(test, values.clients, values.time, { env: { HEADROOM_TRANSPORT: transport }, extra });
+        for (const transport of tls ? ['tls'] : transports) {
+          out[transport] = await pair.runHeadroom(test, values.clients, values.time, { env: tls ? {} : { HEADROOM_TRANSPORT: transport }, extra, sslmode });
+          // A row labelled tls must be a TLS run, and a plaintext one must not be.
+          if ((out[transport].transport === 'tls') !== tls) throw new Error(`${label(spec)}: headroom ran on transport ${out[transport].transport}`);
+        }
         return out;
       };
       let peerRun;
       let ours;
       if (round % 2 === 1) {
-        peerRun = await pair.runPeer(test, values.clients, values.time);
+        peerRun = await pair.runPeer(test, values.clients, values.time, { sslmode });
         ours = await headroomRuns();
       } else {
         ours = await headroomRuns();
-        peerRun = await pair.runPeer(test, values.clients, values.time);
+        peerRun = await pair.runPeer(test, values.clients, values.time, { sslmode });
       }
-      runs.push({ round, peer, test, peerRun, ours });
-      const mine = transports.map((t) => `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed)`).join('; ');
-      console.log(`round ${round} ${peer} ${test}: ${peer} ${fmt(peerRun.tps)} tps ${fmt(peerRun.cpuUs)} us/txn (user ${fmt(peerRun.userUs)}); ${mine}`);
+      runs.push({ round, spec, peerRun, ours });
+      const mine = Object.keys(ours).map((t) => `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed)`).join('; ');
+      console.log(`round ${round} ${label(spec)}: ${peer} ${fmt(peerRun.tps)} tps ${fmt(peerRun.cpuUs)} us/txn (user ${fmt(peerRun.userUs)}); ${mine}`);
     }
   }
   console.log('');
   console.log('comparison                    transport  peer tps  headroom tps  tps ratio  peer us/txn  headroom us/txn  in-run us/txn  cpu ratio');
-  for (const { peer, test } of tests) {
-    const mine = runs.filter((r) => r.peer === peer && r.test === test);
-    for (const transport of transports) {
+  const ratios = new Map();
+  for (const spec of tests) {
+    const { peer, test, tls } = spec;
+    const mine = runs.filter((r) => r.spec === spec);
+    for (const transport of tls ? ['tls'] : transports) {
       const peerTps = median(mine.map((r) => r.peerRun.tps));
       const ourTps = median(mine.map((r) => r.ours[transport].tps));
       const peerCpu = median(mine.map((r) => r.peerRun.cpuUs));
@@ -92,12 +108,24 @@ try {
       // Paired: each round's ratio, then their median (each round's two runs saw the same machine).
       const tpsRatio = median(mine.map((r) => r.ours[transport].tps / r.peerRun.tps));
       const cpuRatio = median(mine.map((r) => r.ours[transport].cpuUs / r.peerRun.cpuUs));
+      ratios.set(`${peer} ${test} ${transport}`, { tpsRatio, cpuRatio });
       console.log(
         `${`${peer} ${test}`.padEnd(29)} ${transport.padEnd(9)}  ${fmt(peerTps).padStart(8)}  ${fmt(ourTps).padStart(12)}  ${fmt(tpsRatio, 2).padStart(9)}  ${fmt(peerCpu).padStart(11)}  ${fmt(ourCpu).padStart(15)}  ${fmt(inRun).padStart(13)}  ${fmt(cpuRatio, 2).padStart(9)}`,
       );
     }
   }
   console.log('medians over the rounds; the ratios are medians of each round\'s headroom / peer (tps: higher is better for headroom, cpu: lower is better)');
+  if (values.tls) {
+    // The goal: TLS costs headroom no more than it costs pgbench, i.e. the same ratios with it as without.
+    console.log('');
+    console.log('with TLS beside without        tps ratio tls  plaintext  cpu ratio tls  plaintext');
+    for (const { test } of tests.filter((t) => t.tls)) {
+      const secure = ratios.get(`pgbench ${test} tls`);
+      const plain = ratios.get(`pgbench ${test} ${transports[0]}`);
+      console.log(`${`pgbench ${test}`.padEnd(29)}  ${fmt(secure.tpsRatio, 2).padStart(13)}  ${fmt(plain.tpsRatio, 2).padStart(9)}  ${fmt(secure.cpuRatio, 2).padStart(13)}  ${fmt(plain.cpuRatio, 2).padStart(9)}`);
+    }
+    console.log(`plaintext: headroom on transport ${transports[0]}; tls: both with sslmode=require (no certificate check), same server and clients`);
+  }
 } finally {
   for (const pair of Object.values(pairs)) await pair?.cleanup();
 }

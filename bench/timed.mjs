@@ -6,14 +6,14 @@ import { spawn } from 'node:child_process';
 /**
  * Node.js reads the file NODE_EXTRA_CA_CERTS names at every start, before any of headroom's code
  * runs: on a machine that sets it to the system's CA bundle that is tens of milliseconds of CPU
- * (65-85 ms measured), for certificates headroom never uses (it opens no TLS connection). The
+ * (65-85 ms measured), for certificates headroom does not use (sslmode=require checks none). The
  * timed commands run without it, as on a machine that does not set it; printTimingNote() says so.
  */
 const UNSET = { NODE_EXTRA_CA_CERTS: '' };
 
 /** For a bench's header: a line saying so when the environment had what the timed commands run without. */
 export function printTimingNote() {
-  if (process.env.NODE_EXTRA_CA_CERTS) console.log('timed without NODE_EXTRA_CA_CERTS (Node would parse that CA bundle at every start; headroom opens no TLS connection)');
+  if (process.env.NODE_EXTRA_CA_CERTS) console.log('timed without NODE_EXTRA_CA_CERTS (Node would parse that CA bundle at every start; headroom checks no certificate in these runs)');
 }
 
 export function timed(command, args, env = {}) {

@@ -30,7 +30,8 @@ async function runHeadroom(work, label, args, env) {
 
 /**
  * pgbench's built-in scripts against pgbench's tables (loaded once by pgbench -i), both tools in
- * one query mode (pgbench -M, headroom --protocol).
+ * one query mode (pgbench -M, headroom --protocol) and one sslmode: `disable` unless a run asks
+ * for `require` (both would otherwise take libpq's prefer, TLS whenever the server has it).
  */
 export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
   const url = new URL(db);
@@ -45,14 +46,16 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
       await psql(`CREATE DATABASE ${database}`);
       await timed('pgbench', [...pgArgs, '-i', '-q', '-s', String(scale), database]);
     },
-    async runPeer(test, clients, seconds) {
-      const r = await timed('pgbench', [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', '1', '-T', String(seconds), database]);
+    async runPeer(test, clients, seconds, { sslmode = 'disable' } = {}) {
+      const r = await timed('pgbench', [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', '1', '-T', String(seconds), database], { PGSSLMODE: sslmode });
       const transactions = Number(/number of transactions actually processed: (\d+)/.exec(r.output)[1]);
       const tps = Number(/tps = ([\d.]+)/.exec(r.output)[1]);
       return { tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions, userUs: (r.userSeconds * 1e6) / transactions };
     },
-    runHeadroom(test, clients, seconds, { env = {}, extra = [] } = {}) {
-      return runHeadroom(work, test, ['--db', db, '-b', test, '--protocol', protocol, '-c', String(clients), '-T', String(seconds), ...extra], env);
+    runHeadroom(test, clients, seconds, { env = {}, extra = [], sslmode = 'disable' } = {}) {
+      const withMode = new URL(db);
+      withMode.searchParams.set('sslmode', sslmode);
+      return runHeadroom(work, test, ['--db', withMode.href, '-b', test, '--protocol', protocol, '-c', String(clients), '-T', String(seconds), ...extra], env);
     },
     async cleanup() {
       await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((e) => console.error(`cleanup: ${e.message}`));

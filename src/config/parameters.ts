@@ -1,5 +1,7 @@
 import { UserError } from '../errors.js';
 import type { DbmsName } from '../drivers/driver.js';
+import { MARIADB_TLS_PARAMETERS } from '../drivers/mariadb/tls-options.js';
+import { POSTGRES_TLS_PARAMETERS } from '../drivers/postgres/tls-options.js';
 
 /**
  * The URL parameters each DBMS takes. A parameter outside these lists is an error, never ignored:
@@ -19,15 +21,14 @@ const OWN_PARAMETERS: Record<DbmsName, readonly string[]> = {
 };
 
 /**
- * TLS parameters: accepted here and handed on as given in ServerTarget.tlsParameters. The TLS code
- * parses and checks them (src/drivers/postgres/tls-options.ts POSTGRES_TLS_PARAMETERS and
- * src/drivers/mariadb/tls-options.ts MARIADB_TLS_PARAMETERS); these lists must name exactly what
- * it reads, so that none is accepted and then ignored. Firebird's WireCrypt is the server's
- * setting, not a URL parameter.
+ * TLS parameters: accepted here and handed on as given in ServerTarget.tlsParameters; the TLS code
+ * that names them parses and checks them (src/drivers/postgres/tls-options.ts,
+ * src/drivers/mariadb/tls-options.ts). Firebird's WireCrypt is the server's setting, not a URL
+ * parameter.
  */
 export const TLS_PARAMETERS: Record<DbmsName, readonly string[]> = {
-  postgres: ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslnegotiation', 'channel_binding'],
-  mariadb: ['ssl', 'ssl-mode', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-crl', 'ssl-verify-server-cert', 'server-public-key-path', 'get-server-public-key'],
+  postgres: POSTGRES_TLS_PARAMETERS,
+  mariadb: MARIADB_TLS_PARAMETERS,
   firebird: [],
   sqlite: [],
 };

@@ -3,6 +3,9 @@ import type { DbmsName } from '../drivers/driver.js';
 import { connectTimeoutMs, sortParameters } from './parameters.js';
 import { resolvePostgres, type TargetSessionAttrs } from './postgres/target.js';
 import { splitUrl, type UrlParts } from './url.js';
+import { mariadbTlsSettings } from '../drivers/mariadb/tls-options.js';
+import { postgresTlsSettings } from '../drivers/postgres/tls-options.js';
+import type { TlsSettings } from '../drivers/transport/tls.js';
 
 /** Where to connect, resolved from --db, then DATABASE_URL, then the embedded default. */
 export type Target = SqliteTarget | ServerTarget;
@@ -41,6 +44,12 @@ export interface ServerTarget {
   passwordFile?: string;
   /** TLS parameters as the URL (or service file) gave them, for the TLS code to parse (config/parameters.ts TLS_PARAMETERS). */
   tlsParameters?: Record<string, string>;
+  /**
+   * TLS from the URL's ssl* parameters (and PGSSL* variables): drivers/postgres/tls-options.ts,
+   * drivers/mariadb/tls-options.ts. Absent: the DBMS client's default (PostgreSQL sslmode=prefer,
+   * MariaDB no TLS); Firebird has none.
+   */
+  tls?: TlsSettings;
 }
 
 export interface NodeAddress {
@@ -114,6 +123,10 @@ function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, en
   const defaultPort = { postgres: 5432, mariadb: 3306, firebird: 3050 }[dbms];
   const target: ServerTarget =
     dbms === 'postgres' ? { dbms, ...resolvePostgres(url, own, tlsParameters, env, warn) } : otherTarget(dbms, url, own, tlsParameters, text, env);
+  // The TLS code reads its own parameters (and PGSSL* variables), merged from the URL and a service file.
+  const tlsGiven = new URLSearchParams(target.tlsParameters ?? {});
+  const tls = dbms === 'postgres' ? postgresTlsSettings(tlsGiven, env) : dbms === 'mariadb' ? mariadbTlsSettings(tlsGiven) : undefined;
+  if (tls) target.tls = tls;
   const replicas = own.get('replicas');
   if (replicas !== undefined) target.replicas = parseReplicas(replicas, defaultPort);
   return target;

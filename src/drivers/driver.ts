@@ -1,3 +1,4 @@
+import type { TransportKind } from './transport/transport.js';
 import type { DbmsObservation } from '../observe/observation.js';
 
 /**
@@ -55,6 +56,13 @@ export interface ServerInfo {
    * "synchronous_commit=off"); empty when the settings are durable.
    */
   durabilityRisks: string[];
+  /** The session's encryption as the server reports it (pg_stat_ssl, Ssl_version/Ssl_cipher); absent in plaintext. */
+  tls?: { protocol: string; cipher: string };
+  /**
+   * The transport the connection serverInfo ran on (PostgreSQL, MariaDB): the process's default,
+   * or a Node socket where TLS was asked for (tls once encrypted).
+   */
+  transport?: TransportKind;
 }
 
 /**

@@ -18,7 +18,7 @@ export interface ExperimentResult<Row> {
   startedAt: string;
   endedAt: string;
   argv: string[];
-  target: { dbms: ServerInfo['dbms']; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[] };
+  target: { dbms: ServerInfo['dbms']; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[]; tls?: ServerInfo['tls'] };
   /** memTotalBytes: MemTotal from /proc/meminfo (os.totalmem() elsewhere); serverOnThisMachine: whether that RAM is the server's. */
   host: HostInfo & { memTotalBytes: number; serverOnThisMachine: boolean };
   serverSettings: ServerSettingsRecord;
@@ -48,7 +48,7 @@ export function experimentHeader(experiment: string, argv: readonly string[], ur
     experiment,
     startedAt: new Date().toISOString(),
     argv: [...argv],
-    target: { dbms: server.dbms, url, version: server.version, settings: server.settings, durable: server.durabilityRisks.length === 0, durabilityRisks: server.durabilityRisks },
+    target: { dbms: server.dbms, url, version: server.version, settings: server.settings, durable: server.durabilityRisks.length === 0, durabilityRisks: server.durabilityRisks, ...(server.tls ? { tls: server.tls } : {}) },
     host: { ...describeHost(), memTotalBytes: memTotalBytes(), serverOnThisMachine },
     serverSettings: settings,
   };

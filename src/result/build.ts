@@ -39,7 +39,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     measureStartedAt: outcome.measureStartedAt?.toISOString() ?? null,
     endedAt: new Date().toISOString(),
     config,
-    target: { dbms: server.dbms, url, version: server.version, settings: server.settings, durable: server.durabilityRisks.length === 0, durabilityRisks: server.durabilityRisks },
+    target: { dbms: server.dbms, url, version: server.version, settings: server.settings, durable: server.durabilityRisks.length === 0, durabilityRisks: server.durabilityRisks, ...(server.tls ? { tls: server.tls } : {}) },
     host: describeHost(),
     data,
     summary: {
@@ -57,7 +57,9 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         usPerTransaction: transactions + failed > 0 ? round(cpuUs / (transactions + failed), 2) : null,
         percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
         // Only headroom's own PostgreSQL and MariaDB clients ride on a transport (drivers/transport).
-        ...(server.dbms === 'postgres' || server.dbms === 'mariadb' ? { transport: transportKind() } : {}),
+        // The admin connection's own transport: an encrypted session rides Node's tls module, and
+        // one that asked for TLS a Node socket, whatever the process's plaintext transport is.
+        ...(server.dbms === 'postgres' || server.dbms === 'mariadb' ? { transport: server.transport ?? (server.tls ? 'tls' : transportKind()) } : {}),
       },
       clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },
       eventLoopDelayMs: outcome.eventLoopDelayMs,

@@ -50,7 +50,7 @@ export interface RunResult {
     /** -l / --log: the files written; absent or null without it. */
     log?: { files: string[]; aggregateSeconds: number | null; samplingRate: number } | null;
   };
-  target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[] };
+  target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[]; tls?: { protocol: string; cipher: string } };
   host: HostInfo;
   /** loadMode: how the data was loaded, when the workload records it (chain: faithful or bulk). */
   data: { loadedBy: 'this-run' | 'earlier' | 'none'; phases: LoadPhase[]; loadMode?: string };
@@ -63,8 +63,8 @@ export interface RunResult {
     latencyMs: LatencySummaryMs;
     failures: FailureCounts;
     scheduleLagMs: { avg: number; max: number } | null;
-    /** transport: how the PostgreSQL or MariaDB client reached the server (native reactor or Node's sockets); absent for SQLite, Firebird and older files. */
-    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number; transport?: 'native' | 'node' };
+    /** transport: how the PostgreSQL or MariaDB client reached the server (native reactor, Node's sockets, or TLS over Node's sockets); absent for SQLite, Firebird and older files. */
+    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number; transport?: 'native' | 'node' | 'tls' };
     /** The client process's peak resident memory (all jobs' threads) since it started; absent from older files. */
     clientMemory?: { peakRssMB: number };
     eventLoopDelayMs: { p99: number; max: number };

@@ -23,7 +23,8 @@ export function throwawayMariadbUnavailable(): string | undefined {
   return undefined;
 }
 
-export async function startThrowawayMariadb(): Promise<ThrowawayMariadb> {
+/** `serverArgs` go to mariadbd (e.g. TLS settings); `clientArgs` to the mariadb command the helper runs SQL with (e.g. --ssl). */
+export async function startThrowawayMariadb(serverArgs: readonly string[] = [], clientArgs: readonly string[] = []): Promise<ThrowawayMariadb> {
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-mariadb-'));
   chmodSync(folder, 0o755);
   // The server runs as mysql and writes its socket and error log beside the data.
@@ -34,11 +35,11 @@ export async function startThrowawayMariadb(): Promise<ThrowawayMariadb> {
   const port = await freePort();
   const socket = path.join(folder, 'mariadb.sock');
   let server: ChildProcess | undefined;
-  const admin = (args: string[]): string => execFileSync('mariadb', ['--protocol=tcp', '-h', '127.0.0.1', '-P', String(port), '-uroot', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const admin = (args: string[]): string => execFileSync('mariadb', ['--protocol=tcp', '-h', '127.0.0.1', '-P', String(port), '-uroot', ...clientArgs, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const start = async (): Promise<void> => {
     server = spawn(
       '/usr/sbin/mariadbd',
-      ['--no-defaults', '--user=mysql', `--datadir=${data}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socket}`, '--skip-name-resolve', '--innodb-buffer-pool-size=32M', '--innodb-log-file-size=16M', `--log-error=${path.join(folder, 'error.log')}`],
+      ['--no-defaults', '--user=mysql', `--datadir=${data}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socket}`, '--skip-name-resolve', '--innodb-buffer-pool-size=32M', '--innodb-log-file-size=16M', `--log-error=${path.join(folder, 'error.log')}`, ...serverArgs],
       { stdio: 'ignore' },
     );
     for (let tries = 0; tries < 120; tries++) {

@@ -32,6 +32,10 @@ const GDS = {
   random: 335544382,
   /** "Killed by database administrator": the attachment was deleted from MON$ATTACHMENTS. */
   att_shut_killed: 335545056,
+  /** "Incompatible wire encryption levels requested on client and server". */
+  wirecrypt_incompatible: 335545064,
+  /** "Client attempted to attach unencrypted but wire encryption is required" (WireCrypt = Required). */
+  wirecrypt_required: 335545065,
 } as const;
 
 /** Concurrent writers on one row: the whole transaction can be tried again. */
@@ -47,7 +51,7 @@ const CONNECTION_LOST = new Set<number>([
   GDS.att_shutdown,
   GDS.att_shut_killed,
 ]);
-const BAD_REQUEST = new Set<number>([GDS.io_error, GDS.no_dup, GDS.no_meta_update, GDS.login, GDS.dsql_error, GDS.unique_key_violation]);
+const BAD_REQUEST = new Set<number>([GDS.io_error, GDS.no_dup, GDS.no_meta_update, GDS.login, GDS.dsql_error, GDS.unique_key_violation, GDS.wirecrypt_incompatible, GDS.wirecrypt_required]);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 interface FirebirdErrorShape {
@@ -112,6 +116,10 @@ function firebirdHint(codes: number[], socketCode: string | undefined, target: S
   if (codes.includes(GDS.login)) return `check the user "${target.user}" and the password in --db (or ISC_USER / ISC_PASSWORD)`;
   if (codes.includes(GDS.io_error))
     return `the server cannot open "${target.database}": create it first, e.g. echo "CREATE DATABASE '${where}:${target.database}' PAGE_SIZE 8192;" | isql-fb -user ${target.user} -password ...; the server's own user (firebird) must be able to write its folder`;
+  if (codes.includes(GDS.wirecrypt_required) || codes.includes(GDS.wirecrypt_incompatible)) {
+    // node-firebird encrypts the wire (Arc4/ChaCha) only with the session key of an Srp login.
+    return `the server's firebird.conf says WireCrypt = Required, and headroom's Firebird client encrypts only a login by Srp: give "${target.user}" an Srp password (CREATE USER ... USING PLUGIN Srp, AuthServer listing Srp), or set WireCrypt = Enabled`;
+  }
   if (codes.includes(GDS.max_att_exceeded)) return 'the server accepts no more attachments: use fewer clients (-c)';
   return undefined;
 }

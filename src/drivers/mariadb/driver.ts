@@ -8,6 +8,8 @@ import { classifyMariadbError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
 import { MariadbWire, type PreparedStatement } from './wire/connection.js';
 import { mariadbPendingStore } from './pending-store.js';
+import { readFileSync } from 'node:fs';
+import { TlsContext, TlsError } from '../transport/tls.js';
 
 /** Settings that decide MariaDB's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -32,9 +34,24 @@ export class MariadbDriver implements Driver {
   readonly dbms = 'mariadb';
   readonly blocking = false;
   readonly target: string;
+  /** Built once: its secure context (CA file parsed) serves every connection of this driver. */
+  private readonly tls: TlsContext | undefined;
+  private serverPublicKey: string | undefined;
 
   constructor(private readonly config: ServerTarget) {
     this.target = describeTarget(config);
+    this.tls = config.tls && new TlsContext(config.tls);
+  }
+
+  /** The server's RSA key for caching_sha2_password without TLS (?server-public-key-path), read once. */
+  private publicKey(): string | undefined {
+    const file = this.config.tls?.serverPublicKey;
+    if (file === undefined || this.serverPublicKey !== undefined) return this.serverPublicKey;
+    try {
+      return (this.serverPublicKey = readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new TlsError(`cannot read the server public key file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'TLS_FILE', 'check ?server-public-key-path');
+    }
   }
 
   async connect(): Promise<Connection> {
@@ -46,6 +63,8 @@ export class MariadbDriver implements Driver {
         password: this.config.password,
         database: this.config.database,
         connectTimeoutMs: this.config.connectTimeoutMs ?? 10_000,
+        tls: this.tls,
+        serverPublicKey: this.publicKey(),
         classify: (error) => classifyMariadbError(error, this.config),
       });
       return new MariadbConnection(wire);
@@ -63,7 +82,11 @@ export class MariadbDriver implements Driver {
     // 0 and 2 acknowledge commits that a crash can take back (MariaDB docs).
     const flush = settings['innodb_flush_log_at_trx_commit'];
     const durabilityRisks = flush === '1' ? [] : [`innodb_flush_log_at_trx_commit=${flush}`];
-    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks };
+    // The server's own word on encryption: an empty Ssl_cipher is a plaintext session.
+    const ssl = new Map((await conn.query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")) as [string, string][]);
+    const cipher = ssl.get('Ssl_cipher') ?? '';
+    const transport = conn instanceof MariadbConnection ? conn.wire.transportKind : undefined;
+    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}), ...(transport ? { transport } : {}) };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
@@ -113,7 +136,7 @@ const NO_PARAMS: readonly SqlValue[] = [];
 class MariadbConnection implements Connection {
   private readonly statements = new StatementCache<MariadbStatement>();
 
-  constructor(private readonly wire: MariadbWire) {}
+  constructor(readonly wire: MariadbWire) {}
 
   prepare(sql: string): Promise<Statement> {
     // A server-side prepare, executed over the binary protocol.

@@ -1,6 +1,7 @@
 import { DbError, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
 import { WrongServerError } from '../probe.js';
+import { TlsError } from '../transport/tls.js';
 
 /** 1213 deadlock, 1205 lock wait timeout, 1020 record changed (snapshot isolation). */
 const RETRYABLE = new Set([1213, 1205, 1020]);
@@ -27,6 +28,8 @@ interface MariadbErrorShape {
 export function classifyMariadbError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
   if (error instanceof WrongServerError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
+  // A certificate or TLS setting the user must fix: bad input, told in one line.
+  if (error instanceof TlsError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const shape = (error ?? {}) as MariadbErrorShape;
   const message = shape.sqlMessage ?? (error instanceof Error ? error.message : String(error));
   const code = shape.errno !== undefined ? String(shape.errno) : shape.code;
@@ -52,8 +55,12 @@ function mariadbHint(error: MariadbErrorShape, target: ServerTarget): string | u
   if (error.code === 'ENOENT') return `no socket at ${target.host}: is MariaDB running? mariadb -e "select @@socket" shows where its socket is`;
   switch (error.errno) {
     case 1044:
-    case 1045:
       return `check the user "${target.user}" and the password in --db (or MYSQL_USER / MYSQL_PWD) and the user's grants`;
+    case 1045:
+      // MariaDB refuses a plaintext login under require_secure_transport=ON with this same error.
+      return `check the user "${target.user}" and the password in --db (or MYSQL_USER / MYSQL_PWD) and the user's grants${
+        (target.tls?.mode ?? 'disable') === 'disable' ? '; a server with require_secure_transport=ON wants TLS: add ?ssl=true' : ''
+      }`;
     case 1049:
       return `create it first: mariadb -h ${target.host} -P ${target.port} -u ${target.user} -e 'CREATE DATABASE ${target.database}'`;
     case 1040:

@@ -12,6 +12,8 @@ import { StatementCache } from '../statement-cache.js';
 import { unframeableString } from '../unframeable.js';
 import { postgresPendingStore } from './pending-store.js';
 import { connectSuitable } from './hosts.js';
+import { TlsContext } from '../transport/tls.js';
+import { POSTGRES_TLS_DEFAULT } from './tls-options.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -36,9 +38,12 @@ export class PostgresDriver implements Driver {
   readonly dbms = 'postgres';
   readonly blocking = false;
   readonly target: string;
+  /** Built once: its secure context (CA file parsed) serves every connection of this driver. */
+  private readonly tls: TlsContext;
 
   constructor(private readonly config: ServerTarget) {
     this.target = describeTarget(config);
+    this.tls = new TlsContext(config.tls ?? POSTGRES_TLS_DEFAULT);
   }
 
   async connect(): Promise<Connection> {
@@ -55,6 +60,7 @@ export class PostgresDriver implements Driver {
           applicationName: this.config.applicationName ?? 'headroom',
           ...(this.config.options === undefined ? {} : { options: this.config.options }),
           connectTimeoutMs: this.config.connectTimeoutMs ?? 10_000,
+          tls: this.tls,
           classify: (error) => classifyPostgresError(error, this.config),
         });
       } catch (error) {
@@ -75,7 +81,10 @@ export class PostgresDriver implements Driver {
       ...(settings['fsync'] === 'off' ? ['fsync=off'] : []),
       ...(settings['synchronous_commit'] === 'off' ? ['synchronous_commit=off'] : []),
     ];
-    return { dbms: 'postgres', version, settings, durabilityRisks };
+    // The server's own word on encryption, not the client's belief.
+    const [ssl] = (await conn.query('SELECT version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl')) as [string, string][];
+    const transport = conn instanceof PostgresConnection ? conn.wire.transportKind : undefined;
+    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}), ...(transport ? { transport } : {}) };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
@@ -129,7 +138,7 @@ class PostgresConnection implements Connection {
   private readonly statements = new StatementCache<PostgresStatement>();
 
   constructor(
-    private readonly wire: WireConnection,
+    readonly wire: WireConnection,
     private readonly target: ServerTarget,
   ) {}
 

@@ -1,6 +1,7 @@
 import { DbError, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
 import { WrongServerError } from '../probe.js';
+import { TlsError } from '../transport/tls.js';
 
 /** Socket-level codes that mean the server is gone or was never there (EPROTO: a stream the client cannot read, which it closes). */
 const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -12,6 +13,8 @@ const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 
 export function classifyPostgresError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;
   if (error instanceof WrongServerError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
+  // A certificate or TLS setting the user must fix: bad input, told in one line.
+  if (error instanceof TlsError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, { cause: error, deadlock: code === '40P01' });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { constants, createHash, publicEncrypt } from 'node:crypto';
 import { unframeableString } from '../../unframeable.js';
 
 /** The answer to a scramble for an authentication plugin; undefined when headroom does not speak it. */
@@ -30,6 +30,18 @@ function nativePassword(password: string, scramble: Buffer): Buffer {
   if (password === '') return Buffer.alloc(0);
   const stage1 = sha1(Buffer.from(password, 'utf8'));
   return xor(stage1, sha1(scramble.subarray(0, 20), sha1(stage1)));
+}
+
+/**
+ * caching_sha2_password's full authentication without TLS (MySQL's "caching_sha2_password"
+ * protocol page): the NUL-terminated password XOR the scramble (repeated), encrypted with the
+ * server's RSA public key, OAEP padding.
+ */
+export function rsaEncryptedPassword(password: string, scramble: Buffer, publicKeyPem: string): Buffer {
+  const plain = Buffer.from(`${password}\0`, 'utf8');
+  const nonce = scramble.subarray(0, 20);
+  for (let i = 0; i < plain.length; i++) plain[i] = plain[i]! ^ nonce[i % nonce.length]!;
+  return publicEncrypt({ key: publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING }, plain);
 }
 
 /** SHA256(password) XOR SHA256(SHA256(SHA256(password)) + scramble) (MySQL 8's fast path). */

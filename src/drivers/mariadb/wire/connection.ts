@@ -1,9 +1,11 @@
 import type { Row, SqlValue } from '../../driver.js';
 import { connectTransport } from '../../transport/connect.js';
 import { Framer } from '../../transport/framer.js';
-import { describeAddress, type SocketAddress, type Transport, type TransportError, type TransportHandler } from '../../transport/transport.js';
+import { describeAddress, type SocketAddress, type Transport, type TransportError, type TransportHandler, type TransportKind } from '../../transport/transport.js';
 import { describeGreeting, identifyServer, WrongServerError } from '../../probe.js';
-import { authAnswer } from './auth.js';
+import { TlsCapableTransport } from '../../transport/tls-transport.js';
+import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
+import { authAnswer, rsaEncryptedPassword } from './auth.js';
 import { MariadbConnectionError, MariadbServerError } from './errors.js';
 import { PacketReader, PacketWriter } from './packets.js';
 import {
@@ -28,6 +30,10 @@ export interface MariadbWireOptions {
   password: string | undefined;
   database: string;
   connectTimeoutMs: number;
+  /** TLS as the ssl options ask (drivers/mariadb/tls-options.ts); absent: none. */
+  tls?: TlsContext;
+  /** The server's RSA public key (PEM), for caching_sha2_password's full authentication without TLS. */
+  serverPublicKey?: string;
   /** Turns every error a request fails with into the driver's own, as for PostgreSQL's client. */
   classify?: (error: Error) => Error;
 }
@@ -94,6 +100,8 @@ const CLIENT_CAPS =
 export class MariadbWire implements TransportHandler {
   threadId = 0;
   serverVersion = '';
+  /** The TLS session when the connection is encrypted. */
+  tls: TlsSession | undefined;
   private readonly queue: Request[] = [];
   private readonly framer = new Framer((data, start, end) => this.parse(data, start, end));
   private readonly reader = new PacketReader();
@@ -122,9 +130,16 @@ export class MariadbWire implements TransportHandler {
     let ready!: () => void;
     let refused!: (error: Error) => void;
     const done = new Promise<void>((resolve, reject) => ((ready = resolve), (refused = reject)));
-    wire.handshake = wire.handshaker(options, ready, refused);
+    const mode = options.tls?.settings.mode ?? 'disable';
+    if ('path' in address && (mode === 'verify-ca' || mode === 'verify-full')) {
+      throw new TlsError(`${options.tls!.settings.modeSource} asks to verify the server's certificate, but the Unix-domain socket ${address.path} carries no TLS`, 'TLS_UNIX_SOCKET', 'connect over TCP (host=127.0.0.1), or use ?ssl=true');
+    }
+    // TLS starts after the server's greeting, over a socket OpenSSL can take: a Node socket. A
+    // Unix-domain socket never leaves the machine, so there it is not used (as MySQL's clients do).
+    const tls = mode !== 'disable' && !('path' in address) ? options.tls : undefined;
+    wire.handshake = wire.handshaker(options, tls, ready, refused);
     try {
-      wire.transport = await connectTransport(address, wire, options.connectTimeoutMs);
+      wire.transport = tls ? await TlsCapableTransport.connect(address, wire, options.connectTimeoutMs) : await connectTransport(address, wire, options.connectTimeoutMs);
     } catch (error) {
       throw new MariadbConnectionError((error as Error).message, (error as TransportError).code);
     }
@@ -159,6 +174,11 @@ export class MariadbWire implements TransportHandler {
     const found = await identifyServer(address);
     if (found.kind === undefined || found.kind === 'MariaDB' || found.kind === 'MySQL') return undefined;
     return this.classify(new WrongServerError('MariaDB', this.where, found));
+  }
+
+  /** Which transport carries this connection (drivers/transport). */
+  get transportKind(): TransportKind | undefined {
+    return this.transport?.kind;
   }
 
   /** COM_QUERY: the text protocol; `params` are put in place of `?` as literals. */
@@ -429,9 +449,11 @@ export class MariadbWire implements TransportHandler {
     else request.resolve(value);
   }
 
-  private handshaker(options: MariadbWireOptions, ready: () => void, refused: (error: Error) => void): (data: Buffer, start: number, end: number, sequence: number) => void {
+  private handshaker(options: MariadbWireOptions, tls: TlsContext | undefined, ready: () => void, refused: (error: Error) => void): (data: Buffer, start: number, end: number, sequence: number) => void {
     const password = options.password ?? '';
     let scramble = Buffer.alloc(0);
+    let awaitingPublicKey = false;
+    const where = `${options.host}:${options.port}`;
     const reply = (sequence: number, fill: (w: PacketWriter) => void): void => {
       const w = this.writer.begin(sequence);
       fill(w);
@@ -470,16 +492,34 @@ export class MariadbWire implements TransportHandler {
         if ((serverCaps & CAPS.PROTOCOL_41) === 0) return fail(new MariadbServerError('the server speaks a protocol older than 4.1, which headroom does not', 2027, 'HY000', true));
         this.deprecateEof = (serverCaps & CAPS.DEPRECATE_EOF) !== 0;
         this.cacheMetadata = (extendedCaps & MARIADB_CACHE_METADATA) !== 0;
-        const caps = (CLIENT_CAPS & (serverCaps | CAPS.PLUGIN_AUTH)) | (options.database ? CAPS.CONNECT_WITH_DB : 0);
+        const encrypt = tls !== undefined && (serverCaps & CAPS.SSL) !== 0;
+        const caps = (CLIENT_CAPS & (serverCaps | CAPS.PLUGIN_AUTH)) | (options.database ? CAPS.CONNECT_WITH_DB : 0) | (encrypt ? CAPS.SSL : 0);
         const answer = authAnswer(plugin, password, scramble) ?? Buffer.alloc(0);
-        reply(sequence + 1, (w) => {
+        // The handshake response's head; alone, it is the SSL request (Protocol::SSLRequest).
+        const head = (w: PacketWriter): PacketWriter => {
           w.u32(caps).u32(MAX_PACKET_PAYLOAD).u8(UTF8MB4_GENERAL_CI).zeros(19);
           // MariaDB reads its extended capabilities from the filler's last four bytes.
-          w.u32(this.cacheMetadata ? MARIADB_CACHE_METADATA : 0);
-          w.cstring(options.user).lenencBytes(answer);
-          if (options.database) w.cstring(options.database);
-          w.cstring(plugin);
-        });
+          return w.u32(this.cacheMetadata ? MARIADB_CACHE_METADATA : 0);
+        };
+        const respond = (at: number): void =>
+          reply(at, (w) => {
+            head(w).cstring(options.user).lenencBytes(answer);
+            if (options.database) w.cstring(options.database);
+            w.cstring(plugin);
+          });
+        if (tls && !encrypt) {
+          if (tls.settings.mode === 'prefer') return respond(sequence + 1);
+          return fail(new TlsError(`the server at ${where} does not support TLS, but ${tls.settings.modeSource} asks for it`, 'TLS_UNSUPPORTED', 'give the server ssl_cert and ssl_key in its configuration, or drop the ssl options'));
+        }
+        if (!encrypt) return respond(sequence + 1);
+        reply(sequence + 1, head);
+        (this.transport as TlsCapableTransport).upgrade(tls, options.host, where, options.connectTimeoutMs).then(
+          (session) => {
+            this.tls = session;
+            respond(sequence + 2);
+          },
+          (error: Error) => fail(error),
+        );
         return;
       }
       if (first === 0x00) {
@@ -500,9 +540,27 @@ export class MariadbWire implements TransportHandler {
         return reply(sequence + 1, (w) => w.bytes(answer));
       }
       if (first === 0x01) {
+        if (awaitingPublicKey) {
+          // The server's RSA public key (PEM) after our request for it.
+          awaitingPublicKey = false;
+          return reply(sequence + 1, (w) => w.bytes(rsaEncryptedPassword(password, scramble, data.toString('latin1', start + 1, end))));
+        }
         // caching_sha2_password: 3 = fast authentication succeeded (an OK follows), 4 = full authentication needed.
         if (data[start + 1] === 3) return;
-        return fail(new MariadbServerError('the server wants caching_sha2_password full authentication, which needs TLS: give the user mysql_native_password or log in once with the mysql client', 1045, '28000', true));
+        // Full authentication: over TLS the password itself; else encrypted with the server's RSA key.
+        if (this.tls) return reply(sequence + 1, (w) => w.bytes(Buffer.from(`${password}\0`, 'utf8')));
+        if (options.serverPublicKey) return reply(sequence + 1, (w) => w.bytes(rsaEncryptedPassword(password, scramble, options.serverPublicKey!)));
+        if (options.tls?.settings.getServerPublicKey) {
+          awaitingPublicKey = true;
+          return reply(sequence + 1, (w) => w.u8(0x02));
+        }
+        return fail(
+          new TlsError(
+            'the server wants caching_sha2_password full authentication, which needs TLS or the server\'s RSA public key',
+            'CACHING_SHA2_FULL_AUTH',
+            'add ?ssl=true, or ?server-public-key-path=FILE (the server\'s public key), or ?get-server-public-key=true (trusts the key the server sends)',
+          ),
+        );
       }
       return fail(new MariadbConnectionError(`unexpected packet 0x${first.toString(16)} during the handshake`, undefined));
     };

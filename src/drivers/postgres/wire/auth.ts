@@ -6,19 +6,30 @@ export function md5Answer(user: string, password: string, salt: Buffer): string 
   return `md5${createHash('md5').update(Buffer.concat([Buffer.from(inner), salt])).digest('hex')}`;
 }
 
-/** One SCRAM-SHA-256 exchange (RFC 5802 / RFC 7677), as PostgreSQL's SASL authentication runs it. */
+/**
+ * One SCRAM-SHA-256 exchange (RFC 5802 / RFC 7677), as PostgreSQL's SASL authentication runs it.
+ * `binding` is the tls-server-end-point data for SCRAM-SHA-256-PLUS; `tlsWithoutPlus` says the
+ * client could bind but the server offered no -PLUS (gs2 flag "y", so a server that does offer it
+ * detects a downgrade).
+ */
 export class ScramSession {
   private readonly clientNonce = randomBytes(18).toString('base64');
   private readonly clientFirstBare: string;
+  private readonly gs2Header: string;
   private serverSignature: Buffer | undefined;
 
-  constructor(private readonly password: string) {
+  constructor(
+    private readonly password: string,
+    private readonly binding?: Buffer,
+    tlsWithoutPlus = false,
+  ) {
     // PostgreSQL ignores the SCRAM user name and takes the startup message's (RFC 5802 allows n=).
     this.clientFirstBare = `n=,r=${this.clientNonce}`;
+    this.gs2Header = binding ? 'p=tls-server-end-point,,' : tlsWithoutPlus ? 'y,,' : 'n,,';
   }
 
   clientFirst(): string {
-    return `n,,${this.clientFirstBare}`;
+    return `${this.gs2Header}${this.clientFirstBare}`;
   }
 
   clientFinal(serverFirst: string): string {
@@ -32,7 +43,8 @@ export class ScramSession {
     const salted = pbkdf2Sync(this.password.normalize('NFKC'), Buffer.from(salt, 'base64'), iterations, 32, 'sha256');
     const clientKey = hmac(salted, 'Client Key');
     const storedKey = createHash('sha256').update(clientKey).digest();
-    const withoutProof = `c=biws,r=${nonce}`;
+    const channel = Buffer.concat([Buffer.from(this.gs2Header), this.binding ?? Buffer.alloc(0)]).toString('base64');
+    const withoutProof = `c=${channel},r=${nonce}`;
     const authMessage = `${this.clientFirstBare},${serverFirst},${withoutProof}`;
     const signature = hmac(storedKey, authMessage);
     const proof = Buffer.alloc(clientKey.length);

@@ -1,10 +1,13 @@
 import type { Row, SqlValue } from '../../driver.js';
 import { md5Answer, ScramSession } from './auth.js';
+import { serverEndPoint } from './channel-binding.js';
+import { openPostgresTransport, type Attempt, type SslAnswering } from './tls-negotiation.js';
 import { PgConnectionError, PgServerError } from './pg-error.js';
-import { connectTransport } from '../../transport/connect.js';
+import { DbError } from '../../errors.js';
 import { Framer } from '../../transport/framer.js';
-import { describeAddress, type SocketAddress, type Transport, type TransportError, type TransportHandler } from '../../transport/transport.js';
+import { describeAddress, TransportError, type SocketAddress, type Transport, type TransportKind } from '../../transport/transport.js';
 import { describeGreeting, identifyServer, WrongServerError } from '../../probe.js';
+import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
 import { decodeText, encodeText } from './values.js';
 import { BindWriter } from './bind.js';
 import { MessageWriter } from './writer.js';
@@ -19,6 +22,8 @@ export interface WireOptions {
   /** The startup packet's `options` (command-line switches for the backend, e.g. `-c work_mem=64MB`). */
   options?: string;
   connectTimeoutMs: number;
+  /** TLS as sslmode and its files ask (drivers/postgres/tls-options.ts); absent: none. */
+  tls?: TlsContext;
   /**
    * Turns every error a request fails with into the driver's own (its classification), so that
    * the driver's statements can hand out this client's promises without wrapping each.
@@ -70,6 +75,8 @@ export interface Pending {
 }
 
 const PROTOCOL_3_0 = 196608;
+/** Startup failures of encrypted connections: sslmode=prefer tries those once more in plaintext. */
+const REFUSED_OVER_TLS = new WeakSet<Error>();
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
 const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
 const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
@@ -90,7 +97,7 @@ const MAX_MESSAGE = 1 << 30;
  * messages are parsed where the transport put them (drivers/transport). It covers what headroom needs: startup with trust,
  * password, MD5 or SCRAM-SHA-256 authentication, simple and extended queries, COPY FROM STDIN.
  */
-export class WireConnection implements TransportHandler {
+export class WireConnection implements SslAnswering {
   /** The server's ParameterStatus values (server_version, ...). */
   readonly parameters = new Map<string, string>();
   processId = 0;
@@ -105,21 +112,58 @@ export class WireConnection implements TransportHandler {
   private awaitingFirstByte = true;
   /** The server's address as errors name it (host:port, or the socket file). */
   private where = '';
+  /** The TLS session when the connection is encrypted. */
+  tls: TlsSession | undefined;
+  /** Which mechanism the server authenticated the client with (SCRAM-SHA-256-PLUS when channel-bound). */
+  authentication = 'trust';
+  /** Set while waiting for the one-byte answer to SSLRequest. */
+  private answering: { resolve(byte: number): void; reject(error: Error): void; timer: NodeJS.Timeout } | undefined;
 
   private constructor(private readonly classify: (error: Error) => Error) {}
 
   static async connect(options: WireOptions): Promise<WireConnection> {
+    const mode = options.tls?.settings.mode;
+    if (mode !== 'allow' && mode !== 'prefer') return WireConnection.connectOnce(options, 'asked');
+    // libpq's second try: allow asks again over TLS when the server refuses the plaintext login,
+    // prefer again in plaintext when it refuses the encrypted one (pg_hba.conf's hostnossl).
+    try {
+      return await WireConnection.connectOnce(options, mode === 'allow' ? 'plaintext' : 'asked');
+    } catch (error) {
+      // The server's refusal arrives classified by the driver: its cause is the ErrorResponse.
+      const refused = error instanceof PgServerError || (error as Error).cause instanceof PgServerError;
+      if (!refused || (mode === 'prefer' && !REFUSED_OVER_TLS.has(error as Error))) throw error;
+      return WireConnection.connectOnce(options, mode === 'allow' ? 'tls' : 'plaintext');
+    }
+  }
+
+  private static async connectOnce(options: WireOptions, attempt: Attempt): Promise<WireConnection> {
     const connection = new WireConnection(options.classify ?? ((error) => error));
     const address: SocketAddress = options.host.startsWith('/') ? { path: `${options.host}/.s.PGSQL.${options.port}` } : { host: options.host, port: options.port };
     connection.where = describeAddress(address);
     const startedMs = Date.now();
     let transport: Transport;
+    const opening = openPostgresTransport(connection, address, options.host, options.tls, options.connectTimeoutMs, attempt);
+    let silenceTimer: NodeJS.Timeout | undefined;
     try {
-      transport = await connectTransport(address, connection, options.connectTimeoutMs);
+      // A server that stays silent after the TLS request may be one that waits for its own
+      // protocol (Firebird): ask what it is rather than wait out the whole timeout.
+      const silence = new Promise<never>((_, reject) => {
+        silenceTimer = setTimeout(() => void connection.wrongServer(address).then((error) => error && reject(error)), Math.min(SILENCE_BEFORE_PROBE_MS, options.connectTimeoutMs / 2));
+      });
+      transport = await Promise.race([opening, silence]);
     } catch (error) {
+      // What opened after the probe answered is not used; its pending TLS answer is failed.
+      void opening.then((late) => late.close(), () => {});
+      connection.onClose(new TransportError('the connection was abandoned', 'ECONNABORTED'));
+      // An answer to the TLS request that is neither S nor N: say what answered instead, if known.
+      if (error instanceof TlsError && error.code === 'TLS_PROTOCOL') throw (await connection.wrongServer(address)) ?? error;
+      if (error instanceof TlsError || error instanceof PgConnectionError || error instanceof DbError) throw error;
       throw new PgConnectionError((error as Error).message, (error as TransportError).code);
+    } finally {
+      clearTimeout(silenceTimer);
     }
     connection.transport = transport;
+    connection.tls = (transport as { session?: TlsSession }).session;
     connection.authenticate = connection.authenticator(options);
     const w = connection.writer.beginUntyped().int32(PROTOCOL_3_0);
     for (const [key, value] of [
@@ -149,7 +193,8 @@ export class WireConnection implements TransportHandler {
     } catch (error) {
       transport.close();
       // Closed, reset or timed out before a byte of PostgreSQL's: say what listens there if it is something else.
-      if (connection.awaitingFirstByte && !(error instanceof WrongServerError)) throw (await connection.wrongServer(address)) ?? error;
+      if (connection.awaitingFirstByte && !connection.tls && !(error instanceof WrongServerError)) throw (await connection.wrongServer(address)) ?? error;
+      if (connection.tls) REFUSED_OVER_TLS.add(error as Error);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -164,6 +209,11 @@ export class WireConnection implements TransportHandler {
     const found = await identifyServer(address);
     if (found.kind === undefined || found.kind === 'PostgreSQL') return undefined;
     return this.classify(new WrongServerError('PostgreSQL', this.where, found));
+  }
+
+  /** Which transport carries this connection (drivers/transport). */
+  get transportKind(): TransportKind | undefined {
+    return this.transport?.kind;
   }
 
   /** Parse + Describe once; the statement is then executed by name. */
@@ -247,11 +297,38 @@ export class WireConnection implements TransportHandler {
 
   /** TransportHandler: bytes from the server. */
   onData(buffer: Buffer, start: number, end: number): void {
+    if (this.answering !== undefined) return this.answered(buffer, start, end);
     this.framer.push(buffer, start, end);
+  }
+
+  /** The server's answer to SSLRequest, 'S' or 'N' (tls-negotiation.ts). */
+  sslAnswer(timeoutMs: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.answering = undefined;
+        reject(new PgConnectionError('timeout expired while connecting', 'ETIMEDOUT'));
+      }, timeoutMs);
+      this.answering = { resolve, reject, timer };
+    });
+  }
+
+  private answered(buffer: Buffer, start: number, end: number): void {
+    const { resolve, reject, timer } = this.answering!;
+    this.answering = undefined;
+    clearTimeout(timer);
+    // Bytes behind the 'S' would pass for the encrypted server's own (CVE-2021-23222): refuse them.
+    if (end - start > 1 && buffer[start] === 0x53) reject(new TlsError('the server sent more than its answer to the TLS request', 'TLS_PROTOCOL', 'is something between the client and the server?'));
+    else resolve(buffer[start]!);
   }
 
   /** TransportHandler: the server closed the connection, or the socket failed. */
   onClose(error: TransportError | undefined): void {
+    if (this.answering !== undefined) {
+      const { reject, timer } = this.answering;
+      this.answering = undefined;
+      clearTimeout(timer);
+      reject(new PgConnectionError(`${error?.message ?? 'the server closed the connection when asked for TLS'} (${this.where})`, error?.code));
+    }
     const during = this.authenticate ? ' during startup' : '';
     this.fail(
       error
@@ -292,6 +369,7 @@ export class WireConnection implements TransportHandler {
 
   private authenticator(options: WireOptions): (kind: number, body: Buffer, start: number, end: number) => void {
     let scram: ScramSession | undefined;
+    const binding = options.tls?.settings.channelBinding ?? 'prefer';
     const password = (): string => {
       if (options.password === undefined) throw new PgServerError('the server asks for a password and none was given', '28P01', 'FATAL', undefined, undefined);
       return options.password;
@@ -301,17 +379,33 @@ export class WireConnection implements TransportHandler {
       const w = this.writer;
       switch (kind) {
         case 0: // AuthenticationOk
+          if (binding === 'require' && this.authentication !== 'SCRAM-SHA-256-PLUS') {
+            throw new TlsError(`channel_binding=require, but the server logged the client in with ${this.authentication}, without channel binding`, 'TLS_CHANNEL_BINDING', 'use SCRAM passwords over TLS (hostssl ... scram-sha-256), or channel_binding=prefer');
+          }
           return;
         case 3: // cleartext
+          this.authentication = 'password';
           return reply(w.begin(0x70).cstring(password()).end().take());
         case 5: // MD5 with a 4-byte salt
+          this.authentication = 'md5';
           return reply(w.begin(0x70).cstring(md5Answer(options.user, password(), body.subarray(start, start + 4))).end().take());
         case 10: {
           // SASL: the mechanisms offered, NUL-separated
-          if (!body.toString('utf8', start, end).split('\0').includes('SCRAM-SHA-256')) throw new Error('the server offers no SASL mechanism headroom speaks');
-          scram = new ScramSession(password());
+          const offered = body.toString('utf8', start, end).split('\0');
+          const certificate = this.tls?.peerCertificate;
+          const plus = certificate !== undefined && binding !== 'disable' && offered.includes('SCRAM-SHA-256-PLUS');
+          if (binding === 'require' && !plus) {
+            throw new TlsError(
+              this.tls ? 'channel_binding=require, but the server does not offer SCRAM-SHA-256-PLUS' : 'channel_binding=require, but the connection does not use TLS',
+              'TLS_CHANNEL_BINDING',
+              'use sslmode=require or stronger against a server with TLS and SCRAM passwords, or channel_binding=prefer',
+            );
+          }
+          if (!plus && !offered.includes('SCRAM-SHA-256')) throw new Error('the server offers no SASL mechanism headroom speaks');
+          this.authentication = plus ? 'SCRAM-SHA-256-PLUS' : 'SCRAM-SHA-256';
+          scram = plus ? new ScramSession(password(), serverEndPoint(certificate)) : new ScramSession(password(), undefined, certificate !== undefined && binding !== 'disable');
           const first = Buffer.from(scram.clientFirst());
-          return reply(w.begin(0x70).cstring('SCRAM-SHA-256').int32(first.length).bytes(first).end().take());
+          return reply(w.begin(0x70).cstring(this.authentication).int32(first.length).bytes(first).end().take());
         }
         case 11: // SASLContinue
           return reply(w.begin(0x70).bytes(scram!.clientFinal(body.toString('utf8', start, end))).end().take());

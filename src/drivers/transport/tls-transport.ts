@@ -1,0 +1,140 @@
+import net from 'node:net';
+import tls from 'node:tls';
+import { TransportError, type SocketAddress, type Transport, type TransportHandler, type TransportKind } from './transport.js';
+import { tlsFailure, type TlsContext, type TlsSession } from './tls.js';
+
+/**
+ * A Node socket that can turn into TLS in the middle of a protocol's start (PostgreSQL's
+ * SSLRequest, MariaDB's SSL request packet): plaintext first, then tls.connect over the same
+ * socket. Neither the native reactor nor `onread` can hand their socket to OpenSSL, so a
+ * connection that may use TLS starts here; its kind is `tls` once encrypted, else `node`.
+ * Each read arrives as its own buffer ('data' events): TLS decrypts into a new one anyway.
+ */
+export class TlsCapableTransport implements Transport {
+  kind: TransportKind = 'node';
+  session: TlsSession | undefined;
+  private socket: net.Socket;
+  private upgrading = false;
+  private readonly onData = (chunk: Buffer): void => this.handler.onData(chunk, 0, chunk.length);
+  private failure: TransportError | undefined;
+  private readonly onError = (error: NodeJS.ErrnoException): void => {
+    this.failure ??= new TransportError(`connection error: ${error.message}`, error.code);
+  };
+  private readonly onClose = (): void => {
+    if (!this.upgrading) this.handler.onClose(this.failure);
+  };
+
+  private constructor(
+    socket: net.Socket,
+    private readonly handler: TransportHandler,
+  ) {
+    this.socket = socket;
+    this.listen();
+  }
+
+  /** A plaintext TCP or Unix-domain connection, ready for a protocol's TLS request. */
+  static connect(address: SocketAddress, handler: TransportHandler, timeoutMs: number): Promise<TlsCapableTransport> {
+    return new Promise((resolve, reject) => {
+      const socket = 'path' in address ? net.connect({ path: address.path }) : net.connect({ host: address.host, port: address.port });
+      socket.setNoDelay(true);
+      const timer = setTimeout(() => socket.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
+      const failed = (error: NodeJS.ErrnoException): void => {
+        clearTimeout(timer);
+        reject(error instanceof TransportError ? error : new TransportError(`connection error: ${error.message}`, error.code));
+      };
+      socket.once('error', failed);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.off('error', failed);
+        resolve(new TlsCapableTransport(socket, handler));
+      });
+    });
+  }
+
+  /**
+   * TLS from the first byte (PostgreSQL's sslnegotiation=direct): no plaintext exchange, the
+   * protocol is chosen by ALPN.
+   */
+  static async connectDirect(address: { host: string; port: number }, handler: TransportHandler, context: TlsContext, alpn: string[], timeoutMs: number): Promise<TlsCapableTransport> {
+    const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
+      const secure = tls.connect({ ...context.connectOptions(address.host, undefined, alpn), port: address.port });
+      const timer = setTimeout(() => secure.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
+      secure.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error instanceof TransportError || (error as NodeJS.ErrnoException).syscall ? new TransportError(`connection error: ${error.message}`, (error as NodeJS.ErrnoException).code) : tlsFailure(error, `${address.host}:${address.port}`, context.settings));
+      });
+      secure.once('secureConnect', () => {
+        clearTimeout(timer);
+        resolve(secure);
+      });
+    });
+    socket.setNoDelay(true);
+    socket.removeAllListeners('error');
+    const transport = new TlsCapableTransport(socket, handler);
+    transport.secured(socket);
+    return transport;
+  }
+
+  /** Runs the TLS handshake over the open socket; `host` is the name the certificate is checked against. */
+  upgrade(context: TlsContext, host: string, where: string, timeoutMs: number, alpn?: string[]): Promise<TlsSession> {
+    const plain = this.socket;
+    this.unlisten();
+    this.upgrading = true;
+    return new Promise((resolve, reject) => {
+      const secure = tls.connect(context.connectOptions(host, plain, alpn));
+      const timer = setTimeout(() => secure.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
+      const failed = (error: Error): void => {
+        clearTimeout(timer);
+        secure.destroy();
+        reject(error instanceof TransportError ? error : tlsFailure(error, where, context.settings));
+      };
+      secure.once('error', failed);
+      secure.once('secureConnect', () => {
+        clearTimeout(timer);
+        secure.off('error', failed);
+        this.upgrading = false;
+        this.socket = secure;
+        this.listen();
+        resolve(this.secured(secure));
+      });
+    });
+  }
+
+  write(buffer: Buffer, start: number, end: number): boolean {
+    // Copied: the socket may keep the bytes past this call, and the caller reuses its buffer.
+    return this.socket.write(Buffer.from(buffer.subarray(start, end)));
+  }
+
+  drained(): Promise<void> {
+    if (this.socket.writableLength === 0 || this.socket.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.socket.off('drain', done).off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done).on('close', done);
+    });
+  }
+
+  close(last?: Buffer): void {
+    this.unlisten();
+    this.socket.on('error', () => {});
+    if (last && !this.socket.destroyed) this.socket.end(Buffer.from(last), () => this.socket.destroy());
+    else this.socket.destroy();
+  }
+
+  private secured(socket: tls.TLSSocket): TlsSession {
+    this.kind = 'tls';
+    const cipher = socket.getCipher();
+    this.session = { protocol: socket.getProtocol() ?? 'unknown', cipher: cipher.standardName ?? cipher.name, peerCertificate: socket.getPeerCertificate().raw };
+    return this.session;
+  }
+
+  private listen(): void {
+    this.socket.on('data', this.onData).on('error', this.onError).on('close', this.onClose);
+  }
+
+  private unlisten(): void {
+    this.socket.off('data', this.onData).off('error', this.onError).off('close', this.onClose);
+  }
+}
