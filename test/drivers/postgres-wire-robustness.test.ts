@@ -4,6 +4,7 @@ import type net from 'node:net';
 import type { ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
 import { createDriver } from '../../src/drivers/registry.js';
+import { postgresTlsSettings } from '../../src/drivers/postgres/tls-options.js';
 import { loadReactor } from '../../src/drivers/transport/native-transport.js';
 import { fakeServer, noise, reader, within, writeBytewise, writeSplit } from '../helpers/fake-server.js';
 
@@ -48,8 +49,10 @@ const startupComplete = (b: Buffer): boolean => b.length >= 4 && b.length >= b.r
 /** A simple Query message ('Q' + length). */
 const queryComplete = (b: Buffer): boolean => b.length >= 5 && b.length >= 1 + b.readInt32BE(1);
 
+/** sslmode=disable: these fake servers speak the startup protocol only (the TLS request has tests of its own, tls-wire.test.ts). */
 function target(port: number): ServerTarget {
-  return { dbms: 'postgres', host: '127.0.0.1', port, user: 'u', password: 'pw', database: 'db', connectTimeoutMs: 2000 };
+  const tls = postgresTlsSettings(new URLSearchParams({ sslmode: 'disable' }), {});
+  return { dbms: 'postgres', host: '127.0.0.1', port, user: 'u', password: 'pw', database: 'db', connectTimeoutMs: 2000, ...(tls ? { tls } : {}) };
 }
 
 /** Connects and runs SELECT 1; resolves with the rows or the error, within 6 s (else a hang). */

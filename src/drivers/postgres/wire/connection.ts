@@ -155,9 +155,14 @@ export class WireConnection implements SslAnswering {
       // What opened after the probe answered is not used; its pending TLS answer is failed.
       void opening.then((late) => late.close(), () => {});
       connection.onClose(new TransportError('the connection was abandoned', 'ECONNABORTED'));
-      // An answer to the TLS request that is neither S nor N: say what answered instead, if known.
-      if (error instanceof TlsError && error.code === 'TLS_PROTOCOL') throw (await connection.wrongServer(address)) ?? error;
-      if (error instanceof TlsError || error instanceof PgConnectionError || error instanceof DbError) throw error;
+      if (error instanceof DbError) throw error; // the probe's answer, already classified
+      // Closed, reset, or an answer to the TLS request that is neither S nor N, before a byte of
+      // PostgreSQL's: say what listens there if it is something else.
+      if (!(error instanceof TlsError) || error.code === 'TLS_PROTOCOL') {
+        const other = await connection.wrongServer(address);
+        if (other) throw other;
+      }
+      if (error instanceof TlsError || error instanceof PgConnectionError) throw error;
       throw new PgConnectionError((error as Error).message, (error as TransportError).code);
     } finally {
       clearTimeout(silenceTimer);
@@ -306,7 +311,7 @@ export class WireConnection implements SslAnswering {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.answering = undefined;
-        reject(new PgConnectionError('timeout expired while connecting', 'ETIMEDOUT'));
+        reject(new PgConnectionError(`timeout expired while connecting to ${this.where}`, 'ETIMEDOUT'));
       }, timeoutMs);
       this.answering = { resolve, reject, timer };
     });
