@@ -76,4 +76,12 @@ test('firebird: a select-only run starts read-only transactions and writes no pa
   const pageWrites = after.pageWrites - before.pageWrites;
   assert.ok(started >= 600, `each of the 600 transactions started one on the server (${started})`);
   assert.ok(pageWrites < started / 10, `${pageWrites} page writes for ${started} transactions started: read-only transactions write no header page`);
+
+  // The result's own before/after of the same counters lies within the test's, which starts earlier and ends later.
+  const activity = result.server?.activity;
+  assert.ok(activity, 'the result carries the server activity');
+  assert.ok(activity['transactions_started']! >= 600 && activity['transactions_started']! <= started, JSON.stringify(activity));
+  assert.ok(activity['page_writes']! >= 0 && activity['page_writes']! <= pageWrites, JSON.stringify(activity));
+  assert.ok(activity['page_fetches']! >= 600, 'each select fetches pages from the cache');
+  assert.match(run.stdout, /^server activity \(this database, every session, over the run\): transactions started [\d,]+ \(1\.\d per transaction\), page reads/m);
 });
