@@ -67,6 +67,8 @@ export function declaringTypes(types: readonly TransactionType[], routing: Routi
     ...type,
     async prepare(conn, terminal) {
       const run = await type.prepare(conn, terminal);
+      // A connection that takes no declaration (PostgreSQL's, MariaDB's) runs the type as it is.
+      if (conn.declareReadOnly === undefined) return run;
       const readOnly = type.readOnly === true;
       return () => {
         conn.declareReadOnly?.(readOnly);
