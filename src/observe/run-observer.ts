@@ -137,7 +137,8 @@ export class RunObserver {
       diskReadBytes: grown.readBytes,
       diskWriteBytes: grown.writeBytes,
     };
-    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, ...(machine ? { machine } : {}), ...(activity ? { activity } : {}), samplingMs: round(this.samplingMs) };
+    const waits = this.waitsAvailable ? this.waits : null;
+    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits, host, ...(machine ? { machine } : {}), ...(activity ? { activity } : {}), samplingMs: round(this.samplingMs) };
   }
 
   private async activityGrowth(): Promise<Record<string, number> | undefined> {
