@@ -138,7 +138,8 @@ export class RunObserver {
       diskWriteBytes: grown.writeBytes,
     };
     const waits = this.waitsAvailable ? this.waits : null;
-    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits, host, ...(machine ? { machine } : {}), ...(activity ? { activity } : {}), samplingMs: round(this.samplingMs) };
+    const optional = { ...(machine ? { machine } : {}), ...(activity ? { activity } : {}) };
+    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits, host, ...optional, samplingMs: round(this.samplingMs) };
   }
 
   private async activityGrowth(): Promise<Record<string, number> | undefined> {
