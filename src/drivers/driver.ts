@@ -39,8 +39,10 @@ export interface Connection {
   bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number>;
   close(): Promise<void>;
   /**
-   * Says whether the transaction about to run declared itself read-only; only a connection that
-   * routes to replicas (engine/routing) acts on it.
+   * Says whether the transactions about to run (the next begin(), or each statement in its own
+   * transaction until the next call) declared themselves read-only: a connection that routes to
+   * replicas (engine/routing) sends them to one, a driver whose DBMS runs read-only transactions
+   * cheaper starts them so (Firebird). A statement that writes in one then fails.
    */
   declareReadOnly?(readOnly: boolean): void;
 }

@@ -5,10 +5,13 @@ import type { JournalWriter } from './journal.js';
 /**
  * Wraps a terminal's connection for the durability check: every commit first writes a unique id
  * into headroom_journal in the same transaction, and the id goes to the client's journal once
- * the commit is acknowledged. Read-only transactions never call commit() and are not journaled.
+ * the commit is acknowledged. Read-only transactions (those that never call commit(), or declared
+ * read-only) are not journaled.
  */
 export class JournalingConnection implements Connection {
   private insert: Statement | undefined;
+  /** The transaction declared itself read-only: nothing to journal, and the driver may refuse the insert. */
+  private readOnly = false;
 
   constructor(
     private readonly inner: Connection,
@@ -17,6 +20,7 @@ export class JournalingConnection implements Connection {
   ) {}
 
   async commit(): Promise<void> {
+    if (this.readOnly) return this.inner.commit();
     const id = this.nextId();
     this.insert ??= await this.inner.prepare('INSERT INTO headroom_journal (id) VALUES (?)');
     await this.insert.run([id]);
@@ -55,6 +59,7 @@ export class JournalingConnection implements Connection {
   }
 
   declareReadOnly(readOnly: boolean): void {
+    this.readOnly = readOnly;
     this.inner.declareReadOnly?.(readOnly);
   }
 }

@@ -18,6 +18,12 @@ export interface DbmsObservation {
   startStatements(): Promise<string | undefined>;
   /** The top statements by total time since startStatements(). */
   topStatements(limit: number): Promise<StatementStat[]>;
+  /**
+   * Running totals the server keeps of its work in this database (every attachment's), by names
+   * that say what they count (e.g. transactions_started, page_writes); the run reports how much
+   * each grew. Absent where headroom reads none.
+   */
+  activity?(): Promise<Record<string, number>>;
 }
 
 export interface SizeSnapshot {

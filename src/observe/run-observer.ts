@@ -34,6 +34,12 @@ export interface ServerObservation {
    * asked. Absent off Linux and in files written before it was added.
    */
   machine?: { cpuPercentOfOneCore: number; clientCpuPercentOfOneCore: number; disks: string[]; diskReadBytes: number; diskWriteBytes: number };
+  /**
+   * How much the server's own counters of this database grew from the observer's start to its
+   * stop (connections, any warm-up and the measured period; every attachment, headroom's own
+   * included). Absent where the DBMS offers none (see DbmsObservation.activity) or they could not be read.
+   */
+  activity?: Record<string, number>;
   /** Time the sampling itself took on the client, in milliseconds, to show what it cost. */
   samplingMs: number;
 }
@@ -69,6 +75,7 @@ export class RunObserver {
     private readonly processFilter: ProcessFilter,
     private readonly first: ProcessSample | undefined,
     private readonly tables: readonly string[] | undefined,
+    private readonly activityAtStart: Record<string, number> | undefined,
   ) {
     this.last = first;
   }
@@ -83,7 +90,8 @@ export class RunObserver {
     const sampled = local && observation.serverProcessNames.length > 0;
     const filter: ProcessFilter = { names: observation.serverProcessNames, rootPid: sampled ? await observation.serverPid?.().catch(() => undefined) : undefined };
     const processes = sampled ? sampleProcesses(filter) : undefined;
-    const observer = new RunObserver(observation, sizes, unavailable, filter, processes, tables);
+    const activity = await observation.activity?.().catch(() => undefined);
+    const observer = new RunObserver(observation, sizes, unavailable, filter, processes, tables, activity);
     observer.timer = setInterval(() => {
       observer.sampling ??= observer.sample().finally(() => (observer.sampling = undefined));
     }, 1000);
@@ -120,6 +128,7 @@ export class RunObserver {
             (top) => ({ top }),
             (error: Error) => ({ unavailable: `statement statistics could not be read at the end: ${error.message}` }),
           );
+    const activity = await this.activityGrowth();
     const grown = this.machineAtStart && machineAtEnd && machineGrowth(this.machineAtStart, machineAtEnd);
     const machine = grown && {
       cpuPercentOfOneCore: round((grown.busyCpuSeconds / seconds) * 100),
@@ -128,7 +137,16 @@ export class RunObserver {
       diskReadBytes: grown.readBytes,
       diskWriteBytes: grown.writeBytes,
     };
-    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits: this.waitsAvailable ? this.waits : null, host, ...(machine ? { machine } : {}), samplingMs: round(this.samplingMs) };
+    const waits = this.waitsAvailable ? this.waits : null;
+    const optional = { ...(machine ? { machine } : {}), ...(activity ? { activity } : {}) };
+    return { sizesBefore: this.sizesBefore, sizesAfter, statements, waits, host, ...optional, samplingMs: round(this.samplingMs) };
+  }
+
+  private async activityGrowth(): Promise<Record<string, number> | undefined> {
+    const before = this.activityAtStart;
+    const after = before && (await this.observation.activity?.().catch(() => undefined));
+    if (!before || !after) return undefined;
+    return Object.fromEntries(Object.entries(after).map(([name, value]) => [name, value - (before[name] ?? 0)]));
   }
 
   private add(growth: ProcessGrowth): void {

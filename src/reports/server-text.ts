@@ -22,6 +22,7 @@ export function serverLines(result: RunResult, cores: number): string[] {
     const disks = `disks (${m.disks.join(', ') || 'none'}) read ${mb(m.diskReadBytes)}, wrote ${mb(m.diskWriteBytes)}`;
     lines.push(`machine: ${cpu}; ${disks}, for every process on the machine`);
   }
+  if (server.activity) lines.push(activityLine(server.activity, result));
   if (server.sizesBefore.databaseBytes !== null && server.sizesAfter?.databaseBytes != null) {
     lines.push(`database size (all its tables): ${beforeAfter(server.sizesBefore.databaseBytes, server.sizesAfter.databaseBytes)}`);
   }
@@ -127,6 +128,20 @@ export function verdict(result: RunResult, cores: number): string {
     return `verdict: the machine's ${cores} cores were saturated (server ${server.toFixed(0)}%, client ${client.toFixed(0)}% of one core): client and server compete for them`;
   }
   return `verdict: neither the client (${client.toFixed(0)}%) nor the server (${server.toFixed(0)}% of one core) used up the CPUs: the time went to waiting (commits, I/O, locks; see the sessions line)`;
+}
+
+/**
+ * The server's own counters over the run, per transaction where that means something: the
+ * counters cover connecting too, so not after a warm-up, whose transactions the summary leaves out.
+ */
+function activityLine(activity: Record<string, number>, result: RunResult): string {
+  const transactions = result.summary.transactions;
+  const perTransaction = result.config.warmupSeconds === 0 && transactions > 0;
+  const items = Object.entries(activity).map(([name, grew]) => {
+    const per = perTransaction ? ` (${(grew / transactions).toFixed(grew < transactions ? 3 : 1)} per transaction)` : '';
+    return `${name.replace(/_/g, ' ')} ${grew.toLocaleString('en-US')}${per}`;
+  });
+  return `server activity (this database, every session, over the run): ${items.join(', ')}`;
 }
 
 function beforeAfter(before: number, after: number): string {

@@ -7,12 +7,28 @@ import type { Connection, Row, SqlValue, Statement } from '../driver.js';
 import { classifyFirebirdError, isObjectInUse } from './errors.js';
 import { FirebirdStatement, wireParams } from './statement.js';
 
+interface TransactionOptions {
+  isolation: number[];
+  wait: boolean;
+  readOnly: boolean;
+}
+
 /**
  * Read committed, record version (Firebird's usual read committed: readers never wait for
  * writers), waiting on row locks so a conflict ends as isc_deadlock/isc_update_conflict once the
  * other writer finishes. node-firebird calls this pair ISOLATION_READ_UNCOMMITTED.
+ * Read-only (isc_tpb_read) where the transaction declared itself so: Firebird starts a read-only
+ * read-committed transaction pre-committed, without writing the header page's next transaction
+ * number, which with forced writes is a synchronous page write for every other transaction start.
  */
-const transactionOptions = (): { isolation: number[]; wait: boolean } => ({ isolation: firebird().Firebird.ISOLATION_READ_UNCOMMITTED, wait: true });
+let options: { readWrite: TransactionOptions; readOnly: TransactionOptions } | undefined;
+function transactionOptions(readOnly: boolean): TransactionOptions {
+  if (options === undefined) {
+    const isolation = firebird().Firebird.ISOLATION_READ_UNCOMMITTED;
+    options = { readWrite: { isolation, wait: true, readOnly: false }, readOnly: { isolation, wait: true, readOnly: true } };
+  }
+  return readOnly ? options.readOnly : options.readWrite;
+}
 
 /**
  * Limits of one EXECUTE BLOCK in bulkInsert: every INSERT is a context and a statement may hold
@@ -30,6 +46,8 @@ const BULK_BLOCK_BYTES = 60_000;
 export class FirebirdConnection implements Connection {
   private readonly statements = new Map<string, FirebirdStatement>();
   private tx: Transaction | undefined;
+  /** Set by declareReadOnly(): the transactions started from now on are read-only. */
+  private readOnly = false;
 
   constructor(
     private readonly db: Database,
@@ -49,7 +67,7 @@ export class FirebirdConnection implements Connection {
     }
     let tx: Transaction | undefined;
     try {
-      tx = await this.db.transactionAsync(transactionOptions());
+      tx = await this.db.transactionAsync(transactionOptions(this.readOnly));
       const result = await work(tx);
       await tx.commitAsync();
       return result;
@@ -85,10 +103,14 @@ export class FirebirdConnection implements Connection {
   async begin(): Promise<void> {
     if (this.tx) throw classifyFirebirdError(new Error('begin() inside an open transaction'));
     try {
-      this.tx = await this.db.transactionAsync(transactionOptions());
+      this.tx = await this.db.transactionAsync(transactionOptions(this.readOnly));
     } catch (error) {
       throw classifyFirebirdError(error);
     }
+  }
+
+  declareReadOnly(readOnly: boolean): void {
+    this.readOnly = readOnly;
   }
 
   async commit(): Promise<void> {

@@ -13,6 +13,8 @@ const GDS = {
   lock_conflict: 335544345,
   no_dup: 335544349,
   no_meta_update: 335544351,
+  /** "attempted update during read-only transaction": a write in a transaction declared read-only. */
+  read_only_trans: 335544361,
   /** "Object ... is in use": DDL on a table some statement or transaction still holds. */
   obj_in_use: 335544453,
   update_conflict: 335544451,
@@ -51,7 +53,10 @@ const CONNECTION_LOST = new Set<number>([
   GDS.att_shutdown,
   GDS.att_shut_killed,
 ]);
-const BAD_REQUEST = new Set<number>([GDS.io_error, GDS.no_dup, GDS.no_meta_update, GDS.login, GDS.dsql_error, GDS.unique_key_violation, GDS.wirecrypt_incompatible, GDS.wirecrypt_required]);
+const BAD_REQUEST = new Set<number>([
+  ...[GDS.io_error, GDS.no_dup, GDS.no_meta_update, GDS.read_only_trans, GDS.login, GDS.dsql_error, GDS.unique_key_violation],
+  ...[GDS.wirecrypt_incompatible, GDS.wirecrypt_required],
+]);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 interface FirebirdErrorShape {

@@ -24,5 +24,23 @@ export function observeFirebird(conn: Connection): DbmsObservation {
     async topStatements() {
       return [];
     },
+    /**
+     * The next transaction number (every start takes one) and the database's page I/O since it was
+     * opened (MON$IO_STATS of MON$DATABASE): reads and writes go to disk, fetches and marks are
+     * pages looked at and changed in the cache. The observer's own attachment keeps it open.
+     */
+    async activity() {
+      const [[next, reads, writes, fetches, marks]] = (await conn.query(
+        `SELECT d.mon$next_transaction, i.mon$page_reads, i.mon$page_writes, i.mon$page_fetches, i.mon$page_marks
+           FROM mon$database d JOIN mon$io_stats i ON i.mon$stat_id = d.mon$stat_id`,
+      )) as [[number, number, number, number, number]];
+      return {
+        transactions_started: Number(next),
+        page_reads: Number(reads),
+        page_writes: Number(writes),
+        page_fetches: Number(fetches),
+        page_marks: Number(marks),
+      };
+    },
   };
 }

@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { JOURNAL_TABLE_DDL, JournalWriter, parseJournal } from '../../src/engine/journal.js';
+import { JournalingConnection } from '../../src/engine/journaling-connection.js';
+import { connectFresh } from '../helpers/databases.js';
+
+/**
+ * A transaction declared read-only has nothing to journal, and a driver that starts it read-only
+ * (Firebird) would refuse the journal's insert: its commit is passed on alone.
+ */
+test('journal: a declared read-only transaction commits without a journal entry; the next read-write one gets its entry', async (t) => {
+  const fresh = await connectFresh(t, 'sqlite');
+  if (!fresh) return;
+  const folder = mkdtempSync(path.join(tmpdir(), 'headroom-journal-ro-'));
+  t.after(() => rmSync(folder, { recursive: true, force: true }));
+  await fresh.conn.query(JOURNAL_TABLE_DDL);
+  const file = path.join(folder, 'journal');
+  const writer = await JournalWriter.open(file);
+  let sequence = 0;
+  const conn = new JournalingConnection(fresh.conn, writer, () => `run.0.${++sequence}`);
+
+  conn.declareReadOnly(true);
+  await conn.begin();
+  await conn.query('SELECT 1');
+  await conn.commit();
+  conn.declareReadOnly(false);
+  await conn.begin();
+  await conn.query('SELECT 1');
+  await conn.commit();
+  await writer.close();
+
+  assert.deepEqual(await fresh.conn.query('SELECT id FROM headroom_journal'), [['run.0.1']], 'one insert, for the read-write transaction only');
+  assert.deepEqual([...parseJournal(readFileSync(file, 'utf8')).acknowledged], ['run.0.1']);
+});
