@@ -99,7 +99,7 @@ for (const dbms of DBMS_UNDER_TEST.filter((d) => d !== 'postgres')) {
 test('experiment: an unknown or missing experiment name is one line and exit 2', async () => {
   const unknown = await runCli(['experiment', 'dead-row']);
   assert.equal(unknown.code, 2);
-  assert.equal(unknown.stderr, 'headroom: unknown experiment "dead-row" (experiments: peak, growth, dead-rows (headroom experiment NAME --help))\n');
+  assert.equal(unknown.stderr, 'headroom: unknown experiment "dead-row" (experiments: peak, growth, chain-study, dead-rows (headroom experiment NAME --help))\n');
   const missing = await runCli(['experiment']);
   assert.equal(missing.code, 2);
   assert.match(missing.stdout, /^ {2}dead-rows +the kv read test/m);
