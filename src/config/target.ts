@@ -7,7 +7,15 @@ export type Target = SqliteTarget | ServerTarget;
 export interface SqliteTarget {
   dbms: 'sqlite';
   file: string;
+  /**
+   * PRAGMA synchronous of every connection, from the URL's `?synchronous=` (absent: full). Set
+   * explicitly because SQLite's own default differs between a new file and one already in WAL mode.
+   */
+  synchronous?: SqliteSynchronous;
 }
+
+export const SQLITE_SYNCHRONOUS = ['full', 'normal', 'off'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
 export interface ServerTarget {
   dbms: Exclude<DbmsName, 'sqlite'>;
@@ -61,11 +69,31 @@ export function resolveTarget(db: string | undefined, env: Env = process.env): T
   }
   const rest = match[2]!;
   if (dbms === 'sqlite') {
-    const file = rest.replace(/^\/\/(?=\/)/, '');
+    const [path, query] = splitQuery(rest);
+    const file = path.replace(/^\/\/(?=\/)/, '');
     if (file === '' || file === '//') throw new UserError('sqlite: needs a file name', 'use e.g. sqlite:./bench.db');
-    return { dbms, file };
+    return query === undefined ? { dbms, file } : { dbms, file, ...sqliteParameters(query) };
   }
   return serverTarget(dbms, rest, text, env);
+}
+
+/** `file?query`: the query is headroom's parameters, not part of the file name. */
+function splitQuery(rest: string): [string, string | undefined] {
+  const at = rest.indexOf('?');
+  return at < 0 ? [rest, undefined] : [rest.slice(0, at), rest.slice(at + 1)];
+}
+
+const SQLITE_HINT = `use e.g. sqlite:./bench.db?synchronous=normal (synchronous: ${SQLITE_SYNCHRONOUS.join(', ')}; default full)`;
+
+function sqliteParameters(query: string): { synchronous?: SqliteSynchronous } {
+  const parameters = new URLSearchParams(query);
+  const unknown = [...parameters.keys()].find((name) => name !== 'synchronous');
+  if (unknown !== undefined) throw new UserError(`unknown SQLite URL parameter "${unknown}"`, SQLITE_HINT);
+  const value = parameters.get('synchronous');
+  if (value === null) return {};
+  const synchronous = SQLITE_SYNCHRONOUS.find((s) => s === value.toLowerCase());
+  if (synchronous === undefined) throw new UserError(`?synchronous=${value} is not a SQLite synchronous mode`, SQLITE_HINT);
+  return { synchronous };
 }
 
 function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, env: Env): ServerTarget {
@@ -144,7 +172,7 @@ function firebirdDatabase(path: string | undefined, text: string): string {
 
 /** The target as it may be printed or stored: never with the password. */
 export function describeTarget(target: Target): string {
-  if (target.dbms === 'sqlite') return `sqlite:${target.file}`;
+  if (target.dbms === 'sqlite') return `sqlite:${target.file}${target.synchronous === undefined ? '' : `?synchronous=${target.synchronous}`}`;
   const replicas = target.replicas ? `?replicas=${target.replicas.map((r) => `${r.host}:${r.port}`).join(',')}` : '';
   return `${target.dbms}://${target.user}@${target.host}:${target.port}/${target.database}${replicas}`;
 }
