@@ -41,9 +41,10 @@ export async function initCommand(argv: readonly string[]): Promise<number> {
       // Steps that make or empty the tables replace the data: recorded as a load, finished only when they generate data.
       const replaces = /[dtgG]/.test(pgbench.steps);
       const steps = (ctx: typeof base & { scale: number }) => pgbenchInit(ctx, pgbench);
-      const load = replaces ? recordedLoad('tpcb', steps, /[gG]/.test(pgbench.steps)) : steps;
+      const generates = /[gG]/.test(pgbench.steps);
+      const load = replaces ? recordedLoad('tpcb', steps, generates) : steps;
       const present = replaces ? await workload.detectScale(base) : undefined;
-      const phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'init', force, load });
+      const phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'init', force, load, writesData: generates });
       process.stdout.write(`${pgbenchDoneLine(phases)}\n`);
       return 0;
     }

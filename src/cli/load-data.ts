@@ -21,6 +21,8 @@ export interface LoadRequest {
   signal?: AbortSignal;
   /** The load proper; default: the workload's. */
   load?: (ctx: DataContext) => Promise<LoadPhase[]>;
+  /** False when the load writes no rows (init --pgbench -I without g or G): no size to check. */
+  writesData?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface LoadRequest {
 export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
   const { session, workload, scale } = request;
   announceReplacement(request);
-  for (const line of await diskSpaceLines(session, workload, scale)) logLine(line);
+  if (request.writesData !== false) for (const line of await diskSpaceLines(session, workload, scale)) logLine(line);
   const own = request.signal ? undefined : new AbortController();
   const signal = request.signal ?? own!.signal;
   const onSignal = (): void => {
@@ -63,7 +65,8 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
     if (!signal.aborted) throw error;
     await guard.settled();
     base.done();
-    const where = last ? `in ${last.phase} (${last.rowsDone.toLocaleString('en-US')} rows of it sent)` : 'before its first rows';
+    const finished = last !== undefined && last.rowsTotal !== undefined && last.rowsDone >= last.rowsTotal;
+    const where = !last ? 'before its first rows' : finished ? `after ${last.phase}` : `in ${last.phase} (${last.rowsDone.toLocaleString('en-US')} rows of it sent)`;
     logLine(`the load of ${workload.name} at scale ${formatScale(scale)} stopped ${where}; the statement in flight was rolled back or finished, and nothing more is sent`);
     if (workload.loadedSoFar) logLine(`  ${await workload.loadedSoFar({ ...base, conn: session.conn })}`);
     throw new InterruptedError(`${workload.name} in ${session.url} is incomplete: run and check refuse it`, reloadHint(workload, formatScale(scale)));
@@ -98,7 +101,9 @@ export function announceReplacement(request: Pick<LoadRequest, 'workload' | 'pre
  */
 export async function refuseIncompleteData(session: Session, workload: Workload, options: OptionValues, scale: number): Promise<void> {
   const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms };
-  if (await refuseUnfinishedLoad(session, workload)) return;
+  const recorded = await refuseUnfinishedLoad(session, workload);
+  // Another tool may have loaded since headroom's load (pgbench -i on tpcb's tables): its own test runs too.
+  if (recorded && !workload.unrecordedDataProblem) return;
   const problem = workload.unrecordedDataProblem
     ? await workload.unrecordedDataProblem({ ...base, scale, options, log: logLine })
     : 'there is no record that its load finished (it was loaded before headroom kept one, or by another tool)';

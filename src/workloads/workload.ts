@@ -128,8 +128,9 @@ export interface Workload {
   /** The load keeps a smaller dataset and adds to it (kv) instead of dropping it. */
   appendsToSmaller?: boolean;
   /**
-   * For data without headroom's load record (made by another tool, e.g. pgbench -i): why it is not
-   * a complete dataset at `ctx.scale`, or undefined when it is. Absent: such data is refused.
+   * For data another tool may have made (tpcb: pgbench -i, with or without headroom's load record):
+   * why it is not a complete dataset at `ctx.scale`, or undefined when it is. Absent: data without
+   * headroom's record is refused.
    */
   unrecordedDataProblem?(ctx: DataContext): Promise<string | undefined>;
   /** After an interrupted load: what it left committed, in a few words (kv: the rows kept). */
