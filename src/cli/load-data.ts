@@ -66,7 +66,7 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
     await guard.settled();
     base.done();
     const finished = last !== undefined && last.rowsTotal !== undefined && last.rowsDone >= last.rowsTotal;
-    const where = !last ? 'before its first rows' : finished ? `after ${last.phase}` : `in ${last.phase} (${last.rowsDone.toLocaleString('en-US')} rows of it sent)`;
+    const where = !last ? 'before its first rows' : finished ? `after ${last.phase}` : `in ${last.phase}`;
     logLine(`the load of ${workload.name} at scale ${formatScale(scale)} stopped ${where}; the statement in flight was rolled back or finished, and nothing more is sent`);
     if (workload.loadedSoFar) logLine(`  ${await workload.loadedSoFar({ ...base, conn: session.conn })}`);
     throw new InterruptedError(`${workload.name} in ${session.url} is incomplete: run and check refuse it`, reloadHint(workload, formatScale(scale)));

@@ -53,6 +53,25 @@ test('Ctrl-C during init tpcc -s 2: says what it stopped and what to do; run and
   assert.equal(await count(db, "SELECT COUNT(*) FROM headroom_load WHERE workload = 'tpcc'"), 0);
 });
 
+test('Ctrl-C during init kv on MariaDB: the rows it reports kept are the rows there, and no statement commits after the report', async (t) => {
+  const db = await freshDatabase(t, 'mariadb');
+  if (!db) return;
+  t.after(() => db.dispose());
+  // MariaDB finishes a statement whose client has gone: the loader must not leave one in flight.
+  const init = await runCli(['init', 'kv', '-s', '3M', '--db', db.url], { whenStderr: [/create table: /, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 300)] });
+  assert.equal(init.code, 130, init.stderr);
+  const reported = /numbers keeps ([\d,]+) rows/.exec(init.stderr)?.[1];
+  assert.ok(reported !== undefined, init.stderr);
+  const atExit = await count(db, 'SELECT COUNT(*) FROM numbers');
+  assert.equal(atExit.toLocaleString('en-US'), reported);
+  assert.ok(atExit < 3_000_000, 'the load stopped part way');
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  assert.equal(await count(db, 'SELECT COUNT(*) FROM numbers'), atExit, 'nothing committed after the process said it stopped');
+  const run = await runCli(['run', 'kv', '-T', '1', '--db', db.url]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /the kv data in .* is incomplete/);
+});
+
 test('a larger dataset is not dropped for a smaller one without --force; a load says what it replaces before it starts', async (t) => {
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
