@@ -163,12 +163,20 @@ class LoadGuard {
     };
   }
 
-  /** Starts `work` unless the load was stopped; remembers it until it settles. */
-  run<T>(work: () => Promise<T>): Promise<T> {
+  get stopped(): boolean {
+    return this.signal.aborted;
+  }
+
+  /** Starts `work` unless the load was stopped; remembers it (also in `own`, a connection's set) until it settles. */
+  run<T>(work: () => Promise<T>, own?: Set<Promise<unknown>>): Promise<T> {
     if (this.signal.aborted) return Promise.reject(stopped());
     const promise = work();
     this.inFlight.add(promise);
-    const forget = (): void => void this.inFlight.delete(promise);
+    own?.add(promise);
+    const forget = (): void => {
+      this.inFlight.delete(promise);
+      own?.delete(promise);
+    };
     promise.then(forget, forget);
     return promise;
   }
@@ -192,29 +200,36 @@ function stopped(): Error {
 }
 
 class GuardedConnection implements Connection {
+  /** What this connection has in flight: after the stop, close() waits for it (a COPY cut off by close would never settle). */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
   constructor(
     readonly inner: Connection,
     private readonly guard: LoadGuard,
   ) {}
 
+  private run<T>(work: () => Promise<T>): Promise<T> {
+    return this.guard.run(work, this.inFlight);
+  }
+
   async prepare(sql: string): Promise<Statement> {
-    const statement = await this.guard.run(() => this.inner.prepare(sql));
+    const statement = await this.run(() => this.inner.prepare(sql));
     return {
-      run: (params?: readonly SqlValue[]) => this.guard.run(() => statement.run(params)),
-      all: (params?: readonly SqlValue[]) => this.guard.run(() => statement.all(params)),
+      run: (params?: readonly SqlValue[]) => this.run(() => statement.run(params)),
+      all: (params?: readonly SqlValue[]) => this.run(() => statement.all(params)),
     };
   }
 
   query(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
-    return this.guard.run(() => this.inner.query(sql, params));
+    return this.run(() => this.inner.query(sql, params));
   }
 
   begin(): Promise<void> {
-    return this.guard.run(() => this.inner.begin());
+    return this.run(() => this.inner.begin());
   }
 
   commit(): Promise<void> {
-    return this.guard.run(() => this.inner.commit());
+    return this.run(() => this.inner.commit());
   }
 
   rollback(): Promise<void> {
@@ -223,10 +238,12 @@ class GuardedConnection implements Connection {
   }
 
   bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
-    return this.guard.run(() => this.inner.bulkInsert(table, columns, this.guard.rows(rows)));
+    return this.run(() => this.inner.bulkInsert(table, columns, this.guard.rows(rows)));
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // After the stop each statement in flight ends at its next row; before it, close as asked.
+    if (this.guard.stopped) while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     return this.inner.close();
   }
 }

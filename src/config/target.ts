@@ -83,7 +83,7 @@ function splitQuery(rest: string): [string, string | undefined] {
   return at < 0 ? [rest, undefined] : [rest.slice(0, at), rest.slice(at + 1)];
 }
 
-const SQLITE_HINT = `use e.g. sqlite:./bench.db?synchronous=normal (synchronous: ${SQLITE_SYNCHRONOUS.join(', ')}; default full)`;
+const SQLITE_HINT = 'synchronous is full, normal or off, e.g. sqlite:./bench.db?synchronous=normal; full is the default';
 
 function sqliteParameters(query: string): { synchronous?: SqliteSynchronous } {
   const parameters = new URLSearchParams(query);

@@ -33,7 +33,8 @@ test('Ctrl-C during init tpcc -s 2: says what it stopped and what to do; run and
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
   t.after(() => db.dispose());
-  const init = await runCli(['init', 'tpcc', '-s', '2', '--db', db.url], { whenStderr: [/items: /, (pid) => process.kill(pid, 'SIGINT')] });
+  // Half a second into the warehouses, which load on two connections at once.
+  const init = await runCli(['init', 'tpcc', '-s', '2', '--db', db.url], { whenStderr: [/items: /, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 500)] });
   assert.equal(init.code, 130, init.stderr);
   assert.match(init.stderr, /interrupted: stopping the load/);
   assert.match(init.stderr, /the load of tpcc at scale 2 stopped (after items|in warehouses)/);
