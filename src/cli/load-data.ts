@@ -35,8 +35,11 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
   const { session, workload, scale } = request;
   announceReplacement(request);
   if (request.writesData !== false) for (const line of await diskSpaceLines(session, workload, scale)) logLine(line);
-  const own = request.signal ? undefined : new AbortController();
-  const signal = request.signal ?? own!.signal;
+  // A blocking driver (SQLite) loads a table in one synchronous call, during which a handler could
+  // not run: there Ctrl-C keeps its default, ending the process at once, and SQLite rolls back the
+  // open transaction; the record stays unfinished, so run and check refuse the data all the same.
+  const own = request.signal || session.driver.blocking ? undefined : new AbortController();
+  const signal = request.signal ?? own?.signal ?? new AbortController().signal;
   const onSignal = (): void => {
     if (own!.signal.aborted) process.exit(130);
     own!.abort();

@@ -73,6 +73,17 @@ test('Ctrl-C during init kv on MariaDB: the rows it reports kept are the rows th
   assert.match(run.stderr, /the kv data in .* is incomplete/);
 });
 
+test('Ctrl-C during a SQLite load ends it at once (a table loads in one synchronous call); run refuses what it left', async (t) => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'headroom-sqlite-stop-'));
+  t.after(() => rmSync(folder, { recursive: true, force: true }));
+  const url = `sqlite:${path.join(folder, 'stop.db')}`;
+  const init = await runCli(['init', 'tpcb', '-s', '50', '--db', url], { whenStderr: [/tellers: /, (pid) => process.kill(pid, 'SIGINT')] });
+  assert.ok(init.signal === 'SIGINT' || init.code === 130, `stopped by Ctrl-C, not finished: ${init.code} ${init.signal} ${init.stderr}`);
+  const run = await runCli(['run', 'tpcb', '-T', '1', '--db', url]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /^headroom: the tpcb data in .* is incomplete: its load at scale 50, started .*, did not finish/);
+});
+
 test('a larger dataset is not dropped for a smaller one without --force; a load says what it replaces before it starts', async (t) => {
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
