@@ -70,7 +70,8 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
     base.done();
     const finished = last !== undefined && last.rowsTotal !== undefined && last.rowsDone >= last.rowsTotal;
     const where = !last ? 'before its first rows' : finished ? `after ${last.phase}` : `in ${last.phase}`;
-    logLine(`the load of ${workload.name} at scale ${formatScale(scale)} stopped ${where}; the statement in flight was rolled back or finished, and nothing more is sent`);
+    const name = `${workload.name} at scale ${formatScale(scale)}`;
+    logLine(`the load of ${name} stopped ${where}; the statement in flight was rolled back or finished, and nothing more is sent`);
     if (workload.loadedSoFar) logLine(`  ${await workload.loadedSoFar({ ...base, conn: session.conn })}`);
     throw new InterruptedError(`${workload.name} in ${session.url} is incomplete: run and check refuse it`, reloadHint(workload, formatScale(scale)));
   } finally {
@@ -111,7 +112,8 @@ export async function refuseIncompleteData(session: Session, workload: Workload,
   const problem = workload.unrecordedDataProblem
     ? await workload.unrecordedDataProblem({ ...base, scale, options, log: logLine })
     : 'there is no record that its load finished (it was loaded before headroom kept one, or by another tool)';
-  if (problem !== undefined) throw new UserError(`the ${workload.name} data in ${session.url} is not a complete load: ${problem}`, reloadHint(workload, formatScale(scale)));
+  if (problem === undefined) return;
+  throw new UserError(`the ${workload.name} data in ${session.url} is not a complete load: ${problem}`, reloadHint(workload, formatScale(scale)));
 }
 
 /**
@@ -122,7 +124,10 @@ export async function refuseUnfinishedLoad(session: Session, workload: Workload)
   const mark = await readLoadMark({ conn: session.conn, driver: session.driver, dbms: session.target.dbms }, workload.name);
   if (mark === undefined) return false;
   if (mark.completed !== undefined) return true;
-  throw new UserError(`the ${workload.name} data in ${session.url} is incomplete: its load at scale ${mark.scale}, started ${mark.started}, did not finish`, reloadHint(workload, mark.scale));
+  throw new UserError(
+    `the ${workload.name} data in ${session.url} is incomplete: its load at scale ${mark.scale}, started ${mark.started}, did not finish`,
+    reloadHint(workload, mark.scale),
+  );
 }
 
 function reloadHint(workload: Workload, scale: string): string {

@@ -47,7 +47,8 @@ export async function deadRowsExperiment(argv: readonly string[]): Promise<numbe
     let phases: Awaited<ReturnType<typeof kv.load>> = [];
     if (present !== rows) {
       logLine(`loading kv to ${rows.toLocaleString('en-US')} rows into ${session.url}`);
-      phases = await loadData({ session, workload: kv, options, scale: rows, present, verb: 'experiment dead-rows', force: values['force'] === true, signal: ctx.signal });
+      const force = values['force'] === true;
+      phases = await loadData({ session, workload: kv, options, scale: rows, present, verb: 'experiment dead-rows', force, signal: ctx.signal });
     } else await refuseIncompleteData(session, kv, options, rows);
     await runDeadRows(ctx, {
       rows,

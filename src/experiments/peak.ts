@@ -68,8 +68,8 @@ export async function peakExperiment(argv: readonly string[]): Promise<number> {
     const present = await peak.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
     const scale = asked ?? present ?? peak.defaultScale;
     if (present === scale) await refuseIncompleteData(session, peak, workloadOptions, scale);
-    const phases =
-      present === scale ? [] : await loadData({ session, workload: peak, options: workloadOptions, scale, present, verb: 'experiment peak', force: values['force'] === true, signal: ctx.signal });
+    const force = values['force'] === true;
+    const phases = present === scale ? [] : await loadData({ session, workload: peak, options: workloadOptions, scale, present, verb: 'experiment peak', force, signal: ctx.signal });
     for (const query of queries) {
       if (ctx.signal.aborted) break;
       const clients = clientsOf(query);

@@ -24,7 +24,8 @@ const COLUMNS = 'workload VARCHAR(32) NOT NULL PRIMARY KEY, scale VARCHAR(40) NO
 function createStatement(dbms: MarkerContext['dbms']): string {
   // Firebird 3 has no CREATE TABLE IF NOT EXISTS.
   if (dbms === 'firebird') {
-    return `EXECUTE BLOCK AS BEGIN IF (NOT EXISTS (SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${LOAD_TABLE.toUpperCase()}')) THEN EXECUTE STATEMENT 'CREATE TABLE ${LOAD_TABLE} (${COLUMNS})'; END`;
+    const exists = `SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${LOAD_TABLE.toUpperCase()}'`;
+    return `EXECUTE BLOCK AS BEGIN IF (NOT EXISTS (${exists})) THEN EXECUTE STATEMENT 'CREATE TABLE ${LOAD_TABLE} (${COLUMNS})'; END`;
   }
   return `CREATE TABLE IF NOT EXISTS ${LOAD_TABLE} (${COLUMNS})`;
 }

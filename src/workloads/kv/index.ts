@@ -37,7 +37,8 @@ export const kv: Workload = {
 
   async loadedSoFar(ctx) {
     const state = await tableState(ctx);
-    return `${TABLE} keeps ${state.rows.toLocaleString('en-US')} rows (1..${state.rows.toLocaleString('en-US')})${state.exists && !state.keyed ? ', without its primary key yet' : ''}`;
+    const rows = state.rows.toLocaleString('en-US');
+    return `${TABLE} keeps ${rows} rows (1..${rows})${state.exists && !state.keyed ? ', without its primary key yet' : ''}`;
   },
   check: checkKv,
 

@@ -32,8 +32,9 @@ export async function tableState(ctx: Omit<DataContext, 'scale'>): Promise<Table
 export async function refuseShrinking(ctx: DataContext): Promise<void> {
   const state = await tableState(ctx);
   if (state.rows <= ctx.scale || ctx.replaceLarger === true) return;
+  const asked = ctx.scale.toLocaleString('en-US');
   throw new UserError(
-    `${TABLE} holds ${state.rows.toLocaleString('en-US')} rows, more than the ${ctx.scale.toLocaleString('en-US')} asked: loading ${ctx.scale.toLocaleString('en-US')} would drop them`,
+    `${TABLE} holds ${state.rows.toLocaleString('en-US')} rows, more than the ${asked} asked: loading ${asked} would drop them`,
     'add --force to drop the table and load the smaller one, or ask for at least as many rows',
   );
 }
