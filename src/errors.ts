@@ -12,3 +12,6 @@ export class UserError extends Error {
     super(message, options);
   }
 }
+
+/** A user's Ctrl-C that stopped work part way (a load): printed like a UserError, exit code 130. */
+export class InterruptedError extends UserError {}

@@ -4,10 +4,19 @@ import { readFile } from 'node:fs/promises';
 import { parseJournal } from '../engine/journal.js';
 import type { CheckOutcome } from '../workloads/workload.js';
 import { PGBENCH_INIT_OPTIONS, pgbenchDoneLine, pgbenchInitOptions } from './pgbench-init-options.js';
-import { pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
+import { checkPgbenchInit, pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
+import { recordedLoad } from '../workloads/load-marker.js';
+import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs, type Session } from './common.js';
 
-export const INIT_OPTIONS: OptionSpec[] = [DB_OPTION, SCALE_OPTION, ...PGBENCH_INIT_OPTIONS, VERBOSE_OPTION, HELP_OPTION];
+export const INIT_OPTIONS: OptionSpec[] = [
+  DB_OPTION,
+  SCALE_OPTION,
+  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
+  ...PGBENCH_INIT_OPTIONS,
+  VERBOSE_OPTION,
+  HELP_OPTION,
+];
 export const CHECK_OPTIONS: OptionSpec[] = [
   DB_OPTION,
   { long: 'journal', type: 'string', value: 'FILE', help: 'also compare the commits a run --journal FILE saw acknowledged with what the database kept' },
@@ -25,17 +34,21 @@ export async function initCommand(argv: readonly string[]): Promise<number> {
   try {
     logLine(`loading ${workload.name} at scale ${scale} into ${session.url}${pgbench ? ` as pgbench -i -I ${pgbench.steps}` : ''}`);
     const started = performance.now();
-    const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
-    try {
-      if (pgbench) {
-        process.stdout.write(`${pgbenchDoneLine(await pgbenchInit(ctx, pgbench))}
-`);
-        return 0;
-      }
-      await workload.load(ctx);
-    } finally {
-      ctx.done();
+    const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
+    const force = values['force'] === true;
+    if (pgbench) {
+      checkPgbenchInit(session.target.dbms, pgbench);
+      // Steps that make or empty the tables replace the data: recorded as a load, finished only when they generate data.
+      const replaces = /[dtgG]/.test(pgbench.steps);
+      const steps = (ctx: typeof base & { scale: number }) => pgbenchInit(ctx, pgbench);
+      const generates = /[gG]/.test(pgbench.steps);
+      const load = replaces ? recordedLoad('tpcb', steps, generates) : steps;
+      const present = replaces ? await workload.detectScale(base) : undefined;
+      const phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'init', force, load, writesData: generates });
+      process.stdout.write(`${pgbenchDoneLine(phases)}\n`);
+      return 0;
     }
+    await loadData({ session, workload, options: workloadOptions, scale, present: await workload.detectScale(base), verb: 'init', force });
     process.stdout.write(`loaded ${workload.name} at scale ${scale} in ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
     return 0;
   } finally {
@@ -49,8 +62,10 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const session = await openSession(values, workload);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
+    await refuseUnfinishedLoad(session, workload);
     const scale = await workload.detectScale(base);
     if (scale === undefined) throw new UserError(`no ${workload.name} data in ${session.url}`, `load it first: headroom init ${workload.name}`);
+    await refuseIncompleteData(session, workload, workloadOptions, scale);
     const outcomes = await workload.check(dataContext(session, workloadOptions, scale, logLine));
     const journalFile = values['journal'] as string | undefined;
     if (journalFile !== undefined) outcomes.push(...(await checkJournal(session, journalFile)));

@@ -1,6 +1,6 @@
 import { formatOptionHelp, type OptionSpec } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
-import { UserError } from '../errors.js';
+import { InterruptedError, UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { DEFAULT_DB } from '../config/target.js';
 import { WORKLOADS } from '../workloads/registry.js';
@@ -92,7 +92,7 @@ export async function headroom(argv: string[], writeError: (text: string) => voi
     if (error instanceof UserError || error instanceof DbError) {
       writeError(`headroom: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
       if (verbose) writeError(`${error.stack ?? ''}\n${error.cause instanceof Error ? `cause: ${error.cause.stack}\n` : ''}`);
-      return 2;
+      return error instanceof InterruptedError ? 130 : 2;
     }
     writeError(`headroom: unexpected error: ${error instanceof Error ? error.message : String(error)}${verbose ? '' : ' (--verbose shows the stack)'}\n`);
     if (verbose && error instanceof Error) writeError(`${error.stack}\n`);

@@ -17,6 +17,7 @@ import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTI
 import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
+import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
@@ -97,6 +98,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     }
     const needsData = workload.needsData?.(workloadOptions) ?? true;
     const present = needsData ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine }) : undefined;
+    // Before the scale: a half-loaded dataset is not to be measured at any scale, nor quietly loaded over.
+    if (needsData) await refuseUnfinishedLoad(session, workload);
+    if (present !== undefined) await refuseIncompleteData(session, workload, workloadOptions, present);
     if (present !== undefined && asked !== undefined && present !== asked) {
       throw new UserError(`the database holds ${workload.name} data at scale ${present}, not ${asked}`, `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`);
     }
@@ -104,8 +108,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     let phases: LoadPhase[] = [];
     if (present === undefined && needsData) {
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
-      const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
-      phases = await workload.load(ctx).finally(() => ctx.done());
+      phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
     }
     if (needsData && workload.readyForRun) {
       const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));

@@ -17,7 +17,8 @@ const OWN_PARAMETERS: Record<DbmsName, readonly string[]> = {
   // socket and connect_timeout as the mariadb/mysql clients name them (seconds, as theirs).
   mariadb: ['socket', 'connect_timeout', 'replicas'],
   firebird: ['connect_timeout'],
-  sqlite: [],
+  // PRAGMA synchronous on every connection (full by default).
+  sqlite: ['synchronous'],
 };
 
 /**

@@ -13,7 +13,15 @@ export type Target = SqliteTarget | ServerTarget;
 export interface SqliteTarget {
   dbms: 'sqlite';
   file: string;
+  /**
+   * PRAGMA synchronous of every connection, from the URL's `?synchronous=` (absent: full). Set
+   * explicitly because SQLite's own default differs between a new file and one already in WAL mode.
+   */
+  synchronous?: SqliteSynchronous;
 }
+
+export const SQLITE_SYNCHRONOUS = ['full', 'normal', 'off'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
 export interface ServerTarget {
   dbms: Exclude<DbmsName, 'sqlite'>;
@@ -104,14 +112,24 @@ export function resolveTarget(db: string | undefined, env: Env = process.env, wa
   }
   const rest = match[2]!;
   if (dbms === 'sqlite') {
-    // SQLite takes no parameters: `?` starts them, and any is refused rather than read as part of the file name.
+    // `?` starts parameters (synchronous only), never part of the file name; any other is refused.
     const queryAt = rest.indexOf('?');
-    if (queryAt >= 0) sortParameters('sqlite', splitUrl(rest.slice(queryAt), text, URL_HINT).params);
+    const { own } = sortParameters('sqlite', queryAt >= 0 ? splitUrl(rest.slice(queryAt), text, URL_HINT).params : []);
     const file = (queryAt < 0 ? rest : rest.slice(0, queryAt)).replace(/^\/\/(?=\/)/, '');
     if (file === '' || file === '//') throw new UserError('sqlite: needs a file name', 'use e.g. sqlite:./bench.db');
-    return { dbms, file };
+    const synchronous = sqliteSynchronous(own.get('synchronous'));
+    return synchronous === undefined ? { dbms, file } : { dbms, file, synchronous };
   }
   return serverTarget(dbms, rest, text, env, warn);
+}
+
+const SQLITE_HINT = 'synchronous is full, normal or off, e.g. sqlite:./bench.db?synchronous=normal; full is the default';
+
+function sqliteSynchronous(value: string | undefined): SqliteSynchronous | undefined {
+  if (value === undefined) return undefined;
+  const synchronous = SQLITE_SYNCHRONOUS.find((s) => s === value.toLowerCase());
+  if (synchronous === undefined) throw new UserError(`?synchronous=${value} is not a SQLite synchronous mode`, SQLITE_HINT);
+  return synchronous;
 }
 
 function serverTarget(dbms: ServerTarget['dbms'], rest: string, text: string, env: Env, warn: (message: string) => void): ServerTarget {
@@ -218,7 +236,7 @@ function firebirdDatabase(path: string | undefined, text: string): string {
  * connection's behaviour (a socket, fallback hosts, startup options, target_session_attrs).
  */
 export function describeTarget(target: Target): string {
-  if (target.dbms === 'sqlite') return `sqlite:${target.file}`;
+  if (target.dbms === 'sqlite') return `sqlite:${target.file}${target.synchronous === undefined ? '' : `?synchronous=${target.synchronous}`}`;
   const params: string[] = [];
   let hosts: string;
   if (target.dbms === 'mariadb' && target.host.startsWith('/')) {

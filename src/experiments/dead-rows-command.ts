@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, logLine } from '../cli/common.js';
+import { loadData, refuseIncompleteData } from '../cli/load-data.js';
 import { deadRowsText } from '../reports/dead-rows-text.js';
 import { progressLine } from '../reports/text.js';
 import { kv } from '../workloads/kv/index.js';
@@ -18,6 +19,7 @@ export const DEAD_ROWS_OPTIONS: OptionSpec[] = [
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured duration of every run', default: 10 },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (Firebird update conflicts)', default: 1 },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed of the first run; run i uses seed + i (default: a new one, stored in each run)' },
+  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
   SET_OPTION,
   ACCEPT_DATA_LOSS_OPTION,
   { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 0 },
@@ -46,8 +48,9 @@ export async function deadRowsExperiment(argv: readonly string[]): Promise<numbe
     let phases: Awaited<ReturnType<typeof kv.load>> = [];
     if (present !== rows) {
       logLine(`loading kv to ${rows.toLocaleString('en-US')} rows into ${session.url}`);
-      phases = await kv.load(dataContext(session, options, rows, (m) => logLine(`  ${m}`)));
-    }
+      const force = values['force'] === true;
+      phases = await loadData({ session, workload: kv, options, scale: rows, present, verb: 'experiment dead-rows', force, signal: ctx.signal });
+    } else await refuseIncompleteData(session, kv, options, rows);
     await runDeadRows(ctx, {
       rows,
       clients,

@@ -1,7 +1,8 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine, workloadOptionSpecs } from '../cli/common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, logLine, workloadOptionSpecs } from '../cli/common.js';
+import { announceReplacement, loadData } from '../cli/load-data.js';
 import { checkWeights } from '../engine/deck.js';
 import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
@@ -48,6 +49,7 @@ export const GROWTH_OPTIONS: OptionSpec[] = [
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
   // TPC-C's New-Order, Payment and Delivery deadlock and conflict under load: retry them.
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 10 },
+  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
   SET_OPTION,
   ACCEPT_DATA_LOSS_OPTION,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run (--observe=false: do not)', default: true },
@@ -82,13 +84,16 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
     const observation = session.driver.observe(session.conn);
     const memory = ctx.serverOnThisMachine ? memTotalBytes() : undefined;
+    // The first step drops what is there: said (or refused, when it is larger) before anything starts.
+    const force = values['force'] === true;
+    announceReplacement({ workload, present: await workload.detectScale(base), scale: scales[0]!, verb: 'experiment growth', force });
     for (const [i, scale] of scales.entries()) {
       if (ctx.signal.aborted) break;
       logLine(`step ${i + 1} of ${scales.length}: loading ${workload.name} at scale ${scale}`);
       // Dropped first so that the load's time is the load's alone (the workloads' load drops too).
       await workload.drop(base);
       const started = performance.now();
-      const phases = await workload.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+      const phases = await loadData({ session, workload, options: workloadOptions, scale, present: undefined, verb: 'experiment growth', force, signal: ctx.signal });
       const loadSeconds = (performance.now() - started) / 1000;
       const sizes = await observation.sizes(workload.tables);
       const { databaseBytes } = sizes;

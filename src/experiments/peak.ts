@@ -1,7 +1,8 @@
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, logLine } from '../cli/common.js';
+import { loadData, refuseIncompleteData } from '../cli/load-data.js';
 import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
 import { peak } from '../workloads/peak/index.js';
@@ -40,6 +41,7 @@ export const PEAK_OPTIONS: OptionSpec[] = [
   { long: 'queries', type: 'string', value: 'LIST', help: `which queries, by number or name, comma-separated (default all: ${PEAK_QUERIES.map((q) => q.name).join(',')})` },
   { long: 'scale', short: 's', type: 'string', value: 'N', help: 'rows of the reference table of query 2 (default 100)' },
   ...peak.options.filter((o) => o.long === 'join-rows'),
+  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
   SET_OPTION,
   ACCEPT_DATA_LOSS_OPTION,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each query (--observe=false: do not)', default: true },
@@ -66,7 +68,9 @@ export async function peakExperiment(argv: readonly string[]): Promise<number> {
     await checkClients(session, Math.max(...queries.map(clientsOf)), `query ${queries.reduce((a, q) => (clientsOf(q) > clientsOf(a) ? q : a)).number} of the experiment`);
     const present = await peak.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
     const scale = asked ?? present ?? peak.defaultScale;
-    const phases = present === scale ? [] : await peak.load(dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`)));
+    if (present === scale) await refuseIncompleteData(session, peak, workloadOptions, scale);
+    const force = values['force'] === true;
+    const phases = present === scale ? [] : await loadData({ session, workload: peak, options: workloadOptions, scale, present, verb: 'experiment peak', force, signal: ctx.signal });
     for (const query of queries) {
       if (ctx.signal.aborted) break;
       const clients = clientsOf(query);

@@ -22,7 +22,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     // applies when this run loads, and after `init --load faithful` its default would mislead.
     `workload: ${config.workload}${describeOptions(result.data.loadMode === undefined ? config.workloadOptions : withoutKey(config.workloadOptions, 'load'))}`,
     ...(config.statements ? [`statements sent: ${config.statements.style} (${config.statements.description})`] : []),
-    `target: ${result.target.url} (${result.target.version})`,
+    `target: ${result.target.url} (${result.target.version}${sqliteDurability(result)})`,
     ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
     `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
       (config.durationSeconds !== null ? `duration: ${config.durationSeconds} s` : `transactions per client: ${config.transactionsPerClient}`) +
@@ -124,4 +124,10 @@ export function table(rows: readonly (readonly string[])[]): string[] {
 
 function withoutKey(options: Record<string, unknown>, key: string): Record<string, unknown> {
   return Object.fromEntries(Object.entries(options).filter(([name]) => name !== key));
+}
+
+/** SQLite's durability is the connection's PRAGMA synchronous (from the URL): named beside the version. */
+function sqliteDurability(result: RunResult): string {
+  const mode = result.target.dbms === 'sqlite' ? /\((\w+)\)/.exec(result.target.settings['synchronous'] ?? '')?.[1] : undefined;
+  return mode === undefined ? '' : `, synchronous=${mode}`;
 }

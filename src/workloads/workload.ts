@@ -19,6 +19,8 @@ export interface DataContext {
    * nothing draws it (tests, detectScale).
    */
   progress?(update: LoadProgress): void;
+  /** --force: a load may drop a larger dataset to make a smaller one (kv; the others always load anew). */
+  replaceLarger?: boolean;
 }
 
 export interface LoadProgress {
@@ -144,6 +146,18 @@ export interface Workload {
   /** Drops what is there, creates the schema and loads the data at ctx.scale. */
   load(ctx: DataContext): Promise<LoadPhase[]>;
   check(ctx: DataContext): Promise<CheckOutcome[]>;
+  /** About how many bytes the data takes at this scale, as measured on PostgreSQL (for the free-space check before a load). */
+  estimatedBytes?(scale: number): number;
+  /** The load keeps a smaller dataset and adds to it (kv) instead of dropping it. */
+  appendsToSmaller?: boolean;
+  /**
+   * For data another tool may have made (tpcb: pgbench -i, with or without headroom's load record):
+   * why it is not a complete dataset at `ctx.scale`, or undefined when it is. Absent: data without
+   * headroom's record is refused.
+   */
+  unrecordedDataProblem?(ctx: DataContext): Promise<string | undefined>;
+  /** After an interrupted load: what it left committed, in a few words (kv: the rows kept). */
+  loadedSoFar?(ctx: Omit<DataContext, 'scale'>): Promise<string>;
   /** How the data in the database was loaded, for workloads with more than one way (chain: faithful, bulk). */
   loadMode?(ctx: Omit<DataContext, 'scale'>): Promise<string | undefined>;
   drop(ctx: Omit<DataContext, 'scale'>): Promise<void>;

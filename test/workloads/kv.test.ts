@@ -4,6 +4,7 @@ import { runEngine } from '../../src/engine/engine.js';
 import { engineConfig } from '../helpers/engine-config.js';
 import { kv } from '../../src/workloads/kv/index.js';
 import { loadKv, tableState } from '../../src/workloads/kv/load.js';
+import { readLoadMark } from '../../src/workloads/load-marker.js';
 import { loadedOperator, loadedRegion } from '../../src/workloads/kv/values.js';
 import { UserError } from '../../src/errors.js';
 import type { Connection } from '../../src/drivers/driver.js';
@@ -54,8 +55,11 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.ok(checked.every((o) => o.ok), JSON.stringify(checked));
     assert.equal((await kv.check(ctx(25_001))).find((o) => o.name === 'rows')?.ok, false, 'the check fails on a wrong row count');
 
-    const smaller = await kv.load(ctx(20_000));
-    assert.ok(smaller.some((p) => p.name === 'drop table'), 'a table larger than asked is loaded anew');
+    await assert.rejects(kv.load(ctx(20_000)), /numbers holds 25,000 rows, more than the 20,000 asked/, 'a larger table is not shrunk without --force');
+    assert.equal(await kv.detectScale(ctx(1)), 25_000, 'the refused load left the table as it was');
+    assert.equal((await readLoadMark(ctx(1), 'kv'))?.completed !== undefined, true, 'and its record finished');
+    const smaller = await kv.load({ ...ctx(20_000), replaceLarger: true });
+    assert.ok(smaller.some((p) => p.name === 'drop table'), 'with --force a table larger than asked is loaded anew');
     assert.equal(await kv.detectScale(ctx(1)), 20_000);
 
     // Interrupted after four committed chunks of 1,000: the fifth fails while being sent.
@@ -114,10 +118,22 @@ test('postgres: init kv stopped by Ctrl-C keeps its committed chunks, and the sa
   }
   process.kill(pid, 'SIGINT');
   const stopped = await first;
-  assert.notEqual(stopped.code, 0, 'the load was interrupted');
+  assert.equal(stopped.code, 130, `the load was interrupted: ${stopped.stderr}`);
   const [[count, max]] = (await conn.query('SELECT count(*), max(number) FROM numbers')) as [[unknown, unknown]];
   const kept = Number(count);
   assert.ok(kept % 1_000_000 === 0 && kept >= 1_000_000 && kept < 2_500_000 && Number(max) === kept, `kept ${kept} rows up to ${max}`);
+  // What it reported is what is there, and stays so: nothing committed after the report.
+  assert.match(stopped.stderr, /interrupted: stopping the load/);
+  assert.match(stopped.stderr, new RegExp(`numbers keeps ${kept.toLocaleString('en-US')} rows`));
+  assert.match(stopped.stderr, /headroom: kv in .* is incomplete: run and check refuse it \(finish it with headroom init kv -s 2500000/);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const [[later]] = (await conn.query('SELECT count(*) FROM numbers')) as [[unknown]];
+  assert.equal(Number(later), kept, 'no chunk committed after the process said it stopped');
+  for (const verb of [['run', 'kv', '-T', '1'], ['check', 'kv']]) {
+    const refused = await runCli([...verb, '--db', db.url]);
+    assert.equal(refused.code, 2, `${verb[0]} refuses the unfinished load: ${refused.stderr}`);
+    assert.match(refused.stderr, /^headroom: the kv data in .* is incomplete: its load at scale 2500000, started .*, did not finish \(finish it with headroom init kv -s 2500000/);
+  }
 
   const resumed = await runCli(['init', 'kv', '--db', db.url, '-s', '2500000']);
   assert.equal(resumed.code, 0, resumed.stderr);

@@ -12,10 +12,10 @@ import { freshDatabase, type TestDatabase } from '../helpers/databases.js';
 /** Everything \d shows of pgbench's tables, and their contents' shape, as comparable rows. */
 const DESCRIBE = [
   `SELECT c.relname, c.relkind, c.relpersistence, COALESCE(array_to_string(c.reloptions, ','), ''), COALESCE(pg_get_partkeydef(c.oid), ''), COALESCE(pg_get_expr(c.relpartbound, c.oid), '')
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 1`,
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relname LIKE 'pgbench%' ORDER BY 1`,
   `SELECT table_name, column_name, data_type, COALESCE(character_maximum_length, 0), is_nullable, ordinal_position
-     FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 2`,
-  `SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY 1`,
+     FROM information_schema.columns WHERE table_schema = 'public' AND table_name LIKE 'pgbench%' ORDER BY 1, 2`,
+  `SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND conname LIKE 'pgbench%' ORDER BY 1`,
   `SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid::regclass::text LIKE 'pgbench%' ORDER BY 1`,
   `SELECT 'branches', COUNT(*), COUNT(filler), SUM(bbalance), MIN(bid), MAX(bid) FROM pgbench_branches`,
   `SELECT 'tellers', COUNT(*), COUNT(filler), SUM(tbalance), SUM(bid), MAX(tid) FROM pgbench_tellers`,
@@ -97,8 +97,10 @@ test('pgbench and headroom take turns on one database', async (t) => {
   await check();
 
   // headroom initialises (history emptied, as pgbench -i does); pgbench runs on it.
-  const init = await runCli(['init', 'tpcb', '--pgbench', '-s', '1', '--db', db.url]);
+  // Scale 1 over pgbench's 2: a smaller dataset replaces a larger one only with --force.
+  const init = await runCli(['init', 'tpcb', '--pgbench', '-s', '1', '--force', '--db', db.url]);
   assert.equal(init.code, 0, init.stderr);
+  assert.match(init.stderr, /the database holds tpcb at scale 2: init drops it and loads scale 1 \(--force\)/);
   const out = pgbench(db, ['-c', '2', '-t', '50']);
   assert.match(out, /scaling factor: 1\n/);
   assert.match(out, /number of transactions actually processed: 100\/100/);

@@ -3,7 +3,7 @@ import { planSqliteSetting } from './settings.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeSqlite } from './observe.js';
 import type { Connection, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
-import type { SqliteTarget } from '../../config/target.js';
+import { describeTarget, type SqliteTarget } from '../../config/target.js';
 import { classifySqliteError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
 
@@ -18,13 +18,16 @@ export class SqliteDriver implements Driver {
   readonly target: string;
 
   constructor(private readonly config: SqliteTarget) {
-    this.target = `sqlite:${config.file}`;
+    this.target = describeTarget(config);
   }
 
   async connect(): Promise<Connection> {
     try {
       const db = new Database(this.config.file);
       db.pragma('journal_mode = WAL');
+      // Explicit: left to SQLite, a connection that made the file WAL keeps FULL and one that opens
+      // a WAL file gets NORMAL (better-sqlite3's build), so a new file's first run would differ from later ones.
+      db.pragma(`synchronous = ${(this.config.synchronous ?? 'full').toUpperCase()}`);
       // Waiting is only useful between threads (jobs): inside one thread the engine never
       // interleaves two transactions, since every call here completes before it returns.
       db.pragma('busy_timeout = 5000');

@@ -1,4 +1,5 @@
 import type { SqlValue } from '../../drivers/driver.js';
+import { UserError } from '../../errors.js';
 import { PhaseClock } from '../phases.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { ADD_PRIMARY_KEY, FLUSH_POSTGRES_STATS, TABLE, analyzeStatement, createTableStatement, dropStatement, primaryKeyExists } from './schema.js';
@@ -25,6 +26,17 @@ export async function tableState(ctx: Omit<DataContext, 'scale'>): Promise<Table
   const keyed = await primaryKeyExists(ctx.conn, ctx.dbms);
   const [[max]] = (await ctx.conn.query(`SELECT MAX(number) FROM ${TABLE}`)) as [[unknown]];
   return { exists: true, keyed, rows: max === null ? 0 : Number(max) };
+}
+
+/** A table larger than asked is dropped only with --force (ctx.replaceLarger): never shrunk silently. */
+export async function refuseShrinking(ctx: DataContext): Promise<void> {
+  const state = await tableState(ctx);
+  if (state.rows <= ctx.scale || ctx.replaceLarger === true) return;
+  const asked = ctx.scale.toLocaleString('en-US');
+  throw new UserError(
+    `${TABLE} holds ${state.rows.toLocaleString('en-US')} rows, more than the ${asked} asked: loading ${asked} would drop them`,
+    'add --force to drop the table and load the smaller one, or ask for at least as many rows',
+  );
 }
 
 /**

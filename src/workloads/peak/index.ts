@@ -2,6 +2,7 @@ import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
 import { PEAK_QUERIES, findPeakQuery } from './queries.js';
 import { PEAK_TABLES, REFERENCE_TABLE, createStatements, dropStatements } from './schema.js';
+import { clearLoadMark, recordedLoad } from '../load-marker.js';
 
 const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
 
@@ -32,13 +33,13 @@ export const peak: Workload = {
     return Number(rows);
   },
 
-  async load(ctx) {
+  load: recordedLoad('peak', async (ctx) => {
     for (const sql of [...dropStatements(ctx.dbms), ...createStatements(ctx.dbms)]) await ctx.conn.query(sql);
     const started = performance.now();
     const rows = Array.from({ length: ctx.scale }, (_, i) => [i + 1, String(i + 1).padStart(9, '0'), `reference item ${i + 1}`] as const);
     const written = await ctx.conn.bulkInsert(REFERENCE_TABLE, ['id', 'code', 'description'], rows);
     return [{ name: 'reference', rows: written, seconds: (performance.now() - started) / 1000 }];
-  },
+  }),
 
   async check(ctx) {
     const [[rows]] = (await ctx.conn.query(`SELECT COUNT(*) FROM ${REFERENCE_TABLE}`)) as [[unknown]];
@@ -47,6 +48,7 @@ export const peak: Workload = {
 
   async drop(ctx) {
     for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
+    await clearLoadMark(ctx, 'peak');
   },
 
   transactions(options) {

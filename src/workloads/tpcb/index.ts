@@ -3,7 +3,11 @@ import type { Workload } from '../workload.js';
 import { BUILTIN_NAMES, PGBENCH_TABLE, readScript, scriptMix } from '../pgbench-script/mix.js';
 import { checkTpcb } from './check.js';
 import { loadTpcb } from './load.js';
-import { TABLES, dropStatements } from './schema.js';
+import { ROWS_PER_SCALE, TABLES, dropStatements } from './schema.js';
+import { clearLoadMark, recordedLoad } from '../load-marker.js';
+
+/** pgbench's tables with their keys, per unit of scale, on PostgreSQL 15 (scale 2: 31.5 MB). */
+const TPCB_BYTES_PER_SCALE = 15_800_000;
 
 export const tpcb: Workload = {
   name: 'tpcb',
@@ -48,11 +52,26 @@ export const tpcb: Workload = {
     return Number(branches);
   },
 
-  load: loadTpcb,
+  load: recordedLoad('tpcb', loadTpcb),
   check: checkTpcb,
 
   async drop(ctx) {
     for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
+    await clearLoadMark(ctx, 'tpcb');
+  },
+
+  estimatedBytes: (scale) => scale * TPCB_BYTES_PER_SCALE,
+
+  async unrecordedDataProblem(ctx) {
+    // pgbench -i loads each table in one transaction (COPY), so a table is empty or whole: the
+    // tellers' count and the highest aid tell a finished load from one stopped before accounts.
+    const [row] = await ctx.conn.query(
+      `SELECT (SELECT COUNT(*) FROM pgbench_tellers), (SELECT MAX(aid) FROM pgbench_accounts)${ctx.dbms === 'firebird' ? ' FROM rdb$database' : ''}`,
+    );
+    const [tellers, maxAid] = (row ?? []).map((v) => (v === null ? 0 : Number(v)));
+    const expected = { tellers: ROWS_PER_SCALE.tellers * ctx.scale, aid: ROWS_PER_SCALE.accounts * ctx.scale };
+    if (ctx.scale > 0 && tellers === expected.tellers && maxAid === expected.aid) return undefined;
+    return `pgbench_branches says scale ${ctx.scale}, but there are ${tellers} tellers (expected ${expected.tellers}) and the highest aid is ${maxAid} (expected ${expected.aid})`;
   },
 
   needsData(options) {

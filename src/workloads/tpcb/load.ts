@@ -10,7 +10,7 @@ export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
   const timed = clock.timed.bind(clock);
   const run = clock.statements.bind(clock);
 
-  await timed('drop and create tables', () => run([...dropStatements(ctx.dbms), ...createTableStatements(ctx.dbms)]));
+  await timed('drop and create tables', () => run([...dropStatements(ctx.dbms), ...createTableStatements(ctx.dbms, ctx.scale)]));
   const scale = ctx.scale;
   const counted = (phase: string, count: number, make: (id: number) => SqlValue[]): Iterable<SqlValue[]> => new RowProgress(ctx, phase, count).rows(rows(count, make));
   await timed('branches', () => ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance', 'filler'], counted('branches', scale * ROWS_PER_SCALE.branches, (i) => [i, 0, ''])));

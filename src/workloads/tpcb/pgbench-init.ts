@@ -1,7 +1,7 @@
 import type { DbmsName } from '../../drivers/driver.js';
 import { UserError } from '../../errors.js';
 import type { DataContext, LoadPhase } from '../workload.js';
-import { ROWS_PER_SCALE, createTableStatements, dropStatements } from './schema.js';
+import { BIGINT_SCALE, ROWS_PER_SCALE, createTableStatements, dropStatements } from './schema.js';
 
 /** What `headroom init tpcb --pgbench` was asked, in pgbench -i's terms. */
 export interface PgbenchInitOptions {
@@ -12,9 +12,6 @@ export interface PgbenchInitOptions {
   fillfactor: number;
   unlogged: boolean;
 }
-
-/** pgbench switches aid to bigint from this scale on (its 32-bit threshold). */
-const BIGINT_SCALE = 20_000;
 
 const STEP_NAMES: Record<string, string> = {
   d: 'drop tables',
@@ -74,7 +71,7 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
     case 'd':
       return run(pg ? ['DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers'] : dropStatements(ctx.dbms));
     case 't':
-      return run(pg ? postgresTables(ctx.scale, o) : createTableStatements(ctx.dbms));
+      return run(pg ? postgresTables(ctx.scale, o) : createTableStatements(ctx.dbms, ctx.scale));
     case 'g':
       return generateClientSide(ctx, run);
     case 'G': {

@@ -9,40 +9,55 @@ export const TABLES = ['pgbench_history', 'pgbench_tellers', 'pgbench_accounts',
 
 export const ROWS_PER_SCALE = { branches: 1, tellers: 10, accounts: 100_000 } as const;
 
-export function createTableStatements(dbms: DbmsName): string[] {
+/**
+ * pgbench switches aid to bigint from this scale on (its SCALE_32BIT_THRESHOLD): 100,000 accounts
+ * per unit pass 2^31 - 1 above scale 21,474, and pgbench keeps a margin.
+ */
+export const BIGINT_SCALE = 20_000;
+
+/** The type of aid at this scale, as pgbench chooses it (SQLite's INTEGER is 64 bits at every scale). */
+export function aidType(dbms: DbmsName, scale: number): string {
+  const big = scale >= BIGINT_SCALE;
+  if (dbms === 'sqlite') return 'INTEGER';
+  if (dbms === 'firebird') return big ? 'BIGINT' : 'INTEGER';
+  return big ? 'bigint' : 'int';
+}
+
+export function createTableStatements(dbms: DbmsName, scale: number): string[] {
+  const aid = aidType(dbms, scale);
   switch (dbms) {
     case 'postgres':
       // As pgbench -i: no keys while loading (they are added after COPY), fillfactor 100.
       return [
-        'CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))',
+        `CREATE TABLE pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))`,
         'CREATE TABLE pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84)) WITH (fillfactor = 100)',
-        'CREATE TABLE pgbench_accounts (aid int NOT NULL, bid int, abalance int, filler char(84)) WITH (fillfactor = 100)',
+        `CREATE TABLE pgbench_accounts (aid ${aid} NOT NULL, bid int, abalance int, filler char(84)) WITH (fillfactor = 100)`,
         'CREATE TABLE pgbench_branches (bid int NOT NULL, bbalance int, filler char(88)) WITH (fillfactor = 100)',
       ];
     case 'mariadb':
       // InnoDB clusters rows by primary key: declaring it up front and loading in key order is
       // faster than rebuilding the table for ALTER TABLE ... ADD PRIMARY KEY afterwards.
       return [
-        'CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime datetime, filler char(22)) ENGINE = InnoDB',
+        `CREATE TABLE pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime datetime, filler char(22)) ENGINE = InnoDB`,
         'CREATE TABLE pgbench_tellers (tid int NOT NULL PRIMARY KEY, bid int, tbalance int, filler char(84)) ENGINE = InnoDB',
-        'CREATE TABLE pgbench_accounts (aid int NOT NULL PRIMARY KEY, bid int, abalance int, filler char(84)) ENGINE = InnoDB',
+        `CREATE TABLE pgbench_accounts (aid ${aid} NOT NULL PRIMARY KEY, bid int, abalance int, filler char(84)) ENGINE = InnoDB`,
         'CREATE TABLE pgbench_branches (bid int NOT NULL PRIMARY KEY, bbalance int, filler char(88)) ENGINE = InnoDB',
       ];
     case 'sqlite':
       // INTEGER PRIMARY KEY makes the key the rowid: no second b-tree to maintain.
       return [
-        'CREATE TABLE pgbench_history (tid INTEGER, bid INTEGER, aid INTEGER, delta INTEGER, mtime TEXT, filler CHAR(22))',
+        `CREATE TABLE pgbench_history (tid INTEGER, bid INTEGER, aid ${aid}, delta INTEGER, mtime TEXT, filler CHAR(22))`,
         'CREATE TABLE pgbench_tellers (tid INTEGER PRIMARY KEY, bid INTEGER, tbalance INTEGER, filler CHAR(84))',
-        'CREATE TABLE pgbench_accounts (aid INTEGER PRIMARY KEY, bid INTEGER, abalance INTEGER, filler CHAR(84))',
+        `CREATE TABLE pgbench_accounts (aid ${aid} PRIMARY KEY, bid INTEGER, abalance INTEGER, filler CHAR(84))`,
         'CREATE TABLE pgbench_branches (bid INTEGER PRIMARY KEY, bbalance INTEGER, filler CHAR(88))',
       ];
     case 'firebird':
       // As pgbench -i: keys come after the load (Firebird then builds each index by one sort).
       // CURRENT_TIMESTAMP in the tpcb-like insert is standard SQL and works as it is.
       return [
-        'CREATE TABLE pgbench_history (tid INTEGER, bid INTEGER, aid INTEGER, delta INTEGER, mtime TIMESTAMP, filler CHAR(22))',
+        `CREATE TABLE pgbench_history (tid INTEGER, bid INTEGER, aid ${aid}, delta INTEGER, mtime TIMESTAMP, filler CHAR(22))`,
         'CREATE TABLE pgbench_tellers (tid INTEGER NOT NULL, bid INTEGER, tbalance INTEGER, filler CHAR(84))',
-        'CREATE TABLE pgbench_accounts (aid INTEGER NOT NULL, bid INTEGER, abalance INTEGER, filler CHAR(84))',
+        `CREATE TABLE pgbench_accounts (aid ${aid} NOT NULL, bid INTEGER, abalance INTEGER, filler CHAR(84))`,
         'CREATE TABLE pgbench_branches (bid INTEGER NOT NULL, bbalance INTEGER, filler CHAR(88))',
       ];
   }

@@ -1,0 +1,71 @@
+import type { DataContext, LoadPhase } from './workload.js';
+
+/**
+ * headroom's own record of each workload's load: one row per workload in `headroom_load`, written
+ * before the first row of data and given its `completed` time only after the loader's last commit.
+ * A row without `completed` is a load that stopped part way (Ctrl-C, a crash, a full disk): its
+ * data is refused by run, check and the experiments.
+ */
+export const LOAD_TABLE = 'headroom_load';
+
+type MarkerContext = Pick<DataContext, 'conn' | 'driver' | 'dbms'>;
+
+export interface LoadMark {
+  workload: string;
+  /** The scale the load was asked for, as text (chain's are fractions). */
+  scale: string;
+  started: string;
+  /** undefined while the load has not finished. */
+  completed: string | undefined;
+}
+
+const COLUMNS = 'workload VARCHAR(32) NOT NULL PRIMARY KEY, scale VARCHAR(40) NOT NULL, started VARCHAR(32) NOT NULL, completed VARCHAR(32)';
+
+function createStatement(dbms: MarkerContext['dbms']): string {
+  // Firebird 3 has no CREATE TABLE IF NOT EXISTS.
+  if (dbms === 'firebird') {
+    const exists = `SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${LOAD_TABLE.toUpperCase()}'`;
+    return `EXECUTE BLOCK AS BEGIN IF (NOT EXISTS (${exists})) THEN EXECUTE STATEMENT 'CREATE TABLE ${LOAD_TABLE} (${COLUMNS})'; END`;
+  }
+  return `CREATE TABLE IF NOT EXISTS ${LOAD_TABLE} (${COLUMNS})`;
+}
+
+/** Before the load touches the data: a row saying it started and has not completed. */
+export async function markLoadStarted(ctx: MarkerContext, workload: string, scale: number): Promise<void> {
+  await ctx.conn.query(createStatement(ctx.dbms));
+  await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
+  await ctx.conn.query(`INSERT INTO ${LOAD_TABLE} (workload, scale, started) VALUES (?, ?, ?)`, [workload, String(scale), new Date().toISOString()]);
+}
+
+/** After the loader's last commit, the last thing a load writes. */
+export async function markLoadCompleted(ctx: MarkerContext, workload: string): Promise<void> {
+  await ctx.conn.query(`UPDATE ${LOAD_TABLE} SET completed = ? WHERE workload = ?`, [new Date().toISOString(), workload]);
+}
+
+/** The workload's record, or undefined when no load by headroom is recorded (data made by pgbench -i, or before records were kept). */
+export async function readLoadMark(ctx: MarkerContext, workload: string): Promise<LoadMark | undefined> {
+  if (!(await ctx.driver.tableExists(ctx.conn, LOAD_TABLE))) return undefined;
+  const [row] = await ctx.conn.query(`SELECT scale, started, completed FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
+  if (!row) return undefined;
+  const text = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value).trim());
+  return { workload, scale: text(row[0]) ?? '', started: text(row[1]) ?? '', completed: text(row[2]) };
+}
+
+/** `drop` removes the workload's record with its tables. */
+export async function clearLoadMark(ctx: MarkerContext, workload: string): Promise<void> {
+  if (await ctx.driver.tableExists(ctx.conn, LOAD_TABLE)) await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
+}
+
+/**
+ * A workload's load with its record around it: started before the loader drops or writes anything,
+ * completed after its last commit. `completes` false: the steps make no complete dataset (pgbench -i
+ * steps without data generation), so the record stays unfinished.
+ */
+export function recordedLoad<C extends DataContext>(workload: string, load: (ctx: C) => Promise<LoadPhase[]>, completes = true): (ctx: C) => Promise<LoadPhase[]> {
+  return async (ctx) => {
+    await markLoadStarted(ctx, workload, ctx.scale);
+    const phases = await load(ctx);
+    if (completes) await markLoadCompleted(ctx, workload);
+    return phases;
+  };
+}
