@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import type net from 'node:net';
 import type { ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
 import { loadReactor } from '../../src/drivers/transport/native-transport.js';
-import { fakeServer, noise, reader, within, writeBytewise, writeSplit } from '../helpers/fake-server.js';
+import { connectAndSelect, fakeServer, noise, reader, writeBytewise, writeSplit } from '../helpers/fake-server.js';
 
 /**
  * headroom's MariaDB client against a fake server on a loopback port that sends truncated,
@@ -58,21 +57,9 @@ function target(port: number): ServerTarget {
   return { dbms: 'mariadb', host: '127.0.0.1', port, user: 'root', password: undefined, database: 'test', connectTimeoutMs: 2000 };
 }
 
-async function attempt(port: number): Promise<unknown> {
-  return within(
-    6000,
-    'connect and query',
-    createDriver(target(port))
-      .connect()
-      .then(async (conn) => {
-        try {
-          return await conn.query('SELECT 1 AS x');
-        } finally {
-          await conn.close();
-        }
-      })
-      .catch((error: unknown) => error),
-  );
+/** Connects and runs SELECT 1 against the fake server on `port`. */
+function attempt(port: number): Promise<unknown> {
+  return connectAndSelect(target(port));
 }
 
 function assertCleanError(outcome: unknown, pattern: RegExp): void {

@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import type net from 'node:net';
 import type { ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
 import { postgresTlsSettings } from '../../src/drivers/postgres/tls-options.js';
 import { loadReactor } from '../../src/drivers/transport/native-transport.js';
-import { fakeServer, noise, reader, within, writeBytewise, writeSplit } from '../helpers/fake-server.js';
+import { connectAndSelect, fakeServer, noise, reader, writeBytewise, writeSplit } from '../helpers/fake-server.js';
 
 /**
  * headroom's PostgreSQL client against a fake server on a loopback port that sends truncated,
@@ -55,22 +54,9 @@ function target(port: number): ServerTarget {
   return { dbms: 'postgres', host: '127.0.0.1', port, user: 'u', password: 'pw', database: 'db', connectTimeoutMs: 2000, ...(tls ? { tls } : {}) };
 }
 
-/** Connects and runs SELECT 1; resolves with the rows or the error, within 6 s (else a hang). */
-async function attempt(port: number): Promise<unknown> {
-  return within(
-    6000,
-    'connect and query',
-    createDriver(target(port))
-      .connect()
-      .then(async (conn) => {
-        try {
-          return await conn.query('SELECT 1 AS x');
-        } finally {
-          await conn.close();
-        }
-      })
-      .catch((error: unknown) => error),
-  );
+/** Connects and runs SELECT 1 against the fake server on `port`. */
+function attempt(port: number): Promise<unknown> {
+  return connectAndSelect(target(port));
 }
 
 function assertCleanError(outcome: unknown, pattern: RegExp, port: number): void {

@@ -1,5 +1,7 @@
 import net from 'node:net';
 import type { TestContext } from 'node:test';
+import type { ServerTarget } from '../../src/config/target.js';
+import { createDriver } from '../../src/drivers/registry.js';
 
 /**
  * A TCP server on a loopback port of its own (port 0) that plays a misbehaving DBMS: `serve` gets
@@ -91,4 +93,22 @@ export function within<T>(ms: number, what: string, promise: Promise<T>): Promis
       timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms (a hang)`)), ms);
     }),
   ]);
+}
+
+/** Connects to `target` and runs SELECT 1; settles with the rows or the error, within 6 s (else a hang). */
+export function connectAndSelect(target: ServerTarget): Promise<unknown> {
+  return within(
+    6000,
+    'connect and query',
+    createDriver(target)
+      .connect()
+      .then(async (conn) => {
+        try {
+          return await conn.query('SELECT 1 AS x');
+        } finally {
+          await conn.close();
+        }
+      })
+      .catch((error: unknown) => error),
+  );
 }

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { TransportError, type SocketAddress, type Transport, type TransportHandler } from './transport.js';
+import { endSocket, socketDrained, writeCopy } from './socket-writes.js';
 
 /**
  * One receive buffer for every socket of this thread: `onread` hands it to the handler, which
@@ -42,25 +43,15 @@ class NodeTransport implements Transport {
   constructor(private readonly socket: net.Socket) {}
 
   write(buffer: Buffer, start: number, end: number): boolean {
-    // Copied: the socket may keep the bytes past this call, and the caller reuses its buffer.
-    return this.socket.write(Buffer.from(buffer.subarray(start, end)));
+    return writeCopy(this.socket, buffer, start, end);
   }
 
   drained(): Promise<void> {
-    if (this.socket.writableLength === 0 || this.socket.destroyed) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.socket.off('drain', done).off('close', done);
-        resolve();
-      };
-      this.socket.on('drain', done).on('close', done);
-    });
+    return socketDrained(this.socket);
   }
 
   close(last?: Buffer): void {
     this.socket.removeAllListeners('close');
-    this.socket.on('error', () => {});
-    if (last && !this.socket.destroyed) this.socket.end(Buffer.from(last), () => this.socket.destroy());
-    else this.socket.destroy();
+    endSocket(this.socket, last);
   }
 }

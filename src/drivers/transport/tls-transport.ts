@@ -2,6 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { TransportError, type SocketAddress, type Transport, type TransportHandler, type TransportKind } from './transport.js';
 import { tlsFailure, type TlsContext, type TlsSession } from './tls.js';
+import { endSocket, socketDrained, writeCopy } from './socket-writes.js';
 
 /**
  * A Node socket that can turn into TLS in the middle of a protocol's start (PostgreSQL's
@@ -101,26 +102,16 @@ export class TlsCapableTransport implements Transport {
   }
 
   write(buffer: Buffer, start: number, end: number): boolean {
-    // Copied: the socket may keep the bytes past this call, and the caller reuses its buffer.
-    return this.socket.write(Buffer.from(buffer.subarray(start, end)));
+    return writeCopy(this.socket, buffer, start, end);
   }
 
   drained(): Promise<void> {
-    if (this.socket.writableLength === 0 || this.socket.destroyed) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.socket.off('drain', done).off('close', done);
-        resolve();
-      };
-      this.socket.on('drain', done).on('close', done);
-    });
+    return socketDrained(this.socket);
   }
 
   close(last?: Buffer): void {
     this.unlisten();
-    this.socket.on('error', () => {});
-    if (last && !this.socket.destroyed) this.socket.end(Buffer.from(last), () => this.socket.destroy());
-    else this.socket.destroy();
+    endSocket(this.socket, last);
   }
 
   private secured(socket: tls.TLSSocket): TlsSession {
