@@ -265,5 +265,6 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** A server on this machine, whose processes can be read from /proc; SQLite runs inside the client. */
 export function runsOnThisMachine(target: Target): boolean {
   if (target.dbms === 'sqlite') return false;
-  return ['127.0.0.1', 'localhost', '::1'].includes(target.host) || target.host.startsWith('/');
+  // The whole loopback range, 127.0.0.0/8, is this machine (a test server may listen on 127.0.0.2).
+  return target.host === 'localhost' || target.host === '::1' || target.host.startsWith('127.') || target.host.startsWith('/');
 }

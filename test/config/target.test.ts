@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_DB, describeTarget, nodeTargets, resolveTarget } from '../../src/config/target.js';
+import { DEFAULT_DB, describeTarget, nodeTargets, resolveTarget, runsOnThisMachine } from '../../src/config/target.js';
 import { UserError } from '../../src/errors.js';
 
 test('no --db and no DATABASE_URL means the embedded SQLite default', () => {
@@ -60,4 +60,14 @@ test('?replicas= lists the replicas; they share user, password and database; the
   assert.deepEqual(target.dbms !== 'sqlite' && nodeTargets(target).map((t) => `${t.user}:${t.password}@${t.host}:${t.port}/${t.database}`), ['u:pw@10.0.0.1:5433/bank', 'u:pw@10.0.0.2:5434/bank', 'u:pw@10.0.0.3:5432/bank']);
   assert.throws(() => resolveTarget('mariadb://root@h/db?replicas=a:x', {}), UserError);
   assert.throws(() => resolveTarget('firebird://SYSDBA@h//x.fdb?replicas=a:1', {}), UserError);
+});
+
+test('a server on the loopback range or a Unix socket runs on this machine; another address does not', () => {
+  const on = (db: string): boolean => runsOnThisMachine(resolveTarget(db, {}));
+  assert.equal(on('postgres://u@127.0.0.1/db'), true);
+  assert.equal(on('postgres://u@127.0.0.2:5433/db'), true);
+  assert.equal(on('mariadb://root@localhost/test'), true);
+  assert.equal(on('postgres://u@%2Fvar%2Frun%2Fpostgresql/db'), true);
+  assert.equal(on('postgres://u@192.0.2.2/db'), false);
+  assert.equal(on('postgres://u@db.example/db'), false);
 });
