@@ -95,6 +95,12 @@ export interface TransactionType {
    * think time is drawn from an exponential distribution with this mean). Outside latency.
    */
   pauses?: { keyingMs: number; thinkMeanMs: number };
+  /**
+   * The terminal's random stream when the type needs a generator of its own (pgbench scripts:
+   * pgbench's, seeded per client as pgbench seeds it); the first type's is used. The terminal
+   * saves and restores it around retries as it does its own.
+   */
+  random?(run: { seed: number; terminal: number; terminals: number }): Random;
   prepare(conn: Connection, terminal: TerminalContext): Promise<TransactionRunner>;
 }
 

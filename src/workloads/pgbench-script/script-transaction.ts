@@ -4,6 +4,7 @@ import type { TerminalContext, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
 import type { Program, Step } from './program.js';
+import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
 import { interpolate, type SqlCommand } from './sql-command.js';
 import { Double, ScriptError, truth, valueText, type Value } from './value.js';
 
@@ -22,6 +23,7 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
     name: program.name,
     weight,
     readOnly: program.readOnly,
+    random: ({ seed, terminal, terminals }) => clientRandom(seed, terminal, terminals),
     async prepare(conn, terminal) {
       const frame = newFrame(program, terminal, defines);
       const run = new ScriptRun(program, conn, terminal, frame);
@@ -33,14 +35,17 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
 function newFrame(program: Program, terminal: TerminalContext, defines: ReadonlyMap<string, string>): Frame {
   const { variables } = program;
   const vars: (Value | undefined)[] = [];
-  const defaultSeed = BigInt.asIntN(64, BigInt(terminal.seed >>> 0) * 0x9e3779b97f4a7c15n);
+  // pgbench draws default_seed from its base sequence after the clients' generators.
+  const { defaultSeed } = clientSeeds(terminal.seed, terminal.terminals);
   // pgbench's automatic variables; -D may override them (as pgbench lets -D set scale).
   vars[variables.slot('scale')] = terminal.scale;
   vars[variables.slot('client_id')] = terminal.terminal;
   vars[variables.slot('random_seed')] = terminal.seed;
   vars[variables.slot('default_seed')] = Number.isSafeInteger(Number(defaultSeed)) ? Number(defaultSeed) : defaultSeed;
   for (const [name, value] of defines) vars[variables.slot(name)] = value;
-  return { vars, random: terminal.random, defaultSeed, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
+  // The terminal's stream is pgbench's when it came from this type's random(); a hand-made context gets its own.
+  const random = terminal.random instanceof PgRandom ? terminal.random : clientRandom(terminal.seed, terminal.terminal, terminal.terminals);
+  return { vars, random, defaultSeed, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
 }
 
 /** A value as it is bound to an SQL parameter. */
