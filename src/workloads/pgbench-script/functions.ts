@@ -21,6 +21,7 @@ function standard(min: number, max: number, body: (v: Nonnull[], frame: Paramete
     min,
     max,
     compile(args) {
+      if (args.length > MAX_ARGUMENTS) return tooManyArguments(args);
       const values: Nonnull[] = new Array(args.length);
       return (f) => {
         for (let i = 0; i < args.length; i++) {
@@ -31,6 +32,19 @@ function standard(min: number, max: number, body: (v: Nonnull[], frame: Paramete
         return body(values, f);
       };
     },
+  };
+}
+
+/**
+ * pgbench evaluates at most 16 arguments of a function (greatest and least take any number): with
+ * more, the first 16 are evaluated, and the client stops with this error, as in pgbench.
+ */
+const MAX_ARGUMENTS = 16;
+
+function tooManyArguments(args: Compiled[]): Compiled {
+  return (f) => {
+    for (let i = 0; i < MAX_ARGUMENTS; i++) args[i]!(f);
+    throw new ScriptError(`too many function arguments, maximum is ${MAX_ARGUMENTS}`);
   };
 }
 

@@ -56,6 +56,11 @@ const PGBENCH_15: [string, string][] = [
   ['NOT true', 'boolean false'],
   ['123456789012 * 1000', 'int 123456789012000'],
   ['1 + NULL', 'null'],
+  ['CASE WHEN 0.5 THEN 1 ELSE 2 END', 'int 1'],
+  ['NULL AND 1.0', 'null'],
+  ['false AND 1.0', 'boolean false'],
+  ['true OR 1', 'boolean true'],
+  [`greatest(${Array.from({ length: 16 }, (_, i) => i).join(', ')})`, 'int 15'],
 ];
 
 test('expressions give pgbench 15 its own results, types included', () => {
@@ -99,6 +104,13 @@ const RUNTIME_ERRORS: [string, string][] = [
   ['int(1e30)', 'double to int overflow for 1000000000000000019884624838656.000000'],
   ['true + 1', 'cannot coerce boolean to int'],
   ['permute(1, 0)', 'permute size parameter must be greater than zero'],
+  // AND, OR and NOT take booleans only (CASE WHEN and \if read numbers as true when not zero).
+  ['NOT 0.0', 'cannot coerce double to boolean'],
+  ['NOT 0', 'cannot coerce int to boolean'],
+  ['1 AND NULL', 'cannot coerce int to boolean'],
+  ['true AND 1.0', 'cannot coerce double to boolean'],
+  ['0.0 OR true', 'cannot coerce double to boolean'],
+  [`least(${Array.from({ length: 17 }, (_, i) => i).join(', ')})`, 'too many function arguments, maximum is 16'],
 ];
 
 test('runtime errors abort the client with pgbench\'s messages', () => {
