@@ -26,6 +26,9 @@ interface Token {
   at: number;
 }
 
+/** DBL_MIN: below it strtod reports ERANGE. */
+const MIN_NORMAL_DOUBLE = 2.2250738585072014e-308;
+
 const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'isnull', 'notnull', 'case', 'when', 'then', 'else', 'end', 'true', 'false', 'null']);
 const OPERATORS = ['<>', '!=', '<=', '>=', '<<', '>>', '+', '-', '*', '/', '%', '(', ')', ',', '<', '>', '=', '&', '|', '#', '~'];
 
@@ -157,10 +160,19 @@ export function parseExpression(text: string): Expr {
     if (tok.t === 'num') {
       pos++;
       const big = BigInt(tok.s);
-      if (big > 2n ** 63n - 1n) throw new ExprSyntaxError(`bigint constant overflow`, tok.at);
+      if (big > 2n ** 63n - 1n) throw new ExprSyntaxError(`bigint constant overflow (${tok.s})`, tok.at);
       return { k: 'const', v: Number.isSafeInteger(Number(big)) ? Number(big) : big };
     }
-    if (tok.t === 'dbl') return pos++, { k: 'const', v: Number(tok.s), double: true };
+    if (tok.t === 'dbl') {
+      pos++;
+      const v = Number(tok.s);
+      // pgbench refuses what strtod reports out of range: an infinity, or a nonzero value below the
+      // smallest normal double (subnormal or zero).
+      if (!Number.isFinite(v) || (v !== 0 && v < MIN_NORMAL_DOUBLE) || (v === 0 && /[1-9]/.test(tok.s.split(/[eE]/)[0]!))) {
+        throw new ExprSyntaxError(`double constant overflow (${tok.s})`, tok.at);
+      }
+      return { k: 'const', v, double: true };
+    }
     if (tok.t === 'var') return pos++, { k: 'var', name: tok.s, at: tok.at };
     if (tok.t === 'op' && tok.s === '(') {
       pos++;

@@ -140,4 +140,11 @@ test('syntax errors carry the column where pgbench points', () => {
   assert.deepEqual(at("1 + 'x'"), ["unexpected character (')", 4]);
   assert.deepEqual(at('1 < 2 < 3'), ['syntax error', 6]);
   assert.deepEqual(at('CASE WHEN true THEN 1'), ['syntax error: expected END', 21]);
+  // Constants out of range are refused when the script is read, as pgbench 15 does (its message names the constant).
+  assert.deepEqual(at('1 + 1.0E309'), ['double constant overflow (1.0E309)', 4]);
+  assert.deepEqual(at('1e-400'), ['double constant overflow (1e-400)', 0]);
+  assert.deepEqual(at('1e-310'), ['double constant overflow (1e-310)', 0]);
+  assert.deepEqual(at('99999999999999999999'), ['bigint constant overflow (99999999999999999999)', 0]);
+  assert.equal(show('2.5e-308'), 'double 2.5e-308');
+  assert.equal(show('0.0e-999'), 'double 0');
 });
