@@ -54,11 +54,6 @@ export function parseVariableText(name: string, text: string): Exclude<Value, st
   throw new ScriptError(`malformed variable "${name}" value: "${text}"`);
 }
 
-/** A value as an expression sees it: strings are read once into their typed value. */
-export function resolve(v: Value): Exclude<Value, string> {
-  return typeof v === 'string' ? parseVariableText('?', v) : v;
-}
-
 /** pgbench's coerceToInt: doubles are rounded half to even (rint) and must fit in 64 bits. */
 export function toInt(v: Value): number | bigint {
   if (typeof v === 'number' || typeof v === 'bigint') return v;

@@ -85,6 +85,8 @@ test('variables: :name reads the client variable; text from -D is read as pgbenc
   assert.equal(show(':x + 1', { x: '1.5' }), 'double 2.5');
   assert.equal(show(':x AND true', { x: 'yes' }), 'boolean true');
   assert.equal(show(':x IS NULL', { x: 'null' }), 'boolean true');
+  // pgbench 15: -D x=abc and \set y :x + 1 give `malformed variable "x" value: "abc"`.
+  assert.throws(() => show(':x + 1', { x: 'abc' }), (e: unknown) => e instanceof ScriptError && e.message === 'malformed variable "x" value: "abc"');
 });
 
 /** Messages as pgbench 15 prints them for the same expressions (copied from its output). */
