@@ -1,3 +1,5 @@
+import { FUNCTIONS } from './functions.js';
+
 /**
  * pgbench's expression language (the \set right-hand side), parsed into a tree. Precedence, lowest
  * first, as pgbench's grammar declares it: OR; AND; NOT; IS / ISNULL / NOTNULL; comparisons
@@ -199,7 +201,13 @@ export function parseExpression(text: string): Expr {
         }
       }
       pos++;
-      return { k: 'fn', name: tok.s.toLowerCase(), args, at: tok.at };
+      // Checked as soon as the call is read, as pgbench's grammar does: `abs(1, 2))` is an argument
+      // count error, not a syntax error at the stray parenthesis.
+      const name = tok.s.toLowerCase();
+      const fn = FUNCTIONS[name];
+      if (!fn) throw new ExprSyntaxError(`unexpected function name (${name})`, tok.at);
+      if (args.length < fn.min || args.length > fn.max) throw new ExprSyntaxError(`unexpected number of arguments (${name})`, tok.at);
+      return { k: 'fn', name, args, at: tok.at };
     }
     return fail();
   };
