@@ -101,6 +101,8 @@ export interface TransactionType {
    * saves and restores it around retries as it does its own.
    */
   random?(run: { seed: number; terminal: number; terminals: number }): Random;
+  /** Throws UserError when the type cannot be sent this --protocol way; before anything is loaded. */
+  checkProtocol?(protocol: Protocol): void;
   prepare(conn: Connection, terminal: TerminalContext): Promise<TransactionRunner>;
 }
 

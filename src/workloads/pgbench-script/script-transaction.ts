@@ -1,4 +1,5 @@
 import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
+import { UserError } from '../../errors.js';
 import type { ScriptTimings } from '../../metrics/command-timings.js';
 import type { TerminalContext, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
@@ -9,6 +10,9 @@ import { interpolate, type SqlCommand } from './sql-command.js';
 import { Double, ScriptError, truth, valueText, type Value } from './value.js';
 
 type SqlStep = Extract<Step, { op: 'sql' }>;
+
+/** pgbench's MAX_ARGS: the parameters of one statement under its extended and prepared modes. */
+const MAX_PARAMETERS = 255;
 
 let pipelineNoticeShown = false;
 const RESOLVED = Promise.resolve();
@@ -24,6 +28,17 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
     weight,
     readOnly: program.readOnly,
     random: ({ seed, terminal, terminals }) => clientRandom(seed, terminal, terminals),
+    checkProtocol(protocol) {
+      if (protocol === 'simple') return;
+      // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255.
+      const step = program.steps.find((s) => s.op === 'sql' && s.sql.slots.length > MAX_PARAMETERS);
+      if (step === undefined) return;
+      const label = step.label.length > 60 ? `${step.label.slice(0, 60)}...` : step.label;
+      throw new UserError(
+        `${program.name}: statement has too many parameters (maximum is ${MAX_PARAMETERS}) for --protocol ${protocol}: ${label}`,
+        'use --protocol simple (pgbench -M simple), or fewer :variables in the statement',
+      );
+    },
     async prepare(conn, terminal) {
       const frame = newFrame(program, terminal, defines);
       const run = new ScriptRun(program, conn, terminal, frame);
