@@ -36,12 +36,12 @@ export class PgRandom extends Random {
     const { h0, l0 } = this;
     // output: rotl(s0 * 5, 7) * 9
     let lo = l0 * 5;
-    let hi = (Math.imul(h0, 5) + Math.floor(lo / TWO_32)) >>> 0;
+    let hi = (Math.imul(h0, 5) + ((lo / TWO_32) >>> 0)) >>> 0;
     lo >>>= 0;
     const rh = ((hi << 7) | (lo >>> 25)) >>> 0;
     const rl = ((lo << 7) | (hi >>> 25)) >>> 0;
     lo = rl * 9;
-    this.outHigh = (Math.imul(rh, 9) + Math.floor(lo / TWO_32)) >>> 0;
+    this.outHigh = (Math.imul(rh, 9) + ((lo / TWO_32) >>> 0)) >>> 0;
     this.outLow = lo >>> 0;
     // sx = s1 ^ s0; s0 = rotl(s0, 24) ^ sx ^ (sx << 16); s1 = rotl(sx, 37)
     const xh = this.h1 ^ h0;
