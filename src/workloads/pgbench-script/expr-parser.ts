@@ -28,6 +28,9 @@ interface Token {
   at: number;
 }
 
+/** The functions whose last argument, a seed, may be left out, and their argument count without it. */
+const UNSEEDED_ARGUMENTS: Record<string, number> = { hash: 1, hash_murmur2: 1, hash_fnv1a: 1, permute: 2 };
+
 /** DBL_MIN: below it strtod reports ERANGE. */
 const MIN_NORMAL_DOUBLE = 2.2250738585072014e-308;
 
@@ -207,6 +210,8 @@ export function parseExpression(text: string): Expr {
       const fn = FUNCTIONS[name];
       if (!fn) throw new ExprSyntaxError(`unexpected function name (${name})`, tok.at);
       if (args.length < fn.min || args.length > fn.max) throw new ExprSyntaxError(`unexpected number of arguments (${name})`, tok.at);
+      // As pgbench: a hash or permute without its seed reads the variable default_seed, which -D or \set may change.
+      if (UNSEEDED_ARGUMENTS[name] === args.length) args.push({ k: 'var', name: 'default_seed', at: tok.at });
       return { k: 'fn', name, args, at: tok.at };
     }
     return fail();

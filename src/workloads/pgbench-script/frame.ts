@@ -5,8 +5,6 @@ import type { Value } from './value.js';
 export interface Frame {
   vars: (Value | undefined)[];
   random: PgRandom;
-  /** The automatic variable default_seed: the seed of hash() and permute() when none is given. */
-  defaultSeed: bigint;
   /** debug() output goes here (stderr in a run). */
   debug(line: string): void;
 }

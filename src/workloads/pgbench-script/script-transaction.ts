@@ -60,7 +60,7 @@ function newFrame(program: Program, terminal: TerminalContext, defines: Readonly
   for (const [name, value] of defines) vars[variables.slot(name)] = value;
   // The terminal's stream is pgbench's when it came from this type's random(); a hand-made context gets its own.
   const random = terminal.random instanceof PgRandom ? terminal.random : clientRandom(terminal.seed, terminal.terminal, terminal.terminals);
-  return { vars, random, defaultSeed, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
+  return { vars, random, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
 }
 
 /** A value as it is bound to an SQL parameter. */

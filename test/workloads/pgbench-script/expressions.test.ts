@@ -85,6 +85,9 @@ test('variables: :name reads the client variable; text from -D is read as pgbenc
   assert.equal(show(':x + 1', { x: '1.5' }), 'double 2.5');
   assert.equal(show(':x AND true', { x: 'yes' }), 'boolean true');
   assert.equal(show(':x IS NULL', { x: 'null' }), 'boolean true');
+  // pgbench 15 with -D default_seed=5: hash(1) is hash(1, 5); after \set default_seed 7, hash(1, 7).
+  assert.equal(show('hash(1)', { default_seed: '5' }), 'int 3896754574207142840');
+  assert.equal(show('hash_fnv1a(1) = hash_fnv1a(1, 7) AND permute(3, 10) = permute(3, 10, 7)', { default_seed: 7 }), 'boolean true');
   // pgbench 15: -D x=abc and \set y :x + 1 give `malformed variable "x" value: "abc"`.
   assert.throws(() => show(':x + 1', { x: 'abc' }), (e: unknown) => e instanceof ScriptError && e.message === 'malformed variable "x" value: "abc"');
 });
