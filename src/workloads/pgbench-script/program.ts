@@ -100,7 +100,8 @@ export function compileScript(name: string, source: string, variables = new Vari
           fail(raw.positionOf(attached ? argOffset + amount!.length : wordOffset(args, 1)), `\\sleep: unknown time unit "${unit}"`, 'use us, ms or s');
         }
         const plus = amount!.startsWith('+') ? 1 : 0;
-        steps.push({ op: 'sleep', amount: expression(raw, amount!.slice(plus), argOffset + plus), factorUs: SLEEP_UNITS[(unit ?? 's').toLowerCase()]!, ...labelled(raw) });
+        const factorUs = SLEEP_UNITS[(unit ?? 's').toLowerCase()]!;
+        steps.push({ op: 'sleep', amount: expression(raw, amount!.slice(plus), argOffset + plus), factorUs, ...labelled(raw) });
         break;
       }
       case 'gset':
@@ -116,7 +117,8 @@ export function compileScript(name: string, source: string, variables = new Vari
         // when that is no variable name; the names are known from the text here, so refuse it now.
         for (const column of columnNames((previous as Extract<Step, { op: 'sql' }>).sql.parameterized)) {
           if (column !== undefined && !VARIABLE_NAME.test(store.prefix + column)) {
-            fail(raw, `\\${raw.name}: invalid variable name "${store.prefix + column}"`, 'alias the column (AS name) with letters, digits and underscores, and use such a prefix');
+            const hint = 'alias the column (AS name) with letters, digits and underscores, and use such a prefix';
+            fail(raw, `\\${raw.name}: invalid variable name "${store.prefix + column}"`, hint);
           }
         }
         (previous as Extract<Step, { op: 'sql' }>).store = store;

@@ -130,10 +130,13 @@ test('live: pgbench -j 1 and headroom -j 2 (worker jobs) print the same values p
     writeFileSync(file, SCRIPT);
     const target = db.target as ServerTarget;
     const seed = '987654321';
-    const pg = await promisify(execFile)('pgbench', ['-h', target.host, '-p', String(target.port), '-U', target.user, '-n', '-f', file, '-t', '4', '-c', '3', '-j', '1', '--random-seed', seed, target.database]);
+    const connection = ['-h', target.host, '-p', String(target.port), '-U', target.user];
+    const pg = await promisify(execFile)('pgbench', [...connection, '-n', '-f', file, '-t', '4', '-c', '3', '-j', '1', '--random-seed', seed, target.database]);
     const expected = pgbenchLines(pg.stderr);
     assert.equal(expected.length, 12, pg.stderr);
-    const run = await runCli(['run', 'tpcb', '--db', `sqlite:${path.join(folder, 'draws.db')}`, '-f', file, '-t', '4', '-c', '3', '-j', '2', '--seed', seed, '-P', '0', '--observe=false', '--out', path.join(folder, 'draws.json')]);
+    const sqlite = `sqlite:${path.join(folder, 'draws.db')}`;
+    const out = path.join(folder, 'draws.json');
+    const run = await runCli(['run', 'tpcb', '--db', sqlite, '-f', file, '-t', '4', '-c', '3', '-j', '2', '--seed', seed, '-P', '0', '--observe=false', '--out', out]);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(headroomLines(run.stderr), expected);
   } finally {

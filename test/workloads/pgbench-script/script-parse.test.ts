@@ -61,7 +61,8 @@ test('what pgbench refuses when it reads a script is refused, naming the same pr
 
 test('what pgbench accepts is accepted: a unit attached to the number, a sign, a non-ASCII \\gset name', () => {
   const sleep = (source: string) => compileScript('s.sql', source).steps[0]!;
-  for (const [source, factorUs] of [['\\sleep 2ms\n', 1000], ['\\sleep 5us\n', 1], ['\\sleep 1s\n', 1_000_000], ['\\sleep +3 ms\n', 1000], ['\\sleep -3ms\n', 1000]] as const) {
+  const cases = [['\\sleep 2ms\n', 1000], ['\\sleep 5us\n', 1], ['\\sleep 1s\n', 1_000_000], ['\\sleep +3 ms\n', 1000], ['\\sleep -3ms\n', 1000]] as const;
+  for (const [source, factorUs] of cases) {
     const step = sleep(source);
     assert.ok(step.op === 'sleep' && step.factorUs === factorUs, source);
   }
