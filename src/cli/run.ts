@@ -7,7 +7,7 @@ import { checkWeights } from '../engine/deck.js';
 import { STDOUT_PATH, defaultResultPath, writeOutput } from '../result/write.js';
 import { checkRunOutputs } from './output-paths.js';
 import { summaryText } from '../reports/text.js';
-import { PROTOCOLS, type LoadPhase } from '../workloads/workload.js';
+import { PROTOCOLS, type LoadPhase, type Protocol } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
 import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
@@ -74,8 +74,10 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const jobs = values['jobs'] as number;
   // In a sweep a step with fewer clients than -j runs one job per client.
   if (steps.length === 1 && jobs > steps[0]!) throw new UserError(`-j ${jobs} is more than -c ${steps[0]}`, 'each job needs at least one client: use -j up to -c');
-  // A bad mix is refused before anything is loaded.
-  checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
+  // A bad mix, or a type that cannot be sent the --protocol way, is refused before anything is loaded.
+  const types = workload.transactions(workloadOptions);
+  checkWeights(types.map((t) => t.weight));
+  for (const type of types) type.checkProtocol?.(values['protocol'] as Protocol);
   const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
   const asked = askedScale(workload, values);
   // Refused before anything is loaded, like a bad mix.

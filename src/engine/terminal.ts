@@ -78,7 +78,7 @@ export class Terminal {
 
   constructor(parts: TerminalParts) {
     ({ plan: this.plan, types: this.types, recorder: this.recorder, stop: this.stop, connection: this.conn, connect: this.connect, blocking: this.blocking, gate: this.gate, log: this.log } = parts);
-    this.random = new Random(this.plan.seed);
+    this.random = this.types[0]?.random?.({ seed: parts.context.seed, terminal: this.plan.id, terminals: this.plan.terminals }) ?? new Random(this.plan.seed);
     this.pacing = new Pacing(this.plan.seed);
     this.tally = this.recorder.tally(this.plan.id);
     this.deck = new Deck(

@@ -98,6 +98,14 @@ export interface TransactionType {
    * think time is drawn from an exponential distribution with this mean). Outside latency.
    */
   pauses?: { keyingMs: number; thinkMeanMs: number };
+  /**
+   * The terminal's random stream when the type needs a generator of its own (pgbench scripts:
+   * pgbench's, seeded per client as pgbench seeds it); the first type's is used. The terminal
+   * saves and restores it around retries as it does its own.
+   */
+  random?(run: { seed: number; terminal: number; terminals: number }): Random;
+  /** Throws UserError when the type cannot be sent this --protocol way; before anything is loaded. */
+  checkProtocol?(protocol: Protocol): void;
   prepare(conn: Connection, terminal: TerminalContext): Promise<TransactionRunner>;
 }
 

@@ -3,7 +3,7 @@ import { ExprSyntaxError } from './expr-parser.js';
 import type { Frame, Variables } from './frame.js';
 import { FUNCTIONS } from './functions.js';
 import { arithmetic, bitwise, compare, isSame } from './operators.js';
-import { Double, ScriptError, resolve, toBool, toInt, truth, type Value } from './value.js';
+import { Double, ScriptError, parseVariableText, toBool, toInt, truth, type Value } from './value.js';
 
 export type Compiled = (frame: Frame) => Exclude<Value, string>;
 
@@ -26,7 +26,7 @@ export function compile(expr: Expr, variables: Variables): Compiled {
         // -D and \gset values stay text (SQL gets them as given) and are read as typed here.
         if (typeof v !== 'string') return v;
         if (v !== lastText) {
-          lastValue = resolve(v);
+          lastValue = parseVariableText(name, v);
           lastText = v;
         }
         return lastValue;

@@ -1,3 +1,5 @@
+import { FUNCTIONS } from './functions.js';
+
 /**
  * pgbench's expression language (the \set right-hand side), parsed into a tree. Precedence, lowest
  * first, as pgbench's grammar declares it: OR; AND; NOT; IS / ISNULL / NOTNULL; comparisons
@@ -25,6 +27,12 @@ interface Token {
   s: string;
   at: number;
 }
+
+/** The functions whose last argument, a seed, may be left out, and their argument count without it. */
+const UNSEEDED_ARGUMENTS: Record<string, number> = { hash: 1, hash_murmur2: 1, hash_fnv1a: 1, permute: 2 };
+
+/** DBL_MIN: below it strtod reports ERANGE. */
+const MIN_NORMAL_DOUBLE = 2.2250738585072014e-308;
 
 const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'isnull', 'notnull', 'case', 'when', 'then', 'else', 'end', 'true', 'false', 'null']);
 const OPERATORS = ['<>', '!=', '<=', '>=', '<<', '>>', '+', '-', '*', '/', '%', '(', ')', ',', '<', '>', '=', '&', '|', '#', '~'];
@@ -157,10 +165,19 @@ export function parseExpression(text: string): Expr {
     if (tok.t === 'num') {
       pos++;
       const big = BigInt(tok.s);
-      if (big > 2n ** 63n - 1n) throw new ExprSyntaxError(`bigint constant overflow`, tok.at);
+      if (big > 2n ** 63n - 1n) throw new ExprSyntaxError(`bigint constant overflow (${tok.s})`, tok.at);
       return { k: 'const', v: Number.isSafeInteger(Number(big)) ? Number(big) : big };
     }
-    if (tok.t === 'dbl') return pos++, { k: 'const', v: Number(tok.s), double: true };
+    if (tok.t === 'dbl') {
+      pos++;
+      const v = Number(tok.s);
+      // pgbench refuses what strtod reports out of range: an infinity, or a nonzero value below the
+      // smallest normal double (subnormal or zero).
+      if (!Number.isFinite(v) || (v !== 0 && v < MIN_NORMAL_DOUBLE) || (v === 0 && /[1-9]/.test(tok.s.split(/[eE]/)[0]!))) {
+        throw new ExprSyntaxError(`double constant overflow (${tok.s})`, tok.at);
+      }
+      return { k: 'const', v, double: true };
+    }
     if (tok.t === 'var') return pos++, { k: 'var', name: tok.s, at: tok.at };
     if (tok.t === 'op' && tok.s === '(') {
       pos++;
@@ -187,7 +204,15 @@ export function parseExpression(text: string): Expr {
         }
       }
       pos++;
-      return { k: 'fn', name: tok.s.toLowerCase(), args, at: tok.at };
+      // Checked as soon as the call is read, as pgbench's grammar does: `abs(1, 2))` is an argument
+      // count error, not a syntax error at the stray parenthesis.
+      const name = tok.s.toLowerCase();
+      const fn = FUNCTIONS[name];
+      if (!fn) throw new ExprSyntaxError(`unexpected function name (${name})`, tok.at);
+      if (args.length < fn.min || args.length > fn.max) throw new ExprSyntaxError(`unexpected number of arguments (${name})`, tok.at);
+      // As pgbench: a hash or permute without its seed reads the variable default_seed, which -D or \set may change.
+      if (UNSEEDED_ARGUMENTS[name] === args.length) args.push({ k: 'var', name: 'default_seed', at: tok.at });
+      return { k: 'fn', name, args, at: tok.at };
     }
     return fail();
   };

@@ -1,12 +1,10 @@
-import type { Random } from '../../engine/random.js';
+import type { PgRandom } from './pg-random.js';
 import type { Value } from './value.js';
 
 /** One client's state while its script runs: variables by slot (see Variables), its random stream. */
 export interface Frame {
   vars: (Value | undefined)[];
-  random: Random;
-  /** The automatic variable default_seed: the seed of hash() and permute() when none is given. */
-  defaultSeed: bigint;
+  random: PgRandom;
   /** debug() output goes here (stderr in a run). */
   debug(line: string): void;
 }

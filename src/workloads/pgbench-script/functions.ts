@@ -21,6 +21,7 @@ function standard(min: number, max: number, body: (v: Nonnull[], frame: Paramete
     min,
     max,
     compile(args) {
+      if (args.length > MAX_ARGUMENTS) return tooManyArguments(args);
       const values: Nonnull[] = new Array(args.length);
       return (f) => {
         for (let i = 0; i < args.length; i++) {
@@ -31,6 +32,19 @@ function standard(min: number, max: number, body: (v: Nonnull[], frame: Paramete
         return body(values, f);
       };
     },
+  };
+}
+
+/**
+ * pgbench evaluates at most 16 arguments of a function (greatest and least take any number): with
+ * more, the first 16 are evaluated, and the client stops with this error, as in pgbench.
+ */
+const MAX_ARGUMENTS = 16;
+
+function tooManyArguments(args: Compiled[]): Compiled {
+  return (f) => {
+    for (let i = 0; i < MAX_ARGUMENTS; i++) args[i]!(f);
+    throw new ScriptError(`too many function arguments, maximum is ${MAX_ARGUMENTS}`);
   };
 }
 
@@ -88,13 +102,13 @@ export const FUNCTIONS: Record<string, FunctionSpec> = {
   }),
   pow: standard(2, 2, ([x, y]) => new Double(Math.pow(toDouble(x!), toDouble(y!)))),
   power: standard(2, 2, ([x, y]) => new Double(Math.pow(toDouble(x!), toDouble(y!)))),
-  hash: standard(1, 2, (v, f) => intFromBig(hashMurmur2(big(v[0]!), v.length > 1 ? big(v[1]!) : f.defaultSeed), 'hash')),
-  hash_murmur2: standard(1, 2, (v, f) => intFromBig(hashMurmur2(big(v[0]!), v.length > 1 ? big(v[1]!) : f.defaultSeed), 'hash')),
-  hash_fnv1a: standard(1, 2, (v, f) => intFromBig(hashFnv1a(big(v[0]!), v.length > 1 ? big(v[1]!) : f.defaultSeed), 'hash')),
-  permute: standard(2, 3, (v, f) => {
+  hash: standard(1, 2, (v) => intFromBig(hashMurmur2(big(v[0]!), big(v[1]!)), 'hash')),
+  hash_murmur2: standard(1, 2, (v) => intFromBig(hashMurmur2(big(v[0]!), big(v[1]!)), 'hash')),
+  hash_fnv1a: standard(1, 2, (v) => intFromBig(hashFnv1a(big(v[0]!), big(v[1]!)), 'hash')),
+  permute: standard(2, 3, (v) => {
     const size = big(v[1]!);
     if (size <= 0n) throw new ScriptError('permute size parameter must be greater than zero');
-    return intFromBig(permute(big(v[0]!), size, v.length > 2 ? big(v[2]!) : f.defaultSeed), 'permute');
+    return intFromBig(permute(big(v[0]!), size, big(v[2]!)), 'permute');
   }),
   random: standard(2, 2, ([lb, ub], f) => uniform(f.random, toInt(lb!), toInt(ub!))),
   random_exponential: standard(3, 3, ([lb, ub, p], f) => exponential(f.random, toInt(lb!), toInt(ub!), toDouble(p!))),

@@ -3,6 +3,7 @@ import { compile, type Compiled } from './compile.js';
 import { ExprSyntaxError, parseExpression } from './expr-parser.js';
 import { Variables } from './frame.js';
 import { lexScript, type RawCommand } from './script-lexer.js';
+import { columnNames } from './columns.js';
 import { parseSql, type SqlCommand } from './sql-command.js';
 
 /**
@@ -30,6 +31,16 @@ export interface Program {
 }
 
 const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
+/** pgbench's valid_variable_name: ASCII letters, digits, underscores, and any non-ASCII character. */
+const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
+
+/** Offset of the n-th (0-based) whitespace-separated word of a meta-command's arguments. */
+function wordOffset(args: string, n: number): number {
+  const re = /\S+/g;
+  let m: RegExpExecArray | null = null;
+  for (let i = 0; i <= n; i++) m = re.exec(args);
+  return m ? m.index : args.length;
+}
 
 /** Parses and compiles a script; a mistake is a UserError naming FILE:LINE:COLUMN and what was expected. */
 export function compileScript(name: string, source: string, variables = new Variables()): Program {
@@ -77,13 +88,20 @@ export function compileScript(name: string, source: string, variables = new Vari
         break;
       }
       case 'sleep': {
-        const [amount, unit, extra] = words;
-        if (amount === undefined) fail(raw.positionOf(argOffset), '\\sleep: missing duration', 'write \\sleep N [us|ms|s] or \\sleep :var [us|ms|s]');
-        if (extra !== undefined || (unit !== undefined && !(unit.toLowerCase() in SLEEP_UNITS))) {
-          fail(raw.positionOf(args.indexOf(unit!, argOffset + amount!.length)), `\\sleep: unknown time unit "${unit}"`, 'use us, ms or s');
+        let [amount, unit] = words;
+        const hint = 'write \\sleep N [us|ms|s] or \\sleep :var [us|ms|s]';
+        if (amount === undefined) fail(raw.positionOf(argOffset), '\\sleep: missing duration', hint);
+        if (words.length > 2) fail(raw.positionOf(wordOffset(args, 2)), `\\sleep: too many arguments ("${words[2]}")`, hint);
+        // As pgbench: a lone number may carry its unit ("\sleep 2ms").
+        const attached = words.length === 1 ? /^([+-]?\d+)([^\d].*)$/.exec(amount!) : null;
+        if (attached) [, amount, unit] = attached;
+        if (!/^([+-]?\d+|:[A-Za-z0-9_]+)$/.test(amount!)) fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`, hint);
+        if (unit !== undefined && !(unit.toLowerCase() in SLEEP_UNITS)) {
+          fail(raw.positionOf(attached ? argOffset + amount!.length : wordOffset(args, 1)), `\\sleep: unknown time unit "${unit}"`, 'use us, ms or s');
         }
-        if (!/^(\d+|:[A-Za-z0-9_]+)$/.test(amount!)) fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`);
-        steps.push({ op: 'sleep', amount: expression(raw, amount!, argOffset), factorUs: SLEEP_UNITS[(unit ?? 's').toLowerCase()]!, ...labelled(raw) });
+        const plus = amount!.startsWith('+') ? 1 : 0;
+        const factorUs = SLEEP_UNITS[(unit ?? 's').toLowerCase()]!;
+        steps.push({ op: 'sleep', amount: expression(raw, amount!.slice(plus), argOffset + plus), factorUs, ...labelled(raw) });
         break;
       }
       case 'gset':
@@ -94,7 +112,16 @@ export function compileScript(name: string, source: string, variables = new Vari
           fail(raw, `\\${raw.name} must follow an SQL command, in place of its semicolon`, `write e.g. SELECT abalance FROM pgbench_accounts WHERE aid = :aid \\${raw.name}`);
         }
         if (words.length > 1) fail(raw.positionOf(args.indexOf(words[1]!)), `\\${raw.name}: expected at most one prefix`);
-        (previous as Extract<Step, { op: 'sql' }>).store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
+        const store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
+        // pgbench stores each column into the variable prefix + column name and stops the client
+        // when that is no variable name; the names are known from the text here, so refuse it now.
+        for (const column of columnNames((previous as Extract<Step, { op: 'sql' }>).sql.parameterized)) {
+          if (column !== undefined && !VARIABLE_NAME.test(store.prefix + column)) {
+            const hint = 'alias the column (AS name) with letters, digits and underscores, and use such a prefix';
+            fail(raw, `\\${raw.name}: invalid variable name "${store.prefix + column}"`, hint);
+          }
+        }
+        (previous as Extract<Step, { op: 'sql' }>).store = store;
         break;
       }
       case 'if':
@@ -113,13 +140,14 @@ export function compileScript(name: string, source: string, variables = new Vari
           block!.pending = steps.length;
           steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, ...labelled(raw) });
         } else {
-          if (words.length > 0) fail(raw.positionOf(argOffset), '\\else takes no argument');
+          if (words.length > 0) fail(raw.positionOf(argOffset), '\\else: unexpected argument', '\\else takes no argument');
           block!.pending = undefined;
           block!.sawElse = true;
         }
         break;
       }
       case 'endif': {
+        if (words.length > 0) fail(raw.positionOf(argOffset), '\\endif: unexpected argument', '\\endif takes no argument');
         const block = blocks.pop();
         if (!block) fail(raw, '\\endif without a matching \\if');
         patch(steps, block!.pending, steps.length);
@@ -127,12 +155,14 @@ export function compileScript(name: string, source: string, variables = new Vari
         break;
       }
       case 'startpipeline':
+        if (words.length > 0) fail(raw.positionOf(argOffset), '\\startpipeline: unexpected argument', '\\startpipeline takes no argument');
         if (pipelineOpen) fail(raw, '\\startpipeline inside a pipeline', 'end the first with \\endpipeline');
         pipelineOpen = raw;
         usesPipeline = true;
         steps.push({ op: 'pipeline', start: true, ...labelled(raw) });
         break;
       case 'endpipeline':
+        if (words.length > 0) fail(raw.positionOf(argOffset), '\\endpipeline: unexpected argument', '\\endpipeline takes no argument');
         if (!pipelineOpen) fail(raw, '\\endpipeline without a matching \\startpipeline');
         pipelineOpen = undefined;
         steps.push({ op: 'pipeline', start: false, ...labelled(raw) });

@@ -1,13 +1,18 @@
 import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
+import { UserError } from '../../errors.js';
 import type { ScriptTimings } from '../../metrics/command-timings.js';
 import type { TerminalContext, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
 import type { Program, Step } from './program.js';
+import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
 import { interpolate, type SqlCommand } from './sql-command.js';
 import { Double, ScriptError, truth, valueText, type Value } from './value.js';
 
 type SqlStep = Extract<Step, { op: 'sql' }>;
+
+/** pgbench's MAX_ARGS: the parameters of one statement under its extended and prepared modes. */
+const MAX_PARAMETERS = 255;
 
 let pipelineNoticeShown = false;
 const RESOLVED = Promise.resolve();
@@ -22,6 +27,18 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
     name: program.name,
     weight,
     readOnly: program.readOnly,
+    random: ({ seed, terminal, terminals }) => clientRandom(seed, terminal, terminals),
+    checkProtocol(protocol) {
+      if (protocol === 'simple') return;
+      // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255.
+      const step = program.steps.find((s) => s.op === 'sql' && s.sql.slots.length > MAX_PARAMETERS);
+      if (step === undefined) return;
+      const label = step.label.length > 60 ? `${step.label.slice(0, 60)}...` : step.label;
+      throw new UserError(
+        `${program.name}: statement has too many parameters (maximum is ${MAX_PARAMETERS}) for --protocol ${protocol}: ${label}`,
+        'use --protocol simple (pgbench -M simple), or fewer :variables in the statement',
+      );
+    },
     async prepare(conn, terminal) {
       const frame = newFrame(program, terminal, defines);
       const run = new ScriptRun(program, conn, terminal, frame);
@@ -33,14 +50,17 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
 function newFrame(program: Program, terminal: TerminalContext, defines: ReadonlyMap<string, string>): Frame {
   const { variables } = program;
   const vars: (Value | undefined)[] = [];
-  const defaultSeed = BigInt.asIntN(64, BigInt(terminal.seed >>> 0) * 0x9e3779b97f4a7c15n);
+  // pgbench draws default_seed from its base sequence after the clients' generators.
+  const { defaultSeed } = clientSeeds(terminal.seed, terminal.terminals);
   // pgbench's automatic variables; -D may override them (as pgbench lets -D set scale).
   vars[variables.slot('scale')] = terminal.scale;
   vars[variables.slot('client_id')] = terminal.terminal;
   vars[variables.slot('random_seed')] = terminal.seed;
   vars[variables.slot('default_seed')] = Number.isSafeInteger(Number(defaultSeed)) ? Number(defaultSeed) : defaultSeed;
   for (const [name, value] of defines) vars[variables.slot(name)] = value;
-  return { vars, random: terminal.random, defaultSeed, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
+  // The terminal's stream is pgbench's when it came from this type's random(); a hand-made context gets its own.
+  const random = terminal.random instanceof PgRandom ? terminal.random : clientRandom(terminal.seed, terminal.terminal, terminal.terminals);
+  return { vars, random, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
 }
 
 /** A value as it is bound to an SQL parameter. */

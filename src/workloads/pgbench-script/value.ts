@@ -54,11 +54,6 @@ export function parseVariableText(name: string, text: string): Exclude<Value, st
   throw new ScriptError(`malformed variable "${name}" value: "${text}"`);
 }
 
-/** A value as an expression sees it: strings are read once into their typed value. */
-export function resolve(v: Value): Exclude<Value, string> {
-  return typeof v === 'string' ? parseVariableText('?', v) : v;
-}
-
 /** pgbench's coerceToInt: doubles are rounded half to even (rint) and must fit in 64 bits. */
 export function toInt(v: Value): number | bigint {
   if (typeof v === 'number' || typeof v === 'bigint') return v;
@@ -77,18 +72,19 @@ export function toDouble(v: Value): number {
   throw new ScriptError(`cannot coerce ${typeName(v)} to double`);
 }
 
-/** pgbench's coerceToBool: null is an error here (AND/OR/CASE handle null before calling it). */
+/** pgbench's coerceToBool (AND, OR, NOT): booleans only, `NOT 0` is an error as in pgbench (AND/OR handle null before calling it). */
 export function toBool(v: Value): boolean {
   if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v !== 0;
-  if (typeof v === 'bigint') return v !== 0n;
-  if (v instanceof Double) return v.v !== 0;
   throw new ScriptError(`cannot coerce ${typeName(v)} to boolean`);
 }
 
-/** pgbench's valueTruth (CASE WHEN): null is false. */
+/** pgbench's valueTruth (CASE WHEN, \if): null is false, a number is true when not zero. */
 export function truth(v: Value): boolean {
-  return v === null ? false : toBool(v);
+  if (v === null) return false;
+  if (typeof v === 'number') return v !== 0;
+  if (typeof v === 'bigint') return v !== 0n;
+  if (v instanceof Double) return v.v !== 0;
+  return toBool(v);
 }
 
 function rint(x: number): number {

@@ -56,6 +56,11 @@ const PGBENCH_15: [string, string][] = [
   ['NOT true', 'boolean false'],
   ['123456789012 * 1000', 'int 123456789012000'],
   ['1 + NULL', 'null'],
+  ['CASE WHEN 0.5 THEN 1 ELSE 2 END', 'int 1'],
+  ['NULL AND 1.0', 'null'],
+  ['false AND 1.0', 'boolean false'],
+  ['true OR 1', 'boolean true'],
+  [`greatest(${Array.from({ length: 16 }, (_, i) => i).join(', ')})`, 'int 15'],
 ];
 
 test('expressions give pgbench 15 its own results, types included', () => {
@@ -80,6 +85,11 @@ test('variables: :name reads the client variable; text from -D is read as pgbenc
   assert.equal(show(':x + 1', { x: '1.5' }), 'double 2.5');
   assert.equal(show(':x AND true', { x: 'yes' }), 'boolean true');
   assert.equal(show(':x IS NULL', { x: 'null' }), 'boolean true');
+  // pgbench 15 with -D default_seed=5: hash(1) is hash(1, 5); after \set default_seed 7, hash(1, 7).
+  assert.equal(show('hash(1)', { default_seed: '5' }), 'int 3896754574207142840');
+  assert.equal(show('hash_fnv1a(1) = hash_fnv1a(1, 7) AND permute(3, 10) = permute(3, 10, 7)', { default_seed: 7 }), 'boolean true');
+  // pgbench 15: -D x=abc and \set y :x + 1 give `malformed variable "x" value: "abc"`.
+  assert.throws(() => show(':x + 1', { x: 'abc' }), (e: unknown) => e instanceof ScriptError && e.message === 'malformed variable "x" value: "abc"');
 });
 
 /** Messages as pgbench 15 prints them for the same expressions (copied from its output). */
@@ -99,6 +109,13 @@ const RUNTIME_ERRORS: [string, string][] = [
   ['int(1e30)', 'double to int overflow for 1000000000000000019884624838656.000000'],
   ['true + 1', 'cannot coerce boolean to int'],
   ['permute(1, 0)', 'permute size parameter must be greater than zero'],
+  // AND, OR and NOT take booleans only (CASE WHEN and \if read numbers as true when not zero).
+  ['NOT 0.0', 'cannot coerce double to boolean'],
+  ['NOT 0', 'cannot coerce int to boolean'],
+  ['1 AND NULL', 'cannot coerce int to boolean'],
+  ['true AND 1.0', 'cannot coerce double to boolean'],
+  ['0.0 OR true', 'cannot coerce double to boolean'],
+  [`least(${Array.from({ length: 17 }, (_, i) => i).join(', ')})`, 'too many function arguments, maximum is 16'],
 ];
 
 test('runtime errors abort the client with pgbench\'s messages', () => {
@@ -128,4 +145,11 @@ test('syntax errors carry the column where pgbench points', () => {
   assert.deepEqual(at("1 + 'x'"), ["unexpected character (')", 4]);
   assert.deepEqual(at('1 < 2 < 3'), ['syntax error', 6]);
   assert.deepEqual(at('CASE WHEN true THEN 1'), ['syntax error: expected END', 21]);
+  // Constants out of range are refused when the script is read, as pgbench 15 does (its message names the constant).
+  assert.deepEqual(at('1 + 1.0E309'), ['double constant overflow (1.0E309)', 4]);
+  assert.deepEqual(at('1e-400'), ['double constant overflow (1e-400)', 0]);
+  assert.deepEqual(at('1e-310'), ['double constant overflow (1e-310)', 0]);
+  assert.deepEqual(at('99999999999999999999'), ['bigint constant overflow (99999999999999999999)', 0]);
+  assert.equal(show('2.5e-308'), 'double 2.5e-308');
+  assert.equal(show('0.0e-999'), 'double 0');
 });

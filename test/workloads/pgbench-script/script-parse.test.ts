@@ -33,6 +33,44 @@ test('a broken script is one UserError at FILE:LINE:COLUMN saying what was expec
   assert.equal(errorOf('\\set a 1 + \\\n   * 2\n'), 's.sql:2:4: \\set: syntax error');
 });
 
+/*
+ * Scripts pgbench 15 refuses (its message in the comment, from `pgbench -n -t 1 -f s.sql`): headroom
+ * refuses them too, naming the same problem, when the script is read.
+ */
+test('what pgbench refuses when it reads a script is refused, naming the same problem', () => {
+  // unexpected argument in command "endif" / "else" / "startpipeline" / "endpipeline"
+  assert.equal(errorOf('\\if 1\nSELECT 1;\n\\endif foo\n'), 's.sql:3:8: \\endif: unexpected argument');
+  assert.equal(errorOf('\\if 1\nSELECT 1;\n\\else x\n\\endif\n'), 's.sql:3:7: \\else: unexpected argument');
+  assert.equal(errorOf('\\startpipeline x\nSELECT 1;\n\\endpipeline\n'), 's.sql:1:16: \\startpipeline: unexpected argument');
+  assert.equal(errorOf('\\startpipeline\nSELECT 1;\n\\endpipeline y\n'), 's.sql:3:14: \\endpipeline: unexpected argument');
+  // too many arguments in command "sleep"
+  assert.equal(errorOf('\\sleep 1 ms extra\n'), 's.sql:1:13: \\sleep: too many arguments ("extra")');
+  // unrecognized time unit, must be us, ms or s (xs); invalid sleep time, must be an integer (abc) / (2ms)
+  assert.equal(errorOf('\\sleep 2xs\n'), 's.sql:1:9: \\sleep: unknown time unit "xs"');
+  assert.equal(errorOf('\\sleep abc\n'), 's.sql:1:8: \\sleep: expected an integer or a :variable, not "abc"');
+  assert.equal(errorOf('\\sleep 2ms extra\n'), 's.sql:1:8: \\sleep: expected an integer or a :variable, not "2ms"');
+  // unexpected number of arguments (abs): the call is checked before the stray parenthesis
+  assert.equal(errorOf('\\set x abs(1, 2))\n'), 's.sql:1:8: \\set: unexpected number of arguments (abs)');
+  assert.equal(errorOf('\\set x nosuch(1))\n'), 's.sql:1:8: \\set: unexpected function name (nosuch)');
+  // gset: invalid variable name: "a b" (pgbench stops the client when it stores; the name is known from the text here)
+  assert.equal(errorOf('SELECT 1 AS "a b" \\gset\n'), 's.sql:1:19: \\gset: invalid variable name "a b"');
+  assert.equal(errorOf('SELECT 1 AS a \\aset p-\n'), 's.sql:1:15: \\aset: invalid variable name "p-a"');
+  // double constant overflow (1.0E309)
+  assert.equal(errorOf('\\set x 1.0E309\n'), 's.sql:1:8: \\set: double constant overflow (1.0E309)');
+});
+
+test('what pgbench accepts is accepted: a unit attached to the number, a sign, a non-ASCII \\gset name', () => {
+  const sleep = (source: string) => compileScript('s.sql', source).steps[0]!;
+  const cases = [['\\sleep 2ms\n', 1000], ['\\sleep 5us\n', 1], ['\\sleep 1s\n', 1_000_000], ['\\sleep +3 ms\n', 1000], ['\\sleep -3ms\n', 1000]] as const;
+  for (const [source, factorUs] of cases) {
+    const step = sleep(source);
+    assert.ok(step.op === 'sleep' && step.factorUs === factorUs, source);
+  }
+  const two = sleep('\\sleep 2ms\n');
+  assert.equal(two.op === 'sleep' && two.amount({ vars: [], random: undefined as never, debug: () => {} }), 2);
+  assert.equal(errorOf('SELECT 1 AS "\u00e9t\u00e9" \\gset\nSELECT 1;\n'), 'no error');
+});
+
 test('SQL commands: one per semicolon over several lines; quotes, casts and comments keep their colons and semicolons', () => {
   const program = compileScript('s.sql', "-- a comment line\nSELECT :a,\n  ':b; not a variable', x::int -- :c\nFROM t;\nUPDATE t SET v = $$;:d$$ WHERE k = :k;SELECT 1");
   const sql = program.steps.filter((s) => s.op === 'sql').map((s) => (s.op === 'sql' ? s.sql : undefined)!);
