@@ -2,7 +2,7 @@ import { UserError } from '../errors.js';
 import type { DbmsName } from '../drivers/driver.js';
 import { connectTimeoutMs, sortParameters } from './parameters.js';
 import { resolvePostgres, type TargetSessionAttrs } from './postgres/target.js';
-import { splitUrl, type UrlParts } from './url.js';
+import { nonEmpty, splitUrl, type UrlParts } from './url.js';
 import { mariadbTlsSettings } from '../drivers/mariadb/tls-options.js';
 import { postgresTlsSettings } from '../drivers/postgres/tls-options.js';
 import type { TlsSettings } from '../drivers/transport/tls.js';
@@ -256,10 +256,6 @@ export function describeTarget(target: Target): string {
 
 function redact(text: string): string {
   return text.replace(/(\/\/[^:/@]*):[^@]*@/, '$1:***@');
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }
 
 /** A server on this machine, whose processes can be read from /proc; SQLite runs inside the client. */

@@ -67,6 +67,7 @@ function splitHost(spec: string, malformed: (why: string) => UserError, decode: 
   return { host: nonEmpty(host), port: nonEmpty(port) };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+/** An empty string as absent, as libpq and the MySQL clients read their settings. */
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }

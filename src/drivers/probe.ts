@@ -1,5 +1,7 @@
 import net from 'node:net';
 import type { SocketAddress } from './transport/transport.js';
+// PostgreSQL's SSLRequest: a PostgreSQL server answers it with one byte, S or N.
+import { SSL_REQUEST } from './postgres/wire/tls-negotiation.js';
 
 /**
  * What kind of server listens at an address, for a client that got something it cannot read (or
@@ -38,8 +40,6 @@ export function describeGreeting(data: Buffer, start: number, end: number): Iden
 const GREETING_WAIT_MS = 300;
 const ANSWER_WAIT_MS = 1000;
 const CONNECT_WAIT_MS = 3000;
-/** PostgreSQL's SSLRequest: a PostgreSQL server answers it with one byte, S or N. */
-const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 4, 210, 22, 47]);
 /**
  * Firebird's op_connect (op_attach, CONNECT_VERSION3, generic architecture, empty file name and
  * user identification, one protocol: 10, rpc to batch_send): a Firebird server answers op_accept

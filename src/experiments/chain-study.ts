@@ -2,7 +2,8 @@ import type { OptionSpec, OptionValues } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../cli/args.js';
-import { DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
+import { loadData, refuseIncompleteData } from '../cli/load-data.js';
 import { planningResult } from '../result/planning.js';
 import type { RunResult } from '../result/result.js';
 import { table } from '../reports/text.js';
@@ -55,7 +56,9 @@ export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
   },
   { long: 'load', type: 'string', value: 'MODE', choices: ['faithful', 'bulk'], help: 'how to load when data must be loaded', default: 'bulk' },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per unit on deadlocks and serialization failures (1: the study retried none)', default: 1 },
+  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
   SET_OPTION,
+  ACCEPT_DATA_LOSS_OPTION,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run and planning after it (--observe=false: do not)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/chain-study-DBMS-TIME.json)' },
   VERBOSE_OPTION,
@@ -85,9 +88,8 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
     let phases: RunResult['data']['phases'] = [];
     if (present !== scale) {
       logLine(`loading chain at scale ${scale}`);
-      const load = dataContext(session, base.options, scale, (m) => logLine(`  ${m}`));
-      phases = await chain.load(load).finally(() => load.done());
-    }
+      phases = await loadData({ session, workload: chain, options: base.options, scale, present, verb: 'experiment chain-study', force: values['force'] === true, signal: ctx.signal });
+    } else await refuseIncompleteData(session, chain, base.options, scale);
     const batch = chainSizes(scale).clientsPerBatch;
     for (const statements of styles) {
       // The first run starts its generators at startR only on an empty operation table.

@@ -47,7 +47,11 @@ export async function startThrowawayFirebird(settings: readonly string[], sysdba
     if (server.exitCode === null) {
       const exited = new Promise((resolve) => server.once('exit', resolve));
       server.kill('SIGTERM');
+      // The server waits for its attachments on SIGTERM; one a failed login left half open would
+      // keep it (and the test) waiting for good.
+      const killer = setTimeout(() => server.kill('SIGKILL'), 5000);
       await exited;
+      clearTimeout(killer);
     }
     rmSync(folder, { recursive: true, force: true });
   };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { UserError } from '../../errors.js';
 import { connectTimeoutMs, sortParameters } from '../parameters.js';
 import type { FallbackHost, ServerTarget } from '../target.js';
-import type { UrlParts } from '../url.js';
+import { nonEmpty, type UrlParts } from '../url.js';
 import { passwordFromPgpass } from './pgpass.js';
 import { readService } from './service-file.js';
 
@@ -132,7 +132,3 @@ function parsePorts(text: string | undefined, hosts: number): number[] {
   return ports;
 }
 
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
-}

@@ -9,8 +9,18 @@ import { endSocket, socketDrained, writeCopy } from './socket-writes.js';
  * SSLRequest, MariaDB's SSL request packet): plaintext first, then tls.connect over the same
  * socket. Neither the native reactor nor `onread` can hand their socket to OpenSSL, so a
  * connection that may use TLS starts here; its kind is `tls` once encrypted, else `node`.
- * Each read arrives as its own buffer ('data' events): TLS decrypts into a new one anyway.
+ * Plaintext reads arrive as 'data' events (only the protocol's start runs here unencrypted);
+ * decrypted reads go straight into one buffer per thread (`onread`), as the Node transport's do:
+ * no chunk per read and no stream machinery, which would cost more than the decryption.
  */
+/** One buffer for the decrypted reads of every TLS connection of this thread (see node-transport.ts). */
+const DECRYPTED = Buffer.allocUnsafe(64 * 1024);
+
+/** tls.connect's `onread`: decrypted bytes into the shared buffer; the handler copies what it keeps. */
+function decryptedInto(handler: TransportHandler): { buffer: Buffer; callback(length: number, buffer: Buffer): boolean } {
+  return { buffer: DECRYPTED, callback: (length, buffer) => (handler.onData(buffer, 0, length), true) };
+}
+
 export class TlsCapableTransport implements Transport {
   kind: TransportKind = 'node';
   session: TlsSession | undefined;
@@ -58,7 +68,7 @@ export class TlsCapableTransport implements Transport {
    */
   static async connectDirect(address: { host: string; port: number }, handler: TransportHandler, context: TlsContext, alpn: string[], timeoutMs: number): Promise<TlsCapableTransport> {
     const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
-      const secure = tls.connect({ ...context.connectOptions(address.host, undefined, alpn), port: address.port });
+      const secure = tls.connect({ ...context.connectOptions(address.host, undefined, alpn), port: address.port, onread: decryptedInto(handler) } as tls.ConnectionOptions);
       const timer = setTimeout(() => secure.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
       secure.once('error', (error) => {
         clearTimeout(timer);
@@ -82,7 +92,7 @@ export class TlsCapableTransport implements Transport {
     this.unlisten();
     this.upgrading = true;
     return new Promise((resolve, reject) => {
-      const secure = tls.connect(context.connectOptions(host, plain, alpn));
+      const secure = tls.connect({ ...context.connectOptions(host, plain, alpn), onread: decryptedInto(this.handler) } as tls.ConnectionOptions);
       const timer = setTimeout(() => secure.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
       const failed = (error: Error): void => {
         clearTimeout(timer);

@@ -453,7 +453,7 @@ export class MariadbWire implements TransportHandler {
     const password = options.password ?? '';
     let scramble = Buffer.alloc(0);
     let awaitingPublicKey = false;
-    const where = `${options.host}:${options.port}`;
+    const where = this.where;
     const reply = (sequence: number, fill: (w: PacketWriter) => void): void => {
       const w = this.writer.begin(sequence);
       fill(w);

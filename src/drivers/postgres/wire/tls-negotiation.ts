@@ -4,7 +4,7 @@ import { TlsError, type TlsContext } from '../../transport/tls.js';
 import type { SocketAddress, Transport, TransportHandler } from '../../transport/transport.js';
 
 /** SSLRequest: length 8, then the code 80877103 (protocol "SSLRequest"). */
-const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+export const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
 const YES = 0x53; // 'S'
 const NO = 0x4e; // 'N'
 
