@@ -62,9 +62,12 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const session = await openSession(values, workload);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
-    await refuseUnfinishedLoad(session, workload);
     const scale = await workload.detectScale(base);
-    if (scale === undefined) throw new UserError(`no ${workload.name} data in ${session.url}`, `load it first: headroom init ${workload.name}`);
+    if (scale === undefined) {
+      // An unfinished load the workload cannot see as data (kv's table without its key) is said as such.
+      await refuseUnfinishedLoad(session, workload);
+      throw new UserError(`no ${workload.name} data in ${session.url}`, `load it first: headroom init ${workload.name}`);
+    }
     await refuseIncompleteData(session, workload, workloadOptions, scale);
     const outcomes = await workload.check(dataContext(session, workloadOptions, scale, logLine));
     const journalFile = values['journal'] as string | undefined;

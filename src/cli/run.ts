@@ -100,9 +100,10 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     }
     const needsData = workload.needsData?.(workloadOptions) ?? true;
     const present = needsData ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine }) : undefined;
-    // Before the scale: a half-loaded dataset is not to be measured at any scale, nor quietly loaded over.
-    if (needsData) await refuseUnfinishedLoad(session, workload);
+    // A half-loaded dataset is not to be measured at any scale, nor quietly loaded over; where the
+    // workload sees data, refuseIncompleteData reads the load record itself.
     if (present !== undefined) await refuseIncompleteData(session, workload, workloadOptions, present);
+    else if (needsData) await refuseUnfinishedLoad(session, workload);
     if (present !== undefined && asked !== undefined && present !== asked) {
       throw new UserError(`the database holds ${workload.name} data at scale ${present}, not ${asked}`, `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`);
     }
