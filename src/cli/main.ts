@@ -38,6 +38,8 @@ const VERBS: Record<string, Verb> = {
     usage: 'headroom restore-settings --db URL',
     load: async () => import('./restore-settings.js').then((m) => ({ options: m.RESTORE_SETTINGS_OPTIONS, action: m.restoreSettingsCommand })),
   },
+  agent: { summary: 'wait for signed run plans over NATS and run their share of the terminals (headroom run --agents K)', usage: 'headroom agent --nats URL --trust SECRET [--name NAME]', load: async () => import('./agent.js').then((m) => ({ options: m.AGENT_OPTIONS, action: m.agentCommand })) },
+  k8s: { summary: 'print a Kubernetes Indexed Job of K agents (headroom k8s manifest --agents K --nats URL)', usage: 'headroom k8s manifest --agents K --nats URL [options]', load: async () => import('./k8s.js').then((m) => ({ options: m.K8S_OPTIONS, action: m.k8sCommand })) },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })) },
 };
 

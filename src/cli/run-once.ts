@@ -5,7 +5,7 @@ import type { Routing } from '../engine/routing/routed-connector.js';
 import { ReplicaLagSampler } from '../observe/replica-lag.js';
 import { replicationResult } from '../result/replication.js';
 import type { ServerInfo } from '../drivers/driver.js';
-import { runEngine } from '../engine/engine.js';
+import { runEngine, type EngineConfig, type EngineOutcome } from '../engine/engine.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { LiveView } from '../reports/live.js';
 import { progressLine } from '../reports/text.js';
@@ -19,6 +19,8 @@ import { mergePoints } from '../reports/pgbench-text.js';
 import { dataContext, logLine, type Session } from './common.js';
 import { jobFailureReason } from '../result/job-failure.js';
 import type { PgbenchRunSettings } from './pgbench-run-options.js';
+import { runAgents, type AgentRun } from '../agents/coordinator.js';
+import type { AgentsRecord } from '../agents/record.js';
 
 /** What every measured run of one `headroom run` shares, a sweep's steps included. */
 export interface RunPlan {
@@ -43,6 +45,8 @@ export interface RunPlan {
   signal: AbortSignal;
   /** --set: session statements for every terminal connection, and what to record. */
   settings: ServerSettings;
+  /** --agents: the terminals run on agents over NATS (src/agents/) instead of in this process. */
+  agents?: AgentRun;
 }
 
 /**
@@ -73,7 +77,10 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`);
   const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables);
   const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
-  const outcome = await runEngine(
+  const agents = plan.agents;
+  const engine = (c: EngineConfig, s: AbortSignal, i: (point: SeriesPoint) => void): Promise<EngineOutcome & { agents?: AgentsRecord }> =>
+    agents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
+  const outcome = await engine(
     { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
     plan.signal,
     (point) => {
@@ -146,6 +153,10 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, routed ? (checks ?? null) : null);
   }
   if (checks) result.checks = checks;
+  if (outcome.agents) {
+    result.agents = outcome.agents;
+    if (outcome.jobFailure) result.statusReason = `${outcome.jobFailure.message}; the totals leave out the terminals of lost agents`;
+  }
   // After the run, so that the sampling's own statements do not count in it.
   if (workload.samplePlanning && values['observe'] !== false && outcome.status !== 'interrupted') {
     const sample = await workload.samplePlanning(dataContext(session, plan.workloadOptions, scale, logLine)).catch((error: unknown) => {

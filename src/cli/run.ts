@@ -18,6 +18,9 @@ import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
+// Distributed runs (--agents): src/agents/.
+import { AGENT_RUN_OPTIONS, agentRunOf } from './agent-run-options.js';
+import { agentsText } from '../agents/record.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
@@ -55,6 +58,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
+  ...AGENT_RUN_OPTIONS,
   SET_OPTION,
   ACCEPT_DATA_LOSS_OPTION,
   VERBOSE_OPTION,
@@ -86,7 +90,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   checkRunOutputs(values, pgbench.transactionLog);
 
   const settingsAsked = parseSettings(values['set'] as string[] | undefined);
-  const session = await openSession(values, workload);
+  // Before the database: a bus that is not there is refused before anything is loaded.
+  const agents = await agentRunOf(values, given);
+  const session = await openSession(values, workload).catch(async (error: unknown) => {
+    await agents?.bus.nc.close();
+    throw error;
+  });
   let settings: ServerSettings | undefined;
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
@@ -151,6 +160,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       routing,
       signal: abort.signal,
       settings,
+      ...(agents ? { agents } : {}),
     };
     try {
       if (steps.length > 1) return await runSweep(plan, steps);
@@ -163,6 +173,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       const human = file === STDOUT_PATH ? process.stderr : process.stdout;
       human.write(`${summaryText(result, file === STDOUT_PATH ? undefined : file)}\n`);
       if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
+      if (result.agents) human.write(`${agentsText(result.agents)}\n`);
       if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
       return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
     } finally {
@@ -172,6 +183,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await settings?.restore();
     await session.close();
+    await agents?.bus.nc.drain().catch(() => undefined);
   }
 }
 

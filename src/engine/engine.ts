@@ -6,6 +6,7 @@ import { LocalJob, type JobConfig, type JobHandle } from './job.js';
 import { WorkerJob } from './worker-job.js';
 import { intervalPoint, mergeTotals, round, type MergedTotals, type SeriesPoint } from './measurements.js';
 import type { TerminalPlan } from './terminal.js';
+import type { IntervalSnapshot } from '../metrics/recorder.js';
 import type { Protocol } from '../workloads/workload.js';
 import type { TransactionLogConfig } from './transaction-log.js';
 
@@ -41,6 +42,12 @@ export interface EngineConfig {
   transactionLog?: TransactionLogConfig | undefined;
   /** --route / --balance: see JobConfig. */
   routing: JobConfig['routing'];
+  /** An agent's share of a distributed run (src/agents/): its terminals' ids start here, out of this many in all. */
+  terminalIds?: { first: number; of: number };
+  /** An agent's start barrier: awaited once every connection is open, before the terminals start. */
+  beforeStart?: () => Promise<void>;
+  /** An agent streams each interval's raw snapshots (exact histograms) with the point made of them. */
+  onSnapshots?: (snapshots: readonly IntervalSnapshot[], point: SeriesPoint) => void;
 }
 
 export interface EngineOutcome {
@@ -74,6 +81,14 @@ const TICK_MS = 1000;
 export async function runEngine(config: EngineConfig, signal: AbortSignal, onInterval: (point: SeriesPoint) => void): Promise<EngineOutcome> {
   const openingAt = new Date();
   const jobs = await openJobs(config);
+  if (config.beforeStart) {
+    try {
+      await config.beforeStart();
+    } catch (error) {
+      await Promise.all(jobs.map((j) => j.stop().catch(() => undefined)));
+      throw error;
+    }
+  }
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   // A second sampler, reset every tick, for the series: a run-long histogram cannot be read per
@@ -125,6 +140,7 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
       const point = intervalPoint(snapshots, (now - start) / 1000, seconds, measuring ? 'measure' : 'warmup', cpuPercent, config.rate !== undefined);
       point.eventLoopDelayMs = delayMs(loopDelayTick);
       series.push(point);
+      config.onSnapshots?.(snapshots, point);
       onInterval(point);
     }
     loopDelayTick.reset();
@@ -176,10 +192,12 @@ function delayMs(histogram: IntervalHistogram): { p99: number; max: number } {
 async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
   const jobCount = Math.min(config.jobs, config.clients);
   const plans: TerminalPlan[][] = Array.from({ length: jobCount }, () => []);
-  for (let id = 0; id < config.clients; id++) {
-    plans[id % jobCount]!.push({
+  const first = config.terminalIds?.first ?? 0;
+  for (let index = 0; index < config.clients; index++) {
+    const id = first + index;
+    plans[index % jobCount]!.push({
       id,
-      terminals: config.clients,
+      terminals: config.terminalIds?.of ?? config.clients,
       seed: (config.seed + Math.imul(id + 1, 0x9e3779b1)) >>> 0,
       transactions: config.transactionsPerClient,
       rate: config.rate === undefined ? undefined : config.rate / config.clients,

@@ -1,3 +1,4 @@
+import type { AgentsRecord } from '../agents/record.js';
 import type { DbmsName } from '../drivers/driver.js';
 import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
@@ -17,6 +18,8 @@ export interface RunResult {
   status: 'completed' | 'interrupted' | 'failed';
   /** Why the run did not complete, when it did not. */
   statusReason?: string;
+  /** Runs with --agents: the agents, their clocks and any lost mid-run (src/agents/record.ts). */
+  agents?: AgentsRecord;
   startedAt: string;
   measureStartedAt: string | null;
   endedAt: string;

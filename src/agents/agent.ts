@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Msg, Subscription } from 'nats';
+import { describeTarget, resolveTarget, type Target } from '../config/target.js';
+import { runEngine } from '../engine/engine.js';
+import { toWire } from '../engine/wire-error.js';
+import { subjects, type Bus } from './bus.js';
+import type { AgentPlan, Beat, Claim, ClaimReply, Done, Ready, Shard, Start, Stop, Tick } from './messages.js';
+import { toWireOutcome } from './wire-outcome.js';
+
+/** Without the coordinator's heartbeat this long, an agent stops its terminals: nothing is left running for nobody. */
+export const COORDINATOR_SILENCE_MS = 5_000;
+const BEAT_MS = 1_000;
+/** Time requests for the clock offset; the fastest round trip gives the estimate. */
+const CLOCK_SAMPLES = 5;
+
+export interface AgentOptions {
+  name: string;
+  log: (line: string) => void;
+  /** --once: serve one run, then return (a Kubernetes Job's pod then completes). */
+  once: boolean;
+  /** Ends the agent (SIGTERM): a run in progress is stopped and its outcome still sent. */
+  signal: AbortSignal;
+}
+
+/** `headroom agent`: waits for signed plans, claims a shard, runs it at the barrier, streams what it measures. */
+export async function serveAgent(bus: Bus, options: AgentOptions): Promise<void> {
+  const { log } = options;
+  let busy = false;
+  let served = 0;
+  const idle = new Set<() => void>();
+  const plans = bus.nc.subscribe(subjects.plans(bus.prefix));
+  log(`agent ${options.name} waiting for plans on ${subjects.plans(bus.prefix)}`);
+  const finished = new Promise<void>((resolve) => {
+    options.signal.addEventListener('abort', () => resolve(), { once: true });
+    idle.add(() => {
+      if (options.once && served > 0) resolve();
+    });
+    void bus.nc.closed().then(() => resolve());
+  });
+  void (async () => {
+    for await (const message of plans) {
+      let plan: AgentPlan;
+      try {
+        plan = bus.signer.open<AgentPlan>(message.data);
+        if (plan.kind !== 'plan') throw new Error(`a ${String(plan.kind)} message where a plan was expected`);
+      } catch (error) {
+        log(`refused a plan: ${(error as Error).message}`);
+        continue;
+      }
+      if (busy || options.signal.aborted) continue;
+      busy = true;
+      try {
+        if (await runPlan(bus, plan, options)) served++;
+      } catch (error) {
+        log(`run ${plan.runId}: ${(error as Error).message}`);
+      } finally {
+        busy = false;
+        for (const check of idle) check();
+      }
+    }
+  })();
+  await finished;
+  plans.unsubscribe();
+}
+
+/** True when the agent took part in the run (claimed a shard). */
+async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promise<boolean> {
+  const { log, name } = options;
+  const refusal = fileRefusal(plan.files);
+  if (refusal) {
+    log(`refused plan ${plan.runId}: ${refusal}`);
+    return false;
+  }
+  const subject = (what: Parameters<typeof subjects.run>[2]): string => subjects.run(bus.prefix, plan.runId, what);
+  const send = (what: Parameters<typeof subjects.run>[2], body: unknown): void => bus.nc.publish(subject(what), bus.signer.seal(body));
+  let reply: ClaimReply;
+  try {
+    const answer = await bus.nc.request(subject('claim'), bus.signer.seal({ kind: 'claim', agent: name } satisfies Claim), { timeout: 3000 });
+    reply = bus.signer.open<ClaimReply>(answer.data);
+  } catch (error) {
+    log(`no shard of run ${plan.runId}: ${(error as Error).message}`);
+    return false;
+  }
+  if (reply.kind !== 'shard') return false;
+  const shard: Shard = reply;
+  log(`run ${plan.runId}: terminals ${shard.first}..${shard.first + shard.count - 1} of ${plan.clients} (${plan.workload} on ${describeTarget(plan.target)})`);
+
+  const abort = new AbortController();
+  const stopOn = (why: string): void => {
+    if (abort.signal.aborted) return;
+    log(`run ${plan.runId}: stopping, ${why}`);
+    abort.abort();
+  };
+  const onTerm = (): void => stopOn('the agent is shutting down');
+  options.signal.addEventListener('abort', onTerm, { once: true });
+  let lastHeard = Date.now();
+  const subscriptions: Subscription[] = [];
+  const listen = (what: Parameters<typeof subjects.run>[2], handle: (message: Msg) => void): void => {
+    subscriptions.push(bus.nc.subscribe(subject(what), { callback: (error, message) => (error ? undefined : handle(message)) }));
+  };
+  listen('coordinator', (message) => {
+    try {
+      bus.signer.open(message.data);
+      lastHeard = Date.now();
+    } catch (error) {
+      log(`refused a heartbeat: ${(error as Error).message}`);
+    }
+  });
+  listen('stop', (message) => {
+    try {
+      stopOn(`the coordinator said: ${bus.signer.open<Stop>(message.data).reason}`);
+    } catch (error) {
+      log(`refused a stop: ${(error as Error).message}`);
+    }
+  });
+  let startAt: ((start: Start) => void) | undefined;
+  const started = new Promise<Start>((resolve) => (startAt = resolve));
+  listen('start', (message) => {
+    try {
+      startAt?.(bus.signer.open<Start>(message.data));
+    } catch (error) {
+      log(`refused a start: ${(error as Error).message}`);
+    }
+  });
+  let transactions = 0;
+  const beats = setInterval(() => {
+    if (Date.now() - lastHeard > COORDINATOR_SILENCE_MS) stopOn(`no heartbeat from the coordinator for ${COORDINATOR_SILENCE_MS / 1000} s`);
+    send('beat', { kind: 'beat', index: shard.index, transactions } satisfies Beat);
+  }, BEAT_MS);
+  try {
+    const clock = await measureClock(bus, subject('time'));
+    let ticks = 0;
+    const outcome = await runEngine(
+      {
+        target: withOwnPassword(plan.target),
+        workload: plan.workload,
+        options: plan.options,
+        scale: plan.scale,
+        clients: shard.count,
+        jobs: plan.jobs,
+        durationSeconds: plan.durationSeconds,
+        transactionsPerClient: plan.transactionsPerClient,
+        // This agent's terminals' share: the engine divides it among them, rate / clients each.
+        rate: plan.rate === undefined ? undefined : (plan.rate * shard.count) / plan.clients,
+        warmupSeconds: plan.warmupSeconds,
+        maxTries: plan.maxTries,
+        seed: plan.seed,
+        journal: undefined,
+        acceptRefusals: plan.acceptRefusals,
+        protocol: plan.protocol,
+        perCommand: plan.perCommand,
+        sessionStatements: plan.sessionStatements,
+        latencyLimitMs: plan.latencyLimitMs,
+        routing: undefined,
+        terminalIds: { first: shard.first, of: plan.clients },
+        beforeStart: async () => {
+          send('ready', { kind: 'ready', agent: name, index: shard.index, clockOffsetMs: clock.offsetMs, roundTripMs: clock.roundTripMs } satisfies Ready);
+          const aborted = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+          const start = abort.signal.aborted ? undefined : await Promise.race([started, aborted]);
+          if (!start) throw new Error('stopped before the start');
+          // The barrier is on the coordinator's clock; this agent's clock reads it as at - offset.
+          const wait = start.at - clock.offsetMs - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        },
+        onSnapshots: (snapshots, point) => {
+          for (const s of snapshots) transactions += s.count;
+          send('tick', { kind: 'tick', index: shard.index, tick: ++ticks, snapshots: [...snapshots], point } satisfies Tick);
+        },
+      },
+      abort.signal,
+      () => undefined,
+    );
+    send('done', { kind: 'done', index: shard.index, outcome: toWireOutcome(outcome) } satisfies Done);
+    log(`run ${plan.runId}: ${outcome.status}, ${outcome.totals.all.totalCount} transactions`);
+  } catch (error) {
+    send('done', { kind: 'done', index: shard.index, error: toWire(error) } satisfies Done);
+    log(`run ${plan.runId}: failed: ${(error as Error).message}`);
+  } finally {
+    clearInterval(beats);
+    options.signal.removeEventListener('abort', onTerm);
+    await bus.nc.flush().catch(() => undefined);
+    for (const s of subscriptions) s.unsubscribe();
+  }
+  return true;
+}
+
+/** A file the plan names must be on this agent's disk with the sha256 the plan gives: nothing that runs comes over the bus. */
+function fileRefusal(files: AgentPlan['files']): string | undefined {
+  for (const file of files) {
+    let sha256: string;
+    try {
+      sha256 = createHash('sha256').update(readFileSync(file.path)).digest('hex');
+    } catch {
+      return `${file.path} is not on this agent's disk`;
+    }
+    if (sha256 !== file.sha256) return `${file.path} differs from the coordinator's (sha256 ${sha256.slice(0, 12)}, plan says ${file.sha256.slice(0, 12)})`;
+  }
+  return undefined;
+}
+
+/** Passwords never travel on the bus: this agent's environment or password file gives them, as for a local run. */
+function withOwnPassword(target: Target): Target {
+  if (target.dbms === 'sqlite') return target;
+  const own = resolveTarget(describeTarget(target));
+  if (own.dbms === 'sqlite') return target;
+  return { ...target, password: own.password, ...(own.passwordFile ? { passwordFile: own.passwordFile } : {}), ...(own.fallbacks ? { fallbacks: own.fallbacks } : {}) };
+}
+
+/** The coordinator's clock minus this one's, from the request/reply pair with the shortest round trip (NTP's estimate). */
+async function measureClock(bus: Bus, subject: string): Promise<{ offsetMs: number; roundTripMs: number }> {
+  let best = { offsetMs: 0, roundTripMs: Infinity };
+  for (let i = 0; i < CLOCK_SAMPLES; i++) {
+    const sent = Date.now();
+    const reply = await bus.nc.request(subject, bus.signer.seal({ kind: 'time' }), { timeout: 3000 });
+    const received = Date.now();
+    const { now } = bus.signer.open<{ now: number }>(reply.data);
+    if (received - sent < best.roundTripMs) best = { offsetMs: now - (sent + received) / 2, roundTripMs: received - sent };
+  }
+  return best;
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { connect, credsAuthenticator, nkeyAuthenticator, type ConnectionOptions, type NatsConnection } from 'nats';
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import { UserError } from '../errors.js';
+import { Signer } from './signing.js';
+
+/** The bus options `headroom agent` and `headroom run --agents` share; they go to the nats client as given. */
+export const BUS_OPTIONS: OptionSpec[] = [
+  { long: 'nats', type: 'string', value: 'URL', help: 'NATS server(s) to coordinate over, e.g. nats://10.0.0.5:4222 (comma-separated for a cluster)' },
+  { long: 'trust', type: 'string', value: 'SECRET', help: 'shared secret (16+ characters) that signs every plan and report; else HEADROOM_TRUST' },
+  { long: 'nats-subject', type: 'string', value: 'PREFIX', help: 'subject prefix of the coordination messages (one per group of agents)', default: 'headroom' },
+  { long: 'nats-creds', type: 'string', value: 'FILE', help: 'NATS credentials file (JWT and NKEY seed)' },
+  { long: 'nats-nkey', type: 'string', value: 'FILE', help: 'NATS NKEY seed file' },
+  { long: 'nats-tls-ca', type: 'string', value: 'FILE', help: "CA that signed the NATS server's certificate (turns TLS on)" },
+  { long: 'nats-tls-cert', type: 'string', value: 'FILE', help: 'client certificate for NATS TLS' },
+  { long: 'nats-tls-key', type: 'string', value: 'FILE', help: 'client key for NATS TLS' },
+];
+
+export interface Bus {
+  nc: NatsConnection;
+  signer: Signer;
+  /** Subject prefix; every subject is `${prefix}.…`. */
+  prefix: string;
+}
+
+export const subjects = {
+  plans: (prefix: string) => `${prefix}.plans`,
+  /** claim and time are requests the coordinator answers; coordinator carries its heartbeat. */
+  run: (prefix: string, runId: string, what: 'claim' | 'time' | 'ready' | 'start' | 'tick' | 'beat' | 'done' | 'stop' | 'coordinator') => `${prefix}.run.${runId}.${what}`,
+};
+
+/** The secret from --trust or HEADROOM_TRUST; refused in one line when missing or short. */
+export function trustSecret(values: OptionValues): string {
+  const secret = (values['trust'] as string | undefined) ?? process.env['HEADROOM_TRUST'];
+  if (secret === undefined || secret === '') throw new UserError('no shared secret: agents act only on plans signed with one', 'give --trust SECRET (the same on the coordinator and every agent) or set HEADROOM_TRUST');
+  if (secret.length < 16) throw new UserError('the --trust secret is shorter than 16 characters', 'use a longer secret, e.g. openssl rand -hex 32');
+  return secret;
+}
+
+/** Connects as the options say; a server that is not there, or refuses us, is one line (exit 2). */
+export async function openBus(values: OptionValues, name: string): Promise<Bus> {
+  const url = values['nats'] as string | undefined;
+  if (url === undefined) throw new UserError('no NATS server given', 'give --nats nats://HOST:4222');
+  const signer = new Signer(trustSecret(values));
+  const options: ConnectionOptions = { servers: url.split(','), name, timeout: 5000, maxReconnectAttempts: 10, reconnectTimeWait: 500 };
+  const file = (option: string): string | undefined => values[option] as string | undefined;
+  const read = (option: string): Uint8Array => {
+    try {
+      return readFileSync(file(option)!);
+    } catch (error) {
+      throw new UserError(`cannot read --${option} ${file(option)}: ${(error as Error).message}`);
+    }
+  };
+  if (file('nats-creds') !== undefined) options.authenticator = credsAuthenticator(read('nats-creds'));
+  else if (file('nats-nkey') !== undefined) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(Buffer.from(read('nats-nkey')).toString('utf8').trim()));
+  if (file('nats-tls-ca') !== undefined || file('nats-tls-cert') !== undefined) {
+    options.tls = {
+      ...(file('nats-tls-ca') !== undefined ? { caFile: file('nats-tls-ca')! } : {}),
+      ...(file('nats-tls-cert') !== undefined ? { certFile: file('nats-tls-cert')! } : {}),
+      ...(file('nats-tls-key') !== undefined ? { keyFile: file('nats-tls-key')! } : {}),
+    };
+  }
+  try {
+    const nc = await connect(options);
+    return { nc, signer, prefix: values['nats-subject'] as string };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const why = code === 'CONNECTION_REFUSED' ? 'connection refused' : code === 'AUTHORIZATION_VIOLATION' ? 'not authorised' : (error as Error).message;
+    throw new UserError(`cannot reach the NATS server at ${url}: ${why}`, 'start it (nats-server -js) or fix --nats and its credentials');
+  }
+}

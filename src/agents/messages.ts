@@ -1,0 +1,116 @@
+import type { Target } from '../config/target.js';
+import type { OptionValues } from '../config/options.js';
+import type { SeriesPoint } from '../engine/measurements.js';
+import type { WireError } from '../engine/wire-error.js';
+import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
+import type { Protocol } from '../workloads/workload.js';
+
+/**
+ * What the coordinator asks of the agents: plain data only. It names a built-in workload and, for
+ * files a workload reads (-f scripts), their paths and sha256; an agent runs nothing that comes
+ * over the bus, and refuses a plan whose files differ on its disk. The target has no password:
+ * each agent takes it from its own environment or password file.
+ */
+export interface AgentPlan {
+  kind: 'plan';
+  runId: string;
+  coordinator: string;
+  agents: number;
+  target: Target;
+  workload: string;
+  options: OptionValues;
+  files: { path: string; sha256: string }[];
+  scale: number;
+  /** All terminals, over all agents. */
+  clients: number;
+  /** Threads per agent (-j with --agents). */
+  jobs: number;
+  durationSeconds: number | undefined;
+  transactionsPerClient: number | undefined;
+  /** -R over the whole run; each agent schedules its terminals' share. */
+  rate: number | undefined;
+  warmupSeconds: number;
+  maxTries: number;
+  seed: number;
+  protocol: Protocol;
+  perCommand: boolean;
+  latencyLimitMs: number | undefined;
+  acceptRefusals: boolean;
+  sessionStatements: string[];
+}
+
+/** An agent's share: terminals first..first+count-1 of the plan's clients. */
+export interface Shard {
+  kind: 'shard';
+  index: number;
+  first: number;
+  count: number;
+  /** The coordinator's clock when it answered (for the agent's clock offset). */
+  now: number;
+}
+
+export interface Claim {
+  kind: 'claim';
+  agent: string;
+}
+
+export type ClaimReply = Shard | { kind: 'full' };
+
+export interface Ready {
+  kind: 'ready';
+  agent: string;
+  index: number;
+  /** Coordinator clock minus the agent's, estimated from the fastest of a few request/reply pairs. */
+  clockOffsetMs: number;
+  roundTripMs: number;
+}
+
+export interface Start {
+  kind: 'start';
+  /** On the coordinator's clock; each agent waits until then on its own clock, less its offset. */
+  at: number;
+}
+
+export interface Tick {
+  kind: 'tick';
+  index: number;
+  tick: number;
+  snapshots: IntervalSnapshot[];
+  point: SeriesPoint;
+}
+
+export interface Beat {
+  kind: 'beat';
+  index: number;
+  /** Transactions the agent's terminals finished so far (measured or not), for a loss report. */
+  transactions: number;
+}
+
+/** The agent's outcome, or the error that kept its terminals from running (e.g. a refused login). */
+export interface Done {
+  kind: 'done';
+  index: number;
+  outcome?: WireOutcome;
+  error?: WireError;
+}
+
+export interface Stop {
+  kind: 'stop';
+  reason: string;
+}
+
+/** An agent's EngineOutcome as plain data: its totals in a job's form, so the coordinator merges agents as the engine merges jobs. */
+export interface WireOutcome {
+  status: 'completed' | 'interrupted' | 'failed';
+  failure: WireError | undefined;
+  jobFailure: WireError | undefined;
+  lostJobs: number;
+  openingAt: number | undefined;
+  startedAt: number;
+  measureStartedAt: number | undefined;
+  measuredSeconds: number;
+  totals: JobTotals;
+  clientCpu: { userUs: number; systemUs: number };
+  clientPeakRssKb: number;
+  eventLoopDelayMs: { p99: number; max: number };
+}

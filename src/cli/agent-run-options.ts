@@ -1,0 +1,31 @@
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import { UserError } from '../errors.js';
+import { BUS_OPTIONS, openBus } from '../agents/bus.js';
+import type { AgentRun } from '../agents/coordinator.js';
+import { ON_AGENT_LOSS, type OnAgentLoss } from '../agents/record.js';
+import { logLine } from './common.js';
+
+/** `headroom run --agents K`: the run's terminals come from K agents on other machines (src/agents/). */
+export const AGENT_RUN_OPTIONS: OptionSpec[] = [
+  { long: 'agents', type: 'integer', min: 1, value: 'K', help: 'run the terminals on K headroom agents coordinated over --nats (-c in all, -j per agent), one merged result' },
+  { long: 'on-agent-loss', type: 'string', value: 'WHAT', choices: ON_AGENT_LOSS, help: 'an agent silent for 5 s mid-run: continue with the rest, or stop the run', default: 'continue' },
+  { long: 'agent-wait', type: 'integer', min: 1, value: 'SECONDS', help: 'how long to wait for the agents to claim their shards and connect', default: 60 },
+  ...BUS_OPTIONS,
+];
+
+/** Options a distributed run cannot honour yet are refused, never ignored. */
+const LOCAL_ONLY = ['journal', 'log', 'route'] as const;
+
+/** The bus and its settings when --agents is given; a NATS server that is not there is one line (exit 2). */
+export async function agentRunOf(values: OptionValues, given: ReadonlySet<string>): Promise<AgentRun | undefined> {
+  const agents = values['agents'] as number | undefined;
+  if (agents === undefined) {
+    const stray = [...given].find((name) => AGENT_RUN_OPTIONS.some((o) => o.long === name));
+    if (stray) throw new UserError(`--${stray} applies to distributed runs only`, 'add --agents K --nats URL --trust SECRET, or drop it');
+    return undefined;
+  }
+  const local = LOCAL_ONLY.find((name) => given.has(name) && !(name === 'route' && values['route'] === 'none'));
+  if (local) throw new UserError(`--${local} is not supported with --agents`, `drop --${local}, or run without --agents`);
+  const bus = await openBus(values, 'headroom coordinator');
+  return { bus, agents, onAgentLoss: values['on-agent-loss'] as OnAgentLoss, waitSeconds: values['agent-wait'] as number, log: logLine };
+}
