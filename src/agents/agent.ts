@@ -48,7 +48,7 @@ export async function serveAgent(bus: Bus, options: AgentOptions): Promise<void>
         log(`refused a plan: ${(error as Error).message}`);
         continue;
       }
-      if (busy || options.signal.aborted) continue;
+      if (busy || options.signal.aborted || (options.once && served > 0)) continue;
       busy = true;
       try {
         if (await runPlan(bus, plan, options)) served++;
@@ -152,6 +152,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
         perCommand: plan.perCommand,
         sessionStatements: plan.sessionStatements,
         latencyLimitMs: plan.latencyLimitMs,
+        transactionLog: plan.transactionLog && { ...plan.transactionLog, pid: process.pid },
         routing: undefined,
         terminalIds: { first: shard.first, of: plan.clients },
         beforeStart: async () => {

@@ -218,6 +218,7 @@ function planOf(config: EngineConfig, runId: string, agents: number): AgentPlan 
     latencyLimitMs: config.latencyLimitMs,
     acceptRefusals: config.acceptRefusals,
     sessionStatements: [...(config.sessionStatements ?? [])],
+    transactionLog: config.transactionLog,
   };
 }
 

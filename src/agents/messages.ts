@@ -4,6 +4,7 @@ import type { SeriesPoint } from '../engine/measurements.js';
 import type { WireError } from '../engine/wire-error.js';
 import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
 import type { Protocol } from '../workloads/workload.js';
+import type { TransactionLogConfig } from '../engine/transaction-log.js';
 
 /**
  * What the coordinator asks of the agents: plain data only. It names a built-in workload and, for
@@ -37,6 +38,8 @@ export interface AgentPlan {
   latencyLimitMs: number | undefined;
   acceptRefusals: boolean;
   sessionStatements: string[];
+  /** -l: each agent writes its own pgbench-format log on its own disk, named by its own process id. */
+  transactionLog: TransactionLogConfig | undefined;
 }
 
 /** An agent's share: terminals first..first+count-1 of the plan's clients. */

@@ -14,7 +14,7 @@ export const AGENT_RUN_OPTIONS: OptionSpec[] = [
 ];
 
 /** Options a distributed run cannot honour yet are refused, never ignored. */
-const LOCAL_ONLY = ['journal', 'log', 'route'] as const;
+const LOCAL_ONLY = ['journal', 'route'] as const;
 
 /** The bus and its settings when --agents is given; a NATS server that is not there is one line (exit 2). */
 export async function agentRunOf(values: OptionValues, given: ReadonlySet<string>): Promise<AgentRun | undefined> {

@@ -122,7 +122,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       workloadOptions: plan.workloadOptions,
       scale,
       clients,
-      jobs,
+      // With --agents, -j is per agent: the result counts every thread that ran terminals.
+      jobs: plan.agents ? jobs * plan.agents.agents : jobs,
       durationSeconds: durationSeconds ?? null,
       transactionsPerClient: transactionsPerClient ?? null,
       rate: rate ?? null,
