@@ -42,7 +42,10 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
   const url = values['nats'] as string | undefined;
   if (url === undefined) throw new UserError('no NATS server given', 'give --nats nats://HOST:4222');
   const signer = new Signer(trustSecret(values));
-  const options: ConnectionOptions = { servers: url.split(','), name, timeout: 5000, maxReconnectAttempts: 10, reconnectTimeWait: 500 };
+  const options: ConnectionOptions = { servers: url.split(',').map(withoutLogin), name, timeout: 5000, maxReconnectAttempts: 10, reconnectTimeWait: 500 };
+  // nats://user:password@host: the nats client takes the login as options, not in the server list.
+  const login = loginOf(url.split(',')[0]!);
+  if (login) Object.assign(options, login);
   const file = (option: string): string | undefined => values[option] as string | undefined;
   const read = (option: string): Uint8Array => {
     try {
@@ -66,6 +69,19 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
   } catch (error) {
     const code = (error as { code?: string }).code;
     const why = code === 'CONNECTION_REFUSED' ? 'connection refused' : code === 'AUTHORIZATION_VIOLATION' ? 'not authorised' : (error as Error).message;
-    throw new UserError(`cannot reach the NATS server at ${url}: ${why}`, 'start it (nats-server -js) or fix --nats and its credentials');
+    throw new UserError(`cannot reach the NATS server at ${url.split(',').map(withoutLogin).join(',')}: ${why}`, 'start it with nats-server -js, or fix --nats and its credentials');
   }
+}
+
+function loginOf(server: string): { user: string; pass: string } | undefined {
+  try {
+    const parsed = new URL(server.includes('://') ? server : `nats://${server}`);
+    return parsed.username === '' ? undefined : { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) };
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutLogin(server: string): string {
+  return server.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1');
 }
