@@ -4,7 +4,7 @@ import type { Msg, Subscription } from 'nats';
 import { describeTarget, resolveTarget, type Target } from '../config/target.js';
 import { runEngine } from '../engine/engine.js';
 import { toWire } from '../engine/wire-error.js';
-import { subjects, type Bus } from './bus.js';
+import { subjects, type Bus, type RunSubject } from './bus.js';
 import type { AgentPlan, Beat, Claim, ClaimReply, Done, Ready, Shard, Start, Stop, Tick } from './messages.js';
 import { toWireOutcome } from './wire-outcome.js';
 
@@ -72,8 +72,8 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
     log(`refused plan ${plan.runId}: ${refusal}`);
     return false;
   }
-  const subject = (what: Parameters<typeof subjects.run>[2]): string => subjects.run(bus.prefix, plan.runId, what);
-  const send = (what: Parameters<typeof subjects.run>[2], body: unknown): void => bus.nc.publish(subject(what), bus.signer.seal(body));
+  const subject = (what: RunSubject): string => subjects.run(bus.prefix, plan.runId, what);
+  const send = (what: RunSubject, body: unknown): void => bus.nc.publish(subject(what), bus.signer.seal(body));
   let reply: ClaimReply;
   try {
     const answer = await bus.nc.request(subject('claim'), bus.signer.seal({ kind: 'claim', agent: name } satisfies Claim), { timeout: 3000 });
@@ -96,7 +96,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
   options.signal.addEventListener('abort', onTerm, { once: true });
   let lastHeard = Date.now();
   const subscriptions: Subscription[] = [];
-  const listen = (what: Parameters<typeof subjects.run>[2], handle: (message: Msg) => void): void => {
+  const listen = (what: RunSubject, handle: (message: Msg) => void): void => {
     subscriptions.push(bus.nc.subscribe(subject(what), { callback: (error, message) => (error ? undefined : handle(message)) }));
   };
   listen('coordinator', (message) => {

@@ -23,16 +23,20 @@ export interface Bus {
   prefix: string;
 }
 
+export type RunSubject = 'claim' | 'time' | 'ready' | 'start' | 'tick' | 'beat' | 'done' | 'stop' | 'coordinator';
+
 export const subjects = {
   plans: (prefix: string) => `${prefix}.plans`,
   /** claim and time are requests the coordinator answers; coordinator carries its heartbeat. */
-  run: (prefix: string, runId: string, what: 'claim' | 'time' | 'ready' | 'start' | 'tick' | 'beat' | 'done' | 'stop' | 'coordinator') => `${prefix}.run.${runId}.${what}`,
+  run: (prefix: string, runId: string, what: RunSubject) => `${prefix}.run.${runId}.${what}`,
 };
 
 /** The secret from --trust or HEADROOM_TRUST; refused in one line when missing or short. */
 export function trustSecret(values: OptionValues): string {
   const secret = (values['trust'] as string | undefined) ?? process.env['HEADROOM_TRUST'];
-  if (secret === undefined || secret === '') throw new UserError('no shared secret: agents act only on plans signed with one', 'give --trust SECRET (the same on the coordinator and every agent) or set HEADROOM_TRUST');
+  if (secret === undefined || secret === '') {
+    throw new UserError('no shared secret: agents act only on plans signed with one', 'give --trust SECRET (the same on the coordinator and every agent) or set HEADROOM_TRUST');
+  }
   if (secret.length < 16) throw new UserError('the --trust secret is shorter than 16 characters', 'use a longer secret, e.g. openssl rand -hex 32');
   return secret;
 }
@@ -55,7 +59,7 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
     }
   };
   if (file('nats-creds') !== undefined) options.authenticator = credsAuthenticator(read('nats-creds'));
-  else if (file('nats-nkey') !== undefined) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(Buffer.from(read('nats-nkey')).toString('utf8').trim()));
+  else if (file('nats-nkey') !== undefined) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(Buffer.from(read('nats-nkey')).toString().trim()));
   if (file('nats-tls-ca') !== undefined || file('nats-tls-cert') !== undefined) {
     options.tls = {
       ...(file('nats-tls-ca') !== undefined ? { caFile: file('nats-tls-ca')! } : {}),
@@ -69,7 +73,8 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
   } catch (error) {
     const code = (error as { code?: string }).code;
     const why = code === 'CONNECTION_REFUSED' ? 'connection refused' : code === 'AUTHORIZATION_VIOLATION' ? 'not authorised' : (error as Error).message;
-    throw new UserError(`cannot reach the NATS server at ${url.split(',').map(withoutLogin).join(',')}: ${why}`, 'start it with nats-server -js, or fix --nats and its credentials');
+    const where = url.split(',').map(withoutLogin).join(',');
+    throw new UserError(`cannot reach the NATS server at ${where}: ${why}`, 'start it with nats-server -js, or fix --nats and its credentials');
   }
 }
 

@@ -7,7 +7,7 @@ import type { EngineConfig, EngineOutcome } from '../engine/engine.js';
 import { intervalPoint, mergeTotals, round, type SeriesPoint } from '../engine/measurements.js';
 import { fromWire } from '../engine/wire-error.js';
 import { UserError } from '../errors.js';
-import { subjects, type Bus } from './bus.js';
+import { subjects, type Bus, type RunSubject } from './bus.js';
 import type { AgentPlan, Beat, Claim, ClaimReply, Done, Ready, Stop, Tick, WireOutcome } from './messages.js';
 import type { AgentMember, AgentsRecord, OnAgentLoss } from './record.js';
 
@@ -46,19 +46,26 @@ interface Member {
  * terminals to the first K agents that claim them, starts them at one barrier time, merges their
  * streamed intervals into one series and their totals into one outcome, as the engine merges jobs.
  */
-export async function runAgents(run: AgentRun, config: EngineConfig, signal: AbortSignal, onInterval: (point: SeriesPoint) => void): Promise<DistributedOutcome> {
+export async function runAgents(
+  run: AgentRun,
+  config: EngineConfig,
+  signal: AbortSignal,
+  onInterval: (point: SeriesPoint) => void,
+): Promise<DistributedOutcome> {
   const { bus, agents, log } = run;
-  if (config.clients < agents) throw new UserError(`-c ${config.clients} is fewer than --agents ${agents}`, 'each agent needs at least one terminal: use -c of at least --agents');
+  if (config.clients < agents) {
+    throw new UserError(`-c ${config.clients} is fewer than --agents ${agents}`, 'each agent needs at least one terminal: use -c of at least --agents');
+  }
   const cpuAtStart = process.cpuUsage();
   const runId = randomBytes(8).toString('hex');
   const plan = planOf(config, runId, agents);
-  const subject = (what: Parameters<typeof subjects.run>[2]): string => subjects.run(bus.prefix, runId, what);
-  const send = (what: Parameters<typeof subjects.run>[2], body: unknown): void => bus.nc.publish(subject(what), bus.signer.seal(body));
+  const subject = (what: RunSubject): string => subjects.run(bus.prefix, runId, what);
+  const send = (what: RunSubject, body: unknown): void => bus.nc.publish(subject(what), bus.signer.seal(body));
   const members: Member[] = [];
   const subscriptions: Subscription[] = [];
   let wake: () => void = () => undefined;
   const changed = (): Promise<void> => new Promise((resolve) => (wake = resolve));
-  const listen = (what: Parameters<typeof subjects.run>[2], handle: (body: never, message: Msg) => void): void => {
+  const listen = (what: RunSubject, handle: (body: never, message: Msg) => void): void => {
     subscriptions.push(
       bus.nc.subscribe(subject(what), {
         callback: (error, message) => {
@@ -158,8 +165,10 @@ export async function runAgents(run: AgentRun, config: EngineConfig, signal: Abo
       const now = Date.now();
       for (const m of open) {
         if (now - m.lastHeard <= AGENT_SILENCE_MS) continue;
-        m.lost = { at: new Date(m.lastHeard).toISOString(), afterSeconds: round(Math.max(0, m.lastHeard - startedAt) / 1000, 1), transactionsStreamed: streamed(m) };
-        log(`agent ${m.name} lost: silent since ${m.lost.at}, after ${m.lost.transactionsStreamed} transactions; ${run.onAgentLoss === 'stop' ? 'stopping the run' : 'going on with the rest'}`);
+        const afterSeconds = round(Math.max(0, m.lastHeard - startedAt) / 1000, 1);
+        m.lost = { at: new Date(m.lastHeard).toISOString(), afterSeconds, transactionsStreamed: streamed(m) };
+        const then = run.onAgentLoss === 'stop' ? 'stopping the run' : 'going on with the rest';
+        log(`agent ${m.name} lost: silent since ${m.lost.at}, after ${m.lost.transactionsStreamed} transactions; ${then}`);
         if (run.onAgentLoss === 'stop' && !lossStop) {
           lossStop = new Error(`agent ${m.name} was lost at ${m.lost.at} (no heartbeat for ${AGENT_SILENCE_MS / 1000} s); --on-agent-loss stop`);
           stopAll(`agent ${m.name} was lost`);
@@ -248,7 +257,14 @@ function streamed(m: Member): number {
  * Merges interval n once every agent still running has sent it (a finished agent has sent all it
  * will, a lost one nothing more): its histograms merge exactly and its client CPU adds up.
  */
-function emitReady(members: readonly Member[], emitted: number, config: EngineConfig, series: SeriesPoint[], onInterval: (p: SeriesPoint) => void, flush = false): number {
+function emitReady(
+  members: readonly Member[],
+  emitted: number,
+  config: EngineConfig,
+  series: SeriesPoint[],
+  onInterval: (p: SeriesPoint) => void,
+  flush = false,
+): number {
   for (let n = emitted + 1; ; n++) {
     const parts = members.map((m) => m.ticks[n - 1]);
     const waiting = members.some((m, i) => parts[i] === undefined && !m.done && !m.lost);
@@ -257,7 +273,8 @@ function emitReady(members: readonly Member[], emitted: number, config: EngineCo
     const seconds = Math.max(...present.map((p) => p.point.seconds));
     const cpuPercent = present.reduce((total, p) => total + p.point.clientCpuPercent, 0);
     const phase = present.some((p) => p.point.phase === 'measure') ? 'measure' : 'warmup';
-    const point = intervalPoint(present.flatMap((p) => p.snapshots), Math.max(...present.map((p) => p.point.t)), seconds, phase, cpuPercent, config.rate !== undefined);
+    const t = Math.max(...present.map((p) => p.point.t));
+    const point = intervalPoint(present.flatMap((p) => p.snapshots), t, seconds, phase, cpuPercent, config.rate !== undefined);
     const delays = present.map((p) => p.point.eventLoopDelayMs).filter((d) => d !== undefined);
     if (delays.length > 0) point.eventLoopDelayMs = { p99: Math.max(...delays.map((d) => d.p99)), max: Math.max(...delays.map((d) => d.max)) };
     series.push(point);
@@ -265,7 +282,15 @@ function emitReady(members: readonly Member[], emitted: number, config: EngineCo
   }
 }
 
-function outcomeOf(members: readonly Member[], series: SeriesPoint[], startedAt: number, run: AgentRun, aborted: boolean, lossStop: Error | undefined, coordinatorCpu: NodeJS.CpuUsage): DistributedOutcome {
+function outcomeOf(
+  members: readonly Member[],
+  series: SeriesPoint[],
+  startedAt: number,
+  run: AgentRun,
+  aborted: boolean,
+  lossStop: Error | undefined,
+  coordinatorCpu: NodeJS.CpuUsage,
+): DistributedOutcome {
   const outcomes = members.flatMap((m) => (m.done?.outcome ? [{ m, o: m.done.outcome }] : []));
   const errored = members.find((m) => m.done?.error);
   const onCoordinatorClock = (m: Member, at: number): number => at + (m.ready?.clockOffsetMs ?? 0);
@@ -316,7 +341,10 @@ function outcomeOf(members: readonly Member[], series: SeriesPoint[], startedAt:
     totals,
     clientCpu: { userUs: sumOf(outcomes.map(({ o }) => o.clientCpu.userUs)), systemUs: sumOf(outcomes.map(({ o }) => o.clientCpu.systemUs)) },
     clientPeakRssKb: Math.max(0, ...outcomes.map(({ o }) => o.clientPeakRssKb)),
-    eventLoopDelayMs: { p99: Math.max(0, ...outcomes.map(({ o }) => o.eventLoopDelayMs.p99)), max: Math.max(0, ...outcomes.map(({ o }) => o.eventLoopDelayMs.max)) },
+    eventLoopDelayMs: {
+      p99: Math.max(0, ...outcomes.map(({ o }) => o.eventLoopDelayMs.p99)),
+      max: Math.max(0, ...outcomes.map(({ o }) => o.eventLoopDelayMs.max)),
+    },
     agents: record,
   };
 }
