@@ -27,6 +27,7 @@ export const chain: Workload = {
       help: "how to load: faithful (the study's row-by-row phases, timed) or bulk (fastest path, keys after the data)",
       choices: ['faithful', 'bulk'],
       default: 'bulk',
+      verbs: ['init', 'run'],
     },
     {
       long: 'mode',
@@ -35,6 +36,7 @@ export const chain: Workload = {
       help: 'distributed (each terminal its own stretch of clients) or localized (every terminal the same clients in the same order)',
       choices: ['distributed', 'localized'],
       default: 'distributed',
+      verbs: ['run'],
     },
     {
       long: 'statements',
@@ -43,6 +45,7 @@ export const chain: Workload = {
       help: "study (default: what the study's program sends, both joins as literal text planned at every call) or prepared (all four prepared once per terminal)",
       choices: STATEMENT_STYLES,
       default: 'study',
+      verbs: ['run'],
     },
   ],
 
