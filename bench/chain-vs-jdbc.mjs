@@ -6,7 +6,7 @@
 // before the first terminal connects, terminals started 10 ms apart) and run the same units per
 // terminal from the same distributed generator offsets. Prints each side's tr/s and client CPU per
 // unit, each program's MariaDB/PostgreSQL ratio, and whether headroom's ratio is within 15% of the
-// JDBC program's. Not a test: the JVM's start and JIT warm-up are inside the JDBC program's Total
+// JDBC program's (medians over --rounds). Not a test: the JVM's start and JIT warm-up are inside the JDBC program's Total
 // time, so keep --units large enough (a few thousand) for that to fade.
 //
 //   node bench/chain-vs-jdbc.mjs [--pg postgres://postgres@127.0.0.1:5432/headroom_chain_jdbc]
@@ -133,20 +133,23 @@ try {
     }
   }
   console.log('');
-  console.log('terminals round  program    PostgreSQL tr/s  MariaDB tr/s  MariaDB/PostgreSQL  client CPU ms/unit (pg, maria)');
-  for (const row of rows) {
+  console.log('terminals  program    PostgreSQL tr/s  MariaDB tr/s  MariaDB/PostgreSQL  client CPU ms/unit (pg, maria)');
+  // Medians over the rounds: on a busy machine one run of either program can be off by 2x.
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  for (const terminals of terminalCounts) {
+    const mine = rows.filter((row) => row.terminals === terminals);
+    const at = (program, dbms, key) => median(mine.map((row) => row[`${program}-${dbms}`][key]));
+    const ratio = (program) => at(program, 'mariadb', 'trPerSec') / at(program, 'postgres', 'trPerSec');
     for (const program of ['headroom', 'jdbc']) {
-      const pg = row[`${program}-postgres`];
-      const maria = row[`${program}-mariadb`];
       console.log(
-        `${String(row.terminals).padStart(9)} ${String(row.round).padStart(5)}  ${program.padEnd(9)}  ${fmt(pg.trPerSec).padStart(15)}  ${fmt(maria.trPerSec).padStart(12)}  ` +
-          `${fmt(maria.trPerSec / pg.trPerSec, 2).padStart(18)}  ${fmt(pg.cpuMs, 3)}, ${fmt(maria.cpuMs, 3)}`,
+        `${String(terminals).padStart(9)}  ${program.padEnd(9)}  ${fmt(at(program, 'postgres', 'trPerSec')).padStart(15)}  ${fmt(at(program, 'mariadb', 'trPerSec')).padStart(12)}  ` +
+          `${fmt(ratio(program), 2).padStart(18)}  ${fmt(at(program, 'postgres', 'cpuMs'), 3)}, ${fmt(at(program, 'mariadb', 'cpuMs'), 3)}`,
       );
     }
-    const ratio = (program) => row[`${program}-mariadb`].trPerSec / row[`${program}-postgres`].trPerSec;
     const off = ratio('headroom') / ratio('jdbc') - 1;
-    console.log(`${' '.repeat(16)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`);
+    console.log(`${' '.repeat(11)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`);
   }
+  console.log(`medians over ${values.rounds} round(s)`);
   console.log('tr/s = units * 1000 / Total time (the study\'s figure); client CPU = the whole process (user + system), start-up included');
 } finally {
   if (!values.keep) {

@@ -1,5 +1,6 @@
 import type { Workload } from '../workload.js';
 import { checkChain } from './check.js';
+import { CHAIN_DBMSS } from './dialect.js';
 import { loadChain, readMeta } from './load.js';
 import { modelUnit, statementStyle } from './model-unit.js';
 import { TABLES, dropStatements } from './schema.js';
@@ -14,7 +15,7 @@ export const DEFAULT_CHAIN_SCALE = 0.001;
 export const chain: Workload = {
   name: 'chain',
   tables: TABLES,
-  runsOn: ['sqlite', 'postgres', 'mariadb', 'firebird'],
+  runsOn: CHAIN_DBMSS,
   description: 'the address-chain OLTP model: operation -> client -> address -> street -> city -> country, one model unit per transaction',
   scaleHelp: 'fraction of the full data (12.5 M addresses, 3 x 3,333,333 clients): full, 1/1000 or 0.001; every table keeps at least 2 rows',
   defaultScale: DEFAULT_CHAIN_SCALE,
