@@ -11,7 +11,7 @@
 //
 //   node bench/chain-vs-jdbc.mjs [--pg postgres://postgres@127.0.0.1:5432/headroom_chain_jdbc]
 //        [--maria mariadb://root@127.0.0.1:3306/headroom_chain_jdbc] [--scale 1/100]
-//        [--terminals 8,33] [--units 6000] [--rounds 1] [--keep]
+//        [--terminals 8,33] [--units 6000] [--rounds 1] [--prepared] [--keep]
 //
 // Needs java and javac (apt-get install openjdk-17-jdk-headless) and Debian's JDBC drivers
 // (apt-get install libpostgresql-jdbc-java libmariadb-java), or CHAIN_JDBC_CLASSPATH naming both jars.
@@ -33,6 +33,8 @@ const { values } = parseArgs({
     units: { type: 'string', default: '6000' },
     rounds: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
+    // Also headroom --statements prepared, the improvement, beside the two study-style programs.
+    prepared: { type: 'boolean', default: false },
   },
 });
 
@@ -85,9 +87,9 @@ function recreateDatabase(db) {
   return (sql) => execFileSync('mariadb', [...args, '-e', sql.replace('%', name).replace(' WITH (FORCE)', '')], { stdio: 'pipe' });
 }
 
-async function runHeadroom(db, terminals, perTerminal) {
+async function runHeadroom(db, terminals, perTerminal, style = 'study') {
   const out = path.join(work, `headroom-${Date.now()}.json`);
-  const r = await timed(process.execPath, [CLI, 'run', 'chain', '--db', db, '-c', String(terminals), '-t', String(perTerminal), '-P', '0', '-o', out]);
+  const r = await timed(process.execPath, [CLI, 'run', 'chain', '--db', db, '--statements', style, '-c', String(terminals), '-t', String(perTerminal), '-P', '0', '-o', out]);
   const s = JSON.parse(readFileSync(out, 'utf8')).summary;
   if (!s.totalTime) throw new Error('headroom wrote no Total time');
   return { trPerSec: s.totalTime.trPerSec, units: s.transactions, failed: s.failed, cpuMs: (r.cpuSeconds * 1000) / (s.transactions + s.failed), planning: s.planning };
@@ -123,8 +125,10 @@ try {
       for (const [dbms, db] of Object.entries(sides)) {
         // Alternating who goes first, so that neither always meets the other's leftovers (dirty pages, a longer table).
         const order = rows.length % 2 === 0 ? ['headroom', 'jdbc'] : ['jdbc', 'headroom'];
+        if (values.prepared) order.push('prepared');
         for (const program of order) {
-          const r = program === 'headroom' ? await runHeadroom(db, terminals, perTerminal) : await runJdbc(db, terminals, perTerminal);
+          const r =
+            program === 'jdbc' ? await runJdbc(db, terminals, perTerminal) : await runHeadroom(db, terminals, perTerminal, program === 'prepared' ? 'prepared' : 'study');
           row[`${program}-${dbms}`] = r;
           console.log(`round ${round}, ${terminals} terminals, ${dbms}, ${program}: ${fmt(r.trPerSec)} tr/s (Total time), ${r.units} units, ${r.failed} failed, client CPU ${fmt(r.cpuMs, 3)} ms/unit`);
         }
@@ -140,7 +144,7 @@ try {
     const mine = rows.filter((row) => row.terminals === terminals);
     const at = (program, dbms, key) => median(mine.map((row) => row[`${program}-${dbms}`][key]));
     const ratio = (program) => at(program, 'mariadb', 'trPerSec') / at(program, 'postgres', 'trPerSec');
-    for (const program of ['headroom', 'jdbc']) {
+    for (const program of ['headroom', 'jdbc', ...(values.prepared ? ['prepared'] : [])]) {
       console.log(
         `${String(terminals).padStart(9)}  ${program.padEnd(9)}  ${fmt(at(program, 'postgres', 'trPerSec')).padStart(15)}  ${fmt(at(program, 'mariadb', 'trPerSec')).padStart(12)}  ` +
           `${fmt(ratio(program), 2).padStart(18)}  ${fmt(at(program, 'postgres', 'cpuMs'), 3)}, ${fmt(at(program, 'mariadb', 'cpuMs'), 3)}`,
@@ -149,7 +153,7 @@ try {
     const off = ratio('headroom') / ratio('jdbc') - 1;
     console.log(`${' '.repeat(11)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`);
   }
-  console.log(`medians over ${values.rounds} round(s)`);
+  console.log(`medians over ${values.rounds} round(s)${values.prepared ? "; prepared: headroom --statements prepared (both joins prepared), not the study's sending" : ''}`);
   console.log('tr/s = units * 1000 / Total time (the study\'s figure); client CPU = the whole process (user + system), start-up included');
 } finally {
   if (!values.keep) {
