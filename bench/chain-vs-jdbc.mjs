@@ -150,6 +150,9 @@ try {
           `${fmt(ratio(program), 2).padStart(18)}  ${fmt(at(program, 'postgres', 'cpuMs'), 3)}, ${fmt(at(program, 'mariadb', 'cpuMs'), 3)}`,
       );
     }
+    // Round by round, so that the spread the medians hide is seen.
+    const each = (program) => mine.map((row) => fmt(row[`${program}-mariadb`].trPerSec / row[`${program}-postgres`].trPerSec, 2)).join(' ');
+    console.log(`${' '.repeat(11)}ratios round by round: headroom ${each('headroom')}; jdbc ${each('jdbc')}`);
     const off = ratio('headroom') / ratio('jdbc') - 1;
     console.log(`${' '.repeat(11)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`);
   }
