@@ -80,7 +80,8 @@ function recreateDatabase(db) {
   const name = url.pathname.slice(1);
   if (!/^\w+$/.test(name)) throw new Error(`database name "${name}" must be letters, digits and _`);
   if (url.protocol.startsWith('postgres')) {
-    const args = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'), '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'];
+    const user = decodeURIComponent(url.username || 'postgres');
+    const args = ['-h', url.hostname, '-p', url.port || '5432', '-U', user, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'];
     return (sql) => execFileSync('psql', [...args, '-c', sql.replace('%', name)], { stdio: 'pipe' });
   }
   const args = ['--protocol=tcp', '-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root')];
@@ -89,7 +90,8 @@ function recreateDatabase(db) {
 
 async function runHeadroom(db, terminals, perTerminal, style = 'study') {
   const out = path.join(work, `headroom-${Date.now()}.json`);
-  const r = await timed(process.execPath, [CLI, 'run', 'chain', '--db', db, '--statements', style, '-c', String(terminals), '-t', String(perTerminal), '-P', '0', '-o', out]);
+  const args = ['run', 'chain', '--db', db, '--statements', style, '-c', String(terminals), '-t', String(perTerminal), '-P', '0', '-o', out];
+  const r = await timed(process.execPath, [CLI, ...args]);
   const s = JSON.parse(readFileSync(out, 'utf8')).summary;
   if (!s.totalTime) throw new Error('headroom wrote no Total time');
   return { trPerSec: s.totalTime.trPerSec, units: s.transactions, failed: s.failed, cpuMs: (r.cpuSeconds * 1000) / (s.transactions + s.failed), planning: s.planning };

@@ -119,11 +119,13 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     metaValueColumn: '"VALUE"',
     // EXECUTE STATEMENT: DDL cannot be written directly in PSQL.
     dropTableIfExists: (table) =>
-      `EXECUTE BLOCK AS BEGIN IF (EXISTS (SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${table.toUpperCase()}')) THEN EXECUTE STATEMENT 'DROP TABLE ${table}'; END`,
+      `EXECUTE BLOCK AS BEGIN IF (EXISTS (SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${table.toUpperCase()}'))` +
+      ` THEN EXECUTE STATEMENT 'DROP TABLE ${table}'; END`,
     // RESTART WITH n makes the next value n + 1 on Firebird 3 and n on Firebird 4 and later;
     // restarting with MAX(id) + 1 is safe on both (Firebird 3 leaves one id unused).
     syncIdGenerator: (table) => [
-      `EXECUTE BLOCK AS DECLARE n INTEGER; BEGIN SELECT COALESCE(MAX(id), 0) + 1 FROM ${table} INTO :n; EXECUTE STATEMENT 'ALTER TABLE ${table} ALTER id RESTART WITH ' || n; END`,
+      `EXECUTE BLOCK AS DECLARE n INTEGER; BEGIN SELECT COALESCE(MAX(id), 0) + 1 FROM ${table} INTO :n;` +
+        ` EXECUTE STATEMENT 'ALTER TABLE ${table} ALTER id RESTART WITH ' || n; END`,
     ],
     // Firebird's counterpart of ANALYZE: recompute every index's selectivity. An index built over
     // loaded rows has fresh statistics; one declared before the rows (the faithful load's foreign

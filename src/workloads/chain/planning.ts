@@ -67,7 +67,9 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
 function methodText(method: PlanningMethod, style: string): string {
   const after =
     `${PLANNING_SAMPLES} calls of each of the two joins after the run, medians; update and insert not sampled` +
-    (method === 'explain-summary' && style === 'study' ? "; text cost: each literal join's fastest round trip less that of EXECUTE of the same join prepared" : '');
+    (method === 'explain-summary' && style === 'study'
+      ? "; text cost: each literal join's fastest round trip less that of EXECUTE of the same join prepared"
+      : '');
   if (method === 'analyze-json') return `sampled: ANALYZE FORMAT=JSON (query_optimization against query_block time), ${after}`;
   return style === 'study'
     ? `sampled: EXPLAIN (ANALYZE, SUMMARY) of the literal text as this run sent it, ${after}`
