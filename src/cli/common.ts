@@ -1,4 +1,4 @@
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import type { OptionSpec, OptionValues, WorkloadVerb } from '../config/options.js';
 import { describeTarget, resolveTarget, runsOnThisMachine, type Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
 import { DRIVERS, createDriver } from '../drivers/registry.js';
@@ -57,13 +57,15 @@ export interface VerbArgs {
 }
 
 /** Parses a verb's arguments: `headroom VERB [WORKLOAD] [options]`. */
-export function parseVerbArgs(argv: readonly string[], verb: string, specs: readonly OptionSpec[]): VerbArgs {
+export function parseVerbArgs(argv: readonly string[], verb: WorkloadVerb, specs: readonly OptionSpec[]): VerbArgs {
   const { values, positionals, given } = parseArgs(argv, [...specs, ...workloadOptionSpecs()], verb);
   if (positionals.length > 1) throw new UserError(`"headroom ${verb}" takes one workload, got: ${positionals.join(' ')}`, `see: headroom ${verb} --help`);
   const workload = findWorkload(positionals[0] ?? DEFAULT_WORKLOAD);
   const own = new Set(workload.options.map((o) => o.long));
   const foreign = [...given].find((name) => !specs.some((s) => s.long === name) && !own.has(name));
   if (foreign) throw new UserError(`--${foreign} is not an option of workload ${workload.name}`, `see: headroom list`);
+  const unused = workload.options.find((spec) => given.has(spec.long) && spec.verbs !== undefined && !spec.verbs.includes(verb));
+  if (unused) throw new UserError(`--${unused.long} does nothing in headroom ${verb} ${workload.name}`, `it applies to headroom ${unused.verbs!.join(', ')}`);
   const workloadOptions: OptionValues = {};
   for (const spec of workload.options) workloadOptions[spec.long] = values[spec.long];
   return { workload, values, given, workloadOptions };

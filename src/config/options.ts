@@ -13,7 +13,16 @@ export interface OptionSpec {
   /** Smallest accepted value for integer and number options. */
   min?: number;
   choices?: readonly string[];
+  /**
+   * A workload option's verbs: the ones whose work reads it (run also stands for its sweeps). The
+   * others refuse it, so that an option that would change nothing is never taken silently.
+   * Not given: every verb that takes the workload.
+   */
+  verbs?: readonly WorkloadVerb[];
 }
+
+/** The verbs that take a workload and its options. */
+export type WorkloadVerb = 'run' | 'init' | 'check' | 'drop';
 
 export type OptionValues = Record<string, string | number | boolean | string[] | undefined>;
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RunResult } from '../../src/result/result.js';
@@ -48,4 +48,35 @@ test('run chain: the statement style is recorded and shown; --protocol is refuse
   assert.equal(tpcb.code, 0, tpcb.stderr);
   assert.equal((JSON.parse(readFileSync(out, 'utf8')) as RunResult).config.protocol, 'simple');
   assert.match(tpcb.stdout, /^query mode: simple$/m);
+});
+
+test('a workload option refused by the verbs whose work does not read it: one line, exit 2, nothing done', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'headroom-verb-options-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = `sqlite:${path.join(dir, 'v.db')}`;
+  const refusals: [string[], RegExp][] = [
+    [['init', 'chain', '-s', '1/5000', '--statements', 'prepared'], /^headroom: --statements does nothing in headroom init chain \(it applies to headroom run\)$/],
+    [['init', 'chain', '-s', '1/5000', '--mode', 'localized'], /^headroom: --mode does nothing in headroom init chain/],
+    [['check', 'chain', '--load', 'faithful'], /^headroom: --load does nothing in headroom check chain \(it applies to headroom init, run\)$/],
+    [['drop', 'chain', '--statements', 'study'], /^headroom: --statements does nothing in headroom drop chain/],
+    [['init', 'kv', '-s', '10', '--test', 'update'], /^headroom: --test does nothing in headroom init kv/],
+    [['init', 'tpcb', '-s', '1', '-b', 'select-only'], /^headroom: --builtin does nothing in headroom init tpcb/],
+    [['init', 'tpcc', '-s', '1', '--check-all'], /^headroom: --check-all does nothing in headroom init tpcc \(it applies to headroom check, run\)$/],
+  ];
+  for (const [args, message] of refusals) {
+    const run = await runCli([...args, '--db', db]);
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr.trimEnd(), message, args.join(' '));
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+  }
+  // Refused before connecting: the database file was never made.
+  assert.equal(existsSync(path.join(dir, 'v.db')), false);
+
+  // Where the verb reads it, the option is taken: init loads faithfully, check and run go on.
+  const init = await runCli(['init', 'chain', '--db', db, '-s', '1/5000', '--load', 'faithful']);
+  assert.equal(init.code, 0, init.stderr);
+  assert.match(init.stderr, /Insert3/);
+  const run = await runCli(['run', 'chain', '--db', db, '-c', '1', '-t', '3', '-P', '0', '--statements', 'prepared', '--mode', 'localized']);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^statements sent: prepared/m);
 });

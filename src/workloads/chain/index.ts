@@ -1,5 +1,6 @@
 import type { Workload } from '../workload.js';
 import { checkChain } from './check.js';
+import { CHAIN_DBMSS } from './dialect.js';
 import { loadChain, readMeta } from './load.js';
 import { modelUnit, statementStyle } from './model-unit.js';
 import { TABLES, dropStatements } from './schema.js';
@@ -14,7 +15,7 @@ export const DEFAULT_CHAIN_SCALE = 0.001;
 export const chain: Workload = {
   name: 'chain',
   tables: TABLES,
-  runsOn: ['sqlite', 'postgres', 'mariadb', 'firebird'],
+  runsOn: CHAIN_DBMSS,
   description: 'the address-chain OLTP model: operation -> client -> address -> street -> city -> country, one model unit per transaction',
   scaleHelp: 'fraction of the full data (12.5 M addresses, 3 x 3,333,333 clients): full, 1/1000 or 0.001; every table keeps at least 2 rows',
   defaultScale: DEFAULT_CHAIN_SCALE,
@@ -27,6 +28,7 @@ export const chain: Workload = {
       help: "how to load: faithful (the study's row-by-row phases, timed) or bulk (fastest path, keys after the data)",
       choices: ['faithful', 'bulk'],
       default: 'bulk',
+      verbs: ['init', 'run'],
     },
     {
       long: 'mode',
@@ -35,6 +37,7 @@ export const chain: Workload = {
       help: 'distributed (each terminal its own stretch of clients) or localized (every terminal the same clients in the same order)',
       choices: ['distributed', 'localized'],
       default: 'distributed',
+      verbs: ['run'],
     },
     {
       long: 'statements',
@@ -43,6 +46,7 @@ export const chain: Workload = {
       help: "study (default: what the study's program sends, both joins as literal text planned at every call) or prepared (all four prepared once per terminal)",
       choices: STATEMENT_STYLES,
       default: 'study',
+      verbs: ['run'],
     },
   ],
 

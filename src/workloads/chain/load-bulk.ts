@@ -3,6 +3,7 @@ import { RowProgress } from '../progress.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { PhaseClock } from '../phases.js';
 import { addressRows, cityRows, clientRows, countryRows, streetRows } from './rows.js';
+import { chainDialect } from './dialect.js';
 import { CLIENT_NAME_INDEX, INSERT_COLUMNS, addForeignKey, createTable, dropStatements, syncSequence } from './schema.js';
 import { CLIENT_BATCHES, type ChainSizes } from './sizes.js';
 
@@ -41,7 +42,5 @@ function keysAndIndexes(dbms: DbmsName): string[] {
     CLIENT_NAME_INDEX,
     ...keyed.flatMap((table) => addForeignKey(dbms, table)),
   ];
-  // The rows are valid by construction: without the check InnoDB adds each key in place instead
-  // of copying the table to validate it.
-  return dbms === 'mariadb' ? ['SET foreign_key_checks = 0', ...statements, 'SET foreign_key_checks = 1'] : statements;
+  return chainDialect(dbms).bulkKeys(statements);
 }

@@ -1,9 +1,8 @@
-import type { DbmsName } from '../../drivers/driver.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { loadBulk } from './load-bulk.js';
 import { loadFaithful } from './load-faithful.js';
-import { firebirdIndexStatistics } from './firebird.js';
-import { createMetaTable, metaValueColumn } from './schema.js';
+import { chainDialect } from './dialect.js';
+import { createMetaTable } from './schema.js';
 import { chainSizes } from './sizes.js';
 
 export type LoadMode = 'faithful' | 'bulk';
@@ -15,31 +14,18 @@ export async function loadChain(ctx: DataContext): Promise<LoadPhase[]> {
   ctx.log(`${mode} load: ${sizes.countries} countries, ${sizes.cities} cities, ${sizes.streets} streets, ${sizes.addresses} addresses, 3 x ${sizes.clientsPerBatch} clients`);
   const phases = mode === 'faithful' ? await loadFaithful(ctx, sizes) : await loadBulk(ctx, sizes);
   // Statistics for the planner; not one of the timed phases of either mode.
-  for (const sql of analyzeStatements(ctx.dbms)) await ctx.conn.query(sql);
+  for (const sql of chainDialect(ctx.dbms).analyze(['country', 'city', 'street', 'address', 'client', 'operation'])) await ctx.conn.query(sql);
   await ctx.conn.query(createMetaTable(ctx.dbms));
   // One row per statement: Firebird has no multi-row VALUES.
   for (const [name, value] of [['scale', String(ctx.scale)], ['load', mode]]) {
-    await ctx.conn.query(`INSERT INTO chain_meta (name, ${metaValueColumn(ctx.dbms)}) VALUES (?, ?)`, [name!, value!]);
+    await ctx.conn.query(`INSERT INTO chain_meta (name, ${chainDialect(ctx.dbms).metaValueColumn}) VALUES (?, ?)`, [name!, value!]);
   }
   return phases;
 }
 
-function analyzeStatements(dbms: DbmsName): string[] {
-  switch (dbms) {
-    case 'postgres':
-      return ['ANALYZE country, city, street, address, client, operation'];
-    case 'mariadb':
-      return ['ANALYZE TABLE country, city, street, address, client, operation'];
-    case 'sqlite':
-      return ['ANALYZE'];
-    case 'firebird':
-      return [firebirdIndexStatistics(['country', 'city', 'street', 'address', 'client', 'operation'])];
-  }
-}
-
 /** What chain_meta says about the data: its scale and the load mode that produced it. */
 export async function readMeta(ctx: Pick<DataContext, 'conn' | 'dbms'>): Promise<{ scale: number; load: string } | undefined> {
-  const rows = await ctx.conn.query(`SELECT name, ${metaValueColumn(ctx.dbms)} FROM chain_meta`);
+  const rows = await ctx.conn.query(`SELECT name, ${chainDialect(ctx.dbms).metaValueColumn} FROM chain_meta`);
   const meta = new Map(rows.map(([name, value]) => [String(name), String(value)]));
   const scale = Number(meta.get('scale'));
   if (!Number.isFinite(scale) || scale <= 0) return undefined;

@@ -1,6 +1,7 @@
 import type { Connection, DbmsName } from '../../drivers/driver.js';
 import type { OptionValues } from '../../config/options.js';
 import type { TransactionType } from '../workload.js';
+import { chainDialect } from './dialect.js';
 import { chainSizes } from './sizes.js';
 import { terminalGenerator } from './terminal-start.js';
 import { studyStatements, type StatementStyle, type UnitStatements } from './statements.js';
@@ -13,13 +14,10 @@ const CHAIN_JOINS = `LEFT JOIN address a ON a.id = c.address_id
 
 /** Step 2: the client with its whole address chain. */
 export const READ_CLIENT = `SELECT ${CHAIN_COLUMNS} FROM client c ${CHAIN_JOINS} WHERE c.id = ?`;
-/**
- * Step 3: the client's 100 latest operations, each joined with the client and the chain. Firebird
- * limits rows with ROWS (FETCH FIRST in Firebird 3 too, but ROWS is what its users write).
- */
+/** Step 3: the client's 100 latest operations, each joined with the client and the chain. */
 export function readOperationsSql(dbms: DbmsName): string {
   return `SELECT o.id, o.summa, o.op_time, ${CHAIN_COLUMNS} FROM operation o JOIN client c ON c.id = o.client_id ${CHAIN_JOINS}
-  WHERE o.client_id = ? ORDER BY o.id DESC ${dbms === 'firebird' ? 'ROWS 100' : 'LIMIT 100'}`;
+  WHERE o.client_id = ? ORDER BY o.id DESC ${chainDialect(dbms).latestHundred.toUpperCase()}`;
 }
 
 /** The prepared style: all four statements prepared once per terminal, BEGIN its own round trip. */

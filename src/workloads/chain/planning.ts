@@ -4,6 +4,7 @@ import type { PlanningSample } from '../../result/result.js';
 import type { DataContext } from '../workload.js';
 import { RefGenerator, START_R } from './generator.js';
 import { READ_CLIENT, readOperationsSql, statementStyle } from './model-unit.js';
+import { chainDialect, type PlanningMethod } from './dialect.js';
 import { chainSizes } from './sizes.js';
 import { studyReadClientSql, studyReadOperationsSql } from './statements.js';
 
@@ -25,7 +26,8 @@ interface Join {
  * PostgreSQL, and cheap to plan on MariaDB, so they are left out (the method says so).
  */
 export async function samplePlanning(ctx: DataContext): Promise<PlanningSample | undefined> {
-  if (ctx.dbms !== 'postgres' && ctx.dbms !== 'mariadb') return undefined;
+  const method = chainDialect(ctx.dbms).planning;
+  if (method === undefined) return undefined;
   const joins: Join[] = [
     { name: 'client with its chain (step 2)', literal: studyReadClientSql, prepared: READ_CLIENT },
     { name: 'latest operations (step 3)', literal: (id) => studyReadOperationsSql(ctx.dbms, id), prepared: readOperationsSql(ctx.dbms) },
@@ -38,23 +40,23 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
   let textOverhead = 0;
   for (const [i, join] of joins.entries()) {
     const times =
-      ctx.dbms === 'mariadb'
-        ? await mariadbTimes(ctx.conn, join, ids)
+      method === 'analyze-json'
+        ? await analyzeJsonTimes(ctx.conn, join, ids)
         : style === 'study'
-          ? await postgresLiteralTimes(ctx.conn, join, ids)
-          : await postgresPreparedTimes(ctx.conn, join, ids, `headroom_planning_${i}`);
+          ? await explainLiteralTimes(ctx.conn, join, ids)
+          : await explainPreparedTimes(ctx.conn, join, ids, `headroom_planning_${i}`);
     statements.push({ name: join.name, planningMs: median(times.map((t) => t[0])), executionMs: median(times.map((t) => t[1])) });
-    if (ctx.dbms === 'postgres' && style === 'study') textOverhead += await postgresTextOverheadMs(ctx.conn, join, ids, `headroom_planning_text_${i}`);
+    if (method === 'explain-summary' && style === 'study') textOverhead += await textOverheadMs(ctx.conn, join, ids, `headroom_planning_text_${i}`);
   }
   const sum = (pick: (s: (typeof statements)[number]) => number): number => round(statements.reduce((n, s) => n + pick(s), 0));
   return {
-    method: methodText(ctx.dbms, style),
+    method: methodText(method, style),
     statements,
     planningMsPerUnit: sum((s) => s.planningMs),
     executionMsPerUnit: sum((s) => s.executionMs),
-    ...(ctx.dbms === 'postgres' && style === 'study' ? { textOverheadMsPerUnit: round(Math.max(0, textOverhead)) } : {}),
+    ...(method === 'explain-summary' && style === 'study' ? { textOverheadMsPerUnit: round(Math.max(0, textOverhead)) } : {}),
     avoidedBy:
-      ctx.dbms === 'mariadb'
+      method === 'analyze-json'
         ? 'nothing on the client side: MariaDB optimises every execution, prepared or not (here the chain resolves as const tables, read while optimising)'
         : style === 'study'
           ? 'preparing the two joins (--statements prepared): PostgreSQL then reuses one plan per terminal instead of planning each call'
@@ -62,11 +64,13 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
   };
 }
 
-function methodText(dbms: 'postgres' | 'mariadb', style: string): string {
+function methodText(method: PlanningMethod, style: string): string {
   const after =
     `${PLANNING_SAMPLES} calls of each of the two joins after the run, medians; update and insert not sampled` +
-    (dbms === 'postgres' && style === 'study' ? "; text cost: each literal join's fastest round trip less that of EXECUTE of the same join prepared" : '');
-  if (dbms === 'mariadb') return `sampled: ANALYZE FORMAT=JSON (query_optimization against query_block time), ${after}`;
+    (method === 'explain-summary' && style === 'study'
+      ? "; text cost: each literal join's fastest round trip less that of EXECUTE of the same join prepared"
+      : '');
+  if (method === 'analyze-json') return `sampled: ANALYZE FORMAT=JSON (query_optimization against query_block time), ${after}`;
   return style === 'study'
     ? `sampled: EXPLAIN (ANALYZE, SUMMARY) of the literal text as this run sent it, ${after}`
     : `sampled: EXPLAIN (ANALYZE, SUMMARY) EXECUTE of the prepared joins after ${CUSTOM_PLANS} executions (the plan the run reused), ${after}`;
@@ -75,18 +79,18 @@ function methodText(dbms: 'postgres' | 'mariadb', style: string): string {
 /** [planning ms, execution ms] per call. */
 type Times = [number, number][];
 
-async function postgresLiteralTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
+async function explainLiteralTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
   const times: Times = [];
-  for (const id of ids) times.push(postgresTimes(await conn.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) ${join.literal(id)}`)));
+  for (const id of ids) times.push(explainTimes(await conn.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) ${join.literal(id)}`)));
   return times;
 }
 
-async function postgresPreparedTimes(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<Times> {
+async function explainPreparedTimes(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<Times> {
   await conn.query(`PREPARE ${name} AS ${join.prepared.replace('?', '$1')}`);
   try {
     for (let i = 0; i < CUSTOM_PLANS; i++) await conn.query(`EXECUTE ${name}(${ids[i % ids.length]})`);
     const times: Times = [];
-    for (const id of ids) times.push(postgresTimes(await conn.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) EXECUTE ${name}(${id})`)));
+    for (const id of ids) times.push(explainTimes(await conn.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) EXECUTE ${name}(${id})`)));
     return times;
   } finally {
     await conn.query(`DEALLOCATE ${name}`);
@@ -99,7 +103,7 @@ async function postgresPreparedTimes(conn: Connection, join: Join, ids: readonly
  * Query messages on the same connection, so the network, the execution and the rows are alike in
  * both and the difference is parsing, analysing and planning the text.
  */
-async function postgresTextOverheadMs(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<number> {
+async function textOverheadMs(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<number> {
   await conn.query(`PREPARE ${name} AS ${join.prepared.replace('?', '$1')}`);
   try {
     for (let i = 0; i < CUSTOM_PLANS; i++) await conn.query(`EXECUTE ${name}(${ids[i % ids.length]})`);
@@ -122,12 +126,12 @@ async function roundTripMs(conn: Connection, sql: string): Promise<number> {
   return performance.now() - started;
 }
 
-function postgresTimes(rows: unknown[][]): [number, number] {
+function explainTimes(rows: unknown[][]): [number, number] {
   const [plan] = json(rows) as [{ 'Planning Time': number; 'Execution Time': number }];
   return [plan['Planning Time'], plan['Execution Time']];
 }
 
-async function mariadbTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
+async function analyzeJsonTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
   const times: Times = [];
   for (const id of ids) {
     const doc = json(await conn.query(`ANALYZE FORMAT=JSON ${join.literal(id)}`)) as { query_optimization?: { r_total_time_ms: number }; query_block: { r_total_time_ms?: number } };

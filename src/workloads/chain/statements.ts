@@ -1,4 +1,5 @@
 import type { Connection, DbmsName, Row, SqlValue } from '../../drivers/driver.js';
+import { chainDialect } from './dialect.js';
 
 /**
  * How the model unit's statements reach the server (chain-model.md, "How the study's program sends
@@ -41,48 +42,38 @@ export function studyReadClientSql(clientId: number): string {
   return STUDY_READ_CLIENT + clientId;
 }
 
-/** Step 3 as the study sends it; Firebird spells the limit ROWS. */
+/** Step 3 as the study sends it. */
 export function studyReadOperationsSql(dbms: DbmsName, clientId: number): string {
-  return `${STUDY_READ_OPERATIONS}${clientId} order by o.id desc ${dbms === 'firebird' ? 'rows 100' : 'limit 100'}`;
+  return `${STUDY_READ_OPERATIONS}${clientId} order by o.id desc ${chainDialect(dbms).latestHundred}`;
 }
 
 /**
- * The study's sending, per DBMS as its JDBC drivers did it:
- * - PostgreSQL (pgJDBC, autocommit off): BEGIN goes out with the first query, without waiting for
- *   its answer (one round trip); both joins as literal text, parsed and planned at every call;
- *   update and insert as server-side prepared statements.
- * - MariaDB (Connector/J 2.x defaults): the session runs with autocommit=0, so no BEGIN is sent;
- *   prepared statements are sent as text with the values filled in by the client, so update and
- *   insert go through the text protocol too.
- * - SQLite and Firebird (not in the study): BEGIN, then the same literal joins and prepared writes.
- * The insert binds the client's clock as op_time, as the study's program does.
+ * The study's sending, as its JDBC driver did it on each DBMS (dialect.ts, `study`): both joins as
+ * literal text, parsed and planned at every call; the update and the insert prepared on the server
+ * (pgJDBC) or as text with the values filled in by the client (Connector/J 2.x); BEGIN written with
+ * the first query without waiting for its answer (one round trip), or none with the session at
+ * autocommit=0. The insert binds the client's clock as op_time, as the study's program does.
  */
 export async function studyStatements(conn: Connection, dbms: DbmsName): Promise<UnitStatements> {
-  const commit = (): Promise<void> => conn.commit();
-  const readOperations = (clientId: number): Promise<Row[]> => conn.query(studyReadOperationsSql(dbms, clientId));
-  if (dbms === 'mariadb') {
-    await conn.query('SET autocommit=0');
-    return {
-      readClient: (clientId) => conn.query(studyReadClientSql(clientId)),
-      readOperations,
-      updateOperation: (summa, operationId) => conn.query(STUDY_UPDATE, [summa, operationId]),
-      insertOperation: (summa, clientId) => conn.query(STUDY_INSERT, [summa, clientId, new Date()]),
-      commit,
-    };
-  }
-  const update = await conn.prepare(STUDY_UPDATE);
-  const insert = await conn.prepare(STUDY_INSERT);
-  const writes = {
-    readOperations,
-    updateOperation: (summa: number, operationId: number) => update.run([summa, operationId]),
-    insertOperation: (summa: number, clientId: number) => insert.run([summa, clientId, new Date()] as SqlValue[]),
-    commit,
+  const { sessionSetup, begin, writes } = chainDialect(dbms).study;
+  for (const sql of sessionSetup) await conn.query(sql);
+  const [update, insert] = writes === 'prepared' ? [await conn.prepare(STUDY_UPDATE), await conn.prepare(STUDY_INSERT)] : [undefined, undefined];
+  const readClientSql = (clientId: number): Promise<Row[]> => conn.query(studyReadClientSql(clientId));
+  return {
+    readClient:
+      begin === 'implicit'
+        ? readClientSql
+        : begin === 'with-first-query'
+          ? // Both are written before either answer is read: the wire client queues requests in order.
+            (clientId) => Promise.all([conn.begin(), readClientSql(clientId)]).then(secondOf)
+          : (clientId) => conn.begin().then(() => readClientSql(clientId)),
+    readOperations: (clientId) => conn.query(studyReadOperationsSql(dbms, clientId)),
+    updateOperation: update ? (summa, operationId) => update.run([summa, operationId]) : (summa, operationId) => conn.query(STUDY_UPDATE, [summa, operationId]),
+    insertOperation: insert
+      ? (summa, clientId) => insert.run([summa, clientId, new Date()] as SqlValue[])
+      : (summa, clientId) => conn.query(STUDY_INSERT, [summa, clientId, new Date()]),
+    commit: () => conn.commit(),
   };
-  if (dbms === 'postgres') {
-    // Both are written before either answer is read: the wire client queues requests in order.
-    return { ...writes, readClient: (clientId) => Promise.all([conn.begin(), conn.query(studyReadClientSql(clientId))]).then(secondOf) };
-  }
-  return { ...writes, readClient: (clientId) => conn.begin().then(() => conn.query(studyReadClientSql(clientId))) };
 }
 
 const secondOf = (pair: [void, Row[]]): Row[] => pair[1];

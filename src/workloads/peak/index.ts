@@ -23,8 +23,8 @@ export const peak: Workload = {
     return value;
   },
   options: [
-    { long: 'query', type: 'string', value: 'NAME', help: `peak: the query, by name or number 1-7: ${QUERY_NAMES}`, default: 'constant' },
-    { long: 'join-rows', type: 'integer', min: 1, value: 'N', help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes', default: 1 },
+    { long: 'query', type: 'string', value: 'NAME', help: `peak: the query, by name or number 1-7: ${QUERY_NAMES}`, default: 'constant', verbs: ['run'] },
+    { long: 'join-rows', type: 'integer', min: 1, value: 'N', help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes', default: 1, verbs: ['run'] },
   ],
 
   async detectScale(ctx) {

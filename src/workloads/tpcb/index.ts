@@ -29,6 +29,7 @@ export const tpcb: Workload = {
       type: 'strings',
       value: 'NAME[@WEIGHT]',
       help: `built-in pgbench script, repeatable: ${BUILTIN_NAMES.join(', ')}, each with an optional @weight (tpcb-like when neither -b nor -f is given)`,
+      verbs: ['run'],
     },
     {
       long: 'file',
@@ -36,6 +37,7 @@ export const tpcb: Workload = {
       type: 'strings',
       value: 'FILE[@WEIGHT]',
       help: "pgbench script file, repeatable, mixed with -b: SQL with :variables and \\set, \\sleep, \\if, \\gset, \\aset, \\startpipeline (pgbench's script language)",
+      verbs: ['run'],
     },
     {
       long: 'define',
@@ -43,6 +45,7 @@ export const tpcb: Workload = {
       type: 'strings',
       value: 'NAME=VALUE',
       help: 'script variable for every script, repeatable (as pgbench -D)',
+      verbs: ['run'],
     },
   ],
 

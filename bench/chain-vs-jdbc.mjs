@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// Side by side, in one run: headroom's default chain run (--statements study) and a JDBC program
+// that sends the model unit the way the study's program did (bench/chain-jdbc/ChainJdbc.java,
+// pgJDBC and MariaDB Connector/J 2.x), on the same 1/100 chain data loaded by headroom, on
+// PostgreSQL and on MariaDB, at 8 and 33 terminals. Both print the study's Total time line (from
+// before the first terminal connects, terminals started 10 ms apart) and run the same units per
+// terminal from the same distributed generator offsets. Prints each side's tr/s and client CPU per
+// unit, each program's MariaDB/PostgreSQL ratio, and whether headroom's ratio is within 15% of the
+// JDBC program's (medians over --rounds). Not a test: the JVM's start and JIT warm-up are inside the JDBC program's Total
+// time, so keep --units large enough (a few thousand) for that to fade.
+//
+//   node bench/chain-vs-jdbc.mjs [--pg postgres://postgres@127.0.0.1:5432/headroom_chain_jdbc]
+//        [--maria mariadb://root@127.0.0.1:3306/headroom_chain_jdbc] [--scale 1/100]
+//        [--terminals 8,33] [--units 6000] [--rounds 1] [--prepared] [--keep]
+//
+// Needs java and javac (apt-get install openjdk-17-jdk-headless) and Debian's JDBC drivers
+// (apt-get install libpostgresql-jdbc-java libmariadb-java), or CHAIN_JDBC_CLASSPATH naming both jars.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { headroom } from './lib/headroom-cli.mjs';
+import { printTimingNote, timed } from './timed.mjs';
+
+const { values } = parseArgs({
+  options: {
+    pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/headroom_chain_jdbc' },
+    maria: { type: 'string', default: 'mariadb://root@127.0.0.1:3306/headroom_chain_jdbc' },
+    scale: { type: 'string', default: '1/100' },
+    terminals: { type: 'string', default: '8,33' },
+    units: { type: 'string', default: '6000' },
+    rounds: { type: 'string', default: '1' },
+    keep: { type: 'boolean', default: false },
+    // Also headroom --statements prepared, the improvement, beside the two study-style programs.
+    prepared: { type: 'boolean', default: false },
+  },
+});
+
+const JARS = { postgres: '/usr/share/java/postgresql.jar', mariadb: '/usr/share/java/mariadb-java-client.jar' };
+const SOURCE = fileURLToPath(new URL('./chain-jdbc/ChainJdbc.java', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+
+/** What this bench needs that the machine lacks, each with how to get it. */
+function missing() {
+  const problems = [];
+  const has = (command) => spawnSync(command, ['-version'], { stdio: 'ignore' }).status === 0;
+  if (!has('java') || !has('javac')) problems.push('java and javac (apt-get install openjdk-17-jdk-headless)');
+  if (!process.env.CHAIN_JDBC_CLASSPATH) {
+    if (!existsSync(JARS.postgres)) problems.push(`${JARS.postgres} (apt-get install libpostgresql-jdbc-java)`);
+    if (!existsSync(JARS.mariadb)) problems.push(`${JARS.mariadb} (apt-get install libmariadb-java)`);
+  }
+  if (!existsSync(CLI)) problems.push('dist/ (build headroom first: npx tsc -p tsconfig.json)');
+  return problems;
+}
+
+const problems = missing();
+if (problems.length > 0) {
+  console.error(`chain-vs-jdbc: missing ${problems.join('; ')}`);
+  process.exit(2);
+}
+
+const { chainSizes, parseChainScale } = await import(new URL('../dist/src/workloads/chain/sizes.js', import.meta.url).href);
+const clientCount = chainSizes(parseChainScale(values.scale)).clientsPerBatch;
+const work = mkdtempSync(path.join(tmpdir(), 'headroom-chain-jdbc-'));
+const classpath = [work, process.env.CHAIN_JDBC_CLASSPATH ?? `${JARS.postgres}:${JARS.mariadb}`].join(':');
+
+/** The JDBC URL of a headroom --db URL (trust / empty-password servers, as in this project's tests). */
+function jdbcUrl(db) {
+  const url = new URL(db);
+  const kind = url.protocol === 'postgres:' || url.protocol === 'postgresql:' ? 'postgresql' : 'mariadb';
+  const user = decodeURIComponent(url.username || (kind === 'postgresql' ? 'postgres' : 'root'));
+  const password = url.password ? `&password=${url.password}` : '';
+  return `jdbc:${kind}://${url.hostname}:${url.port || (kind === 'postgresql' ? 5432 : 3306)}${url.pathname}?user=${encodeURIComponent(user)}${password}`;
+}
+
+function recreateDatabase(db) {
+  const url = new URL(db);
+  const name = url.pathname.slice(1);
+  if (!/^\w+$/.test(name)) throw new Error(`database name "${name}" must be letters, digits and _`);
+  if (url.protocol.startsWith('postgres')) {
+    const user = decodeURIComponent(url.username || 'postgres');
+    const args = ['-h', url.hostname, '-p', url.port || '5432', '-U', user, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'];
+    return (sql) => execFileSync('psql', [...args, '-c', sql.replace('%', name)], { stdio: 'pipe' });
+  }
+  const args = ['--protocol=tcp', '-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root')];
+  return (sql) => execFileSync('mariadb', [...args, '-e', sql.replace('%', name).replace(' WITH (FORCE)', '')], { stdio: 'pipe' });
+}
+
+async function runHeadroom(db, terminals, perTerminal, style = 'study') {
+  const out = path.join(work, `headroom-${Date.now()}.json`);
+  const args = ['run', 'chain', '--db', db, '--statements', style, '-c', String(terminals), '-t', String(perTerminal), '-P', '0', '-o', out];
+  const r = await timed(process.execPath, [CLI, ...args]);
+  const s = JSON.parse(readFileSync(out, 'utf8')).summary;
+  if (!s.totalTime) throw new Error('headroom wrote no Total time');
+  return { trPerSec: s.totalTime.trPerSec, units: s.transactions, failed: s.failed, cpuMs: (r.cpuSeconds * 1000) / (s.transactions + s.failed), planning: s.planning };
+}
+
+async function runJdbc(db, terminals, perTerminal) {
+  const r = await timed('java', ['-cp', classpath, 'ChainJdbc', jdbcUrl(db), String(terminals), String(perTerminal), String(clientCount)]);
+  const total = /Total time: (\d+) ms = [\d.]+ ms\/tr = ([\d.]+) tr\/sec/.exec(r.output);
+  const counts = /units (\d+) failed (\d+)/.exec(r.output);
+  if (!total || !counts) throw new Error(`no Total time line in ChainJdbc's output:\n${r.output}`);
+  const [units, failed] = [Number(counts[1]), Number(counts[2])];
+  return { trPerSec: Number(total[2]), units, failed, cpuMs: (r.cpuSeconds * 1000) / (units + failed) };
+}
+
+const sides = { postgres: values.pg, mariadb: values.maria };
+const terminalCounts = values.terminals.split(',').map(Number);
+const fmt = (n, d = 1) => n.toFixed(d);
+try {
+  console.log(`chain at ${values.scale} (${clientCount} clients drawn), ${values.units} units per run, terminals ${values.terminals}, ${values.rounds} round(s)`);
+  printTimingNote();
+  execFileSync('javac', ['-d', work, SOURCE], { stdio: 'inherit' });
+  for (const db of Object.values(sides)) {
+    const sql = recreateDatabase(db);
+    sql('DROP DATABASE IF EXISTS % WITH (FORCE)');
+    sql('CREATE DATABASE %');
+    headroom(['init', 'chain', '--db', db, '-s', values.scale]);
+  }
+  const rows = [];
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    for (const terminals of terminalCounts) {
+      const perTerminal = Math.max(1, Math.floor(Number(values.units) / terminals));
+      const row = { round, terminals };
+      for (const [dbms, db] of Object.entries(sides)) {
+        // Alternating who goes first, so that neither always meets the other's leftovers (dirty pages, a longer table).
+        const order = rows.length % 2 === 0 ? ['headroom', 'jdbc'] : ['jdbc', 'headroom'];
+        if (values.prepared) order.push('prepared');
+        for (const program of order) {
+          const r =
+            program === 'jdbc' ? await runJdbc(db, terminals, perTerminal) : await runHeadroom(db, terminals, perTerminal, program === 'prepared' ? 'prepared' : 'study');
+          row[`${program}-${dbms}`] = r;
+          console.log(`round ${round}, ${terminals} terminals, ${dbms}, ${program}: ${fmt(r.trPerSec)} tr/s (Total time), ${r.units} units, ${r.failed} failed, client CPU ${fmt(r.cpuMs, 3)} ms/unit`);
+        }
+      }
+      rows.push(row);
+    }
+  }
+  console.log('');
+  console.log('terminals  program    PostgreSQL tr/s  MariaDB tr/s  MariaDB/PostgreSQL  client CPU ms/unit (pg, maria)');
+  // Medians over the rounds: on a busy machine one run of either program can be off by 2x.
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  for (const terminals of terminalCounts) {
+    const mine = rows.filter((row) => row.terminals === terminals);
+    const at = (program, dbms, key) => median(mine.map((row) => row[`${program}-${dbms}`][key]));
+    const ratio = (program) => at(program, 'mariadb', 'trPerSec') / at(program, 'postgres', 'trPerSec');
+    for (const program of ['headroom', 'jdbc', ...(values.prepared ? ['prepared'] : [])]) {
+      console.log(
+        `${String(terminals).padStart(9)}  ${program.padEnd(9)}  ${fmt(at(program, 'postgres', 'trPerSec')).padStart(15)}  ${fmt(at(program, 'mariadb', 'trPerSec')).padStart(12)}  ` +
+          `${fmt(ratio(program), 2).padStart(18)}  ${fmt(at(program, 'postgres', 'cpuMs'), 3)}, ${fmt(at(program, 'mariadb', 'cpuMs'), 3)}`,
+      );
+    }
+    // Round by round, so that the spread the medians hide is seen.
+    const each = (program) => mine.map((row) => fmt(row[`${program}-mariadb`].trPerSec / row[`${program}-postgres`].trPerSec, 2)).join(' ');
+    console.log(`${' '.repeat(11)}ratios round by round: headroom ${each('headroom')}; jdbc ${each('jdbc')}`);
+    const off = ratio('headroom') / ratio('jdbc') - 1;
+    console.log(`${' '.repeat(11)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`);
+  }
+  console.log(`medians over ${values.rounds} round(s)${values.prepared ? "; prepared: headroom --statements prepared (both joins prepared), not the study's sending" : ''}`);
+  console.log('tr/s = units * 1000 / Total time (the study\'s figure); client CPU = the whole process (user + system), start-up included');
+} finally {
+  if (!values.keep) {
+    for (const db of Object.values(sides)) {
+      try {
+        recreateDatabase(db)('DROP DATABASE IF EXISTS % WITH (FORCE)');
+      } catch (error) {
+        console.error(`cleanup: ${error.message}`);
+      }
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+}
