@@ -4,7 +4,10 @@ import { InterruptedError, UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { DEFAULT_DB } from '../config/target.js';
 import { WORKLOADS } from '../workloads/registry.js';
+import type { Workload } from '../workloads/workload.js';
+import { isModulePath } from '../module/load-module.js';
 import { RUN_OPTIONS, runCommand } from './run.js';
+import { preloadModules } from './workload-modules.js';
 
 /** What a verb's module gives: its options (for --help) and what it does. */
 interface VerbModule {
@@ -38,6 +41,7 @@ const VERBS: Record<string, Verb> = {
     usage: 'headroom restore-settings --db URL',
     load: async () => import('./restore-settings.js').then((m) => ({ options: m.RESTORE_SETTINGS_OPTIONS, action: m.restoreSettingsCommand })),
   },
+  new: { summary: 'write a commented starter workload module: headroom new workload NAME', usage: 'headroom new workload NAME [-o FILE]', load: async () => import('./new-workload.js').then((m) => ({ options: m.NEW_OPTIONS, action: m.newCommand })) },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })) },
 };
 
@@ -56,8 +60,10 @@ function mainHelp(): string {
   ].join('\n');
 }
 
-function verbHelp(verb: Verb, options: OptionSpec[]): string {
-  return [`usage: ${verb.usage}`, '', verb.summary, ...(options.length > 0 ? ['', 'options:', formatOptionHelp(options)] : []), ...(verb.usage.includes('WORKLOAD') ? ['', 'workload options: see headroom list'] : [])].join('\n');
+function verbHelp(verb: Verb, options: OptionSpec[], modules: readonly Workload[] = []): string {
+  const own = modules.flatMap((m) => (m.options.length > 0 ? ['', `options of ${m.name}:`, formatOptionHelp(m.options)] : []));
+  const pointer = verb.usage.includes('WORKLOAD') && modules.length === 0 ? ['', 'workload options: see headroom list'] : [];
+  return [`usage: ${verb.usage}`, '', verb.summary, ...(options.length > 0 ? ['', 'options:', formatOptionHelp(options)] : []), ...own, ...pointer].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -71,12 +77,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // `headroom -c 4` and `headroom tpcb` mean `headroom run ...`, as `npx headroom` alone does.
-  const name = first.startsWith('-') || WORKLOADS.some((w) => w.name === first) ? 'run' : first;
+  const name = first.startsWith('-') || isModulePath(first) || WORKLOADS.some((w) => w.name === first) ? 'run' : first;
   const verb = VERBS[name];
   if (!verb) throw new UserError(`unknown verb "${first}"`, `verbs: ${Object.keys(VERBS).join(', ')} (headroom --help)`);
   const verbArgs = name === first ? rest : argv;
   const loaded = await verb.load();
-  if (!verb.ownHelp && (verbArgs.includes('--help') || verbArgs.includes('-h'))) return (process.stdout.write(`${verbHelp(verb, loaded.options)}\n`), 0);
+  // Workload modules named on the line are loaded before the verb parses it: their options are its options.
+  const modules = await preloadModules(verbArgs, loaded.options);
+  if (!verb.ownHelp && (verbArgs.includes('--help') || verbArgs.includes('-h'))) return (process.stdout.write(`${verbHelp(verb, loaded.options, modules)}\n`), 0);
   return loaded.action(verbArgs);
 }
 

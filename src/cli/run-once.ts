@@ -11,6 +11,7 @@ import { LiveView } from '../reports/live.js';
 import { progressLine } from '../reports/text.js';
 import { buildResult } from '../result/build.js';
 import { planningResult } from '../result/planning.js';
+import { engineWorkload, moduleRecord } from '../module/adapt.js';
 import type { RunResult } from '../result/result.js';
 import type { Protocol, Workload } from '../workloads/workload.js';
 import type { ServerSettings } from '../engine/server-settings.js';
@@ -74,7 +75,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables);
   const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
   const outcome = await runEngine(
-    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
+    { target: session.target, workload: engineWorkload(workload), options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
     plan.signal,
     (point) => {
       if (live) live.update(point);
@@ -112,6 +113,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     data: plan.data,
     config: {
       workload: workload.name,
+      ...moduleRecord(workload),
       workloadOptions: plan.workloadOptions,
       scale,
       clients,

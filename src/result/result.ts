@@ -22,6 +22,8 @@ export interface RunResult {
   endedAt: string;
   config: {
     workload: string;
+    /** A workload module's file (absolute path) and its sha256 when the run was made; absent for built-in workloads. */
+    module?: { path: string; sha256: string };
     workloadOptions: Record<string, unknown>;
     scale: number;
     clients: number;
