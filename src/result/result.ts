@@ -7,6 +7,7 @@ import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
 import type { ServerObservation } from '../observe/run-observer.js';
+import type { ThresholdOutcome } from '../thresholds/threshold.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
 export const RESULT_SCHEMA = 'headroom.result/1';
@@ -83,6 +84,8 @@ export interface RunResult {
     /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
     workloadMetrics?: WorkloadMetric[];
   };
+  /** --threshold: each condition as given, whether the run met it, and the figure measured; absent without --threshold. */
+  thresholds?: ThresholdOutcome[];
   /** The data checks run after measuring (tpcc); absent where the workload has none after a run. */
   checks?: CheckOutcome[];
   transactions: {
