@@ -29,13 +29,13 @@ for (const dbms of DBMS_UNDER_TEST) {
     const env = { ...process.env, DATABASE_URL: undefined, ...(dbms === 'firebird' ? { ISC_PASSWORD: (db.target as ServerTarget).password ?? '' } : {}) };
     const cli = (args: string[]) => runCli([...args, '--db', db.url], { cwd: folder, env });
 
-    const init = await cli(['init', BOOKING, '-s', '1', '--seats', '40']);
+    const init = await cli(['init', BOOKING, '-s', '1', '--seats', '10']);
     assert.equal(init.code, 0, init.stderr);
     assert.match(init.stderr, /shows: 100 rows/);
-    assert.match(init.stderr, /seats: 4,000 rows/);
-    // Contention on 2 hot shows of 40 seats: bookings sell them out, cancellations give seats back.
+    assert.match(init.stderr, /seats: 1,000 rows/);
+    // Contention on 2 hot shows of 10 seats: bookings sell them out, cancellations give seats back.
     const out = path.join(folder, 'booking.json');
-    const run = await cli(['run', BOOKING, '--seats', '40', '--hot-shows', '2', '-c', '4', '-j', '2', '-T', '3', '-P', '0', '--max-tries', '20', '-o', out, '--threshold', 'tps>1', '--threshold', 'book:p99<60s']);
+    const run = await cli(['run', BOOKING, '--seats', '10', '--hot-shows', '2', '-c', '4', '-j', '2', '-T', '3', '-P', '0', '--max-tries', '20', '-o', out, '--threshold', 'tps>1', '--threshold', 'book:p99<60s']);
     assert.equal(run.code, 0, `${run.stderr}\n${run.stdout}`);
     const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
     assert.equal(result.status, 'completed');
@@ -49,7 +49,7 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.ok(result.checks && result.checks.length === 4 && result.checks.every((c) => c.ok), JSON.stringify(result.checks));
     assert.deepEqual(result.thresholds?.map((x) => x.ok), [true, true]);
     assert.match(run.stdout, /thresholds: 2 of 2 passed/);
-    const check = await cli(['check', BOOKING, '--seats', '40']);
+    const check = await cli(['check', BOOKING, '--seats', '10']);
     assert.equal(check.code, 0, check.stderr + check.stdout);
     assert.match(check.stdout, /seats_left matches the free seats/);
     const plan = await runCli(['plan', out], { cwd: folder, env });
