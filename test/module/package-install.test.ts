@@ -11,9 +11,12 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /**
  * What a user outside a clone does: npm pack, then npm install -g of the tarball into an empty
  * prefix, then the installed `headroom` writes a starter module in an empty folder and runs it on
- * SQLite. Install scripts are allowed by name (npm 11 asks): better-sqlite3 builds its addon,
- * headroom-oltp its reactor. Where better-sqlite3 cannot fetch a prebuilt binary it compiles
- * SQLite, which takes minutes on a busy machine.
+ * SQLite. Install scripts are allowed by name (npm 11 asks): better-sqlite3 installs its addon,
+ * headroom-oltp builds its reactor. better-sqlite3 fetches a prebuilt binary where it can; where it
+ * cannot (no network to its release host) it compiles SQLite, which takes over ten minutes on a
+ * busy machine, so the test offers it the addon this clone's install built, as a local prebuild
+ * of the same version (prebuild-install's npm_config_better_sqlite3_local_prebuilds): what a user
+ * with the network gets. A tarball that resolves another version compiles, slower but the same.
  */
 test('npm pack and npm install -g of the tarball give a headroom command that runs a workload module', { timeout: 20 * 60_000 }, () => {
   const work = mkdtempSync(path.join(tmpdir(), 'headroom-package-'));
@@ -22,6 +25,13 @@ test('npm pack and npm install -g of the tarball give a headroom command that ru
     // dist/ is built by the test run's tsc: the tarball takes it as it is.
     const tarball = path.join(work, npm(['pack', '--ignore-scripts', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!);
     const prefix = path.join(work, 'global');
+    const prebuilds = path.join(work, 'prebuilds');
+    mkdirSync(prebuilds);
+    const sqlite = path.join(ROOT, 'node_modules', 'better-sqlite3');
+    const { version } = JSON.parse(readFileSync(path.join(sqlite, 'package.json'), 'utf8')) as { version: string };
+    const prebuilt = path.join(prebuilds, `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`);
+    execFileSync('tar', ['-czf', prebuilt, '-C', sqlite, 'build/Release/better_sqlite3.node']);
+    process.env['npm_config_better_sqlite3_local_prebuilds'] = prebuilds;
     npm(['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--allow-scripts=headroom-oltp,better-sqlite3,esbuild', tarball], work);
     const installed = path.join(prefix, 'lib', 'node_modules', 'headroom-oltp');
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { name: string; exports: { '.': { types: string } } };
