@@ -19,6 +19,12 @@ export const PLAN_OPTIONS: OptionSpec[] = [
   { long: 'browse-visits', type: 'number', min: 0, value: 'N', help: 'shop: visits that browse without buying, per purchase', default: SHOP.browseOnlyVisitsPerPurchase },
   { long: 'events-per-day', type: 'number', min: 0.001, value: 'N', help: "any workload: the business's events a day (default: a module's demand)" },
   { long: 'transactions-per-event', type: 'number', min: 0.001, value: 'N', help: "any workload: transactions of the run's mix one event costs (default: a module's demand, else 1)" },
+  {
+    long: 'normalise',
+    type: 'string',
+    value: 'REFERENCE:YOURS',
+    help: "with --events-per-day or a module's demand: the tps coefficient between a reference measurement and your run of its workload on this machine, and the plan as on the reference machine",
+  },
   { long: 'peak-factor', type: 'number', min: 1, value: 'X', help: "peak load over the average (default: a module's demand, else 1)", default: 1 },
   { long: 'target-utilisation', type: 'number', min: 0.01, value: 'FRACTION', help: 'share of a machine the peak may use (0.01 to 1)', default: 0.7 },
   VERBOSE_OPTION,
