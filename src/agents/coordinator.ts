@@ -7,6 +7,7 @@ import type { EngineConfig, EngineOutcome } from '../engine/engine.js';
 import { intervalPoint, mergeTotals, round, type SeriesPoint } from '../engine/measurements.js';
 import { fromWire } from '../engine/wire-error.js';
 import { UserError } from '../errors.js';
+import { isModulePath } from '../module/load-module.js';
 import { subjects, type Bus, type RunSubject } from './bus.js';
 import type { AgentPlan, Beat, Claim, ClaimReply, Done, Ready, Stop, Tick, WireOutcome } from './messages.js';
 import type { AgentMember, AgentsRecord, OnAgentLoss } from './record.js';
@@ -212,7 +213,7 @@ function planOf(config: EngineConfig, runId: string, agents: number): AgentPlan 
     target: withoutPasswords(config.target),
     workload: config.workload,
     options: config.options,
-    files: scriptFiles(config.options),
+    files: planFiles(config),
     scale: config.scale,
     clients: config.clients,
     jobs: config.jobs,
@@ -237,14 +238,12 @@ function withoutPasswords(target: Target): Target {
   return { ...rest, password: undefined, ...(fallbacks ? { fallbacks: fallbacks.map(({ host, port }) => ({ host, port })) } : {}) };
 }
 
-/** -f script files (FILE[@WEIGHT]) by path and sha256: each agent must hold the same file. */
-function scriptFiles(options: EngineConfig['options']): AgentPlan['files'] {
-  const given = options['file'];
-  const files = Array.isArray(given) ? given : [];
-  return files.map((spec) => {
-    const path = spec.replace(/@\d+(\.\d+)?$/, '');
-    return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
-  });
+/** -f script files (FILE[@WEIGHT]) and a workload module, by path and sha256: each agent must hold the same files. */
+function planFiles(config: EngineConfig): AgentPlan['files'] {
+  const given = config.options['file'];
+  const paths = (Array.isArray(given) ? given : []).map((spec) => spec.replace(/@\d+(\.\d+)?$/, ''));
+  if (isModulePath(config.workload)) paths.push(config.workload);
+  return paths.map((path) => ({ path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') }));
 }
 
 function streamed(m: Member): number {

@@ -4,6 +4,7 @@ import type { Connection, Driver } from '../drivers/driver.js';
 import { DRIVERS, createDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_WORKLOAD, WORKLOADS, findWorkload } from '../workloads/registry.js';
+import { loadedModules } from '../module/load-module.js';
 import type { DataContext, Workload } from '../workloads/workload.js';
 import { LoadProgressView } from '../reports/load-progress.js';
 import { parseArgs } from './args.js';
@@ -44,7 +45,8 @@ export function askedScale(workload: Workload, values: OptionValues): number | u
 /** Every workload's own options, so one parse knows which options take a value. */
 export function workloadOptionSpecs(): OptionSpec[] {
   const seen = new Map<string, OptionSpec>();
-  for (const workload of WORKLOADS) for (const spec of workload.options) if (!seen.has(spec.long)) seen.set(spec.long, spec);
+  // Loaded modules first: where a module's option shares a built-in's name, the module's spec is the one parsed.
+  for (const workload of [...loadedModules(), ...WORKLOADS]) for (const spec of workload.options) if (!seen.has(spec.long)) seen.set(spec.long, spec);
   return [...seen.values()];
 }
 

@@ -4,7 +4,10 @@ import { InterruptedError, UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { DEFAULT_DB } from '../config/target.js';
 import { WORKLOADS } from '../workloads/registry.js';
+import type { Workload } from '../workloads/workload.js';
+import { isModulePath } from '../module/load-module.js';
 import { RUN_OPTIONS, runCommand } from './run.js';
+import { preloadModules } from './workload-modules.js';
 
 /** What a verb's module gives: its options (for --help) and what it does. */
 interface VerbModule {
@@ -29,7 +32,7 @@ const VERBS: Record<string, Verb> = {
   init: { summary: "create the workload's schema and load its data (drops what is there; kv appends to a smaller table)", usage: 'headroom init [WORKLOAD] [options]', load: async () => import('./data-verbs.js').then((m) => ({ options: m.INIT_OPTIONS, action: m.initCommand })) },
   check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', load: async () => import('./data-verbs.js').then((m) => ({ options: m.CHECK_OPTIONS, action: m.checkCommand })) },
   drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', load: async () => import('./data-verbs.js').then((m) => ({ options: m.DROP_OPTIONS, action: m.dropCommand })) },
-  plan: { summary: 'headroom of a chain result over a bank or a shop, and the machines it needs', usage: 'headroom plan RESULT.json [options]', load: async () => import('./plan.js').then((m) => ({ options: m.PLAN_OPTIONS, action: m.planCommand })) },
+  plan: { summary: "headroom of a run over a business's demand (any workload: --events-per-day or a module's demand; chain: bank or shop), and the machines it needs", usage: 'headroom plan RESULT.json [options]', load: async () => import('./plan.js').then((m) => ({ options: m.PLAN_OPTIONS, action: m.planCommand })) },
   report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown] [--normalise REFERENCE:YOURS]', load: async () => import('./report.js').then((m) => ({ options: m.REPORT_OPTIONS, action: m.reportCommand })) },
   compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json... | headroom compare --normalise REFERENCE:YOURS [RESULT.json...]', load: async () => import('./report.js').then((m) => ({ options: m.COMPARE_OPTIONS, action: m.compareCommand })) },
   experiment: { summary: 'a named study re-run: peak (simple queries/s), growth (throughput as the data grows), dead-rows (kv read, update, read, VACUUM, read)', usage: 'headroom experiment NAME [options]', load: async () => import('./experiment.js').then((m) => ({ options: [], action: m.experimentCommand })), ownHelp: true },
@@ -40,6 +43,7 @@ const VERBS: Record<string, Verb> = {
   },
   agent: { summary: 'wait for signed run plans over NATS and run their share of the terminals (headroom run --agents K)', usage: 'headroom agent --nats URL --trust SECRET [--name NAME]', load: async () => import('./agent.js').then((m) => ({ options: m.AGENT_OPTIONS, action: m.agentCommand })) },
   k8s: { summary: 'print a Kubernetes Indexed Job of K agents (headroom k8s manifest --agents K --nats URL)', usage: 'headroom k8s manifest --agents K --nats URL [options]', load: async () => import('./k8s.js').then((m) => ({ options: m.K8S_OPTIONS, action: m.k8sCommand })) },
+  new: { summary: 'write a commented starter workload module: headroom new workload NAME', usage: 'headroom new workload NAME [-o FILE]', load: async () => import('./new-workload.js').then((m) => ({ options: m.NEW_OPTIONS, action: m.newCommand })) },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })) },
 };
 
@@ -58,8 +62,10 @@ function mainHelp(): string {
   ].join('\n');
 }
 
-function verbHelp(verb: Verb, options: OptionSpec[]): string {
-  return [`usage: ${verb.usage}`, '', verb.summary, ...(options.length > 0 ? ['', 'options:', formatOptionHelp(options)] : []), ...(verb.usage.includes('WORKLOAD') ? ['', 'workload options: see headroom list'] : [])].join('\n');
+function verbHelp(verb: Verb, options: OptionSpec[], modules: readonly Workload[] = []): string {
+  const own = modules.flatMap((m) => (m.options.length > 0 ? ['', `options of ${m.name}:`, formatOptionHelp(m.options)] : []));
+  const pointer = verb.usage.includes('WORKLOAD') && modules.length === 0 ? ['', 'workload options: see headroom list'] : [];
+  return [`usage: ${verb.usage}`, '', verb.summary, ...(options.length > 0 ? ['', 'options:', formatOptionHelp(options)] : []), ...own, ...pointer].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -73,12 +79,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // `headroom -c 4` and `headroom tpcb` mean `headroom run ...`, as `npx headroom` alone does.
-  const name = first.startsWith('-') || WORKLOADS.some((w) => w.name === first) ? 'run' : first;
+  const name = first.startsWith('-') || isModulePath(first) || WORKLOADS.some((w) => w.name === first) ? 'run' : first;
   const verb = VERBS[name];
   if (!verb) throw new UserError(`unknown verb "${first}"`, `verbs: ${Object.keys(VERBS).join(', ')} (headroom --help)`);
   const verbArgs = name === first ? rest : argv;
   const loaded = await verb.load();
-  if (!verb.ownHelp && (verbArgs.includes('--help') || verbArgs.includes('-h'))) return (process.stdout.write(`${verbHelp(verb, loaded.options)}\n`), 0);
+  // Workload modules named on the line are loaded before the verb parses it: their options are its options.
+  const modules = await preloadModules(verbArgs, loaded.options);
+  if (!verb.ownHelp && (verbArgs.includes('--help') || verbArgs.includes('-h'))) return (process.stdout.write(`${verbHelp(verb, loaded.options, modules)}\n`), 0);
   return loaded.action(verbArgs);
 }
 

@@ -6,6 +6,7 @@ import { UserError } from '../errors.js';
 import type { RunResult } from '../result/result.js';
 import { readResult } from '../result/read.js';
 import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
+import { planEvents } from './plan-events.js';
 import { parseArgs } from './args.js';
 
 export const PLAN_OPTIONS: OptionSpec[] = [
@@ -16,7 +17,15 @@ export const PLAN_OPTIONS: OptionSpec[] = [
   { long: 'items-per-order', type: 'number', min: 0, value: 'N', help: 'shop: items per order (an order is items + 1 write units)', default: SHOP.itemsPerOrder },
   { long: 'pages-per-purchase', type: 'number', min: 0, value: 'N', help: 'shop: result pages browsed per purchase, one unit each', default: SHOP.pagesPerPurchase },
   { long: 'browse-visits', type: 'number', min: 0, value: 'N', help: 'shop: visits that browse without buying, per purchase', default: SHOP.browseOnlyVisitsPerPurchase },
-  { long: 'peak-factor', type: 'number', min: 1, value: 'X', help: 'peak load over the average', default: 1 },
+  { long: 'events-per-day', type: 'number', min: 0.001, value: 'N', help: "any workload: the business's events a day (default: a module's demand)" },
+  { long: 'transactions-per-event', type: 'number', min: 0.001, value: 'N', help: "any workload: transactions of the run's mix one event costs (default: a module's demand, else 1)" },
+  {
+    long: 'normalise',
+    type: 'string',
+    value: 'REFERENCE:YOURS',
+    help: "with --events-per-day or a module's demand: the tps coefficient between a reference measurement and your run of its workload on this machine, and the plan as on the reference machine",
+  },
+  { long: 'peak-factor', type: 'number', min: 1, value: 'X', help: "peak load over the average (default: a module's demand, else 1)", default: 1 },
   { long: 'target-utilisation', type: 'number', min: 0.01, value: 'FRACTION', help: 'share of a machine the peak may use (0.01 to 1)', default: 0.7 },
   VERBOSE_OPTION,
   HELP_OPTION,
@@ -24,10 +33,12 @@ export const PLAN_OPTIONS: OptionSpec[] = [
 
 /** `headroom plan RESULT.json`: from a chain run's units/s to the headroom over a business and the machines it needs. */
 export async function planCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs(argv, PLAN_OPTIONS, 'plan');
+  const { values, positionals, given } = parseArgs(argv, PLAN_OPTIONS, 'plan');
   if (positionals.length !== 1) throw new UserError('"headroom plan" takes one result file', 'usage: headroom plan RESULT.json [--preset bank|shop]');
   const utilisation = values['target-utilisation'] as number;
   if (utilisation > 1) throw new UserError(`--target-utilisation must be at most 1, not ${utilisation}`, 'a fraction such as 0.7');
+  const read = readResult(positionals[0]!);
+  if (read.config.workload !== 'chain' || given.has('events-per-day')) return planEvents(read, positionals[0]!, values, given);
   const result = readChainResult(positionals[0]!);
   const preset = values['preset'] as string;
   const num = (name: string): number => values[name] as number;

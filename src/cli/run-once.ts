@@ -11,6 +11,7 @@ import { LiveView } from '../reports/live.js';
 import { progressLine } from '../reports/text.js';
 import { buildResult } from '../result/build.js';
 import { planningResult } from '../result/planning.js';
+import { engineWorkload, moduleRecord } from '../module/adapt.js';
 import type { RunResult } from '../result/result.js';
 import type { Protocol, Workload } from '../workloads/workload.js';
 import type { ServerSettings } from '../engine/server-settings.js';
@@ -81,7 +82,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const engine = (c: EngineConfig, s: AbortSignal, i: (point: SeriesPoint) => void): Promise<EngineOutcome & { agents?: AgentsRecord }> =>
     agents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
   const outcome = await engine(
-    { target: session.target, workload: workload.name, options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
+    { target: session.target, workload: engineWorkload(workload), options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
     plan.signal,
     (point) => {
       if (live) live.update(point);
@@ -119,6 +120,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     data: plan.data,
     config: {
       workload: workload.name,
+      ...moduleRecord(workload),
       workloadOptions: plan.workloadOptions,
       scale,
       clients,

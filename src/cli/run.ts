@@ -4,6 +4,7 @@ import { parseClientSteps } from '../config/clients.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
+import { THRESHOLD_EXIT_CODE, checkThresholdTypes, evaluateThresholds, parseThreshold } from '../thresholds/threshold.js';
 import { STDOUT_PATH, defaultResultPath, writeOutput } from '../result/write.js';
 import { checkRunOutputs } from './output-paths.js';
 import { summaryText } from '../reports/text.js';
@@ -56,6 +57,12 @@ export const RUN_OPTIONS: OptionSpec[] = [
     default: 'none',
   },
   { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
+  {
+    long: 'threshold',
+    type: 'strings',
+    value: 'COND',
+    help: `pass/fail condition, repeatable: [TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms'; a run that fails one exits with ${THRESHOLD_EXIT_CODE}`,
+  },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
   ...AGENT_RUN_OPTIONS,
@@ -81,6 +88,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // A bad mix, or a type that cannot be sent the --protocol way, is refused before anything is loaded.
   const types = workload.transactions(workloadOptions);
   checkWeights(types.map((t) => t.weight));
+  const thresholds = ((values['threshold'] as string[] | undefined) ?? []).map(parseThreshold);
+  checkThresholdTypes(thresholds, types.map((t) => t.name));
+  if (thresholds.length > 0 && steps.length > 1) throw new UserError('--threshold applies to one run, not to a sweep of -c', 'give -c one number');
   for (const type of types) type.checkProtocol?.(values['protocol'] as Protocol);
   const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
   const asked = askedScale(workload, values);
@@ -165,6 +175,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     try {
       if (steps.length > 1) return await runSweep(plan, steps);
       const result = await measureOnce(plan, steps[0]!);
+      if (thresholds.length > 0) result.thresholds = evaluateThresholds(thresholds, result);
       // Put back before the result is written, so it records whether that worked.
       await settings.restore();
       const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
@@ -175,6 +186,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
       if (result.agents) human.write(`${agentsText(result.agents)}\n`);
       if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
+      if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
       return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
     } finally {
       process.off('SIGINT', onSignal);

@@ -5,6 +5,7 @@ import { DbError } from '../drivers/errors.js';
 import { createDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
 import { findWorkload } from '../workloads/registry.js';
+import { workloadForJob } from '../module/load-module.js';
 import type { Protocol } from '../workloads/workload.js';
 import { Gate } from './gate.js';
 import { JournalWriter } from './journal.js';
@@ -83,7 +84,8 @@ export class LocalJob implements JobHandle {
    * except that under --force terminals the server refused for capacity are left out.
    */
   static async open(config: JobConfig): Promise<LocalJob> {
-    const workload = findWorkload(config.workload);
+    // A workload module is loaded in each worker thread from its path (the main thread has it already).
+    const workload = await workloadForJob(config.workload, findWorkload);
     const types = declaringTypes(workload.transactions(config.options), config.routing);
     const stagger = workload.terminalStaggerMs?.(config.options) ?? 0;
     const driver = createDriver(config.target);

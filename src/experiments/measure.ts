@@ -9,6 +9,7 @@ import { UserError } from '../errors.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { buildResult } from '../result/build.js';
 import { jobFailureReason } from '../result/job-failure.js';
+import { engineWorkload, moduleRecord } from '../module/adapt.js';
 import type { RunResult } from '../result/result.js';
 import type { Session } from '../cli/common.js';
 import type { Workload } from '../workloads/workload.js';
@@ -58,7 +59,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
   const outcome = await runEngine(
     {
       target: session.target,
-      workload: workload.name,
+      workload: engineWorkload(workload),
       options: step.workloadOptions,
       scale,
       clients,
@@ -93,6 +94,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
     data: step.data,
     config: {
       workload: workload.name,
+      ...moduleRecord(workload),
       workloadOptions: step.workloadOptions,
       scale,
       clients,

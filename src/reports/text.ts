@@ -1,3 +1,4 @@
+import { thresholdLines } from '../thresholds/threshold.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { settingsLine } from './settings-text.js';
 import type { RunResult } from '../result/result.js';
@@ -74,6 +75,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   lines.push(...serverLines(result, result.host.cores));
   for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
   for (const check of result.checks ?? []) lines.push(`check ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+  if (result.thresholds) lines.push(...thresholdLines(result.thresholds));
   if (resultPath) lines.push(`result: ${resultPath}`);
   return lines.join('\n');
 }

@@ -8,6 +8,7 @@ import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
 import type { ServerObservation } from '../observe/run-observer.js';
+import type { ThresholdOutcome } from '../thresholds/threshold.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
 export const RESULT_SCHEMA = 'headroom.result/1';
@@ -25,6 +26,8 @@ export interface RunResult {
   endedAt: string;
   config: {
     workload: string;
+    /** A workload module's file (absolute path) and its sha256 when the run was made; absent for built-in workloads. */
+    module?: { path: string; sha256: string };
     workloadOptions: Record<string, unknown>;
     scale: number;
     clients: number;
@@ -84,6 +87,8 @@ export interface RunResult {
     /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
     workloadMetrics?: WorkloadMetric[];
   };
+  /** --threshold: each condition as given, whether the run met it, and the figure measured; absent without --threshold. */
+  thresholds?: ThresholdOutcome[];
   /** The data checks run after measuring (tpcc); absent where the workload has none after a run. */
   checks?: CheckOutcome[];
   transactions: {

@@ -1,0 +1,23 @@
+import type { OptionSpec } from '../config/options.js';
+import { isModulePath, loadWorkloadModule } from '../module/load-module.js';
+import type { ModuleWorkload } from '../module/adapt.js';
+import { WORKLOADS } from '../workloads/registry.js';
+
+/** Options whose value is a file that is not a workload module (a result, a log), even when it ends in .js. */
+const FILE_VALUED = new Set(['-o', '--out', '-f', '--file', '--log-prefix', '--journal', '--csv']);
+
+/**
+ * Loads every workload module the command line names (a WORKLOAD position, or --workload FILE of
+ * an experiment) so that the verb's parser finds it by that text as it finds a built-in name.
+ */
+export async function preloadModules(argv: readonly string[], verbOptions: readonly OptionSpec[]): Promise<ModuleWorkload[]> {
+  const paths = argv.filter((word, i) => isModulePath(word) && !FILE_VALUED.has(argv[i - 1] ?? ''));
+  if (paths.length === 0) return [];
+  const reserved = {
+    names: WORKLOADS.map((w) => w.name),
+    options: verbOptions.flatMap((o) => [o.long, ...(o.short ? [o.short] : [])]),
+  };
+  const modules: ModuleWorkload[] = [];
+  for (const path of paths) modules.push(await loadWorkloadModule(path, reserved));
+  return modules;
+}

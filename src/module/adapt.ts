@@ -1,0 +1,135 @@
+import type { OptionSpec } from '../config/options.js';
+import type { DbmsName, SqlValue } from '../drivers/driver.js';
+import { UserError } from '../errors.js';
+import { Random } from '../engine/random.js';
+import { RefGenerator } from '../workloads/chain/generator.js';
+import { clearLoadMark, readLoadMark, recordedLoad } from '../workloads/load-marker.js';
+import { PhaseClock } from '../workloads/phases.js';
+import { RowProgress } from '../workloads/progress.js';
+import type { CheckOutcome, DataContext, TransactionType, Workload } from '../workloads/workload.js';
+import type { DemandDefinition, LoadContext, OptionsDefinition, TableDefinition, WorkloadDefinition } from './api.js';
+
+/** Where a module came from, recorded with every result of its runs. */
+export interface ModuleSource {
+  /** Absolute path of the module file. */
+  path: string;
+  sha256: string;
+}
+
+/** A module's workload: the internal contract, plus where it came from and its demand for `plan`. */
+export interface ModuleWorkload extends Workload {
+  module: ModuleSource;
+  demand?: DemandDefinition;
+}
+
+export function isModuleWorkload(workload: Workload): workload is ModuleWorkload {
+  return (workload as Partial<ModuleWorkload>).module !== undefined;
+}
+
+/** Whole numbers of at least 1, as tpcb's -s. */
+function parseWholeScale(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UserError(`-s ${text} is not a scale of this workload`, 'a whole number of at least 1');
+  return value;
+}
+
+function optionSpecs(options: OptionsDefinition | undefined): OptionSpec[] {
+  return Object.entries(options ?? {}).map(([long, o]): OptionSpec => {
+    const spec: OptionSpec = { long, type: o.type, help: o.help };
+    if (o.default !== undefined) spec.default = o.default;
+    if (o.type !== 'boolean' && o.value !== undefined) spec.value = o.value;
+    if ((o.type === 'integer' || o.type === 'number') && o.min !== undefined) spec.min = o.min;
+    if (o.type === 'string' && o.choices !== undefined) spec.choices = o.choices;
+    return spec;
+  });
+}
+
+function tableStatements(dbms: DbmsName, table: TableDefinition): string[] {
+  const own = table.dialect?.[dbms];
+  return [own?.create ?? table.create, ...(own?.indexes ?? table.indexes ?? [])];
+}
+
+/**
+ * The internal Workload for a module's definition. Tables are dropped and created by headroom
+ * around the module's load(); the load is recorded in headroom_load as the built-ins' are, so
+ * `run` finds the scale and refuses a load that did not finish.
+ */
+export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): ModuleWorkload {
+  const tables = Object.keys(def.tables);
+  const types = Object.entries(def.transactions);
+  const scale = def.scale;
+  const drop = async (ctx: Pick<DataContext, 'conn' | 'driver'>): Promise<void> => {
+    for (const table of [...tables].reverse()) if (await ctx.driver.tableExists(ctx.conn, table)) await ctx.conn.query(`DROP TABLE ${table}`);
+  };
+  const loadContext = (ctx: DataContext, clock: PhaseClock | undefined): LoadContext<OptionsDefinition> => ({
+    conn: ctx.conn,
+    dbms: ctx.dbms,
+    scale: ctx.scale,
+    options: ctx.options as LoadContext<OptionsDefinition>['options'],
+    log: (message) => ctx.log(message),
+    phase: async (name, work) => {
+      if (!clock) throw new UserError(`${def.name}: phase() is for load() only`);
+      await clock.timed(name, async () => (await work()) ?? 0);
+    },
+    bulkInsert: (table, columns, rows, expectedRows) => ctx.conn.bulkInsert(table, columns, new RowProgress(ctx, table, expectedRows).rows(rows as Iterable<SqlValue[]>)),
+    referenceGenerator: (at) => new RefGenerator(at),
+    random: (seed) => new Random(seed),
+  });
+  const check = async (ctx: DataContext) => (def.check ? await def.check(loadContext(ctx, undefined)) : []);
+  const transactions: TransactionType[] = types.map(([name, t]) => ({
+    name,
+    weight: t.weight,
+    ...(t.readOnly === true ? { readOnly: true } : {}),
+    // The terminal's context already holds what the public TerminalContext names.
+    prepare: (conn, terminal) => t.prepare(conn, terminal as unknown as Parameters<typeof t.prepare>[1]),
+  }));
+  return {
+    name: def.name,
+    description: def.description,
+    ...(def.runsOn ? { runsOn: def.runsOn } : {}),
+    tables,
+    scaleHelp: scale?.help ?? 'a whole number the module reads as it likes (default 1)',
+    defaultScale: scale?.default ?? 1,
+    parseScale: scale?.parse ? (text) => scale.parse!(text) : parseWholeScale,
+    options: optionSpecs(def.options),
+    module: source,
+    ...(def.demand ? { demand: def.demand } : {}),
+    async detectScale(ctx) {
+      for (const table of tables) if (!(await ctx.driver.tableExists(ctx.conn, table))) return undefined;
+      const mark = await readLoadMark(ctx, def.name);
+      return mark?.completed === undefined ? undefined : Number(mark.scale);
+    },
+    // Without headroom's record the tables are someone else's: refused, never measured.
+    loadedSoFar: async () => 'the tables hold what was committed before the stop',
+    load: recordedLoad(def.name, async (ctx) => {
+      const clock = new PhaseClock(ctx);
+      await clock.timed('create tables', async () => {
+        await drop(ctx);
+        for (const table of Object.values(def.tables)) await clock.statements(tableStatements(ctx.dbms, table));
+        return 0;
+      });
+      await def.load(loadContext(ctx, clock));
+      let failed: CheckOutcome[] = [];
+      if (def.check) await clock.timed('check', async () => ((failed = (await check(ctx)).filter((c) => !c.ok)), 0));
+      if (failed.length > 0) throw new UserError(`${def.name}: the check after the load failed: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`, 'fix load() or check()');
+      return clock.phases;
+    }),
+    check,
+    checkAfterRun: def.check !== undefined,
+    async drop(ctx) {
+      await drop(ctx);
+      await clearLoadMark(ctx, def.name);
+    },
+    transactions: () => transactions,
+  } satisfies ModuleWorkload;
+}
+
+/** What a JobConfig names: a built-in by name, a module by its absolute path (each worker thread loads it). */
+export function engineWorkload(workload: Workload): string {
+  return isModuleWorkload(workload) ? workload.module.path : workload.name;
+}
+
+/** The result's config.module for a module's run; nothing for a built-in. */
+export function moduleRecord(workload: Workload): { module?: ModuleSource } {
+  return isModuleWorkload(workload) ? { module: { path: workload.module.path, sha256: workload.module.sha256 } } : {};
+}

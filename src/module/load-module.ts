@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { threadId } from 'node:worker_threads';
+import { UserError } from '../errors.js';
+import type { Workload } from '../workloads/workload.js';
+import { adaptDefinition, type ModuleWorkload } from './adapt.js';
+import { validateDefinition } from './validate.js';
+
+/** The import path of the public API, as a module names it. */
+export const PACKAGE_NAME = 'headroom-oltp';
+
+/** A command-line word that names a workload module rather than a built-in workload. */
+export function isModulePath(text: string): boolean {
+  return /\.(m?ts|m?js|cts|cjs)$/.test(text) && !text.startsWith('-');
+}
+
+/** Modules loaded in this thread, by the text the user gave and by absolute path. */
+const loaded = new Map<string, ModuleWorkload>();
+
+/** A loaded module's workload, or undefined when `text` names none loaded here. */
+export function loadedModule(text: string): ModuleWorkload | undefined {
+  return loaded.get(text) ?? loaded.get(resolve(text));
+}
+
+export function loadedModules(): ModuleWorkload[] {
+  return [...new Set(loaded.values())];
+}
+
+export interface Reserved {
+  /** Built-in workloads' names, which a module may not take. */
+  names: readonly string[];
+  /** headroom's own option names, which a module's options may not shadow. */
+  options: readonly string[];
+}
+
+/**
+ * Loads a workload module (TypeScript or JavaScript) once per thread: bundles it with esbuild so
+ * that its `import ... from 'headroom-oltp'` reaches this very copy of headroom wherever it is
+ * installed, imports the bundle, checks its default export, and maps it onto the internal
+ * workload contract. Anything wrong is a UserError naming the file and what is wrong.
+ */
+export async function loadWorkloadModule(text: string, reserved: Reserved): Promise<ModuleWorkload> {
+  const known = loadedModule(text);
+  if (known) return known;
+  const path = resolve(text);
+  if (!existsSync(path)) throw new UserError(`workload module ${text} does not exist`, 'give the path of a .ts, .js or .mjs file, or a built-in workload (headroom list)');
+  const source = readFileSync(path);
+  const sha256 = createHash('sha256').update(source).digest('hex');
+  const code = await bundle(path, text);
+  const exports = await importBundle(path, text, code);
+  const definition = validateDefinition(text, exports['default'], reserved.names, reserved.options);
+  const workload = adaptDefinition(definition, { path, sha256 });
+  loaded.set(text, workload);
+  loaded.set(path, workload);
+  return workload;
+}
+
+async function bundle(path: string, text: string): Promise<string> {
+  const esbuild = await import('esbuild');
+  const api = fileURLToPath(new URL('../index.js', import.meta.url));
+  try {
+    const built = await esbuild.build({
+      entryPoints: [path],
+      bundle: true,
+      // The module's own npm packages stay imports, resolved from beside the module as Node would.
+      packages: 'external',
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+      sourcemap: 'inline',
+      plugins: [
+        {
+          name: 'headroom-api',
+          setup(build) {
+            build.onResolve({ filter: /^headroom-oltp$/ }, () => ({ path: pathToFileURL(api).href, external: true }));
+          },
+        },
+      ],
+    });
+    return built.outputFiles[0]!.text;
+  } catch (error) {
+    const first = (error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors?.[0];
+    if (!first) throw error;
+    const where = first.location ? `${first.location.line}:${first.location.column + 1}` : '';
+    throw new UserError(`${text}${where ? `:${where}` : ''}: ${first.text}`, 'fix the module and run again', { cause: error });
+  }
+}
+
+/**
+ * Imports the bundle from a hidden file beside the module, so that the module's own imports of npm
+ * packages resolve from its folder; the file is removed once imported. One name per process and
+ * thread: -j's threads compile and import side by side.
+ */
+async function importBundle(path: string, text: string, code: string): Promise<Record<string, unknown>> {
+  const file = join(dirname(path), `.${basename(path)}.${process.pid}-${threadId}.headroom.mjs`);
+  try {
+    writeFileSync(file, code);
+  } catch (error) {
+    throw new UserError(`cannot write the compiled ${text} beside it (${(error as Error).message})`, 'put the module in a folder you can write to', { cause: error });
+  }
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new UserError(`${text} threw when imported: ${error instanceof Error ? error.message : String(error)}`, 'fix the module (--verbose shows the stack)', { cause: error });
+  } finally {
+    try {
+      unlinkSync(file);
+    } catch {
+      // Already gone: nothing to tidy.
+    }
+  }
+}
+
+/** For a job in a worker thread: the workload a JobConfig names, loading a module when it is one. */
+export async function workloadForJob(nameOrPath: string, builtIn: (name: string) => Workload): Promise<Workload> {
+  return isModulePath(nameOrPath) ? loadWorkloadModule(nameOrPath, { names: [], options: [] }) : builtIn(nameOrPath);
+}
