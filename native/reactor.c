@@ -64,11 +64,13 @@ enum { EV_DATA = 0, EV_CONNECTED = 1, EV_ERROR = 2, EV_EOF = 3, EV_DRAINED = 4, 
 
 /* One socket read takes at most this much of the shared buffer, so that one connection's large
  * result cannot starve the others in a batch; the rest is read on the next round. */
+#ifndef READ_SLICE /* a test build may make it small, to exercise the TLS backlog */
 #define READ_SLICE (256 * 1024)
+#endif
 /* Below this much free space the batch is delivered before reading more. */
 #define READ_MIN (16 * 1024)
-/* The most plaintext one TLS record carries (RFC 8446, 5.1): an SSL_read given this much room
- * takes a whole record, so nothing decrypted is left inside OpenSSL for a poll that never comes. */
+/* The most plaintext one TLS record carries (RFC 8446, 5.1): an SSL_read is only started with
+ * this much room, so that it takes a whole record. */
 #define TLS_RECORD_MAX (16 * 1024)
 
 typedef struct Reactor Reactor;
@@ -97,6 +99,9 @@ typedef struct {
   int handshaking;
   int wants_write;
   int write_wants_read;
+  /* OpenSSL reads ahead (one recv(2) for a whole answer, not two per record): what it holds once
+   * the shared buffer is full no poll will announce, so the connection waits in the backlog. */
+  int in_backlog;
   char tls_error[256];
 } Conn;
 
@@ -121,6 +126,9 @@ struct Reactor {
   int32_t free_count, free_cap;
   int32_t *freed_later;
   int32_t freed_later_count, freed_later_cap;
+  /* TLS connections with bytes read ahead inside OpenSSL, read again after the next delivery. */
+  int32_t *backlog;
+  int32_t backlog_count, backlog_cap;
   int delivering;
   /* Handles being closed at the environment's end; the reactor is freed when the last is. */
   int closing;
@@ -303,15 +311,22 @@ static int tls_flush(Conn *c) {
 static void tls_read(Conn *c) {
   Reactor *r = c->reactor;
   size_t start = r->input_used, got = 0;
-  int end_kind = -1, end_error = 0;
+  int end_kind = -1, end_error = 0, full = 0;
   c->wants_write = 0;
-  while (got < READ_SLICE && r->input_cap - start - got >= TLS_RECORD_MAX) {
+  for (;;) {
     size_t room = r->input_cap - start - got;
+    if (got >= READ_SLICE || room < TLS_RECORD_MAX) {
+      full = 1;
+      break;
+    }
     ERR_clear_error();
     int n = SSL_read(c->ssl, r->input + start + got, room > INT_MAX ? INT_MAX : (int)room);
     int saved = errno;
     if (n > 0) {
       got += (size_t)n;
+      /* Nothing more read ahead: the socket's next bytes are the poll's to announce (a read now
+       * would most often be one more recv(2) that finds nothing). */
+      if (!SSL_has_pending(c->ssl)) break;
       continue;
     }
     int e = SSL_get_error(c->ssl, n);
@@ -332,7 +347,11 @@ static void tls_read(Conn *c) {
     add_event(r, c->id, EV_DATA, (int32_t)start, (int32_t)got);
     r->input_used += got;
   }
-  if (end_kind >= 0) mark_dead(c, end_kind, end_error);
+  if (end_kind >= 0) {
+    mark_dead(c, end_kind, end_error);
+  } else if (full && !c->in_backlog && SSL_has_pending(c->ssl) && push_id(&r->backlog, &r->backlog_count, &r->backlog_cap, c->id) == 0) {
+    c->in_backlog = 1;
+  }
 }
 
 /* A TLS socket's turn in the poll phase: the handshake, then waiting writes, then reads. */
@@ -452,9 +471,28 @@ static void on_io(uv_poll_t *handle, int status, int events) {
   }
 }
 
-/* After the poll phase: what it read goes to JavaScript in one call. */
+/* After the poll phase: what it read goes to JavaScript in one call. Then TLS connections that
+ * stopped on a full buffer with bytes read ahead are read on, delivered batch by batch. */
 static void on_check(uv_check_t *handle) {
-  deliver((Reactor *)handle->data);
+  Reactor *r = (Reactor *)handle->data;
+  deliver(r);
+  while (r->backlog_count > 0 && !r->shutting_down) {
+    int32_t count = r->backlog_count;
+    for (int32_t i = 0; i < count; i++) {
+      int32_t id = r->backlog[i];
+      Conn *c = r->conns[id];
+      if (!c || !c->in_backlog) continue;
+      c->in_backlog = 0;
+      if (r->event_count + 4 > r->events_cap || r->input_cap - r->input_used < READ_MIN) deliver(r);
+      /* Delivering may have closed it, or given its id to a new connection. */
+      if (r->conns[id] != c || c->closed || c->dead) continue;
+      tls_read(c);
+      watch(c);
+    }
+    memmove(r->backlog, r->backlog + count, (size_t)(r->backlog_count - count) * sizeof(int32_t));
+    r->backlog_count -= count;
+    deliver(r);
+  }
 }
 
 static int32_t new_id(Reactor *r, Conn *c) {
@@ -480,6 +518,7 @@ static void free_reactor(Reactor *r) {
   free(r->conns);
   free(r->free_ids);
   free(r->freed_later);
+  free(r->backlog);
   napi_remove_async_cleanup_hook(r->cleanup);
   free(r);
 }
@@ -883,6 +922,7 @@ static napi_value tls_context(napi_env env, napi_callback_info info) {
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_read_ahead(ctx, 1);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
     if (text[4] && text[4][0] && SSL_CTX_set_cipher_list(ctx, text[4]) != 1) failed = "the cipher list was refused";
     if (!failed && text[5] && text[5][0] && SSL_CTX_set_ciphersuites(ctx, text[5]) != 1) failed = "the TLS 1.3 cipher suites were refused";
