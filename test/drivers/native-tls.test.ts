@@ -103,6 +103,7 @@ test('postgres over TLS in the native reactor: verify-full, large reads and writ
     const conn = await createDriver(resolveTarget(url, {})).connect();
     delete process.env['HEADROOM_TRANSPORT'];
     assert.ok(transportOf(conn) instanceof TlsCapableTransport);
+    assert.equal(transportOf(conn).kind, 'node-tls');
     assert.deepEqual(await conn.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'), [[true]]);
     await conn.close();
   });

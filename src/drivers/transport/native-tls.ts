@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import { tlsFailure, type TlsContext, type TlsSession } from './tls.js';
 
@@ -34,9 +35,9 @@ export function nativeTlsContext(addon: NativeTlsAddon, context: TlsContext): ob
   try {
     if (addon.tlsAvailable()) {
       const pem = context.pemFiles();
-      // Node's client defaults: its bundled roots when no CA is given (they matter only when the
-      // chain is checked), and its cipher list, split as Node splits it for OpenSSL.
-      const ca = pem.ca ?? (context.verifiesChain ? tls.rootCertificates.join('\n') : null);
+      // Node's client defaults: its bundled roots and NODE_EXTRA_CA_CERTS when no CA is given
+      // (they matter only when the chain is checked), and its cipher list, split as Node splits it.
+      const ca = pem.ca ?? (context.verifiesChain ? nodeDefaultCas() : null);
       const ciphers = tls.DEFAULT_CIPHERS.split(':');
       const suites = ciphers.filter((name) => name.startsWith('TLS_')).join(':');
       const list = ciphers.filter((name) => !name.startsWith('TLS_')).join(':');
@@ -47,6 +48,18 @@ export function nativeTlsContext(addon: NativeTlsAddon, context: TlsContext): ob
   }
   contexts.set(context, built);
   return built;
+}
+
+/** The CAs Node's tls trusts when given none: its bundled roots, plus the NODE_EXTRA_CA_CERTS file. */
+function nodeDefaultCas(): string {
+  const extra = process.env['NODE_EXTRA_CA_CERTS'];
+  let added = '';
+  try {
+    if (extra) added = readFileSync(extra, 'utf8');
+  } catch {
+    // Node warns about an unreadable file once at start and goes on without it: so does this.
+  }
+  return [...tls.rootCertificates, added].join('\n');
 }
 
 /**

@@ -40,7 +40,7 @@ export function upgradableInPlace(transport: Transport, context: TlsContext): tr
  * SSLRequest, MariaDB's SSL request packet): plaintext first, then tls.connect over the same
  * socket. The path where the native reactor cannot run TLS (HEADROOM_TRANSPORT=node, no reactor,
  * settings its OpenSSL context refuses, such as an encrypted key) and for sslnegotiation=direct
- * (ALPN); its kind is `tls` once encrypted, else `node`. Plaintext reads arrive as 'data' events
+ * (ALPN); its kind is `node-tls` once encrypted, else `node`. Plaintext reads arrive as 'data' events
  * (only the protocol's start runs here unencrypted); decrypted reads go straight into one buffer
  * per thread (`onread`), as the Node transport's do: no chunk per read, no stream machinery.
  */
@@ -156,7 +156,7 @@ export class TlsCapableTransport implements TlsUpgradable {
   }
 
   private secured(socket: tls.TLSSocket): TlsSession {
-    this.kind = 'tls';
+    this.kind = 'node-tls';
     const cipher = socket.getCipher();
     this.session = { protocol: socket.getProtocol() ?? 'unknown', cipher: cipher.standardName ?? cipher.name, peerCertificate: socket.getPeerCertificate().raw };
     return this.session;
