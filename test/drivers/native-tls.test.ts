@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chownSync } from 'node:fs';
+import net from 'node:net';
 import { resolveTarget } from '../../src/config/target.js';
 import type { Connection } from '../../src/drivers/driver.js';
 import { DbError } from '../../src/drivers/errors.js';
@@ -107,4 +108,42 @@ test('postgres over TLS in the native reactor: verify-full, large reads and writ
     assert.deepEqual(await conn.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'), [[true]]);
     await conn.close();
   });
+});
+
+/** A fake server on a loopback port: answers SSLRequest with 'S', then does `after` with the socket. */
+async function fakeTlsServer(t: { after(fn: () => void): void }, after: (socket: net.Socket) => void): Promise<number> {
+  const server = net.createServer((socket) => {
+    socket.once('data', () => {
+      socket.write('S');
+      after(socket);
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  return (server.address() as net.AddressInfo).port;
+}
+
+test('the reactor\'s TLS against a server that says yes to TLS and then sends garbage, or closes: a clean one-line error', async (t) => {
+  if (skipOrFail(t, reactorTlsUnavailable())) return;
+  delete process.env['HEADROOM_TRANSPORT'];
+  // After the client's ClientHello, so that the bytes are not taken for more than the one-byte answer.
+  const garbage = await fakeTlsServer(t, (socket) => socket.once('data', () => socket.write('HTTP/1.1 400 Bad Request\r\n\r\nthis is not a TLS record at all')));
+  const closing = await fakeTlsServer(t, (socket) => socket.once('data', () => socket.end()));
+  const stalling = await fakeTlsServer(t, () => undefined);
+  for (const [port, expected] of [
+    [garbage, /TLS handshake with 127\.0\.0\.1:\d+ failed: .*(wrong version number|record|packet)/],
+    [closing, /TLS handshake with 127\.0\.0\.1:\d+ failed: the server closed the connection during the TLS handshake/],
+    [stalling, /timeout/],
+  ] as const) {
+    const started = Date.now();
+    const error = await createDriver(resolveTarget(`postgres://postgres@127.0.0.1:${port}/postgres?sslmode=require&connect_timeout=2`, {})).connect().then(
+      (conn) => (void conn.close(), assert.fail('connected')),
+      (e: unknown) => e as Error,
+    );
+    t.diagnostic(error.message);
+    assert.match(error.message, expected);
+    assert.ok(!error.message.includes('\n'), error.message);
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+  }
 });
