@@ -22,7 +22,10 @@
  * TypeScript), startTls() hands the socket to OpenSSL: the handshake runs in the loop, and then
  * SSL_read fills the same shared buffer and SSL_write sends from the caller's, so encrypted
  * connections keep the batching. OpenSSL is the copy inside Node (Node exports its symbols and
- * ships the headers); tlsAvailable() says whether this process has it. What the certificate
+ * its headers tarball ships OpenSSL's; the addon is not linked against a system libssl, whose
+ * state would not be Node's). The symbols are bound lazily, so the addon loads in a Node without
+ * them, and tlsAvailable() says before any call whether this process has OpenSSL 3; where it has
+ * not, TLS stays on Node's tls module (transport/tls-transport.ts). What the certificate
  * checks decide stays in TypeScript (transport/native-tls.ts): this file reports OpenSSL's
  * verification result and the server's certificate, and the caller refuses, with the same lines
  * as Node's tls path gives.

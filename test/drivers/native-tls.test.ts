@@ -22,7 +22,9 @@ function transportOf(conn: Connection): Transport {
 function reactorTlsUnavailable(): string | undefined {
   const addon = loadReactor();
   if (!addon) return 'the native reactor is not built (npm run build:native)';
-  if (typeof addon.tlsAvailable !== 'function' || !addon.tlsAvailable()) return 'the native reactor finds no OpenSSL 3 in this Node (it uses the copy Node exports)';
+  if (typeof addon.tlsAvailable !== 'function' || !addon.tlsAvailable()) {
+    return 'the native reactor finds no OpenSSL 3 in this Node (it uses the copy Node exports); rebuild it: npm run build:native';
+  }
   return undefined;
 }
 
@@ -128,7 +130,8 @@ test('the reactor\'s TLS against a server that says yes to TLS and then sends ga
   if (skipOrFail(t, reactorTlsUnavailable())) return;
   delete process.env['HEADROOM_TRANSPORT'];
   // After the client's ClientHello, so that the bytes are not taken for more than the one-byte answer.
-  const garbage = await fakeTlsServer(t, (socket) => socket.once('data', () => socket.write('HTTP/1.1 400 Bad Request\r\n\r\nthis is not a TLS record at all')));
+  const notTls = 'HTTP/1.1 400 Bad Request\r\n\r\nthis is not a TLS record at all';
+  const garbage = await fakeTlsServer(t, (socket) => socket.once('data', () => socket.write(notTls)));
   const closing = await fakeTlsServer(t, (socket) => socket.once('data', () => socket.end()));
   const stalling = await fakeTlsServer(t, () => undefined);
   for (const [port, expected] of [

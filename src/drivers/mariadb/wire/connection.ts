@@ -140,7 +140,8 @@ export class MariadbWire implements TransportHandler {
     const tls = mode !== 'disable' && !('path' in address) ? options.tls : undefined;
     wire.handshake = wire.handshaker(options, tls, ready, refused);
     try {
-      wire.transport = tls ? await connectTlsCapable(address, wire, options.connectTimeoutMs, tls) : await connectTransport(address, wire, options.connectTimeoutMs);
+      const timeoutMs = options.connectTimeoutMs;
+      wire.transport = tls ? await connectTlsCapable(address, wire, timeoutMs, tls) : await connectTransport(address, wire, timeoutMs);
     } catch (error) {
       throw new MariadbConnectionError((error as Error).message, (error as TransportError).code);
     }
