@@ -75,7 +75,8 @@ try {
         for (const transport of tls ? ['tls'] : transports) {
           out[transport] = await pair.runHeadroom(test, values.clients, values.time, { env: tls ? {} : { HEADROOM_TRANSPORT: transport }, extra, sslmode });
           // A row labelled tls must be a TLS run, and a plaintext one must not be.
-          if ((out[transport].transport === 'tls') !== tls) throw new Error(`${label(spec)}: headroom ran on transport ${out[transport].transport}`);
+          const encrypted = ['tls', 'node-tls'].includes(out[transport].transport);
+          if (encrypted !== tls) throw new Error(`${label(spec)}: headroom ran on transport ${out[transport].transport}`);
         }
         return out;
       };

@@ -14,19 +14,46 @@
  * The protocol (PostgreSQL, MariaDB) stays in TypeScript; this file only moves bytes. One reactor
  * per Node environment (the main thread and each worker thread of -j), via instance data.
  *
+ * TLS lives here too, for the same reason. Node's tls module would put a TLSWrap and its streams
+ * back between the client and the socket, and with them a JavaScript call per read and a write
+ * request per write: measured against pgbench with sslmode=require, headroom's client cost per
+ * transaction went from 1.27x pgbench's in plaintext to 1.8-1.9x. So once a protocol has asked
+ * for TLS in plaintext (PostgreSQL's SSLRequest, MariaDB's SSL request packet, both in
+ * TypeScript), startTls() hands the socket to OpenSSL: the handshake runs in the loop, and then
+ * SSL_read fills the same shared buffer and SSL_write sends from the caller's, so encrypted
+ * connections keep the batching. OpenSSL is the copy inside Node (Node exports its symbols and
+ * its headers tarball ships OpenSSL's; the addon is not linked against a system libssl, whose
+ * state would not be Node's). The symbols are bound lazily, so the addon loads in a Node without
+ * them, and tlsAvailable() says before any call whether this process has OpenSSL 3; where it has
+ * not, TLS stays on Node's tls module (transport/tls-transport.ts). What the certificate
+ * checks decide stays in TypeScript (transport/native-tls.ts): this file reports OpenSSL's
+ * verification result and the server's certificate, and the caller refuses, with the same lines
+ * as Node's tls path gives.
+ *
  * Events go to JavaScript as int32 quadruples (id, kind, a, b) in a shared Int32Array:
- *   DATA      a = offset in the shared input buffer, b = length
+ *   DATA      a = offset in the shared input buffer, b = length (decrypted, for TLS)
  *   CONNECTED (a non-blocking connect finished)
- *   ERROR     a = errno (connect, read or write failed; the connection is dead)
+ *   ERROR     a = errno (connect, read or write failed; the connection is dead); EPROTO when TLS
+ *             failed, with the reason in tlsError(id)
  *   EOF       the peer closed the connection
  *   DRAINED   bytes that had to wait are all sent
+ *   TLS_READY the handshake startTls() began is done; tlsSession(id) tells what it negotiated
  */
 #define _GNU_SOURCE
 #include <node_api.h>
 #include <uv.h>
 
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdint.h>
@@ -36,13 +63,18 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-enum { EV_DATA = 0, EV_CONNECTED = 1, EV_ERROR = 2, EV_EOF = 3, EV_DRAINED = 4 };
+enum { EV_DATA = 0, EV_CONNECTED = 1, EV_ERROR = 2, EV_EOF = 3, EV_DRAINED = 4, EV_TLS_READY = 5 };
 
 /* One socket read takes at most this much of the shared buffer, so that one connection's large
  * result cannot starve the others in a batch; the rest is read on the next round. */
+#ifndef READ_SLICE /* a test build may make it small, to exercise the TLS backlog */
 #define READ_SLICE (256 * 1024)
+#endif
 /* Below this much free space the batch is delivered before reading more. */
 #define READ_MIN (16 * 1024)
+/* The most plaintext one TLS record carries (RFC 8446, 5.1): an SSL_read is only started with
+ * this much room, so that it takes a whole record. */
+#define TLS_RECORD_MAX (16 * 1024)
 
 typedef struct Reactor Reactor;
 
@@ -57,9 +89,23 @@ typedef struct {
   int dead;
   /* closed: close() was called; the handle is closing and freed by libuv's close callback. */
   int closed;
-  /* Bytes a send(2) could not take yet, sent when the socket is writable again. */
+  /* Bytes a send(2) could not take yet, sent when the socket is writable again. With TLS, the
+   * plaintext SSL_write could not take yet (OpenSSL allows the retry from a moved buffer). */
   uint8_t *pending;
   size_t pending_start, pending_end, pending_cap;
+  /* The poll events last asked for: uv_poll_start again only when they change. */
+  int watched_events;
+  /* TLS (startTls): the session; handshaking until it is done. OpenSSL may need the other
+   * direction than the call's own: a handshake or SSL_read that wants to write (wants_write),
+   * an SSL_write that wants to read first (write_wants_read: writability would not help). */
+  SSL *ssl;
+  int handshaking;
+  int wants_write;
+  int write_wants_read;
+  /* OpenSSL reads ahead (one recv(2) for a whole answer, not two per record): what it holds once
+   * the shared buffer is full no poll will announce, so the connection waits in the backlog. */
+  int in_backlog;
+  char tls_error[256];
 } Conn;
 
 struct Reactor {
@@ -83,6 +129,9 @@ struct Reactor {
   int32_t free_count, free_cap;
   int32_t *freed_later;
   int32_t freed_later_count, freed_later_cap;
+  /* TLS connections with bytes read ahead inside OpenSSL, read again after the next delivery. */
+  int32_t *backlog;
+  int32_t backlog_count, backlog_cap;
   int delivering;
   /* Handles being closed at the environment's end; the reactor is freed when the last is. */
   int closing;
@@ -143,9 +192,12 @@ static void watch(Conn *c) {
     return;
   }
   int events = c->connecting ? UV_WRITABLE : UV_READABLE | UV_DISCONNECT;
-  if (c->pending_end > c->pending_start) events |= UV_WRITABLE;
+  int waiting = c->pending_end > c->pending_start;
+  if (c->ssl ? c->wants_write || (waiting && !c->write_wants_read) : waiting) events |= UV_WRITABLE;
+  if (c->watching && events == c->watched_events) return;
   uv_poll_start(&c->poll, events, on_io);
   c->watching = 1;
+  c->watched_events = events;
 }
 
 static void mark_dead(Conn *c, int32_t kind, int32_t error) {
@@ -188,6 +240,157 @@ static int queue_bytes(Conn *c, const uint8_t *bytes, size_t length) {
   return 0;
 }
 
+/* ---- TLS: OpenSSL on the same non-blocking socket ---- */
+
+/* Why OpenSSL gave up, kept for tlsError(): its error queue's reason, else what happened. */
+static void tls_note(Conn *c, int ssl_error, const char *during) {
+  unsigned long code = ERR_get_error();
+  if (code != 0) {
+    ERR_error_string_n(code, c->tls_error, sizeof c->tls_error);
+  } else if (ssl_error == SSL_ERROR_SYSCALL || ssl_error == SSL_ERROR_ZERO_RETURN) {
+    snprintf(c->tls_error, sizeof c->tls_error, "the server closed the connection during the TLS %s", during);
+  } else {
+    snprintf(c->tls_error, sizeof c->tls_error, "TLS %s failed (SSL_get_error %d)", during, ssl_error);
+  }
+  ERR_clear_error();
+}
+
+/* The errno an OpenSSL failure is reported with: the socket's own when the socket failed, else
+ * EPROTO with the reason in tls_error. `saved` is errno right after the OpenSSL call. */
+static int tls_error_code(Conn *c, int ssl_error, int saved, const char *during) {
+  if (ssl_error == SSL_ERROR_SYSCALL && saved != 0 && ERR_peek_error() == 0) return saved;
+  tls_note(c, ssl_error, during);
+  return EPROTO;
+}
+
+/* One handshake step; 1 once it is done (TLS_READY added), 0 while it waits or when it failed. */
+static int tls_handshake(Conn *c) {
+  ERR_clear_error();
+  int rc = SSL_do_handshake(c->ssl);
+  int saved = errno;
+  if (rc == 1) {
+    c->handshaking = 0;
+    c->wants_write = 0;
+    add_event(c->reactor, c->id, EV_TLS_READY, 0, 0);
+    return 1;
+  }
+  int e = SSL_get_error(c->ssl, rc);
+  if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+    c->wants_write = e == SSL_ERROR_WANT_WRITE;
+    return 0;
+  }
+  mark_dead(c, EV_ERROR, tls_error_code(c, e, saved, "handshake"));
+  return 0;
+}
+
+/* SSL_write of what waits; as flush_pending: 0 all sent, 1 some waits, -errno failed. The retry
+ * starts at the same bytes, maybe moved (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER) and never shorter. */
+static int tls_flush(Conn *c) {
+  c->write_wants_read = 0;
+  while (c->pending_end > c->pending_start) {
+    size_t left = c->pending_end - c->pending_start;
+    ERR_clear_error();
+    int n = SSL_write(c->ssl, c->pending + c->pending_start, left > INT_MAX ? INT_MAX : (int)left);
+    int saved = errno;
+    if (n > 0) {
+      c->pending_start += (size_t)n;
+      continue;
+    }
+    int e = SSL_get_error(c->ssl, n);
+    if (e == SSL_ERROR_WANT_WRITE) return 1;
+    if (e == SSL_ERROR_WANT_READ) {
+      c->write_wants_read = 1;
+      return 1;
+    }
+    return -tls_error_code(c, e, saved, "write");
+  }
+  c->pending_start = c->pending_end = 0;
+  return 0;
+}
+
+/* Decrypts what the socket has into the shared buffer, whole records at a time, as one DATA
+ * event. Records that are not data (TLS 1.3's NewSessionTicket, KeyUpdate) OpenSSL handles
+ * inside SSL_read. close_notify, or a peer that just closes, is EOF as for a plaintext socket. */
+static void tls_read(Conn *c) {
+  Reactor *r = c->reactor;
+  size_t start = r->input_used, got = 0;
+  int end_kind = -1, end_error = 0, full = 0;
+  c->wants_write = 0;
+  for (;;) {
+    size_t room = r->input_cap - start - got;
+    if (got >= READ_SLICE || room < TLS_RECORD_MAX) {
+      full = 1;
+      break;
+    }
+    ERR_clear_error();
+    int n = SSL_read(c->ssl, r->input + start + got, room > INT_MAX ? INT_MAX : (int)room);
+    int saved = errno;
+    if (n > 0) {
+      got += (size_t)n;
+      /* Nothing more read ahead: the socket's next bytes are the poll's to announce (a read now
+       * would most often be one more recv(2) that finds nothing). */
+      if (!SSL_has_pending(c->ssl)) break;
+      continue;
+    }
+    int e = SSL_get_error(c->ssl, n);
+    if (e == SSL_ERROR_WANT_READ) break;
+    if (e == SSL_ERROR_WANT_WRITE) {
+      c->wants_write = 1;
+      break;
+    }
+    if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && saved == 0 && ERR_peek_error() == 0)) {
+      end_kind = EV_EOF;
+    } else {
+      end_kind = EV_ERROR;
+      end_error = tls_error_code(c, e, saved, "read");
+    }
+    break;
+  }
+  if (got > 0) {
+    add_event(r, c->id, EV_DATA, (int32_t)start, (int32_t)got);
+    r->input_used += got;
+  }
+  if (end_kind >= 0) {
+    mark_dead(c, end_kind, end_error);
+  } else if (full && !c->in_backlog && SSL_has_pending(c->ssl) && push_id(&r->backlog, &r->backlog_count, &r->backlog_cap, c->id) == 0) {
+    c->in_backlog = 1;
+  }
+}
+
+/* A TLS socket's turn in the poll phase: the handshake, then waiting writes, then reads. */
+static void tls_io(Conn *c, int events) {
+  Reactor *r = c->reactor;
+  int read_now = (events & (UV_READABLE | UV_DISCONNECT)) || c->wants_write;
+  if (c->handshaking) {
+    if (!tls_handshake(c)) {
+      watch(c);
+      return;
+    }
+    read_now = 1; /* records after the server's Finished may already sit in OpenSSL's buffer */
+  }
+  if (c->pending_end > c->pending_start) {
+    int flushed = tls_flush(c);
+    if (flushed < 0) {
+      mark_dead(c, EV_ERROR, -flushed);
+      return;
+    }
+    if (flushed == 0) add_event(r, c->id, EV_DRAINED, 0, 0);
+  }
+  if (read_now) tls_read(c);
+  watch(c);
+}
+
+/* Ends a TLS session before its socket closes: close_notify when the session is up (as far as
+ * the socket takes it now; nothing waits for the server's), then OpenSSL's state is freed. */
+static void tls_end(Conn *c, int notify) {
+  if (!c->ssl) return;
+  ERR_clear_error();
+  if (notify && !c->dead && !c->handshaking) SSL_shutdown(c->ssl);
+  ERR_clear_error();
+  SSL_free(c->ssl);
+  c->ssl = NULL;
+}
+
 static void deliver(Reactor *r) {
   if (r->event_count == 0 || r->shutting_down) return;
   napi_env env = r->env;
@@ -219,9 +422,10 @@ static void deliver(Reactor *r) {
 static void on_io(uv_poll_t *handle, int status, int events) {
   Conn *c = (Conn *)handle;
   Reactor *r = c->reactor;
-  /* Room first: a socket adds at most two events here (CONNECTED then ERROR, DRAINED then DATA)
-   * and one read. Delivering runs JavaScript, which may close this very connection. */
-  if (r->event_count + 2 > r->events_cap || r->input_cap - r->input_used < READ_MIN) deliver(r);
+  /* Room first: a socket adds at most four events here (CONNECTED then ERROR, DRAINED then DATA;
+   * with TLS TLS_READY, DRAINED, DATA, then EOF or ERROR) and one read. Delivering runs
+   * JavaScript, which may close this very connection. */
+  if (r->event_count + 4 > r->events_cap || r->input_cap - r->input_used < READ_MIN) deliver(r);
   if (c->closed || c->dead) return;
   if (status < 0) {
     /* libuv reports POLLERR as UV_EBADF: the socket itself says what went wrong. */
@@ -229,6 +433,10 @@ static void on_io(uv_poll_t *handle, int status, int events) {
     socklen_t length = sizeof error;
     if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &error, &length) < 0 || error == 0) error = -status;
     mark_dead(c, EV_ERROR, error);
+    return;
+  }
+  if (c->ssl) {
+    tls_io(c, events);
     return;
   }
   if (c->connecting) {
@@ -266,9 +474,28 @@ static void on_io(uv_poll_t *handle, int status, int events) {
   }
 }
 
-/* After the poll phase: what it read goes to JavaScript in one call. */
+/* After the poll phase: what it read goes to JavaScript in one call. Then TLS connections that
+ * stopped on a full buffer with bytes read ahead are read on, delivered batch by batch. */
 static void on_check(uv_check_t *handle) {
-  deliver((Reactor *)handle->data);
+  Reactor *r = (Reactor *)handle->data;
+  deliver(r);
+  while (r->backlog_count > 0 && !r->shutting_down) {
+    int32_t count = r->backlog_count;
+    for (int32_t i = 0; i < count; i++) {
+      int32_t id = r->backlog[i];
+      Conn *c = r->conns[id];
+      if (!c || !c->in_backlog) continue;
+      c->in_backlog = 0;
+      if (r->event_count + 4 > r->events_cap || r->input_cap - r->input_used < READ_MIN) deliver(r);
+      /* Delivering may have closed it, or given its id to a new connection. */
+      if (r->conns[id] != c || c->closed || c->dead) continue;
+      tls_read(c);
+      watch(c);
+    }
+    memmove(r->backlog, r->backlog + count, (size_t)(r->backlog_count - count) * sizeof(int32_t));
+    r->backlog_count -= count;
+    deliver(r);
+  }
 }
 
 static int32_t new_id(Reactor *r, Conn *c) {
@@ -294,6 +521,7 @@ static void free_reactor(Reactor *r) {
   free(r->conns);
   free(r->free_ids);
   free(r->freed_later);
+  free(r->backlog);
   napi_remove_async_cleanup_hook(r->cleanup);
   free(r);
 }
@@ -319,6 +547,7 @@ static void destroy_conn(Reactor *r, int32_t id) {
   if (c->watching) uv_poll_stop(&c->poll);
   c->watching = 0;
   c->closed = 1;
+  tls_end(c, 1);
   close(c->fd);
   r->conns[id] = NULL;
   if (r->delivering) push_id(&r->freed_later, &r->freed_later_count, &r->freed_later_cap, id);
@@ -337,6 +566,7 @@ static void cleanup_hook(napi_async_cleanup_hook_handle handle, void *data) {
     Conn *c = r->conns[id];
     if (!c) continue;
     if (c->watching) uv_poll_stop(&c->poll);
+    tls_end(c, 0);
     close(c->fd);
     r->conns[id] = NULL;
     r->closing++;
@@ -533,8 +763,27 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
   Conn *c = r->conns[id];
   const uint8_t *bytes = (const uint8_t *)data + start;
   size_t count = (size_t)(end - start);
-  int was_waiting = c->connecting || c->pending_end > c->pending_start;
-  if (!was_waiting) {
+  int was_waiting = c->connecting || c->handshaking || c->pending_end > c->pending_start;
+  if (!was_waiting && c->ssl) {
+    c->write_wants_read = 0;
+    while (count > 0) {
+      ERR_clear_error();
+      int n = SSL_write(c->ssl, bytes, count > INT_MAX ? INT_MAX : (int)count);
+      int saved = errno;
+      if (n > 0) {
+        bytes += n;
+        count -= (size_t)n;
+        continue;
+      }
+      int e = SSL_get_error(c->ssl, n);
+      if (e == SSL_ERROR_WANT_WRITE) break;
+      if (e == SSL_ERROR_WANT_READ) {
+        c->write_wants_read = 1;
+        break;
+      }
+      return errno_value(env, tls_error_code(c, e, saved, "write"));
+    }
+  } else if (!was_waiting) {
     while (count > 0) {
       ssize_t n = send(c->fd, bytes, count, MSG_DONTWAIT | MSG_NOSIGNAL);
       if (n < 0) {
@@ -549,7 +798,7 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
   if (count > 0) {
     int queued = queue_bytes(c, bytes, count);
     if (queued < 0) return errno_value(env, -queued);
-    if (!was_waiting) watch(c);
+    watch(c);
   }
   size_t waiting = c->pending_end - c->pending_start;
   napi_value out;
@@ -571,6 +820,261 @@ static napi_value close_socket(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* tlsAvailable() -> whether this process has OpenSSL 3 (Node's own copy exports it). */
+static napi_value tls_available(napi_env env, napi_callback_info info) {
+  unsigned long (*version)(void);
+  void *found = dlsym(RTLD_DEFAULT, "OpenSSL_version_num");
+  memcpy(&version, &found, sizeof version); /* POSIX's way from an object to a function pointer */
+  bool available = version != NULL && dlsym(RTLD_DEFAULT, "SSL_CTX_new") != NULL && version() >= 0x30000000UL;
+  napi_value out;
+  napi_get_boolean(env, available, &out);
+  return out;
+}
+
+static void free_tls_context(napi_env env, void *data, void *hint) {
+  SSL_CTX_free((SSL_CTX *)data);
+}
+
+/* A string argument, or NULL for null/undefined; malloc'ed, for the caller to free. */
+static char *optional_string(napi_env env, napi_value value) {
+  napi_valuetype type;
+  if (napi_typeof(env, value, &type) != napi_ok || type != napi_string) return NULL;
+  size_t length;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
+  char *text = malloc(length + 1);
+  if (text && napi_get_value_string_utf8(env, value, text, length + 1, &length) != napi_ok) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* An encrypted key must not make OpenSSL ask on the terminal: it fails instead. */
+static int no_passphrase(char *buffer, int size, int rwflag, void *u) {
+  return -1;
+}
+
+/* Loads PEM text into the context; NULL on success, else what failed. */
+static const char *load_pem(SSL_CTX *ctx, const char *ca, const char *cert, const char *key, const char *crl) {
+  X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+  if (ca) {
+    BIO *bio = BIO_new_mem_buf(ca, -1);
+    int count = 0;
+    X509 *x;
+    while (bio && (x = PEM_read_bio_X509(bio, NULL, no_passphrase, NULL)) != NULL) {
+      X509_STORE_add_cert(store, x);
+      X509_free(x);
+      count++;
+    }
+    BIO_free(bio);
+    if (count == 0) return "no certificate in the root certificate file";
+  }
+  if (cert) {
+    BIO *bio = BIO_new_mem_buf(cert, -1);
+    X509 *leaf = bio ? PEM_read_bio_X509(bio, NULL, no_passphrase, NULL) : NULL;
+    int used = leaf != NULL && SSL_CTX_use_certificate(ctx, leaf) == 1;
+    X509_free(leaf);
+    X509 *x;
+    /* What follows the client's certificate in its file is its chain, sent along. */
+    while (used && (x = PEM_read_bio_X509(bio, NULL, no_passphrase, NULL)) != NULL) {
+      if (SSL_CTX_add0_chain_cert(ctx, x) != 1) X509_free(x);
+    }
+    BIO_free(bio);
+    if (!used) return "cannot use the client certificate";
+  }
+  if (key) {
+    BIO *bio = BIO_new_mem_buf(key, -1);
+    EVP_PKEY *pkey = bio ? PEM_read_bio_PrivateKey(bio, NULL, no_passphrase, NULL) : NULL;
+    BIO_free(bio);
+    int used = pkey != NULL && SSL_CTX_use_PrivateKey(ctx, pkey) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+    EVP_PKEY_free(pkey);
+    if (!used) return "cannot use the client key";
+  }
+  if (crl) {
+    BIO *bio = BIO_new_mem_buf(crl, -1);
+    int count = 0;
+    X509_CRL *x;
+    while (bio && (x = PEM_read_bio_X509_CRL(bio, NULL, no_passphrase, NULL)) != NULL) {
+      X509_STORE_add_crl(store, x);
+      X509_CRL_free(x);
+      count++;
+    }
+    BIO_free(bio);
+    if (count == 0) return "no revocation list in the certificate revocation list file";
+    /* As Node's crl option: every certificate of the chain is checked against the lists. */
+    X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+  }
+  return NULL;
+}
+
+/* tlsContext(ca, cert, key, crl: PEM text or null, cipherList, cipherSuites) -> context; throws
+ * with OpenSSL's reason when something cannot be used (the caller then lets Node's tls say it). */
+static napi_value tls_context(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  char *text[6] = {NULL};
+  for (int i = 0; i < 6 && (size_t)i < argc; i++) text[i] = optional_string(env, argv[i]);
+  ERR_clear_error();
+  SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+  const char *failed = ctx ? NULL : "SSL_CTX_new failed";
+  if (ctx) {
+    /* Node's client defaults: TLS 1.2 or newer, its cipher lists; no renegotiation (PostgreSQL
+     * and MariaDB never use it); the peer's certificate is checked after the handshake from
+     * SSL_get_verify_result, as Node does, so that the caller can tell why in one line. */
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_read_ahead(ctx, 1);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    if (text[4] && text[4][0] && SSL_CTX_set_cipher_list(ctx, text[4]) != 1) failed = "the cipher list was refused";
+    if (!failed && text[5] && text[5][0] && SSL_CTX_set_ciphersuites(ctx, text[5]) != 1) failed = "the TLS 1.3 cipher suites were refused";
+    if (!failed) failed = load_pem(ctx, text[0], text[1], text[2], text[3]);
+  }
+  for (int i = 0; i < 6; i++) free(text[i]);
+  if (failed) {
+    char message[400];
+    unsigned long code = ERR_get_error();
+    char reason[256] = "";
+    if (code) ERR_error_string_n(code, reason, sizeof reason);
+    ERR_clear_error();
+    snprintf(message, sizeof message, "%s%s%s", failed, reason[0] ? ": " : "", reason);
+    SSL_CTX_free(ctx);
+    napi_throw_error(env, "TLS_CONTEXT", message);
+    return NULL;
+  }
+  napi_value out;
+  if (napi_create_external(env, ctx, free_tls_context, NULL, &out) != napi_ok) {
+    SSL_CTX_free(ctx);
+    napi_throw_error(env, NULL, "headroom reactor: N-API call failed: napi_create_external");
+    return NULL;
+  }
+  return out;
+}
+
+static Conn *live_conn(Reactor *r, int32_t id) {
+  if (id < 0 || id >= r->conns_cap || r->conns[id] == NULL || r->conns[id]->dead) return NULL;
+  return r->conns[id];
+}
+
+/* startTls(id, context, serverName: string, '' for none) -> 0, or -errno. The handshake runs in
+ * the loop (its first step once the socket is writable, never inside the JavaScript that asked)
+ * and ends in TLS_READY or ERROR. */
+static napi_value start_tls(napi_env env, napi_callback_info info) {
+  Reactor *r = reactor_of(env);
+  if (!r) return NULL;
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t id;
+  void *ctx;
+  char name[256];
+  size_t name_length;
+  CHECK(env, napi_get_value_int32(env, argv[0], &id));
+  CHECK(env, napi_get_value_external(env, argv[1], &ctx));
+  CHECK(env, napi_get_value_string_utf8(env, argv[2], name, sizeof name, &name_length));
+  Conn *c = live_conn(r, id);
+  /* Plaintext that waits would follow the handshake encrypted: the protocol's TLS request is
+   * answered before TLS starts, so nothing may wait here. */
+  if (!c || c->connecting) return errno_value(env, EBADF);
+  if (c->ssl || c->pending_end > c->pending_start) return errno_value(env, EBUSY);
+  ERR_clear_error();
+  SSL *ssl = SSL_new((SSL_CTX *)ctx);
+  if (!ssl || SSL_set_fd(ssl, c->fd) != 1 || (name_length > 0 && SSL_set_tlsext_host_name(ssl, name) != 1)) {
+    SSL_free(ssl);
+    ERR_clear_error();
+    return errno_value(env, ENOMEM);
+  }
+  SSL_set_connect_state(ssl);
+  c->ssl = ssl;
+  c->handshaking = 1;
+  c->wants_write = 1;
+  c->tls_error[0] = 0;
+  watch(c);
+  napi_value out;
+  napi_create_int32(env, 0, &out);
+  return out;
+}
+
+/* Node's names for OpenSSL's verification results (what tls.connect puts in error.code). */
+static const char *verify_code(long result) {
+  switch (result) {
+#define NAME(code) \
+  case X509_V_ERR_##code: return #code;
+    NAME(UNABLE_TO_GET_ISSUER_CERT) NAME(UNABLE_TO_GET_CRL) NAME(UNABLE_TO_DECRYPT_CERT_SIGNATURE)
+    NAME(UNABLE_TO_DECRYPT_CRL_SIGNATURE) NAME(UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY) NAME(CERT_SIGNATURE_FAILURE)
+    NAME(CRL_SIGNATURE_FAILURE) NAME(CERT_NOT_YET_VALID) NAME(CERT_HAS_EXPIRED) NAME(CRL_NOT_YET_VALID)
+    NAME(CRL_HAS_EXPIRED) NAME(ERROR_IN_CERT_NOT_BEFORE_FIELD) NAME(ERROR_IN_CERT_NOT_AFTER_FIELD)
+    NAME(ERROR_IN_CRL_LAST_UPDATE_FIELD) NAME(ERROR_IN_CRL_NEXT_UPDATE_FIELD) NAME(OUT_OF_MEM)
+    NAME(DEPTH_ZERO_SELF_SIGNED_CERT) NAME(SELF_SIGNED_CERT_IN_CHAIN) NAME(UNABLE_TO_GET_ISSUER_CERT_LOCALLY)
+    NAME(UNABLE_TO_VERIFY_LEAF_SIGNATURE) NAME(CERT_CHAIN_TOO_LONG) NAME(CERT_REVOKED) NAME(INVALID_CA)
+    NAME(PATH_LENGTH_EXCEEDED) NAME(INVALID_PURPOSE) NAME(CERT_UNTRUSTED) NAME(CERT_REJECTED) NAME(HOSTNAME_MISMATCH)
+#undef NAME
+    default: return "UNSPECIFIED";
+  }
+}
+
+static void set_string(napi_env env, napi_value object, const char *key, const char *value) {
+  napi_value text;
+  if (value == NULL) napi_get_null(env, &text);
+  else napi_create_string_utf8(env, value, NAPI_AUTO_LENGTH, &text);
+  napi_set_named_property(env, object, key, text);
+}
+
+/* tlsSession(id) -> { protocol, cipher, verifyCode, verifyMessage (null when verified), certificate
+ * (DER, or null) }: what the handshake negotiated and how OpenSSL judged the server's chain. */
+static napi_value tls_session(napi_env env, napi_callback_info info) {
+  Reactor *r = reactor_of(env);
+  if (!r) return NULL;
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t id;
+  CHECK(env, napi_get_value_int32(env, argv[0], &id));
+  Conn *c = live_conn(r, id);
+  if (!c || !c->ssl || c->handshaking) {
+    napi_throw_error(env, NULL, "headroom reactor: tlsSession() of a connection without an established TLS session");
+    return NULL;
+  }
+  napi_value out, certificate;
+  CHECK(env, napi_create_object(env, &out));
+  X509 *peer = SSL_get1_peer_certificate(c->ssl);
+  /* As Node: no certificate at all is an unknown issuer. */
+  long result = peer ? SSL_get_verify_result(c->ssl) : X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT;
+  set_string(env, out, "protocol", SSL_get_version(c->ssl));
+  const SSL_CIPHER *cipher = SSL_get_current_cipher(c->ssl);
+  set_string(env, out, "cipher", cipher ? SSL_CIPHER_standard_name(cipher) : "unknown");
+  set_string(env, out, "verifyCode", result == X509_V_OK ? NULL : verify_code(result));
+  set_string(env, out, "verifyMessage", result == X509_V_OK ? NULL : X509_verify_cert_error_string(result));
+  int length = peer ? i2d_X509(peer, NULL) : -1;
+  if (length > 0) {
+    void *data;
+    CHECK(env, napi_create_buffer(env, (size_t)length, &data, &certificate));
+    unsigned char *cursor = data;
+    i2d_X509(peer, &cursor);
+  } else {
+    napi_get_null(env, &certificate);
+  }
+  X509_free(peer);
+  napi_set_named_property(env, out, "certificate", certificate);
+  return out;
+}
+
+/* tlsError(id) -> why TLS failed on the connection (after ERROR with EPROTO), or ''. */
+static napi_value tls_error(napi_env env, napi_callback_info info) {
+  Reactor *r = reactor_of(env);
+  if (!r) return NULL;
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t id;
+  CHECK(env, napi_get_value_int32(env, argv[0], &id));
+  Conn *c = id >= 0 && id < r->conns_cap ? r->conns[id] : NULL;
+  napi_value out;
+  napi_create_string_utf8(env, c ? c->tls_error : "", NAPI_AUTO_LENGTH, &out);
+  return out;
+}
+
 static napi_value module_init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
       {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},
@@ -578,6 +1082,11 @@ static napi_value module_init(napi_env env, napi_value exports) {
       {"connectUnix", NULL, connect_unix, NULL, NULL, NULL, napi_default, NULL},
       {"write", NULL, write_bytes, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, close_socket, NULL, NULL, NULL, napi_default, NULL},
+      {"tlsAvailable", NULL, tls_available, NULL, NULL, NULL, napi_default, NULL},
+      {"tlsContext", NULL, tls_context, NULL, NULL, NULL, napi_default, NULL},
+      {"startTls", NULL, start_tls, NULL, NULL, NULL, napi_default, NULL},
+      {"tlsSession", NULL, tls_session, NULL, NULL, NULL, napi_default, NULL},
+      {"tlsError", NULL, tls_error, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof methods / sizeof methods[0], methods);
   return exports;

@@ -57,8 +57,8 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         usPerTransaction: transactions + failed > 0 ? round(cpuUs / (transactions + failed), 2) : null,
         percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
         // Only headroom's own PostgreSQL and MariaDB clients ride on a transport (drivers/transport).
-        // The admin connection's own transport: an encrypted session rides Node's tls module, and
-        // one that asked for TLS a Node socket, whatever the process's plaintext transport is.
+        // The admin connection's own transport: an encrypted session is tls (the reactor) or
+        // node-tls (Node's tls module), whatever the process's plaintext transport is.
         ...(server.dbms === 'postgres' || server.dbms === 'mariadb' ? { transport: server.transport ?? (server.tls ? 'tls' : transportKind()) } : {}),
       },
       clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },

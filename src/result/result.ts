@@ -1,5 +1,6 @@
 import type { AgentsRecord } from '../agents/record.js';
 import type { DbmsName } from '../drivers/driver.js';
+import type { TransportKind } from '../drivers/transport/transport.js';
 import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
@@ -69,8 +70,11 @@ export interface RunResult {
     latencyMs: LatencySummaryMs;
     failures: FailureCounts;
     scheduleLagMs: { avg: number; max: number } | null;
-    /** transport: how the PostgreSQL or MariaDB client reached the server (native reactor, Node's sockets, or TLS over Node's sockets); absent for SQLite, Firebird and older files. */
-    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number; transport?: 'native' | 'node' | 'tls' };
+    /**
+     * transport: how the PostgreSQL or MariaDB client reached the server (native reactor, Node's sockets, TLS in the native
+     * reactor, or Node's tls module over Node's sockets); absent for SQLite, Firebird and older files.
+     */
+    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number; transport?: TransportKind };
     /** The client process's peak resident memory (all jobs' threads) since it started; absent from older files. */
     clientMemory?: { peakRssMB: number };
     eventLoopDelayMs: { p99: number; max: number };

@@ -1,8 +1,12 @@
 import { createRequire } from 'node:module';
-import { TransportError, errnoName, describeAddress, type SocketAddress, type Transport, type TransportHandler } from './transport.js';
+import net from 'node:net';
+import { constants } from 'node:os';
+import { checkedSession, nativeTlsContext, type NativeTlsAddon } from './native-tls.js';
+import { tlsFailure, type TlsContext, type TlsSession } from './tls.js';
+import { TransportError, errnoName, describeAddress, type SocketAddress, type Transport, type TransportHandler, type TransportKind } from './transport.js';
 
 /** The compiled native/reactor.c (built by `npm install` into build/Release; see scripts/build-native.mjs). */
-interface ReactorAddon {
+export interface ReactorAddon extends NativeTlsAddon {
   init(onEvents: (count: number) => void, input: Buffer, events: Int32Array): void;
   connectTcp(address: string, port: number, ipv6: boolean): number;
   connectUnix(path: string): number;
@@ -15,6 +19,9 @@ const CONNECTED = 1;
 const ERROR = 2;
 const EOF = 3;
 const DRAINED = 4;
+const TLS_READY = 5;
+/** The errno of an ERROR event when TLS failed; the addon's tlsError(id) says why. */
+const TLS_FAILED = constants.errno.EPROTO;
 
 /** Shared input: one batch of reads lands here (each socket's slice is capped in the addon). */
 const INPUT_BYTES = 1 << 20;
@@ -90,13 +97,28 @@ class Reactor {
         case DRAINED:
           socket.drainedNow();
           break;
+        case TLS_READY:
+          socket.tlsReady();
+          break;
       }
     }
   }
 }
 
-class NativeSocket implements Transport {
-  readonly kind = 'native';
+/** A handshake startTls() began: settled by TLS_READY, an ERROR, EOF or the timeout. */
+interface Handshake {
+  context: TlsContext;
+  host: string;
+  where: string;
+  resolve(session: TlsSession): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class NativeSocket implements Transport {
+  kind: TransportKind = 'native';
+  session: TlsSession | undefined;
+  private handshake: Handshake | undefined;
   private open = true;
   private waiting = false;
   private drainWaiters: (() => void)[] = [];
@@ -138,6 +160,44 @@ class NativeSocket implements Transport {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
+  /**
+   * Turns this connection into TLS in the reactor, after the protocol's plaintext TLS request
+   * (see native/reactor.c for why here). `host` is what verify-full checks the certificate
+   * against; only for contexts nativeTlsContext() could build (tls-transport.ts decides).
+   */
+  upgrade(context: TlsContext, host: string, where: string, timeoutMs: number): Promise<TlsSession> {
+    const handle = nativeTlsContext(this.reactor.addon, context);
+    if (!this.open || handle === null) return Promise.reject(new TransportError('the connection cannot start TLS here', undefined));
+    // SNI takes a name, never an address (RFC 6066, 3).
+    const started = this.reactor.addon.startTls(this.id, handle, net.isIP(host) === 0 ? host : '');
+    if (started < 0) {
+      this.shut();
+      return Promise.reject(tlsFailure(new Error(`cannot start TLS: ${errnoName(-started)}`), where, context.settings));
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.handshake = undefined;
+        this.shut();
+        reject(new TransportError('timeout expired while connecting', 'ETIMEDOUT'));
+      }, timeoutMs);
+      this.handshake = { context, host, where, resolve, reject, timer };
+    });
+  }
+
+  tlsReady(): void {
+    const pending = this.settleHandshake();
+    if (!pending) return;
+    try {
+      this.session = checkedSession(this.reactor.addon.tlsSession(this.id), pending.context, pending.host, pending.where);
+    } catch (error) {
+      this.shut();
+      pending.reject(error as Error);
+      return;
+    }
+    this.kind = 'tls';
+    pending.resolve(this.session);
+  }
+
   close(last?: Buffer): void {
     if (!this.open) return;
     // A send(2) that the kernel took is delivered even when the socket is closed right after.
@@ -163,11 +223,24 @@ class NativeSocket implements Transport {
       return;
     }
     const name = errnoName(errno);
-    this.ended(new TransportError(`connection error: ${name}`, name));
+    const why = errno === TLS_FAILED && this.open ? this.reactor.addon.tlsError(this.id) : '';
+    const handshake = this.settleHandshake();
+    if (handshake) {
+      this.shut();
+      handshake.reject(tlsFailure(new Error(why || `connection error: ${name}`), handshake.where, handshake.context.settings));
+      return;
+    }
+    this.ended(new TransportError(`connection error: ${why || name}`, name));
   }
 
   ended(error: TransportError | undefined): void {
     if (!this.open) return;
+    const handshake = this.settleHandshake();
+    if (handshake) {
+      this.shut();
+      handshake.reject(tlsFailure(new Error('the server closed the connection during the TLS handshake'), handshake.where, handshake.context.settings));
+      return;
+    }
     this.shut();
     this.handler.onClose(error);
   }
@@ -175,6 +248,13 @@ class NativeSocket implements Transport {
   drainedNow(): void {
     this.waiting = false;
     for (const resolve of this.drainWaiters.splice(0)) resolve();
+  }
+
+  private settleHandshake(): Handshake | undefined {
+    const pending = this.handshake;
+    if (pending) clearTimeout(pending.timer);
+    this.handshake = undefined;
+    return pending;
   }
 
   private shut(): void {

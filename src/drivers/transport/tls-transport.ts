@@ -1,17 +1,48 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import { connectTransport, transportKind } from './connect.js';
+import { loadReactor, NativeSocket } from './native-transport.js';
+import { nativeTlsContext } from './native-tls.js';
 import { TransportError, type SocketAddress, type Transport, type TransportHandler, type TransportKind } from './transport.js';
 import { tlsFailure, type TlsContext, type TlsSession } from './tls.js';
 import { endSocket, socketDrained, writeCopy } from './socket-writes.js';
 
+/** A plaintext connection a protocol can turn into TLS once it has asked the server for it. */
+export interface TlsUpgradable extends Transport {
+  readonly session: TlsSession | undefined;
+  /** Runs the TLS handshake over the open connection; `host` is the name the certificate is checked against. */
+  upgrade(context: TlsContext, host: string, where: string, timeoutMs: number): Promise<TlsSession>;
+}
+
+/** True when the native reactor runs TLS with these settings (its OpenSSL context could be built). */
+function nativeTls(context: TlsContext): boolean {
+  const addon = loadReactor();
+  return addon !== null && transportKind() === 'native' && nativeTlsContext(addon, context) !== null;
+}
+
+/**
+ * Opens a connection that may turn into TLS: on the native reactor, which runs TLS itself and
+ * keeps its batching (native/reactor.c), when it is the process's transport and can take these
+ * settings; else a Node socket for Node's tls module. Unix-domain sockets never carry TLS here.
+ */
+export async function connectTlsCapable(address: SocketAddress, handler: TransportHandler, timeoutMs: number, context: TlsContext): Promise<TlsUpgradable> {
+  if (!('path' in address) && nativeTls(context)) return (await connectTransport(address, handler, timeoutMs)) as NativeSocket;
+  return TlsCapableTransport.connect(address, handler, timeoutMs);
+}
+
+/** True when `transport`, already open in plaintext, can itself be turned into TLS (a native reactor socket). */
+export function upgradableInPlace(transport: Transport, context: TlsContext): transport is TlsUpgradable {
+  return transport instanceof NativeSocket && nativeTls(context);
+}
+
 /**
  * A Node socket that can turn into TLS in the middle of a protocol's start (PostgreSQL's
  * SSLRequest, MariaDB's SSL request packet): plaintext first, then tls.connect over the same
- * socket. Neither the native reactor nor `onread` can hand their socket to OpenSSL, so a
- * connection that may use TLS starts here; its kind is `tls` once encrypted, else `node`.
- * Plaintext reads arrive as 'data' events (only the protocol's start runs here unencrypted);
- * decrypted reads go straight into one buffer per thread (`onread`), as the Node transport's do:
- * no chunk per read and no stream machinery, which would cost more than the decryption.
+ * socket. The path where the native reactor cannot run TLS (HEADROOM_TRANSPORT=node, no reactor,
+ * settings its OpenSSL context refuses, such as an encrypted key) and for sslnegotiation=direct
+ * (ALPN); its kind is `node-tls` once encrypted, else `node`. Plaintext reads arrive as 'data' events
+ * (only the protocol's start runs here unencrypted); decrypted reads go straight into one buffer
+ * per thread (`onread`), as the Node transport's do: no chunk per read, no stream machinery.
  */
 /** One buffer for the decrypted reads of every TLS connection of this thread (see node-transport.ts). */
 const DECRYPTED = Buffer.allocUnsafe(64 * 1024);
@@ -21,7 +52,7 @@ function decryptedInto(handler: TransportHandler): { buffer: Buffer; callback(le
   return { buffer: DECRYPTED, callback: (length, buffer) => (handler.onData(buffer, 0, length), true) };
 }
 
-export class TlsCapableTransport implements Transport {
+export class TlsCapableTransport implements TlsUpgradable {
   kind: TransportKind = 'node';
   session: TlsSession | undefined;
   private socket: net.Socket;
@@ -125,7 +156,7 @@ export class TlsCapableTransport implements Transport {
   }
 
   private secured(socket: tls.TLSSocket): TlsSession {
-    this.kind = 'tls';
+    this.kind = 'node-tls';
     const cipher = socket.getCipher();
     this.session = { protocol: socket.getProtocol() ?? 'unknown', cipher: cipher.standardName ?? cipher.name, peerCertificate: socket.getPeerCertificate().raw };
     return this.session;

@@ -81,7 +81,7 @@ export class TlsContext {
   }
 
   connectOptions(host: string, socket: net.Socket | undefined, alpn: string[] | undefined): tls.ConnectionOptions {
-    this.context ??= tls.createSecureContext(this.readFiles());
+    this.context ??= tls.createSecureContext(this.pemFiles());
     const fullCheck = this.settings.mode === 'verify-full';
     return {
       ...(socket ? { socket } : {}),
@@ -95,9 +95,10 @@ export class TlsContext {
     };
   }
 
-  private readFiles(): tls.SecureContextOptions {
+  /** The PEM text of the files the settings name, read now (a file that cannot be used throws TlsError). */
+  pemFiles(): { ca?: string; cert?: string; key?: string; crl?: string } {
     const { rootCert, cert, key, crl } = this.settings;
-    const options: tls.SecureContextOptions = {};
+    const options: { ca?: string; cert?: string; key?: string; crl?: string } = {};
     if (rootCert === 'system') options.ca = readPem(systemCaFile(), 'the system CA store');
     else if (rootCert !== undefined) options.ca = readPem(rootCert, 'root certificate');
     if (cert !== undefined) options.cert = readPem(cert, 'client certificate');

@@ -5,10 +5,11 @@ import { constants } from 'node:os';
  * implementations: `native`, headroom's epoll reactor (native/reactor.c, Linux), which hands a
  * whole batch of ready sockets to JavaScript in one call and writes with one send(2); and `node`,
  * a net.Socket read through `onread` into a reused buffer. Both give the client the same
- * contract, so a protocol is written once. A third, `tls`, is a Node socket encrypted by Node's
- * tls module (tls-transport.ts), for connections that negotiated TLS.
+ * contract, so a protocol is written once. A connection that negotiated TLS is `tls` when the
+ * native reactor encrypts it (native/reactor.c, native-tls.ts), `node-tls` when Node's tls
+ * module does (tls-transport.ts): their client costs differ, so the result tells them apart.
  */
-export type TransportKind = 'native' | 'node' | 'tls';
+export type TransportKind = 'native' | 'node' | 'tls' | 'node-tls';
 
 export type SocketAddress = { host: string; port: number } | { path: string };
 

@@ -3,7 +3,7 @@ import { connectTransport } from '../../transport/connect.js';
 import { Framer } from '../../transport/framer.js';
 import { describeAddress, type SocketAddress, type Transport, type TransportError, type TransportHandler, type TransportKind } from '../../transport/transport.js';
 import { describeGreeting, identifyServer, WrongServerError } from '../../probe.js';
-import { TlsCapableTransport } from '../../transport/tls-transport.js';
+import { connectTlsCapable, type TlsUpgradable } from '../../transport/tls-transport.js';
 import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
 import { authAnswer, rsaEncryptedPassword } from './auth.js';
 import { MariadbConnectionError, MariadbServerError } from './errors.js';
@@ -134,12 +134,14 @@ export class MariadbWire implements TransportHandler {
     if ('path' in address && (mode === 'verify-ca' || mode === 'verify-full')) {
       throw new TlsError(`${options.tls!.settings.modeSource} asks to verify the server's certificate, but the Unix-domain socket ${address.path} carries no TLS`, 'TLS_UNIX_SOCKET', 'connect over TCP (host=127.0.0.1), or use ?ssl=true');
     }
-    // TLS starts after the server's greeting, over a socket OpenSSL can take: a Node socket. A
-    // Unix-domain socket never leaves the machine, so there it is not used (as MySQL's clients do).
+    // TLS starts after the server's greeting, on the native reactor where it can run TLS, else on a
+    // Node socket (connectTlsCapable). A Unix-domain socket never leaves the machine, so there it is
+    // not used (as MySQL's clients do).
     const tls = mode !== 'disable' && !('path' in address) ? options.tls : undefined;
     wire.handshake = wire.handshaker(options, tls, ready, refused);
     try {
-      wire.transport = tls ? await TlsCapableTransport.connect(address, wire, options.connectTimeoutMs) : await connectTransport(address, wire, options.connectTimeoutMs);
+      const timeoutMs = options.connectTimeoutMs;
+      wire.transport = tls ? await connectTlsCapable(address, wire, timeoutMs, tls) : await connectTransport(address, wire, timeoutMs);
     } catch (error) {
       throw new MariadbConnectionError((error as Error).message, (error as TransportError).code);
     }
@@ -513,7 +515,7 @@ export class MariadbWire implements TransportHandler {
         }
         if (!encrypt) return respond(sequence + 1);
         reply(sequence + 1, head);
-        (this.transport as TlsCapableTransport).upgrade(tls, options.host, where, options.connectTimeoutMs).then(
+        (this.transport as TlsUpgradable).upgrade(tls, options.host, where, options.connectTimeoutMs).then(
           (session) => {
             this.tls = session;
             respond(sequence + 2);

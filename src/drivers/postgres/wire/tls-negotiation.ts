@@ -1,5 +1,5 @@
 import { connectTransport } from '../../transport/connect.js';
-import { TlsCapableTransport } from '../../transport/tls-transport.js';
+import { connectTlsCapable, TlsCapableTransport, upgradableInPlace, type TlsUpgradable } from '../../transport/tls-transport.js';
 import { TlsError, type TlsContext } from '../../transport/tls.js';
 import type { SocketAddress, Transport, TransportHandler } from '../../transport/transport.js';
 
@@ -21,9 +21,11 @@ export type Attempt = 'asked' | 'plaintext' | 'tls';
 /**
  * Opens the byte stream of a PostgreSQL connection as libpq's sslmode asks (protocol "SSL Session
  * Encryption"). Without TLS the connection rides the usual transport (the native reactor where it
- * is built). `prefer` asks on that transport first, so a server without TLS costs one round trip;
- * a server that answers 'S' is connected to again over a Node socket, the only one OpenSSL can
- * take over. `require` and stronger start on a Node socket; `direct` starts TLS at once.
+ * is built), and so does TLS where the reactor can run it (tls-transport.ts: connectTlsCapable);
+ * else TLS runs on a Node socket. `prefer` asks on the usual transport first, so a server without
+ * TLS costs one round trip; one that answers 'S' gets the handshake on the same socket when it
+ * is the reactor's, else is connected to again over a Node socket. `direct` starts TLS at once
+ * (Node's tls, for ALPN).
  * Under `prefer` a failed handshake falls back to plaintext, as libpq's does.
  */
 export async function openPostgresTransport(connection: SslAnswering, address: SocketAddress, host: string, tls: TlsContext | undefined, timeoutMs: number, attempt: Attempt): Promise<Transport> {
@@ -37,14 +39,20 @@ export async function openPostgresTransport(connection: SslAnswering, address: S
   }
   if (!tls || mode === 'disable' || attempt === 'plaintext' || (mode === 'allow' && attempt !== 'tls')) return connectTransport(address, connection, timeoutMs);
   if (settings!.direct) return TlsCapableTransport.connectDirect(address, connection, tls, ['postgresql'], timeoutMs);
+  let socket: TlsUpgradable | undefined;
+  let answer = NO;
   if (mode === 'prefer') {
     const plain = await connectTransport(address, connection, timeoutMs);
-    const answer = await ask(plain, connection, timeoutMs);
+    answer = await ask(plain, connection, timeoutMs);
     if (answer === NO) return plain;
-    plain.close();
+    // The native reactor turns this very socket into TLS; Node's tls needs a Node socket.
+    if (upgradableInPlace(plain, tls)) socket = plain;
+    else plain.close();
   }
-  const socket = await TlsCapableTransport.connect(address, connection, timeoutMs);
-  const answer = await ask(socket, connection, timeoutMs);
+  if (!socket) {
+    socket = await connectTlsCapable(address, connection, timeoutMs, tls);
+    answer = await ask(socket, connection, timeoutMs);
+  }
   if (answer === YES) {
     try {
       await socket.upgrade(tls, host, where, timeoutMs);
