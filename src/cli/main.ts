@@ -38,6 +38,12 @@ const VERBS: Record<string, Verb> = {
     usage: 'headroom restore-settings --db URL',
     load: async () => import('./restore-settings.js').then((m) => ({ options: m.RESTORE_SETTINGS_OPTIONS, action: m.restoreSettingsCommand })),
   },
+  pgbench: {
+    summary: "pgbench's own command line (pgbench [options] [dbname]), run by headroom, with pgbench's output and exit codes",
+    usage: 'headroom pgbench [pgbench options] [dbname | URL] [--headroom-summary] [--headroom-out FILE]',
+    load: async () => import('./pgbench/command.js').then((m) => ({ options: [], action: (argv: readonly string[]) => m.pgbenchCommand(argv) })),
+    ownHelp: true,
+  },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })) },
 };
 

@@ -43,6 +43,8 @@ export interface RunPlan {
   signal: AbortSignal;
   /** --set: session statements for every terminal connection, and what to record. */
   settings: ServerSettings;
+  /** Each -P line, where the caller prints its own (headroom pgbench: pgbench's alone). */
+  progress?: (point: SeriesPoint) => void;
 }
 
 /**
@@ -80,7 +82,9 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       if (live) live.update(point);
       // -P N reports the whole N-second interval, as pgbench does.
       else if (progressEvery > 0 && sinceProgress.push(point) >= progressEvery) {
-        logLine(progressLine(mergePoints(sinceProgress.splice(0)), { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
+        const merged = mergePoints(sinceProgress.splice(0));
+        if (plan.progress) plan.progress(merged);
+        else logLine(progressLine(merged, { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
       }
     },
   )
