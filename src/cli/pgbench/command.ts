@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { DbError } from '../../drivers/errors.js';
-import { UserError } from '../../errors.js';
+import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
@@ -9,24 +9,33 @@ import { perCommandText } from '../../reports/per-command.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
 import { redirectLogLines } from '../common.js';
 import { GetoptError } from './getopt.js';
-import { parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
+import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
 
-const HELP = `headroom pgbench: pgbench 15's command line, run by headroom
+const HELP = `headroom pgbench runs pgbench's command line: a benchmarking tool for PostgreSQL
+(and, with a URL as DBNAME, for MariaDB, SQLite and Firebird).
 
-usage: headroom pgbench [OPTION]... [DBNAME | URL]
+Usage:
+  headroom pgbench [OPTION]... [DBNAME | URL]
 
-Initialization (-i, --initialize): -I STEPS (dtgGvpf), -F FILLFACTOR, -n, -q, -s SCALE,
+Initialization options:
+  -i, --initialize, then -I STEPS (dtgGvpf), -F FILLFACTOR, -n, -q, -s SCALE,
   --foreign-keys, --partition-method=range|hash, --partitions=N, --unlogged-tables
-Benchmarking: -b NAME[@W], -f FILE[@W], -N, -S, -c CLIENTS, -D NAME=VALUE, -j JOBS, -l, -L MS,
-  -M simple|extended|prepared, -n, -P SEC, -r, -R TPS, -s SCALE, -t N, -T SEC, -v,
-  --aggregate-interval=SEC, --failures-detailed, --log-prefix=PREFIX, --max-tries=N,
-  --random-seed=SEED, --sampling-rate=RATE
-Connection: -h HOST, -p PORT, -U USER, DBNAME (else PGDATABASE), or a headroom URL as DBNAME
+Options to select what to run:
+  -b NAME[@W], -f FILE[@W], -N, -S
+Benchmarking options:
+  -c CLIENTS, -D NAME=VALUE, -j JOBS, -l, -L MS, -M simple|extended|prepared, -n, -P SEC, -r,
+  -R TPS, -s SCALE, -t N, -T SEC, -v, --aggregate-interval=SEC, --failures-detailed,
+  --log-prefix=PREFIX, --max-tries=N, --random-seed=SEED, --sampling-rate=RATE
+Common options:
+  -h HOST, -p PORT, -U USER, DBNAME (else PGDATABASE), or a headroom URL as DBNAME
   (mariadb://..., sqlite:FILE, firebird://...) for another DBMS
-headroom's own: --headroom-summary (headroom's summary after pgbench's lines),
+headroom's own options:
+  --headroom-summary (headroom's summary after pgbench's lines),
   --headroom-out FILE (write headroom's result JSON)
 Not supported yet (refused): -C, -d, --tablespace, --index-tablespace, --progress-timestamp,
-  --verbose-errors, --exit-on-abort, --show-script, --max-tries=0`;
+  --verbose-errors, --exit-on-abort, --max-tries=0
+
+Report bugs to headroom's issue tracker.`;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -48,10 +57,7 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
       err(`headroom pgbench: ${error.message}\nheadroom pgbench: hint: Try "headroom pgbench --help" for more information.\n`);
       return 1;
     }
-    if (error instanceof PgbenchUsageError && error.message === 'list') {
-      process.stdout.write(`Available builtin scripts:\n${error.more.join('\n')}\n`);
-      return 0;
-    }
+    if (error instanceof BuiltinListing) return (err(error.message), 0);
     if (error instanceof PgbenchUsageError) {
       err(`headroom pgbench: error: ${error.message}\n${error.more.map((line) => `headroom pgbench: ${line}\n`).join('')}`);
       return 1;
@@ -69,7 +75,9 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
     return await runWithStyle(runArgs(parsed, env), runStyle(parsed, env));
   } catch (error) {
     if (error instanceof UserError || error instanceof DbError) {
-      err(`headroom pgbench: error: ${error.message}${error.hint ? `\nheadroom pgbench: hint: ${error.hint}` : ''}\n`);
+      err(`headroom pgbench: error: ${error.message}\n`);
+      if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
+      else if (error.hint) err(`headroom pgbench: hint: ${error.hint}\n`);
       if (argv.includes('--verbose-errors') && error.stack) err(`${error.stack}\n`);
       return 1;
     }

@@ -1,4 +1,6 @@
-import { getoptLong, type LongOption } from './getopt.js';
+import { accessSync, constants } from 'node:fs';
+import { BUILTIN_SCRIPTS } from '../../workloads/pgbench-script/builtin-scripts.js';
+import { getoptLong, type LongOption, type ParsedOption } from './getopt.js';
 
 /**
  * pgbench 15's command line: its option table (short letters as pgbench's optstring, long names
@@ -44,6 +46,9 @@ export class PgbenchUsageError extends Error {
     super(message);
   }
 }
+
+/** -b list and --show-script NAME: pgbench prints the text on stderr and exits with 0. */
+export class BuiltinListing extends Error {}
 
 export const BUILTINS = [
   { name: 'tpcb-like', title: '<builtin: TPC-B (sort of)>' },
@@ -108,18 +113,21 @@ const NOT_YET: Record<string, string> = {
   'progress-timestamp': '--progress-timestamp',
   'verbose-errors': '--verbose-errors',
   'exit-on-abort': '--exit-on-abort',
-  'show-script': '--show-script',
 };
 
+/** pgbench's own checks first, so that a command line pgbench refuses gets pgbench's words; then what headroom lacks. */
 export function parsePgbenchArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): PgbenchInit | PgbenchRun {
   const { options, operands } = getoptLong(argv, SHORT, LONG);
+  const parsed = readOptions(options, operands, env);
+  const unsupported = options.find((o) => NOT_YET[o.key] !== undefined);
+  if (unsupported) throw new PgbenchUsageError(`${NOT_YET[unsupported.key]} is not supported by headroom pgbench yet`, ['hint: leave it out; headroom pgbench --help lists what is supported.']);
+  return parsed;
+}
+
+function readOptions(options: readonly ParsedOption[], operands: readonly string[], env: Readonly<Record<string, string | undefined>>): PgbenchInit | PgbenchRun {
   if (operands.length > 1) throw new PgbenchUsageError(`too many command-line arguments (first is "${operands[1]}")`, ['hint: Try "headroom pgbench --help" for more information.']);
   const init = options.some((o) => o.key === 'i');
   const keys = new Set(options.map((o) => o.key));
-  if (init && [...keys].some((k) => RUN_ONLY.has(k))) throw new PgbenchUsageError('some of the specified options cannot be used in initialization (-i) mode');
-  if (!init && [...keys].some((k) => INIT_ONLY.has(k))) throw new PgbenchUsageError('some of the specified options cannot be used in benchmarking mode');
-  const unsupported = options.find((o) => NOT_YET[o.key] !== undefined);
-  if (unsupported) throw new PgbenchUsageError(`${NOT_YET[unsupported.key]} is not supported by headroom pgbench yet`, ['hint: leave it out; headroom pgbench --help lists what is supported.']);
   const connection: PgbenchConnection = { host: undefined, port: undefined, user: undefined, dbname: operands[0] ?? env['PGDATABASE'] };
   const last = new Map<string, string | undefined>();
   const run: PgbenchRun = {
@@ -175,10 +183,16 @@ export function parsePgbenchArgs(argv: readonly string[], env: Readonly<Record<s
         run.samplingRate = rate;
         break;
       }
+      case 'show-script': {
+        const [name] = builtinWithWeight(text).split('@');
+        const builtin = BUILTINS.find((b) => b.name === name)!;
+        throw new BuiltinListing(`-- ${builtin.name}: ${builtin.title}\n${BUILTIN_SCRIPTS[builtin.name]}`);
+      }
       case 'random-seed': run.seed = randomSeed(text); break;
       case 'max-tries': {
         maxTriesGiven = true;
-        run.maxTries = intOption(text, '--max-tries', 0);
+        if (!/^\s*\d+\s*$/.test(text) || Number(text) > 2147483647) throw new PgbenchUsageError(`invalid number of maximum tries: "${text}"`);
+        run.maxTries = Number(text);
         break;
       }
       case 'failures-detailed': run.failuresDetailed = true; break;
@@ -196,6 +210,10 @@ export function parsePgbenchArgs(argv: readonly string[], env: Readonly<Record<s
       default: break; // -i, -q: -q only thins pgbench's own progress lines, which headroom does not print
     }
   }
+  // After the values, as pgbench checks each value while it reads the options.
+  if (init && [...keys].some((k) => RUN_ONLY.has(k))) throw new PgbenchUsageError('some of the specified options cannot be used in initialization (-i) mode');
+  if (!init && [...keys].some((k) => INIT_ONLY.has(k))) throw new PgbenchUsageError('some of the specified options cannot be used in benchmarking mode');
+  if (!init && keys.has('progress-timestamp') && run.progress === undefined) throw new PgbenchUsageError('--progress-timestamp is allowed only under --progress');
   if (init) {
     if (partitionMethod !== undefined && partitions === 0) throw new PgbenchUsageError('--partition-method requires greater than zero --partitions');
     if (foreignKeys && !steps.includes('f')) steps += 'f';
@@ -206,6 +224,7 @@ export function parsePgbenchArgs(argv: readonly string[], env: Readonly<Record<s
   run.scale = scale;
   if (run.transactions !== undefined && run.seconds !== undefined) throw new PgbenchUsageError('specify either a number of transactions (-t) or a duration (-T), not both');
   if (run.transactions === undefined && run.seconds === undefined) run.transactions = 10;
+  if (run.builtins.length + run.files.length > 128) throw new PgbenchUsageError('at most 128 SQL scripts are allowed');
   if (run.builtins.length === 0 && run.files.length === 0) run.builtins.push('tpcb-like');
   if ([...run.builtins, ...run.files].every((s) => weightOf(s) === 0)) throw new PgbenchUsageError('total script weight must not be zero');
   // pgbench runs no more threads than clients.
@@ -220,7 +239,12 @@ export function parsePgbenchArgs(argv: readonly string[], env: Readonly<Record<s
     if (run.aggregateInterval !== undefined) throw new PgbenchUsageError('log aggregation is allowed only when actually logging transactions');
     if (run.logPrefix !== undefined) throw new PgbenchUsageError('log file prefix (--log-prefix) is allowed only when logging transactions (-l)');
   }
-  if (run.aggregateInterval !== undefined && run.samplingRate !== undefined) throw new PgbenchUsageError('sampling rate (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time');
+  if (run.aggregateInterval !== undefined && run.samplingRate !== undefined) {
+    throw new PgbenchUsageError('log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time');
+  }
+  if (run.aggregateInterval !== undefined && run.seconds !== undefined && run.aggregateInterval > run.seconds) {
+    throw new PgbenchUsageError(`number of seconds for aggregation (${run.aggregateInterval}) must not be higher than test duration (${run.seconds})`);
+  }
   if (run.aggregateInterval !== undefined && run.seconds !== undefined && run.seconds % run.aggregateInterval !== 0) {
     throw new PgbenchUsageError(`duration (${run.seconds}) must be a multiple of aggregation interval (${run.aggregateInterval})`);
   }
@@ -245,7 +269,9 @@ function positiveDouble(text: string, message: string): number {
 function randomSeed(text: string): number {
   if (text === 'time') return Date.now() * 1000;
   if (text === 'rand') return Math.floor(Math.random() * 2 ** 52);
-  if (!/^\d+$/.test(text)) throw new PgbenchUsageError(`unrecognized random seed option "${text}"`, ['detail: Expecting an unsigned integer, "time" or "rand".']);
+  if (!/^\d+$/.test(text)) {
+    throw new PgbenchUsageError(`unrecognized random seed option "${text}"`, ['detail: Expecting an unsigned integer, "time" or "rand".', 'error: error while setting random seed from --random-seed option']);
+  }
   const value = Number(text);
   if (!Number.isSafeInteger(value)) throw new PgbenchUsageError(`--random-seed ${text} is above 2^53, which headroom's seeds do not reach`);
   return value;
@@ -265,7 +291,7 @@ function builtinWithWeight(text: string): string {
   const name = at < 0 ? text : text.slice(0, at);
   const weight = at < 0 ? '' : `@${checkWeight(text.slice(at + 1))}`;
   const found = BUILTINS.filter((b) => b.name.startsWith(name));
-  if (name === 'list') throw new PgbenchUsageError('list', BUILTINS.map((b) => `${b.name.padStart(15)}: ${b.title}`));
+  if (name === 'list') throw new BuiltinListing(`Available builtin scripts:\n${BUILTINS.map((b) => `${b.name.padStart(15)}: ${b.title}`).join('\n')}\n`);
   if (found.length === 1) return `${found[0]!.name}${weight}`;
   throw new PgbenchUsageError(found.length > 1 ? `ambiguous builtin name: ${found.length} builtin scripts found for prefix "${name}"` : `no builtin script found for name "${name}"`);
 }
@@ -273,12 +299,21 @@ function builtinWithWeight(text: string): string {
 function fileWithWeight(text: string): string {
   const at = text.lastIndexOf('@');
   if (at >= 0) checkWeight(text.slice(at + 1));
+  const file = at < 0 ? text : text.slice(0, at);
+  try {
+    accessSync(file, constants.R_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PgbenchUsageError(`could not open file "${file}": ${code === 'ENOENT' ? 'No such file or directory' : code === 'EACCES' ? 'Permission denied' : String(code)}`);
+  }
   return text;
 }
 
 function checkWeight(text: string): number {
-  if (!/^\d+$/.test(text) || Number(text) > 2147483647) throw new PgbenchUsageError(`invalid weight specification: @${text}`);
-  return Number(text);
+  if (!/^\s*[+-]?\d+$/.test(text)) throw new PgbenchUsageError(`invalid weight specification: @${text}`);
+  const weight = Number(text);
+  if (weight < 0 || weight > 2147483647) throw new PgbenchUsageError(`weight specification out of range (0 .. 2147483647): ${weight}`);
+  return weight;
 }
 
 function weightOf(script: string): number {

@@ -74,7 +74,7 @@ function headroomDraws(seed: number, clients: number, transactions: number): str
   for (let client = 0; client < clients; client++) {
     const variables = new Variables();
     const compiled = EXPRESSIONS.map((e) => compile(parseExpression(e), variables));
-    const frame: Frame = { vars: [], random: clientRandom(seed, client, clients), debug: () => {} };
+    const frame: Frame = { vars: [], random: clientRandom(seed, client, clients), command: 0, debug: () => {} };
     frame.vars[variables.slot('client_id')] = client;
     frame.vars[variables.slot('default_seed')] = defaultSeed;
     for (let t = 0; t < transactions; t++) lines.push([client, ...compiled.map((c) => valueText(c(frame)!))].join(' '));

@@ -67,7 +67,7 @@ test('what pgbench accepts is accepted: a unit attached to the number, a sign, a
     assert.ok(step.op === 'sleep' && step.factorUs === factorUs, source);
   }
   const two = sleep('\\sleep 2ms\n');
-  assert.equal(two.op === 'sleep' && two.amount({ vars: [], random: undefined as never, debug: () => {} }), 2);
+  assert.equal(two.op === 'sleep' && two.amount({ vars: [], random: undefined as never, command: 0, debug: () => {} }), 2);
   assert.equal(errorOf('SELECT 1 AS "\u00e9t\u00e9" \\gset\nSELECT 1;\n'), 'no error');
 });
 
