@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,8 @@ export interface TapCase {
   after?: string[];
   /** Variables for this case (e.g. PGOPTIONS). */
   env?: Record<string, string>;
+  /** SQL run through psql before the case (the TAP test's safe_psql between cases). */
+  sql?: string;
   /** Why headroom does not pass this case yet. */
   differs?: string;
 }
@@ -58,6 +61,7 @@ export function tapServer(withServer: boolean): TapServer {
 }
 
 export async function runTapCase(server: TapServer, c: TapCase): Promise<CliRun> {
+  if (c.sql !== undefined) execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', c.sql], { env: server.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const files: string[] = [];
   for (const name of Object.keys(c.files ?? {}).sort()) {
     const file = path.join(server.dir, name.replace(/@\d+$/, ''));
