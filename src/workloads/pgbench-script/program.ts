@@ -34,6 +34,13 @@ const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
 /** pgbench's valid_variable_name: ASCII letters, digits, underscores, and any non-ASCII character. */
 const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
 
+/** pgbench's wording: `syntax error in command "set"`, with what was expected after it. */
+function inCommand(message: string, command: string): string {
+  const syntax = /^syntax error(?:: (.*))?$/.exec(message);
+  if (!syntax) return `${message} in command "${command}"`;
+  return `syntax error in command "${command}"${syntax[1] ? ` (${syntax[1]})` : ''}`;
+}
+
 /** Offset of the n-th (0-based) whitespace-separated word of a meta-command's arguments. */
 function wordOffset(args: string, n: number): number {
   const re = /\S+/g;
@@ -61,7 +68,7 @@ export function compileScript(name: string, source: string, variables = new Vari
     try {
       return compile(parseExpression(text), variables);
     } catch (error) {
-      if (error instanceof ExprSyntaxError) return fail(raw.positionOf(offset + error.at), `${error.message} in command "${raw.name}"`);
+      if (error instanceof ExprSyntaxError) return fail(raw.positionOf(offset + error.at), inCommand(error.message, raw.name));
       throw error;
     }
   };
@@ -85,7 +92,7 @@ export function compileScript(name: string, source: string, variables = new Vari
     switch (raw.name.toLowerCase()) {
       case 'set': {
         const m = /^(\s*)([A-Za-z0-9_]+)/.exec(args);
-        if (!m) fail(raw.positionOf(argOffset), '\\set: expected a variable name', 'write \\set NAME EXPRESSION');
+        if (!m) fail(raw.positionOf(argOffset), args.trim() === '' ? 'missing argument in command "set"' : '\\set: expected a variable name', 'write \\set NAME EXPRESSION');
         const exprOffset = m![0].length;
         steps.push({ op: 'set', slot: variables.slot(m![2]!), value: expression(raw, args.slice(exprOffset), exprOffset), ...labelled(raw) });
         break;

@@ -66,6 +66,16 @@ function newFrame(program: Program, terminal: TerminalContext, defines: Readonly
   return frame;
 }
 
+/** \sleep's duration; an error in it is named as pgbench names it ("sleep: undefined variable ..."). */
+function sleepAmount(amount: (frame: Frame) => Value, frame: Frame): Value {
+  try {
+    return amount(frame);
+  } catch (error) {
+    if (error instanceof ScriptError) throw new ScriptError(`sleep: ${error.message}`);
+    throw error;
+  }
+}
+
 /** A value as it is bound to an SQL parameter. */
 function bindable(v: Value): SqlValue {
   return v instanceof Double ? v.v : v;
@@ -176,7 +186,7 @@ class ScriptRun {
           break;
         }
         case 'sleep': {
-          const amount = step.amount(frame);
+          const amount = sleepAmount(step.amount, frame);
           const us = Number(typeof amount === 'bigint' ? amount : amount instanceof Double ? amount.v : amount) * step.factorUs;
           if (!Number.isFinite(us)) throw new ScriptError(`\\sleep: invalid duration ${valueText(amount)}`);
           if (us > 0) return new Promise((resolve) => setTimeout(resolve, us / 1000));

@@ -19,7 +19,7 @@ function errorOf(source: string): string {
 test('a broken script is one UserError at FILE:LINE:COLUMN saying what was expected', () => {
   assert.equal(errorOf('\\set x 1 +\n'), 's.sql:1:11: syntax error in command "set"');
   assert.equal(errorOf('SELECT 1;\n\n  \\set y abs(1, 2)\n'), 's.sql:3:10: unexpected number of arguments (abs) in command "set"');
-  assert.equal(errorOf('\\set\n'), 's.sql:1:5: \\set: expected a variable name');
+  assert.equal(errorOf('\\set\n'), 's.sql:1:5: missing argument in command "set"');
   assert.equal(errorOf('\\set z nosuch(1)\n'), 's.sql:1:8: unexpected function name (nosuch) in command "set"');
   assert.equal(errorOf('\\sleep 10 minutes\n'), 's.sql:1:11: unrecognized time unit, must be us, ms or s ("minutes") in command "sleep"');
   assert.equal(errorOf('\\if true\nSELECT 1;\n'), 's.sql:1:1: \\if without matching \\endif');
