@@ -146,13 +146,16 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
   const seed = o.seed ?? seedFromEnvironment(env);
   return {
     missingData(session) {
+      const database = session.target.dbms === 'sqlite' ? session.url : session.target.database;
       throw new UserError(
         `could not count number of branches: relation "pgbench_branches" does not exist in ${session.url}`,
-        `Perhaps you need to do initialization ("headroom pgbench -i") in database "${session.target.dbms === 'sqlite' ? session.url : session.target.database}"`,
+        `Perhaps you need to do initialization ("headroom pgbench -i") in database "${database}"`,
       );
     },
     async beforeRun(session, scale) {
-      if (o.scale !== undefined && o.builtins.length > 0) err(`headroom pgbench: warning: scale option ignored, using count from pgbench_branches table (${scale})\n`);
+      if (o.scale !== undefined && o.builtins.length > 0) {
+        err(`headroom pgbench: warning: scale option ignored, using count from pgbench_branches table (${scale})\n`);
+      }
       if (seed !== undefined) err(`headroom pgbench: setting random seed to ${seed}\n`);
       if (o.vacuum !== 'none') await pgbenchVacuum(session.conn, session.target.dbms, o.vacuum === 'all', err);
     },
@@ -177,7 +180,8 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   // pgbench prints the stddev only where it measured every latency: under -P, -R or -L.
   const stddev = o.progress !== undefined || o.rate !== undefined || o.latencyLimit !== undefined;
   const server = result.target.version.split(/ on | \(|,/)[0];
-  const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...pgbenchBlock(result).filter((line) => stddev || !line.startsWith('latency stddev'))];
+  const block = pgbenchBlock(result).filter((line) => stddev || !line.startsWith('latency stddev'));
+  const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
   if (result.perCommand) {
     const text = perCommandText(result.perCommand).split('\n');
     lines.push(...(result.perCommand.length === 1 ? text.map((line) => line.replace(/ \(.*\):$/, ':')) : text));

@@ -116,16 +116,23 @@ const NOT_YET: Record<string, string> = {
 };
 
 /** pgbench's own checks first, so that a command line pgbench refuses gets pgbench's words; then what headroom lacks. */
-export function parsePgbenchArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): PgbenchInit | PgbenchRun {
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function parsePgbenchArgs(argv: readonly string[], env: Env): PgbenchInit | PgbenchRun {
   const { options, operands } = getoptLong(argv, SHORT, LONG);
   const parsed = readOptions(options, operands, env);
   const unsupported = options.find((o) => NOT_YET[o.key] !== undefined);
-  if (unsupported) throw new PgbenchUsageError(`${NOT_YET[unsupported.key]} is not supported by headroom pgbench yet`, ['hint: leave it out; headroom pgbench --help lists what is supported.']);
+  if (unsupported) {
+    const hint = 'hint: leave it out; headroom pgbench --help lists what is supported.';
+    throw new PgbenchUsageError(`${NOT_YET[unsupported.key]} is not supported by headroom pgbench yet`, [hint]);
+  }
   return parsed;
 }
 
-function readOptions(options: readonly ParsedOption[], operands: readonly string[], env: Readonly<Record<string, string | undefined>>): PgbenchInit | PgbenchRun {
-  if (operands.length > 1) throw new PgbenchUsageError(`too many command-line arguments (first is "${operands[1]}")`, ['hint: Try "headroom pgbench --help" for more information.']);
+function readOptions(options: readonly ParsedOption[], operands: readonly string[], env: Env): PgbenchInit | PgbenchRun {
+  if (operands.length > 1) {
+    throw new PgbenchUsageError(`too many command-line arguments (first is "${operands[1]}")`, ['hint: Try "headroom pgbench --help" for more information.']);
+  }
   const init = options.some((o) => o.key === 'i');
   const keys = new Set(options.map((o) => o.key));
   const connection: PgbenchConnection = { host: undefined, port: undefined, user: undefined, dbname: operands[0] ?? env['PGDATABASE'] };
@@ -213,7 +220,9 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
   // After the values, as pgbench checks each value while it reads the options.
   if (init && [...keys].some((k) => RUN_ONLY.has(k))) throw new PgbenchUsageError('some of the specified options cannot be used in initialization (-i) mode');
   if (!init && [...keys].some((k) => INIT_ONLY.has(k))) throw new PgbenchUsageError('some of the specified options cannot be used in benchmarking mode');
-  if (!init && keys.has('progress-timestamp') && run.progress === undefined) throw new PgbenchUsageError('--progress-timestamp is allowed only under --progress');
+  if (!init && keys.has('progress-timestamp') && run.progress === undefined) {
+    throw new PgbenchUsageError('--progress-timestamp is allowed only under --progress');
+  }
   if (init) {
     if (partitionMethod !== undefined && partitions === 0) throw new PgbenchUsageError('--partition-method requires greater than zero --partitions');
     if (foreignKeys && !steps.includes('f')) steps += 'f';
@@ -222,7 +231,9 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
   }
   if (noVacuum) run.vacuum = 'none';
   run.scale = scale;
-  if (run.transactions !== undefined && run.seconds !== undefined) throw new PgbenchUsageError('specify either a number of transactions (-t) or a duration (-T), not both');
+  if (run.transactions !== undefined && run.seconds !== undefined) {
+    throw new PgbenchUsageError('specify either a number of transactions (-t) or a duration (-T), not both');
+  }
   if (run.transactions === undefined && run.seconds === undefined) run.transactions = 10;
   if (run.builtins.length + run.files.length > 128) throw new PgbenchUsageError('at most 128 SQL scripts are allowed');
   if (run.builtins.length === 0 && run.files.length === 0) run.builtins.push('tpcb-like');
@@ -232,7 +243,9 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
   if (run.maxTries === 0 && run.latencyLimit === undefined && run.seconds === undefined) {
     throw new PgbenchUsageError('an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)');
   }
-  if (run.maxTries === 0) throw new PgbenchUsageError('--max-tries 0 (unlimited tries) is not supported by headroom pgbench yet', ['hint: give a number of tries.']);
+  if (run.maxTries === 0) {
+    throw new PgbenchUsageError('--max-tries 0 (unlimited tries) is not supported by headroom pgbench yet', ['hint: give a number of tries.']);
+  }
   if (!maxTriesGiven) run.maxTries = 1;
   if (!run.log) {
     if (run.samplingRate !== undefined) throw new PgbenchUsageError('log sampling (--sampling-rate) is allowed only when logging transactions (-l)');
@@ -270,7 +283,10 @@ function randomSeed(text: string): number {
   if (text === 'time') return Date.now() * 1000;
   if (text === 'rand') return Math.floor(Math.random() * 2 ** 52);
   if (!/^\d+$/.test(text)) {
-    throw new PgbenchUsageError(`unrecognized random seed option "${text}"`, ['detail: Expecting an unsigned integer, "time" or "rand".', 'error: error while setting random seed from --random-seed option']);
+    throw new PgbenchUsageError(`unrecognized random seed option "${text}"`, [
+      'detail: Expecting an unsigned integer, "time" or "rand".',
+      'error: error while setting random seed from --random-seed option',
+    ]);
   }
   const value = Number(text);
   if (!Number.isSafeInteger(value)) throw new PgbenchUsageError(`--random-seed ${text} is above 2^53, which headroom's seeds do not reach`);
@@ -280,7 +296,9 @@ function randomSeed(text: string): number {
 function checkSteps(text: string): string {
   for (const step of text) {
     if (step === ' ') continue;
-    if (!'dtgGvpf'.includes(step)) throw new PgbenchUsageError(`unrecognized initialization step "${step}"`, ['detail: Allowed step characters are: "dtgGvpf".']);
+    if (!'dtgGvpf'.includes(step)) {
+      throw new PgbenchUsageError(`unrecognized initialization step "${step}"`, ['detail: Allowed step characters are: "dtgGvpf".']);
+    }
   }
   return text.replace(/ /g, '');
 }
@@ -293,7 +311,9 @@ function builtinWithWeight(text: string): string {
   const found = BUILTINS.filter((b) => b.name.startsWith(name));
   if (name === 'list') throw new BuiltinListing(`Available builtin scripts:\n${BUILTINS.map((b) => `${b.name.padStart(15)}: ${b.title}`).join('\n')}\n`);
   if (found.length === 1) return `${found[0]!.name}${weight}`;
-  throw new PgbenchUsageError(found.length > 1 ? `ambiguous builtin name: ${found.length} builtin scripts found for prefix "${name}"` : `no builtin script found for name "${name}"`);
+  throw new PgbenchUsageError(
+    found.length > 1 ? `ambiguous builtin name: ${found.length} builtin scripts found for prefix "${name}"` : `no builtin script found for name "${name}"`,
+  );
 }
 
 function fileWithWeight(text: string): string {
@@ -304,7 +324,8 @@ function fileWithWeight(text: string): string {
     accessSync(file, constants.R_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new PgbenchUsageError(`could not open file "${file}": ${code === 'ENOENT' ? 'No such file or directory' : code === 'EACCES' ? 'Permission denied' : String(code)}`);
+    const reason = code === 'ENOENT' ? 'No such file or directory' : code === 'EACCES' ? 'Permission denied' : String(code);
+    throw new PgbenchUsageError(`could not open file "${file}": ${reason}`);
   }
   return text;
 }
