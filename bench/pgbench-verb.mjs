@@ -34,7 +34,9 @@ const connection = ['-h', values.host, '-p', values.port, '-U', values.user];
 const folder = mkdtempSync(path.join(tmpdir(), 'headroom-pgbench-verb-'));
 const script = path.join(folder, 'read-two.sql');
 // A -f script of its own: two reads of random accounts and a computed value.
-writeFileSync(script, '\\set a random(1, 100000 * :scale)\n\\set b random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :a;\nSELECT abalance + :b FROM pgbench_accounts WHERE aid = :b;\n');
+writeFileSync(script, '\\set a random(1, 100000 * :scale)\n\\set b random(1, 100000 * :scale)\n' +
+    'SELECT abalance FROM pgbench_accounts WHERE aid = :a;\n' +
+    'SELECT abalance + :b FROM pgbench_accounts WHERE aid = :b;\n');
 
 const WORKLOADS = [
   ['select-only', ['-S']],
@@ -43,7 +45,8 @@ const WORKLOADS = [
   ['-f script', ['-f', script]],
 ];
 
-const exists = execFileSync('psql', [...connection, '-XAtc', `SELECT 1 FROM pg_database WHERE datname = '${values.db}'`, 'postgres'], { encoding: 'utf8' }).trim();
+const exists = execFileSync('psql', [...connection, '-XAtc', `SELECT 1 FROM pg_database WHERE datname = '${values.db}'`,
+  'postgres'], { encoding: 'utf8' }).trim();
 if (exists !== '1') execFileSync('psql', [...connection, '-Xqc', `CREATE DATABASE ${values.db}`, 'postgres']);
 execFileSync(values.pgbench, [...connection, '-i', '-q', '-s', values.scale, values.db], { stdio: 'ignore' });
 

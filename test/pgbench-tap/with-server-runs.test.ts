@@ -8,8 +8,12 @@ import { EMPTY, tapCases, tapServer, type TapCase } from './harness.js';
  * PGOPTIONS instead of the TAP test's postgresql.conf.
  */
 const labels = Array.from({ length: 1000 }, (_, i) => `'l${i + 1}'`).join(',');
-const SELECT_ONLY_VARIANT = '-- select only variant\n\\set aid random(1, :scale * 100000)\nBEGIN;\nSELECT abalance::INTEGER AS balance\n  FROM pgbench_accounts\n  WHERE aid=:aid;\nCOMMIT;\n';
-const JSON_PARAMS = "select '{ invalid ' as value \\gset\nselect $$'Valame Dios!' dijo Sancho; 'no le dije yo a vuestra merced que mirase bien lo que hacia?'$$ as long \\gset\nselect column1::jsonb from (values (:value), (:long)) as q;\n";
+const SELECT_ONLY_VARIANT = '-- select only variant\n\\set aid random(1, :scale * 100000)\nBEGIN;\n' +
+    'SELECT abalance::INTEGER AS balance\n  FROM pgbench_accounts\n  WHERE aid=:aid;\nCOMMIT;\n';
+const JSON_PARAMS =
+  "select '{ invalid ' as value \\gset\n" +
+  "select $$'Valame Dios!' dijo Sancho; 'no le dije yo a vuestra merced que mirase bien lo que hacia?'$$ as long \\gset\n" +
+  'select column1::jsonb from (values (:value), (:long)) as q;\n';
 const DIVISION_PARAMS = "select '1' as one \\gset\nSELECT 1 / (random() / 2)::int, :one::int, :two::int;\n";
 
 const CASES: TapCase[] = [
@@ -21,16 +25,26 @@ const CASES: TapCase[] = [
     stderr: [EMPTY],
     files: { '001_pgbench_concurrent_insert': `CREATE TYPE pg_temp.e AS ENUM (${labels}); DROP TYPE pg_temp.e;` },
   },
-  { name: 'no such database', args: 'no-such-database', status: 1, stdout: [EMPTY], stderr: [/connection to server .* failed/, /FATAL: {2}database "no-such-database" does not exist/],
+  { name: 'no such database', args: 'no-such-database', status: 1, stdout: [EMPTY],
+    stderr: [/connection to server .* failed/, /FATAL: {2}database "no-such-database" does not exist/],
     differs: "headroom says the database does not exist in its own words, not libpq's \"connection to server ... failed: FATAL: ...\"" },
   { name: 'run without init', args: '-S -t 1', status: 1, stdout: [], stderr: [/Perhaps you need to do initialization/] },
-  { name: 'scale 1 initialization', args: '-i', status: 0, stdout: [EMPTY], stderr: [/creating tables/, /vacuuming/, /creating primary keys/, /done in \d+\.\d\d s /] },
+  { name: 'scale 1 initialization', args: '-i', status: 0, stdout: [EMPTY], stderr: [/creating tables/, /vacuuming/,
+    /creating primary keys/, /done in \d+\.\d\d s /] },
   {
     name: 'initialization with all options',
     args: '--initialize --init-steps=dtpvg --scale=1 --unlogged-tables --fillfactor=98 --foreign-keys --quiet --partitions=2 --partition-method=hash',
     status: 0,
     stdout: [EMPTY],
-    stderr: [/dropping old tables/, /creating tables/, /creating 2 partitions/, /vacuuming/, /creating primary keys/, /creating foreign keys/, /done in \d+\.\d\d s /],
+    stderr: [
+      /dropping old tables/,
+      /creating tables/,
+      /creating 2 partitions/,
+      /vacuuming/,
+      /creating primary keys/,
+      /creating foreign keys/,
+      /done in \d+\.\d\d s /,
+    ],
   },
   {
     name: 'initialization with --tablespace and --index-tablespace',
@@ -45,7 +59,15 @@ const CASES: TapCase[] = [
     args: '--initialize --init-steps=dtpvGvv --no-vacuum --foreign-keys --unlogged-tables --partitions=3',
     status: 0,
     stdout: [EMPTY],
-    stderr: [/dropping old tables/, /creating tables/, /creating 3 partitions/, /creating primary keys/, /generating data \(server-side\)/, /creating foreign keys/, /done in \d+\.\d\d s /],
+    stderr: [
+      /dropping old tables/,
+      /creating tables/,
+      /creating 3 partitions/,
+      /creating primary keys/,
+      /generating data \(server-side\)/,
+      /creating foreign keys/,
+      /done in \d+\.\d\d s /,
+    ],
   },
   {
     name: 'tpcb-like',
@@ -88,11 +110,21 @@ const CASES: TapCase[] = [
     name: 'custom scripts',
     args: '-t 100 -c 1 -j 2 -M prepared -n',
     status: 0,
-    stdout: [/type: multiple scripts/, /mode: prepared/, /script 1: .*\/001_pgbench_custom_script_1/, /weight: 2/, /script 2: .*\/001_pgbench_custom_script_2/, /weight: 1/, /processed: 100\/100/],
+    stdout: [
+      /type: multiple scripts/,
+      /mode: prepared/,
+      /script 1: .*\/001_pgbench_custom_script_1/,
+      /weight: 2/,
+      /script 2: .*\/001_pgbench_custom_script_2/,
+      /weight: 1/,
+      /processed: 100\/100/,
+    ],
     stderr: [EMPTY],
     files: {
-      '001_pgbench_custom_script_1@1': '-- select only\n\\set aid random(1, :scale * 100000)\nSELECT abalance::INTEGER AS balance\n  FROM pgbench_accounts\n  WHERE aid=:aid;\n',
-      '001_pgbench_custom_script_2@2': '-- special variables\nBEGIN;\n\\set foo 1\n-- cast are needed for typing under -M prepared\nSELECT :foo::INT + :scale::INT * :client_id::INT AS bla;\nCOMMIT;\n',
+      '001_pgbench_custom_script_1@1': '-- select only\n\\set aid random(1, :scale * 100000)\nSELECT abalance::INTEGER AS balance\n' +
+          '  FROM pgbench_accounts\n  WHERE aid=:aid;\n',
+      '001_pgbench_custom_script_2@2': '-- special variables\nBEGIN;\n\\set foo 1\n-- cast are needed for typing under -M prepared\n' +
+          'SELECT :foo::INT + :scale::INT * :client_id::INT AS bla;\nCOMMIT;\n',
     },
   },
   {

@@ -15,7 +15,15 @@ const SCRIPT_CASES: TapCase[] = [
     status: 0,
     stdout: [/type: .*\/001_pgbench_expressions/, /processed: 1\/1/],
     // The first draws of client 0 for seed 5432, as the TAP test gives them.
-    stderr: [/setting random seed to 5432\b/, /command=1.: int 17\b/, /command=2.: int 104\b/, /command=3.: int 1498\b/, /command=4.: int 3\b/, /command=5.: double -27\b/, /command=6.: int 5432\b/],
+    stderr: [
+      /setting random seed to 5432\b/,
+      /command=1.: int 17\b/,
+      /command=2.: int 104\b/,
+      /command=3.: int 1498\b/,
+      /command=4.: int 3\b/,
+      /command=5.: double -27\b/,
+      /command=6.: int 5432\b/,
+    ],
     files: {
       '001_pgbench_expressions':
         '\\set i1 debug(random(10, 19))\n\\set i2 debug(random_exponential(100, 199, 10.0))\n\\set i3 debug(random_gaussian(1000, 1999, 10.0))\n' +
@@ -43,7 +51,8 @@ const SCRIPT_CASES: TapCase[] = [
     stderr: [/command=3.: int 0\b/, /command=5.: int 1\b/, /command=6.: int 2\b/, /command=8.: int 3\b/, /command=10.: int 4\b/, /command=12.: int 5\b/],
     files: {
       '001_pgbench_gset':
-        '-- no columns\nSELECT \\gset\n-- one value\nSELECT 0 AS i0 \\gset\n\\set i debug(:i0)\n-- two values\nSELECT 1 AS i1, 2 AS i2 \\gset\n\\set i debug(:i1)\n' +
+        '-- no columns\nSELECT \\gset\n-- one value\nSELECT 0 AS i0 \\gset\n\\set i debug(:i0)\n' +
+            '-- two values\nSELECT 1 AS i1, 2 AS i2 \\gset\n\\set i debug(:i1)\n' +
         '\\set i debug(:i2)\n-- with prefix\nSELECT 3 AS i3 \\gset x_\n\\set i debug(:x_i3)\n-- overwrite existing variable\nSELECT 0 AS i4, 4 AS i4 \\gset\n' +
         '\\set i debug(:i4)\n-- work on the last SQL command under \\;\n\\; \\; SELECT 0 AS i5 \\; SELECT 5 AS i5 \\; \\; \\gset\n\\set i debug(:i5)\n',
     },
@@ -63,7 +72,8 @@ const SCRIPT_CASES: TapCase[] = [
     status: 0,
     stdout: [/type: .*\/001_pgbench_aset/, /processed: 1\/1/],
     stderr: [/command=3.: int 8\b/, /command=4.: int 7\b/],
-    files: { '001_pgbench_aset': '\n\\; SELECT 6 AS i6 \\; SELECT 7 AS i7 \\; \\aset\nSELECT 8 AS i6 UNION SELECT 9 ORDER BY 1 DESC \\aset\n\\set i debug(:i6)\n\\set i debug(:i7)\n' },
+    files: { '001_pgbench_aset': '\n\\; SELECT 6 AS i6 \\; SELECT 7 AS i7 \\; \\aset\n' +
+        'SELECT 8 AS i6 UNION SELECT 9 ORDER BY 1 DESC \\aset\n\\set i debug(:i6)\n\\set i debug(:i7)\n' },
     differs: '\\; (several queries in one command) is not supported yet',
   },
   {
@@ -88,7 +98,9 @@ const SCRIPT_CASES: TapCase[] = [
     status: 0,
     stdout: [/type: .*\/001_pgbench_pipeline_serializable/, /actually processed: (\d+)\/\1/],
     stderr: [],
-    files: { '001_pgbench_pipeline_serializable': `\n\\startpipeline\nBEGIN ISOLATION LEVEL SERIALIZABLE;\n${'select 1;\n'.repeat(10)}\nEND;\n\\endpipeline\n` },
+    files: {
+      '001_pgbench_pipeline_serializable': `\n\\startpipeline\nBEGIN ISOLATION LEVEL SERIALIZABLE;\n${'select 1;\n'.repeat(10)}\nEND;\n\\endpipeline\n`,
+    },
   },
   {
     name: '\\gset in a pipeline',
@@ -103,12 +115,16 @@ const SCRIPT_CASES: TapCase[] = [
 
 /** The error list: [name, status, stderr patterns, script]; run with pgbench's -D set and -M prepared. */
 const ERRORS: [string, number, RegExp[], string, string?][] = [
-  ['sql syntax error', 2, [/ERROR: {2}syntax error/, /prepared statement .* does not exist/], '-- SQL syntax error\n    SELECT 1 + ;\n', 'headroom gives the syntax error once; pgbench then also reports the missing prepared statement'],
-  ['sql too many args', 1, [/statement has too many arguments.*\b255\b/], `-- MAX_ARGS=256 for prepared\n\\set i 0\nSELECT LEAST(${Array(256).fill(':i').join(', ')})`, 'headroom says "too many parameters (maximum is 255)"'],
+  ['sql syntax error', 2, [/ERROR: {2}syntax error/, /prepared statement .* does not exist/],
+    '-- SQL syntax error\n    SELECT 1 + ;\n', 'headroom gives the syntax error once; pgbench then also reports the missing prepared statement'],
+  ['sql too many args', 1, [/statement has too many arguments.*\b255\b/],
+    `-- MAX_ARGS=256 for prepared\n\\set i 0\nSELECT LEAST(${Array(256).fill(':i').join(', ')})`, 'headroom says "too many parameters (maximum is 255)"'],
   ['shell bad command', 2, [/\(shell\) .* meta-command failed/], '\\shell no-such-command', '\\shell is refused'],
-  ['shell undefined variable', 2, [/undefined variable ":nosuchvariable"/], '-- undefined variable in shell\n\\shell echo ::foo :nosuchvariable\n', '\\shell is refused'],
+  ['shell undefined variable', 2, [/undefined variable ":nosuchvariable"/],
+    '-- undefined variable in shell\n\\shell echo ::foo :nosuchvariable\n', '\\shell is refused'],
   ['shell missing command', 1, [/missing command /], '\\shell', '\\shell is refused'],
-  ['shell too many args', 1, [/too many arguments in command "shell"/], `-- 256 arguments to \\shell\n\\shell echo ${Array(255).fill('arg').join(' ')}`, '\\shell is refused'],
+  ['shell too many args', 1, [/too many arguments in command "shell"/],
+    `-- 256 arguments to \\shell\n\\shell echo ${Array(255).fill('arg').join(' ')}`, '\\shell is refused'],
   ['set syntax error', 1, [/syntax error in command "set"/], '\\set i 1 +'],
   ['set no such function', 1, [/unexpected function name/], '\\set i noSuchFunction()'],
   ['set invalid variable name', 2, [/invalid variable name/], '\\set . 1', 'headroom refuses the name when it reads the script (exit 1)'],
@@ -155,10 +171,13 @@ const ERRORS: [string, number, RegExp[], string, string?][] = [
   ['gset after gset', 1, [/gset must follow an SQL command/], 'SELECT 1 AS i \\gset\n\\gset'],
   ['gset non SELECT', 2, [/expected one row, got 0/], 'DROP TABLE IF EXISTS no_such_table \\gset'],
   ['gset bad default name', 2, [/error storing into variable \?column\?/], 'SELECT 1 \\gset', 'headroom asks for an alias when it reads the script (exit 1)'],
-  ['gset bad name', 2, [/error storing into variable bad name!/], 'SELECT 1 AS "bad name!" \\gset', 'headroom refuses the name when it reads the script (exit 1)'],
+  ['gset bad name', 2, [/error storing into variable bad name!/], 'SELECT 1 AS "bad name!" \\gset',
+    'headroom refuses the name when it reads the script (exit 1)'],
 ];
 
-const DEFINES = '-n -t 1 -Dfoo=bla -Dnull=null -Dtrue=true -Done=1 -Dzero=0.0 -Dbadtrue=trueXXX -Dmaxint=9223372036854775807 -Dminint=-9223372036854775808 -M prepared';
+const DEFINES =
+  '-n -t 1 -Dfoo=bla -Dnull=null -Dtrue=true -Done=1 -Dzero=0.0 -Dbadtrue=trueXXX ' +
+  '-Dmaxint=9223372036854775807 -Dminint=-9223372036854775808 -M prepared';
 const ERROR_CASES: TapCase[] = ERRORS.map(([name, status, stderr, script, differs]) => ({
   name: `script error: ${name}`,
   args: DEFINES,
