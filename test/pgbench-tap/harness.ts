@@ -24,7 +24,7 @@ export interface TapCase {
   stderr: RegExp[];
   /** Script files by name (NAME@W gives -f FILE@W), passed in name order after the options. */
   files?: Record<string, string>;
-  /** Arguments after the files (the TAP helper's trailing @args). */
+  /** Arguments after the files (the TAP helper's trailing @args); {dir} is the case's own folder. */
   after?: string[];
   /** Variables for this case (e.g. PGOPTIONS). */
   env?: Record<string, string>;
@@ -68,7 +68,7 @@ export async function runTapCase(server: TapServer, c: TapCase): Promise<CliRun>
     writeFileSync(file, c.files![name]!);
     files.push('-f', path.join(server.dir, name));
   }
-  const args = ['pgbench', ...c.args.split(/\s+/).filter((a) => a !== ''), ...files, ...(c.after ?? [])];
+  const args = ['pgbench', ...c.args.split(/\s+/).filter((a) => a !== ''), ...files, ...(c.after ?? []).map((a) => a.replace('{dir}', server.dir))];
   return runCli(args, { env: { ...server.env, ...c.env } });
 }
 

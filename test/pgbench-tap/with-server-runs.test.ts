@@ -193,7 +193,7 @@ const CASES: TapCase[] = [
     status: 0,
     stdout: [/select only/, /processed: 100\/100/],
     stderr: [EMPTY],
-    after: ['--log-prefix=/tmp/headroom_tap_log_2'],
+    after: ['--log-prefix={dir}/001_pgbench_log_2'],
   },
   {
     name: 'incomplete transaction block',
