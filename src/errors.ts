@@ -13,5 +13,16 @@ export class UserError extends Error {
   }
 }
 
+/** A broken pgbench script: its excerpt (the line and a caret) is printed by headroom pgbench, as pgbench prints it. */
+export class ScriptSyntaxError extends UserError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly excerpt: readonly string[],
+  ) {
+    super(message, hint);
+  }
+}
+
 /** A user's Ctrl-C that stopped work part way (a load): printed like a UserError, exit code 130. */
 export class InterruptedError extends UserError {}

@@ -130,8 +130,16 @@ export function dataContext(session: Session, options: OptionValues, scale: numb
   };
 }
 
+let writeLogLine = (message: string): void => void process.stderr.write(`${message}\n`);
+
+/** headroom's own notes on stderr (loading, running, ...). */
 export function logLine(message: string): void {
-  process.stderr.write(`${message}\n`);
+  writeLogLine(message);
+}
+
+/** headroom pgbench keeps stderr to pgbench's lines: headroom's notes go where it says. */
+export function redirectLogLines(write: (message: string) => void): void {
+  writeLogLine = write;
 }
 
 /** What --set needs to know beside the settings: the server's place and whether data loss was accepted. */

@@ -27,9 +27,20 @@ export const DROP_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTIO
 
 /** `headroom init`: drop what is there, create the schema and load it at the scale given. */
 export async function initCommand(argv: readonly string[]): Promise<number> {
+  return initWithStyle(argv, {});
+}
+
+/** headroom pgbench -i: pgbench's step lines and its closing line on stderr, as pgbench prints them. */
+export interface InitStyle {
+  announce?: (line: string) => void;
+  doneLine?: (line: string) => void;
+}
+
+export async function initWithStyle(argv: readonly string[], style: InitStyle): Promise<number> {
   const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'init', INIT_OPTIONS);
   const scale = askedScale(workload, values) ?? workload.defaultScale;
-  const pgbench = pgbenchInitOptions(values, given, workload.name);
+  const asked = pgbenchInitOptions(values, given, workload.name);
+  const pgbench = asked && style.announce ? { ...asked, announce: style.announce } : asked;
   const session = await openSession(values, workload);
   try {
     logLine(`loading ${workload.name} at scale ${scale} into ${session.url}${pgbench ? ` as pgbench -i -I ${pgbench.steps}` : ''}`);
@@ -45,7 +56,8 @@ export async function initCommand(argv: readonly string[]): Promise<number> {
       const load = replaces ? recordedLoad('tpcb', steps, generates) : steps;
       const present = replaces ? await workload.detectScale(base) : undefined;
       const phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'init', force, load, writesData: generates });
-      process.stdout.write(`${pgbenchDoneLine(phases)}\n`);
+      if (style.doneLine) style.doneLine(pgbenchDoneLine(phases));
+      else process.stdout.write(`${pgbenchDoneLine(phases)}\n`);
       return 0;
     }
     await loadData({ session, workload, options: workloadOptions, scale, present: await workload.detectScale(base), verb: 'init', force });

@@ -44,6 +44,12 @@ const VERBS: Record<string, Verb> = {
   agent: { summary: 'wait for signed run plans over NATS and run their share of the terminals (headroom run --agents K)', usage: 'headroom agent --nats URL --trust SECRET [--name NAME]', load: async () => import('./agent.js').then((m) => ({ options: m.AGENT_OPTIONS, action: m.agentCommand })) },
   k8s: { summary: 'print a Kubernetes Indexed Job of K agents (headroom k8s manifest --agents K --nats URL)', usage: 'headroom k8s manifest --agents K --nats URL [options]', load: async () => import('./k8s.js').then((m) => ({ options: m.K8S_OPTIONS, action: m.k8sCommand })) },
   new: { summary: 'write a commented starter workload module: headroom new workload NAME', usage: 'headroom new workload NAME [-o FILE]', load: async () => import('./new-workload.js').then((m) => ({ options: m.NEW_OPTIONS, action: m.newCommand })) },
+  pgbench: {
+    summary: "pgbench's own command line (pgbench [options] [dbname]), run by headroom, with pgbench's output and exit codes",
+    usage: 'headroom pgbench [pgbench options] [dbname | URL] [--headroom-summary] [--headroom-out FILE]',
+    load: async () => import('./pgbench/command.js').then((m) => ({ options: [], action: (argv: readonly string[]) => m.pgbenchCommand(argv) })),
+    ownHelp: true,
+  },
   list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })) },
 };
 

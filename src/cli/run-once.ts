@@ -48,6 +48,8 @@ export interface RunPlan {
   settings: ServerSettings;
   /** --agents: the terminals run on agents over NATS (src/agents/) instead of in this process. */
   agents?: AgentRun;
+  /** Each -P line, where the caller prints its own (headroom pgbench: pgbench's alone). */
+  progress?: (point: SeriesPoint) => void;
 }
 
 /**
@@ -88,7 +90,9 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       if (live) live.update(point);
       // -P N reports the whole N-second interval, as pgbench does.
       else if (progressEvery > 0 && sinceProgress.push(point) >= progressEvery) {
-        logLine(progressLine(mergePoints(sinceProgress.splice(0)), { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
+        const merged = mergePoints(sinceProgress.splice(0));
+        if (plan.progress) plan.progress(merged);
+        else logLine(progressLine(merged, { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
       }
     },
   )

@@ -18,6 +18,9 @@ import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTI
 import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
+import type { SeriesPoint } from '../engine/measurements.js';
+import type { RunResult } from '../result/result.js';
+import type { Session } from './common.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from './agent-run-options.js';
@@ -72,8 +75,30 @@ export const RUN_OPTIONS: OptionSpec[] = [
   HELP_OPTION,
 ];
 
+/**
+ * How a run meets its user: `headroom run` loads missing data and prints its summary; `headroom
+ * pgbench` refuses missing data, prepares as pgbench does and prints pgbench's lines.
+ */
+export interface RunStyle {
+  /** Called where the data would be loaded when missing; throws to refuse instead. */
+  missingData?(session: Session): never;
+  /** After the data is found, before the terminals start (pgbench's vacuum). */
+  beforeRun?(session: Session, scale: number): Promise<void>;
+  /** Each -P line; headroom's own line with its additions by default. */
+  progress?(point: SeriesPoint): void;
+  /** The result file to write, undefined for none. */
+  resultFile?(result: RunResult): string | undefined;
+  /** What the user reads after the run, and the exit code. */
+  finish?(result: RunResult, file: string | undefined): number;
+}
+
 /** `headroom run`: load the data if it is not there, measure, write the result, print the summary. */
 export async function runCommand(argv: readonly string[]): Promise<number> {
+  return runWithStyle(argv, {});
+}
+
+export async function runWithStyle(argv: readonly string[], style: RunStyle): Promise<number> {
+  refusePgbenchOnly(argv);
   const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'run', RUN_OPTIONS);
   if (given.has('time') && given.has('transactions')) throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
   if (given.has('protocol') && workload.honoursProtocol !== true) {
@@ -129,6 +154,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const scale = present ?? asked ?? workload.defaultScale;
     let phases: LoadPhase[] = [];
     if (present === undefined && needsData) {
+      style.missingData?.(session);
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
       phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
     }
@@ -137,6 +163,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       await workload.readyForRun(ctx).finally(() => ctx.done());
     }
 
+    await style.beforeRun?.(session, scale);
     const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
     if (values['journal'] !== undefined) await session.conn.query(JOURNAL_TABLE_DDL);
 
@@ -171,6 +198,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       signal: abort.signal,
       settings,
       ...(agents ? { agents } : {}),
+      ...(style.progress ? { progress: style.progress } : {}),
     };
     try {
       if (steps.length > 1) return await runSweep(plan, steps);
@@ -178,8 +206,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       if (thresholds.length > 0) result.thresholds = evaluateThresholds(thresholds, result);
       // Put back before the result is written, so it records whether that worked.
       await settings.restore();
-      const file = (values['out'] as string | undefined) ?? defaultResultPath(result);
-      await writeOutput(result, file);
+      const file = style.resultFile ? style.resultFile(result) : ((values['out'] as string | undefined) ?? defaultResultPath(result));
+      if (file !== undefined) await writeOutput(result, file);
+      if (style.finish) return style.finish(result, file);
       // -o -: stdout carries the JSON alone.
       const human = file === STDOUT_PATH ? process.stderr : process.stdout;
       human.write(`${summaryText(result, file === STDOUT_PATH ? undefined : file)}\n`);
@@ -196,6 +225,26 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     await settings?.restore();
     await session.close();
     await agents?.bus.nc.drain().catch(() => undefined);
+  }
+}
+
+/** pgbench's options that `headroom run` does not take, with what to write instead. */
+const PGBENCH_ONLY: Record<string, string> = {
+  '-M': '--protocol MODE, or headroom pgbench -M MODE',
+  '-S': '-b select-only, or headroom pgbench -S',
+  '-N': '-b simple-update, or headroom pgbench -N',
+  '-n': 'nothing (headroom run does not vacuum), or headroom pgbench -n',
+  '-i': 'headroom init tpcb --pgbench, or headroom pgbench -i',
+};
+
+/** A pgbench user's habit meets a clear pointer instead of "unknown option". */
+function refusePgbenchOnly(argv: readonly string[]): void {
+  for (const arg of argv) {
+    if (arg === '--') return;
+    const letter = /^-([MSNni])/.exec(arg)?.[1];
+    if (letter === undefined) continue;
+    const hint = PGBENCH_ONLY[`-${letter}`]!;
+    throw new UserError(`-${letter} is pgbench's option, not headroom run's`, `use ${hint}; headroom pgbench takes pgbench's whole command line`);
   }
 }
 

@@ -123,11 +123,12 @@ function scriptLines(result: RunResult): string[] {
   return lines;
 }
 
-/** The weights as -b NAME@W gave them (1 when not given), in the order of the result's transaction types. */
+/** The weights as -b NAME@W and -f FILE@W gave them (1 when not given), in the mix's order: built-ins, then files. */
 function scriptWeights(result: RunResult): number[] {
-  const builtins = result.config.workloadOptions['builtin'];
-  if (!Array.isArray(builtins)) return [];
-  return builtins.map((text) => {
+  const options = result.config.workloadOptions;
+  const scripts = [options['builtin'], options['file']].flatMap((list) => (Array.isArray(list) ? list : []));
+  if (scripts.length === 0) return [];
+  return scripts.map((text) => {
     const weight = /@(\d+)$/.exec(String(text))?.[1];
     return weight === undefined ? 1 : Number(weight);
   });

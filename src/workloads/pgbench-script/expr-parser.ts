@@ -209,6 +209,8 @@ export function parseExpression(text: string): Expr {
       const name = tok.s.toLowerCase();
       const fn = FUNCTIONS[name];
       if (!fn) throw new ExprSyntaxError(`unexpected function name (${name})`, tok.at);
+      // pgbench's words: variadic functions (least, greatest) need at least one argument.
+      if (args.length < fn.min && fn.max === Infinity) throw new ExprSyntaxError(`at least one argument expected (${name})`, tok.at);
       if (args.length < fn.min || args.length > fn.max) throw new ExprSyntaxError(`unexpected number of arguments (${name})`, tok.at);
       // As pgbench: a hash or permute without its seed reads the variable default_seed, which -D or \set may change.
       if (UNSEEDED_ARGUMENTS[name] === args.length) args.push({ k: 'var', name: 'default_seed', at: tok.at });

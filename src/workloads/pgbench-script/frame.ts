@@ -5,6 +5,8 @@ import type { Value } from './value.js';
 export interface Frame {
   vars: (Value | undefined)[];
   random: PgRandom;
+  /** The command running now (0-based, as pgbench numbers them), for debug()'s line. */
+  command: number;
   /** debug() output goes here (stderr in a run). */
   debug(line: string): void;
 }

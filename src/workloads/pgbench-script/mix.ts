@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { UserError } from '../../errors.js';
 import type { OptionValues } from '../../config/options.js';
 import type { TransactionType } from '../workload.js';
@@ -23,12 +22,12 @@ export function scriptMix(options: OptionValues): TransactionType[] {
     const [name, weight] = splitWeight(text);
     const source = BUILTIN_SCRIPTS[name];
     if (source === undefined) throw new UserError(`unknown built-in script "${name}"`, `use one of ${BUILTIN_NAMES.join(', ')}, optionally with @weight`);
-    mix.push(scriptTransaction(compileScript(name, source), weight, defines));
+    mix.push(scriptTransaction(compileScript(name, source), weight, defines, mix.length));
   }
   for (const text of files) {
     const [file, weight] = splitWeight(text);
     const source = readScript(text);
-    mix.push(scriptTransaction(compileScript(path.basename(file), source), weight, defines));
+    mix.push(scriptTransaction(compileScript(file, source), weight, defines, mix.length));
   }
   return mix;
 }

@@ -1,4 +1,4 @@
-import { UserError } from '../../errors.js';
+import { ScriptSyntaxError } from '../../errors.js';
 import { compile, type Compiled } from './compile.js';
 import { ExprSyntaxError, parseExpression } from './expr-parser.js';
 import { Variables } from './frame.js';
@@ -34,6 +34,13 @@ const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
 /** pgbench's valid_variable_name: ASCII letters, digits, underscores, and any non-ASCII character. */
 const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
 
+/** pgbench's wording: `syntax error in command "set"`, with what was expected after it. */
+function inCommand(message: string, command: string): string {
+  const syntax = /^syntax error(?:: (.*))?$/.exec(message);
+  if (!syntax) return `${message} in command "${command}"`;
+  return `syntax error in command "${command}"${syntax[1] ? ` (${syntax[1]})` : ''}`;
+}
+
 /** Offset of the n-th (0-based) whitespace-separated word of a meta-command's arguments. */
 function wordOffset(args: string, n: number): number {
   const re = /\S+/g;
@@ -50,15 +57,18 @@ export function compileScript(name: string, source: string, variables = new Vari
   const blocks: { pending: number | undefined; exits: number[]; sawElse: boolean; at: RawCommand }[] = [];
   let pipelineOpen: RawCommand | undefined;
   let usesPipeline = false;
+  const lines = source.split('\n');
   const fail = (at: { line: number; column: number }, message: string, hint?: string): never => {
-    throw new UserError(`${name}:${at.line}:${at.column}: ${message}`, hint ?? 'see pgbench\'s documentation of custom scripts');
+    // pgbench's excerpt: the line, and a caret under the column.
+    const excerpt = [lines[at.line - 1] ?? '', `${' '.repeat(Math.max(0, at.column - 1))}^ error found here`];
+    throw new ScriptSyntaxError(`${name}:${at.line}:${at.column}: ${message}`, hint ?? 'see pgbench\'s documentation of custom scripts', excerpt);
   };
   const expression = (raw: RawCommand, text: string, offset: number): Compiled => {
-    if (text.trim() === '') fail(raw.positionOf(offset), `\\${raw.name}: missing expression`);
+    if (text.trim() === '') fail(raw.positionOf(offset), `syntax error in command "${raw.name}"`);
     try {
       return compile(parseExpression(text), variables);
     } catch (error) {
-      if (error instanceof ExprSyntaxError) return fail(raw.positionOf(offset + error.at), `\\${raw.name}: ${error.message}`);
+      if (error instanceof ExprSyntaxError) return fail(raw.positionOf(offset + error.at), inCommand(error.message, raw.name));
       throw error;
     }
   };
@@ -82,7 +92,7 @@ export function compileScript(name: string, source: string, variables = new Vari
     switch (raw.name.toLowerCase()) {
       case 'set': {
         const m = /^(\s*)([A-Za-z0-9_]+)/.exec(args);
-        if (!m) fail(raw.positionOf(argOffset), '\\set: expected a variable name', 'write \\set NAME EXPRESSION');
+        if (!m) fail(raw.positionOf(argOffset), args.trim() === '' ? 'missing argument in command "set"' : '\\set: expected a variable name', 'write \\set NAME EXPRESSION');
         const exprOffset = m![0].length;
         steps.push({ op: 'set', slot: variables.slot(m![2]!), value: expression(raw, args.slice(exprOffset), exprOffset), ...labelled(raw) });
         break;
@@ -90,14 +100,14 @@ export function compileScript(name: string, source: string, variables = new Vari
       case 'sleep': {
         let [amount, unit] = words;
         const hint = 'write \\sleep N [us|ms|s] or \\sleep :var [us|ms|s]';
-        if (amount === undefined) fail(raw.positionOf(argOffset), '\\sleep: missing duration', hint);
-        if (words.length > 2) fail(raw.positionOf(wordOffset(args, 2)), `\\sleep: too many arguments ("${words[2]}")`, hint);
+        if (amount === undefined) fail(raw.positionOf(argOffset), 'missing argument in command "sleep"', hint);
+        if (words.length > 2) fail(raw.positionOf(wordOffset(args, 2)), `too many arguments in command "sleep" ("${words[2]}")`, hint);
         // As pgbench: a lone number may carry its unit ("\sleep 2ms").
         const attached = words.length === 1 ? /^([+-]?\d+)([^\d].*)$/.exec(amount!) : null;
         if (attached) [, amount, unit] = attached;
         if (!/^([+-]?\d+|:[A-Za-z0-9_]+)$/.test(amount!)) fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`, hint);
         if (unit !== undefined && !(unit.toLowerCase() in SLEEP_UNITS)) {
-          fail(raw.positionOf(attached ? argOffset + amount!.length : wordOffset(args, 1)), `\\sleep: unknown time unit "${unit}"`, 'use us, ms or s');
+          fail(raw.positionOf(attached ? argOffset + amount!.length : wordOffset(args, 1)), `unrecognized time unit, must be us, ms or s ("${unit}") in command "sleep"`, 'use us, ms or s');
         }
         const plus = amount!.startsWith('+') ? 1 : 0;
         const factorUs = SLEEP_UNITS[(unit ?? 's').toLowerCase()]!;
@@ -111,7 +121,7 @@ export function compileScript(name: string, source: string, variables = new Vari
         if (!previous || previous.op !== 'sql' || previous.store || !prevRaw?.endedByMeta) {
           fail(raw, `\\${raw.name} must follow an SQL command, in place of its semicolon`, `write e.g. SELECT abalance FROM pgbench_accounts WHERE aid = :aid \\${raw.name}`);
         }
-        if (words.length > 1) fail(raw.positionOf(args.indexOf(words[1]!)), `\\${raw.name}: expected at most one prefix`);
+        if (words.length > 1) fail(raw.positionOf(args.indexOf(words[1]!)), `too many arguments in command "${raw.name}"`);
         const store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
         // pgbench stores each column into the variable prefix + column name and stops the client
         // when that is no variable name; the names are known from the text here, so refuse it now.
@@ -131,7 +141,7 @@ export function compileScript(name: string, source: string, variables = new Vari
       case 'elif':
       case 'else': {
         const block = blocks[blocks.length - 1];
-        if (!block) fail(raw, `\\${raw.name} without a matching \\if`);
+        if (!block) fail(raw, `\\${raw.name} without matching \\if`);
         if (block!.sawElse) fail(raw, `\\${raw.name} after \\else`);
         block!.exits.push(steps.length);
         steps.push({ op: 'jump', when: undefined, to: -1, label: `\\${raw.name}`, command: -1 });
@@ -140,29 +150,29 @@ export function compileScript(name: string, source: string, variables = new Vari
           block!.pending = steps.length;
           steps.push({ op: 'jump', when: expression(raw, args, 0), to: -1, ...labelled(raw) });
         } else {
-          if (words.length > 0) fail(raw.positionOf(argOffset), '\\else: unexpected argument', '\\else takes no argument');
+          if (words.length > 0) fail(raw.positionOf(argOffset), 'unexpected argument in command "else"', '\\else takes no argument');
           block!.pending = undefined;
           block!.sawElse = true;
         }
         break;
       }
       case 'endif': {
-        if (words.length > 0) fail(raw.positionOf(argOffset), '\\endif: unexpected argument', '\\endif takes no argument');
+        if (words.length > 0) fail(raw.positionOf(argOffset), 'unexpected argument in command "endif"', '\\endif takes no argument');
         const block = blocks.pop();
-        if (!block) fail(raw, '\\endif without a matching \\if');
+        if (!block) fail(raw, '\\endif without matching \\if');
         patch(steps, block!.pending, steps.length);
         for (const exit of block!.exits) patch(steps, exit, steps.length);
         break;
       }
       case 'startpipeline':
-        if (words.length > 0) fail(raw.positionOf(argOffset), '\\startpipeline: unexpected argument', '\\startpipeline takes no argument');
+        if (words.length > 0) fail(raw.positionOf(argOffset), 'unexpected argument in command "startpipeline"', '\\startpipeline takes no argument');
         if (pipelineOpen) fail(raw, '\\startpipeline inside a pipeline', 'end the first with \\endpipeline');
         pipelineOpen = raw;
         usesPipeline = true;
         steps.push({ op: 'pipeline', start: true, ...labelled(raw) });
         break;
       case 'endpipeline':
-        if (words.length > 0) fail(raw.positionOf(argOffset), '\\endpipeline: unexpected argument', '\\endpipeline takes no argument');
+        if (words.length > 0) fail(raw.positionOf(argOffset), 'unexpected argument in command "endpipeline"', '\\endpipeline takes no argument');
         if (!pipelineOpen) fail(raw, '\\endpipeline without a matching \\startpipeline');
         pipelineOpen = undefined;
         steps.push({ op: 'pipeline', start: false, ...labelled(raw) });
@@ -172,13 +182,13 @@ export function compileScript(name: string, source: string, variables = new Vari
         fail(raw, `\\${raw.name} is not supported: headroom runs no shell commands from scripts`, 'compute the value with \\set, or pass it with -D NAME=VALUE');
         break;
       default:
-        fail(raw, `invalid command \\${raw.name}`, 'meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline');
+        fail(raw, `invalid command in command "${raw.name}"`, 'meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline');
     }
   }
   const open = blocks.pop();
-  if (open) fail(open.at, '\\if without a matching \\endif');
+  if (open) fail(open.at, '\\if without matching \\endif');
   if (pipelineOpen) fail(pipelineOpen, '\\startpipeline without a matching \\endpipeline');
-  if (steps.length === 0) fail({ line: 1, column: 1 }, 'the script has no command');
+  if (steps.length === 0) fail({ line: 1, column: 1 }, `empty command list for script "${name}"`);
   const readOnly = steps.every((s) => s.op !== 'sql' || s.sql.control !== undefined || (/^\s*select\b/i.test(s.sql.parameterized) && !/\bfor\s+(update|share|no\s+key|key)\b/i.test(s.sql.parameterized)));
   return { name, steps, variables, commandLabels, usesPipeline, readOnly };
 }

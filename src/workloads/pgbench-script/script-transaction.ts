@@ -22,7 +22,8 @@ const RESOLVED = Promise.resolve();
  * for the engine (which retries it on serialization failures and deadlocks with the same random
  * values). The client's variables live as long as its connection, as pgbench's do.
  */
-export function scriptTransaction(program: Program, weight: number, defines: ReadonlyMap<string, string>): TransactionType {
+/** index: the script's place in the mix, 0 for the first, as pgbench numbers scripts in its debug() lines. */
+export function scriptTransaction(program: Program, weight: number, defines: ReadonlyMap<string, string>, index = 0): TransactionType {
   return {
     name: program.name,
     weight,
@@ -40,14 +41,14 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
       );
     },
     async prepare(conn, terminal) {
-      const frame = newFrame(program, terminal, defines);
+      const frame = newFrame(program, terminal, defines, index);
       const run = new ScriptRun(program, conn, terminal, frame);
       return () => run.execute();
     },
   };
 }
 
-function newFrame(program: Program, terminal: TerminalContext, defines: ReadonlyMap<string, string>): Frame {
+function newFrame(program: Program, terminal: TerminalContext, defines: ReadonlyMap<string, string>, index: number): Frame {
   const { variables } = program;
   const vars: (Value | undefined)[] = [];
   // pgbench draws default_seed from its base sequence after the clients' generators.
@@ -60,7 +61,19 @@ function newFrame(program: Program, terminal: TerminalContext, defines: Readonly
   for (const [name, value] of defines) vars[variables.slot(name)] = value;
   // The terminal's stream is pgbench's when it came from this type's random(); a hand-made context gets its own.
   const random = terminal.random instanceof PgRandom ? terminal.random : clientRandom(terminal.seed, terminal.terminal, terminal.terminals);
-  return { vars, random, debug: (line) => process.stderr.write(`debug(script=${program.name},client=${terminal.terminal}): ${line}\n`) };
+  // pgbench's own line: debug(script=N,command=M), both as pgbench numbers them (command from 1).
+  const frame: Frame = { vars, random, command: 0, debug: (line) => process.stderr.write(`debug(script=${index},command=${frame.command + 1}): ${line}\n`) };
+  return frame;
+}
+
+/** \sleep's duration; an error in it is named as pgbench names it ("sleep: undefined variable ..."). */
+function sleepAmount(amount: (frame: Frame) => Value, frame: Frame): Value {
+  try {
+    return amount(frame);
+  } catch (error) {
+    if (error instanceof ScriptError) throw new ScriptError(`sleep: ${error.message}`);
+    throw error;
+  }
 }
 
 /** A value as it is bound to an SQL parameter. */
@@ -163,6 +176,7 @@ class ScriptRun {
         timed.command = step.command;
         timed.startedAt = performance.now();
       }
+      frame.command = step.command;
       switch (step.op) {
         case 'set':
           frame.vars[step.slot] = step.value(frame);
@@ -172,7 +186,7 @@ class ScriptRun {
           break;
         }
         case 'sleep': {
-          const amount = step.amount(frame);
+          const amount = sleepAmount(step.amount, frame);
           const us = Number(typeof amount === 'bigint' ? amount : amount instanceof Double ? amount.v : amount) * step.factorUs;
           if (!Number.isFinite(us)) throw new ScriptError(`\\sleep: invalid duration ${valueText(amount)}`);
           if (us > 0) return new Promise((resolve) => setTimeout(resolve, us / 1000));

@@ -11,6 +11,22 @@ export interface PgbenchInitOptions {
   partitionMethod: 'range' | 'hash';
   fillfactor: number;
   unlogged: boolean;
+  /** Told each step as it starts, in pgbench -i's words ("creating tables..."); headroom pgbench prints them. */
+  announce?: (line: string) => void;
+}
+
+/** pgbench -i's line for each step, printed as the step starts. */
+function stepLine(step: string, o: PgbenchInitOptions): string[] {
+  switch (step) {
+    case 'd': return ['dropping old tables...'];
+    case 't': return ['creating tables...', ...(o.partitions > 0 ? [`creating ${o.partitions} partitions...`] : [])];
+    case 'g': return ['generating data (client-side)...'];
+    case 'G': return ['generating data (server-side)...'];
+    case 'v': return ['vacuuming...'];
+    case 'p': return ['creating primary keys...'];
+    case 'f': return ['creating foreign keys...'];
+    default: return [];
+  }
 }
 
 const STEP_NAMES: Record<string, string> = {
@@ -57,6 +73,7 @@ export async function pgbenchInit(ctx: DataContext, o: PgbenchInitOptions): Prom
   };
   for (const step of o.steps.replace(/ /g, '')) {
     const name = STEP_NAMES[step]!;
+    for (const line of o.announce ? stepLine(step, o) : []) o.announce!(line);
     const started = performance.now();
     const rows = await runStep(step, ctx, o, run);
     phases.push({ name, rows, seconds: (performance.now() - started) / 1000 });

@@ -18,7 +18,7 @@ export function evaluate(text: string, vars: Record<string, Value> = {}, seed = 
 export function evaluator(text: string, vars: Record<string, Value> = {}, seed = 1): () => Value {
   const variables = new Variables();
   const compiled = compile(parseExpression(text), variables);
-  const frame: Frame = { vars: [], random: clientRandom(seed, 0, 1), debug: () => {} };
+  const frame: Frame = { vars: [], random: clientRandom(seed, 0, 1), command: 0, debug: () => {} };
   for (const [name, value] of Object.entries({ default_seed: 5432, ...vars })) frame.vars[variables.slot(name)] = value;
   return () => compiled(frame);
 }

@@ -17,20 +17,20 @@ function errorOf(source: string): string {
 }
 
 test('a broken script is one UserError at FILE:LINE:COLUMN saying what was expected', () => {
-  assert.equal(errorOf('\\set x 1 +\n'), 's.sql:1:11: \\set: syntax error');
-  assert.equal(errorOf('SELECT 1;\n\n  \\set y abs(1, 2)\n'), 's.sql:3:10: \\set: unexpected number of arguments (abs)');
-  assert.equal(errorOf('\\set\n'), 's.sql:1:5: \\set: expected a variable name');
-  assert.equal(errorOf('\\set z nosuch(1)\n'), 's.sql:1:8: \\set: unexpected function name (nosuch)');
-  assert.equal(errorOf('\\sleep 10 minutes\n'), 's.sql:1:11: \\sleep: unknown time unit "minutes"');
-  assert.equal(errorOf('\\if true\nSELECT 1;\n'), 's.sql:1:1: \\if without a matching \\endif');
-  assert.equal(errorOf('SELECT 1;\n\\else\n'), 's.sql:2:1: \\else without a matching \\if');
+  assert.equal(errorOf('\\set x 1 +\n'), 's.sql:1:11: syntax error in command "set"');
+  assert.equal(errorOf('SELECT 1;\n\n  \\set y abs(1, 2)\n'), 's.sql:3:10: unexpected number of arguments (abs) in command "set"');
+  assert.equal(errorOf('\\set\n'), 's.sql:1:5: missing argument in command "set"');
+  assert.equal(errorOf('\\set z nosuch(1)\n'), 's.sql:1:8: unexpected function name (nosuch) in command "set"');
+  assert.equal(errorOf('\\sleep 10 minutes\n'), 's.sql:1:11: unrecognized time unit, must be us, ms or s ("minutes") in command "sleep"');
+  assert.equal(errorOf('\\if true\nSELECT 1;\n'), 's.sql:1:1: \\if without matching \\endif');
+  assert.equal(errorOf('SELECT 1;\n\\else\n'), 's.sql:2:1: \\else without matching \\if');
   assert.equal(errorOf('\\if true\n\\else\n\\elif false\n\\endif\n'), 's.sql:3:1: \\elif after \\else');
   assert.equal(errorOf('SELECT 1;\n\\gset\n'), 's.sql:2:1: \\gset must follow an SQL command, in place of its semicolon');
   assert.equal(errorOf('\\setshell x echo 1\n'), 's.sql:1:1: \\setshell is not supported: headroom runs no shell commands from scripts');
-  assert.equal(errorOf('\\frobnicate\n'), 's.sql:1:1: invalid command \\frobnicate');
+  assert.equal(errorOf('\\frobnicate\n'), 's.sql:1:1: invalid command in command "frobnicate"');
   assert.equal(errorOf('\\startpipeline\nSELECT 1;\n'), 's.sql:1:1: \\startpipeline without a matching \\endpipeline');
   // A \set continued over two lines: the column is on the second line.
-  assert.equal(errorOf('\\set a 1 + \\\n   * 2\n'), 's.sql:2:4: \\set: syntax error');
+  assert.equal(errorOf('\\set a 1 + \\\n   * 2\n'), 's.sql:2:4: syntax error in command "set"');
 });
 
 /*
@@ -39,24 +39,24 @@ test('a broken script is one UserError at FILE:LINE:COLUMN saying what was expec
  */
 test('what pgbench refuses when it reads a script is refused, naming the same problem', () => {
   // unexpected argument in command "endif" / "else" / "startpipeline" / "endpipeline"
-  assert.equal(errorOf('\\if 1\nSELECT 1;\n\\endif foo\n'), 's.sql:3:8: \\endif: unexpected argument');
-  assert.equal(errorOf('\\if 1\nSELECT 1;\n\\else x\n\\endif\n'), 's.sql:3:7: \\else: unexpected argument');
-  assert.equal(errorOf('\\startpipeline x\nSELECT 1;\n\\endpipeline\n'), 's.sql:1:16: \\startpipeline: unexpected argument');
-  assert.equal(errorOf('\\startpipeline\nSELECT 1;\n\\endpipeline y\n'), 's.sql:3:14: \\endpipeline: unexpected argument');
+  assert.equal(errorOf('\\if 1\nSELECT 1;\n\\endif foo\n'), 's.sql:3:8: unexpected argument in command "endif"');
+  assert.equal(errorOf('\\if 1\nSELECT 1;\n\\else x\n\\endif\n'), 's.sql:3:7: unexpected argument in command "else"');
+  assert.equal(errorOf('\\startpipeline x\nSELECT 1;\n\\endpipeline\n'), 's.sql:1:16: unexpected argument in command "startpipeline"');
+  assert.equal(errorOf('\\startpipeline\nSELECT 1;\n\\endpipeline y\n'), 's.sql:3:14: unexpected argument in command "endpipeline"');
   // too many arguments in command "sleep"
-  assert.equal(errorOf('\\sleep 1 ms extra\n'), 's.sql:1:13: \\sleep: too many arguments ("extra")');
+  assert.equal(errorOf('\\sleep 1 ms extra\n'), 's.sql:1:13: too many arguments in command "sleep" ("extra")');
   // unrecognized time unit, must be us, ms or s (xs); invalid sleep time, must be an integer (abc) / (2ms)
-  assert.equal(errorOf('\\sleep 2xs\n'), 's.sql:1:9: \\sleep: unknown time unit "xs"');
+  assert.equal(errorOf('\\sleep 2xs\n'), 's.sql:1:9: unrecognized time unit, must be us, ms or s ("xs") in command "sleep"');
   assert.equal(errorOf('\\sleep abc\n'), 's.sql:1:8: \\sleep: expected an integer or a :variable, not "abc"');
   assert.equal(errorOf('\\sleep 2ms extra\n'), 's.sql:1:8: \\sleep: expected an integer or a :variable, not "2ms"');
   // unexpected number of arguments (abs): the call is checked before the stray parenthesis
-  assert.equal(errorOf('\\set x abs(1, 2))\n'), 's.sql:1:8: \\set: unexpected number of arguments (abs)');
-  assert.equal(errorOf('\\set x nosuch(1))\n'), 's.sql:1:8: \\set: unexpected function name (nosuch)');
+  assert.equal(errorOf('\\set x abs(1, 2))\n'), 's.sql:1:8: unexpected number of arguments (abs) in command "set"');
+  assert.equal(errorOf('\\set x nosuch(1))\n'), 's.sql:1:8: unexpected function name (nosuch) in command "set"');
   // gset: invalid variable name: "a b" (pgbench stops the client when it stores; the name is known from the text here)
   assert.equal(errorOf('SELECT 1 AS "a b" \\gset\n'), 's.sql:1:19: \\gset: invalid variable name "a b"');
   assert.equal(errorOf('SELECT 1 AS a \\aset p-\n'), 's.sql:1:15: \\aset: invalid variable name "p-a"');
   // double constant overflow (1.0E309)
-  assert.equal(errorOf('\\set x 1.0E309\n'), 's.sql:1:8: \\set: double constant overflow (1.0E309)');
+  assert.equal(errorOf('\\set x 1.0E309\n'), 's.sql:1:8: double constant overflow (1.0E309) in command "set"');
 });
 
 test('what pgbench accepts is accepted: a unit attached to the number, a sign, a non-ASCII \\gset name', () => {
@@ -67,7 +67,7 @@ test('what pgbench accepts is accepted: a unit attached to the number, a sign, a
     assert.ok(step.op === 'sleep' && step.factorUs === factorUs, source);
   }
   const two = sleep('\\sleep 2ms\n');
-  assert.equal(two.op === 'sleep' && two.amount({ vars: [], random: undefined as never, debug: () => {} }), 2);
+  assert.equal(two.op === 'sleep' && two.amount({ vars: [], random: undefined as never, command: 0, debug: () => {} }), 2);
   assert.equal(errorOf('SELECT 1 AS "\u00e9t\u00e9" \\gset\nSELECT 1;\n'), 'no error');
 });
 

@@ -1,0 +1,198 @@
+import { userInfo } from 'node:os';
+import { DbError } from '../../drivers/errors.js';
+import { ScriptSyntaxError, UserError } from '../../errors.js';
+import { TOOL_VERSION } from '../../result/build.js';
+import type { RunResult } from '../../result/result.js';
+import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
+import { summaryText } from '../../reports/text.js';
+import { perCommandText } from '../../reports/per-command.js';
+import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
+import { redirectLogLines } from '../common.js';
+import { GetoptError } from './getopt.js';
+import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
+
+const HELP = `headroom pgbench runs pgbench's command line: a benchmarking tool for PostgreSQL
+(and, with a URL as DBNAME, for MariaDB, SQLite and Firebird).
+
+Usage:
+  headroom pgbench [OPTION]... [DBNAME | URL]
+
+Initialization options:
+  -i, --initialize, then -I STEPS (dtgGvpf), -F FILLFACTOR, -n, -q, -s SCALE,
+  --foreign-keys, --partition-method=range|hash, --partitions=N, --unlogged-tables
+Options to select what to run:
+  -b NAME[@W], -f FILE[@W], -N, -S
+Benchmarking options:
+  -c CLIENTS, -D NAME=VALUE, -j JOBS, -l, -L MS, -M simple|extended|prepared, -n, -P SEC, -r,
+  -R TPS, -s SCALE, -t N, -T SEC, -v, --aggregate-interval=SEC, --failures-detailed,
+  --log-prefix=PREFIX, --max-tries=N, --random-seed=SEED, --sampling-rate=RATE
+Common options:
+  -h HOST, -p PORT, -U USER, DBNAME (else PGDATABASE), or a headroom URL as DBNAME
+  (mariadb://..., sqlite:FILE, firebird://...) for another DBMS
+headroom's own options:
+  --headroom-summary (headroom's summary after pgbench's lines),
+  --headroom-out FILE (write headroom's result JSON)
+Not supported yet (refused): -C, -d, --tablespace, --index-tablespace, --progress-timestamp,
+  --verbose-errors, --exit-on-abort, --max-tries=0
+
+Report bugs to headroom's issue tracker.`;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * `headroom pgbench [pgbench's options] [dbname]`: pgbench's command line, run by headroom's
+ * engine and interpreter, answered with pgbench's lines and exit codes (1: a bad command line or
+ * script, or no connection; 2: a client aborted). headroom's notes are dropped; its summary and
+ * result file come only with --headroom-summary and --headroom-out FILE.
+ */
+export async function pgbenchCommand(argv: readonly string[], env: Env = process.env): Promise<number> {
+  const err = (text: string): void => void process.stderr.write(text);
+  if (argv[0] === '--help' || argv[0] === '-?') return (process.stdout.write(`${HELP}\n`), 0);
+  if (argv[0] === '--version' || argv[0] === '-V') return (process.stdout.write(`headroom pgbench ${TOOL_VERSION} (pgbench 15's command line)\n`), 0);
+  let parsed: PgbenchInit | PgbenchRun;
+  try {
+    parsed = parsePgbenchArgs(argv, env);
+  } catch (error) {
+    if (error instanceof GetoptError) {
+      err(`headroom pgbench: ${error.message}\nheadroom pgbench: hint: Try "headroom pgbench --help" for more information.\n`);
+      return 1;
+    }
+    if (error instanceof BuiltinListing) return (err(error.message), 0);
+    if (error instanceof PgbenchUsageError) {
+      err(`headroom pgbench: error: ${error.message}\n${error.more.map((line) => `headroom pgbench: ${line}\n`).join('')}`);
+      return 1;
+    }
+    throw error;
+  }
+  const notes: string[] = [];
+  redirectLogLines((message) => void notes.push(message));
+  try {
+    if (parsed.mode === 'init') {
+      const { initWithStyle } = await import('../data-verbs.js');
+      return await initWithStyle(initArgs(parsed, env), { announce: (line) => err(`${line}\n`), doneLine: (line) => err(`${line}\n`) });
+    }
+    const { runWithStyle } = await import('../run.js');
+    return await runWithStyle(runArgs(parsed, env), runStyle(parsed, env));
+  } catch (error) {
+    if (error instanceof UserError || error instanceof DbError) {
+      err(`headroom pgbench: error: ${error.message}\n`);
+      if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
+      else if (error.hint) err(`headroom pgbench: hint: ${error.hint}\n`);
+      if (argv.includes('--verbose-errors') && error.stack) err(`${error.stack}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    redirectLogLines((message) => void process.stderr.write(`${message}\n`));
+  }
+}
+
+/**
+ * The dbname argument, -h, -p, -U and the PG* environment as libpq takes them (the user
+ * defaulting to the system user's name, the database to the user), or a headroom URL given as
+ * the dbname for another DBMS.
+ */
+export function targetUrl(c: PgbenchConnection, env: Env): string {
+  if (c.dbname !== undefined && /^[a-z][a-z0-9+]*:/i.test(c.dbname) && !c.dbname.includes('=')) {
+    const conflict = [c.host && '-h', c.port && '-p', c.user && '-U'].find(Boolean);
+    if (conflict) throw new UserError(`${conflict} cannot be combined with a URL as the dbname`, 'put the host, port or user into the URL');
+    return c.dbname;
+  }
+  if (c.dbname !== undefined && c.dbname.includes('=')) {
+    throw new UserError(`connection strings ("${c.dbname}") are not supported as the dbname yet`, 'give -h, -p, -U and a database name, or a postgres:// URL');
+  }
+  const params = new URLSearchParams();
+  if (c.host !== undefined) params.set('host', c.host);
+  if (c.port !== undefined) params.set('port', c.port);
+  const user = c.user ?? env['PGUSER'] ?? userInfo().username;
+  params.set('user', user);
+  if (c.dbname !== undefined) params.set('dbname', c.dbname);
+  return `postgres://?${params.toString()}`;
+}
+
+function initArgs(o: PgbenchInit, env: Env): string[] {
+  return [
+    'tpcb', '--pgbench', '--db', targetUrl(o.connection, env), '-s', String(o.scale), '-I', o.steps || ' ', '-F', String(o.fillfactor),
+    '--partitions', String(o.partitions), '--partition-method', o.partitionMethod, ...(o.unlogged ? ['--unlogged-tables'] : []), '--force',
+  ];
+}
+
+function runArgs(o: PgbenchRun, env: Env): string[] {
+  const optional = (flag: string, value: number | string | undefined): string[] => (value === undefined ? [] : [flag, String(value)]);
+  const seed = o.seed ?? seedFromEnvironment(env);
+  return [
+    'tpcb', '--db', targetUrl(o.connection, env), '-c', String(o.clients), '-j', String(o.jobs),
+    ...(o.transactions !== undefined ? ['-t', String(o.transactions)] : ['-T', String(o.seconds)]),
+    '--protocol', o.protocol, '--progress', String(o.progress ?? 0), '--live=false', '--observe=false', '--max-tries', String(o.maxTries),
+    ...o.builtins.flatMap((b) => ['-b', b]), ...o.files.flatMap((f) => ['-f', f]), ...o.defines.flatMap((d) => ['-D', d]),
+    // The built-ins read the scale from pgbench_branches; -s then only sets :scale for scripts alone.
+    ...(o.builtins.length === 0 ? optional('-s', o.scale) : []),
+    ...optional('--rate', o.rate), ...optional('--latency-limit', o.latencyLimit), ...(o.log ? ['--log'] : []),
+    ...optional('--log-prefix', o.logPrefix), ...optional('--aggregate-interval', o.aggregateInterval), ...optional('--sampling-rate', o.samplingRate),
+    ...optional('--seed', seed), ...(o.failuresDetailed ? ['--failures-detailed'] : []), ...(o.perCommand ? ['-r'] : []),
+  ];
+}
+
+/** PGBENCH_RANDOM_SEED, which pgbench reads when --random-seed is not given. */
+function seedFromEnvironment(env: Env): number | undefined {
+  const text = env['PGBENCH_RANDOM_SEED'];
+  if (text === undefined || text === 'time' || text === 'rand') return undefined;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new PgbenchUsageError(`unrecognized random seed option "${text}"`);
+  return Number(text);
+}
+
+function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
+  const err = (text: string): void => void process.stderr.write(text);
+  const seed = o.seed ?? seedFromEnvironment(env);
+  return {
+    missingData(session) {
+      const database = session.target.dbms === 'sqlite' ? session.url : session.target.database;
+      throw new UserError(
+        `could not count number of branches: relation "pgbench_branches" does not exist in ${session.url}`,
+        `Perhaps you need to do initialization ("headroom pgbench -i") in database "${database}"`,
+      );
+    },
+    async beforeRun(session, scale) {
+      if (o.scale !== undefined && o.builtins.length > 0) {
+        err(`headroom pgbench: warning: scale option ignored, using count from pgbench_branches table (${scale})\n`);
+      }
+      if (seed !== undefined) err(`headroom pgbench: setting random seed to ${seed}\n`);
+      if (o.vacuum !== 'none') await pgbenchVacuum(session.conn, session.target.dbms, o.vacuum === 'all', err);
+    },
+    progress(point) {
+      const line = pgbenchProgressLine(point, { maxTries: o.maxTries, latencyLimited: o.latencyLimit !== undefined });
+      err(`${line.slice(0, line.indexOf(' | '))}\n`);
+    },
+    resultFile: () => o.headroomOut,
+    finish(result, file) {
+      process.stdout.write(`${pgbenchOutput(result, o).join('\n')}\n`);
+      if (o.headroomSummary) process.stdout.write(`\nheadroom's summary (--headroom-summary):\n${summaryText(result, file)}\n`);
+      return exitCode(result);
+    },
+  };
+}
+
+/** What pgbench prints on stdout after a run: its version line, its block, -r's latencies. */
+export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
+  for (const terminal of result.terminals) {
+    if (terminal.aborted !== undefined) process.stderr.write(`headroom pgbench: error: client ${terminal.terminal} aborted: ${terminal.aborted}\n`);
+  }
+  // pgbench prints the stddev only where it measured every latency: under -P, -R or -L.
+  const stddev = o.progress !== undefined || o.rate !== undefined || o.latencyLimit !== undefined;
+  const server = result.target.version.split(/ on | \(|,/)[0];
+  const block = pgbenchBlock(result).filter((line) => stddev || !line.startsWith('latency stddev'));
+  const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
+  if (result.perCommand) {
+    const text = perCommandText(result.perCommand).split('\n');
+    lines.push(...(result.perCommand.length === 1 ? text.map((line) => line.replace(/ \(.*\):$/, ':')) : text));
+  }
+  return lines;
+}
+
+function exitCode(result: RunResult): number {
+  if (result.terminals.some((t) => t.aborted !== undefined)) {
+    process.stderr.write('headroom pgbench: error: Run was aborted; the above results are incomplete.\n');
+    return 2;
+  }
+  return result.status === 'interrupted' ? 130 : 0;
+}

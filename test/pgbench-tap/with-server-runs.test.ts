@@ -1,0 +1,210 @@
+import { EMPTY, tapCases, tapServer, type TapCase } from './harness.js';
+
+/**
+ * 001_pgbench_with_server.pl, the cases that initialise and run the built-ins and small custom
+ * scripts, against a database of this file's own on the test server. The server-log checks of
+ * the parameter-logging cases are left out (they read the server's log file, not pgbench's
+ * output); their pgbench output is checked, with the logging settings given per session through
+ * PGOPTIONS instead of the TAP test's postgresql.conf.
+ */
+const labels = Array.from({ length: 1000 }, (_, i) => `'l${i + 1}'`).join(',');
+const SELECT_ONLY_VARIANT = '-- select only variant\n\\set aid random(1, :scale * 100000)\nBEGIN;\n' +
+    'SELECT abalance::INTEGER AS balance\n  FROM pgbench_accounts\n  WHERE aid=:aid;\nCOMMIT;\n';
+const JSON_PARAMS =
+  "select '{ invalid ' as value \\gset\n" +
+  "select $$'Valame Dios!' dijo Sancho; 'no le dije yo a vuestra merced que mirase bien lo que hacia?'$$ as long \\gset\n" +
+  'select column1::jsonb from (values (:value), (:long)) as q;\n';
+const DIVISION_PARAMS = "select '1' as one \\gset\nSELECT 1 / (random() / 2)::int, :one::int, :two::int;\n";
+
+const CASES: TapCase[] = [
+  {
+    name: 'concurrent OID generation',
+    args: '--no-vacuum --client=5 --protocol=prepared --transactions=25',
+    status: 0,
+    stdout: [/processed: 125\/125/],
+    stderr: [EMPTY],
+    files: { '001_pgbench_concurrent_insert': `CREATE TYPE pg_temp.e AS ENUM (${labels}); DROP TYPE pg_temp.e;` },
+  },
+  { name: 'no such database', args: 'no-such-database', status: 1, stdout: [EMPTY],
+    stderr: [/connection to server .* failed/, /FATAL: {2}database "no-such-database" does not exist/],
+    differs: "headroom says the database does not exist in its own words, not libpq's \"connection to server ... failed: FATAL: ...\"" },
+  { name: 'run without init', args: '-S -t 1', status: 1, stdout: [], stderr: [/Perhaps you need to do initialization/] },
+  { name: 'scale 1 initialization', args: '-i', status: 0, stdout: [EMPTY], stderr: [/creating tables/, /vacuuming/,
+    /creating primary keys/, /done in \d+\.\d\d s /] },
+  {
+    name: 'initialization with all options',
+    args: '--initialize --init-steps=dtpvg --scale=1 --unlogged-tables --fillfactor=98 --foreign-keys --quiet --partitions=2 --partition-method=hash',
+    status: 0,
+    stdout: [EMPTY],
+    stderr: [
+      /dropping old tables/,
+      /creating tables/,
+      /creating 2 partitions/,
+      /vacuuming/,
+      /creating primary keys/,
+      /creating foreign keys/,
+      /done in \d+\.\d\d s /,
+    ],
+  },
+  {
+    name: 'initialization with --tablespace and --index-tablespace',
+    args: '--initialize --scale=1 --tablespace=pg_default --index-tablespace=pg_default',
+    status: 0,
+    stdout: [EMPTY],
+    stderr: [/creating tables/, /done in \d+\.\d\d s /],
+    differs: '--tablespace and --index-tablespace are refused: headroom does not place tables in tablespaces yet',
+  },
+  {
+    name: '--init-steps with legacy step options',
+    args: '--initialize --init-steps=dtpvGvv --no-vacuum --foreign-keys --unlogged-tables --partitions=3',
+    status: 0,
+    stdout: [EMPTY],
+    stderr: [
+      /dropping old tables/,
+      /creating tables/,
+      /creating 3 partitions/,
+      /creating primary keys/,
+      /generating data \(server-side\)/,
+      /creating foreign keys/,
+      /done in \d+\.\d\d s /,
+    ],
+  },
+  {
+    name: 'tpcb-like',
+    args: '--transactions=5 -Dfoo=bla --client=2 --protocol=simple --builtin=t -n -v -n',
+    status: 0,
+    stdout: [/builtin: TPC-B/, /clients: 2\b/, /processed: 10\/10/, /mode: simple/, /maximum number of tries: 1/],
+    stderr: [EMPTY],
+  },
+  {
+    name: 'tpcb-like with --connect',
+    args: '--transactions=5 --client=2 --builtin=t --connect -n',
+    status: 0,
+    stdout: [/processed: 10\/10/],
+    stderr: [EMPTY],
+    differs: '-C/--connect (a new connection per transaction) is refused: not supported yet',
+  },
+  {
+    name: 'simple update',
+    args: '--transactions=20 --client=5 -M extended --builtin=si --no-vacuum -s 1',
+    status: 0,
+    stdout: [/builtin: simple update/, /clients: 5\b/, /threads: 1\b/, /processed: 100\/100/, /mode: extended/],
+    stderr: [/scale option ignored/],
+  },
+  {
+    name: 'select only',
+    args: '-t 100 -c 7 -M prepared -b se',
+    status: 0,
+    stdout: [/builtin: select only/, /clients: 7\b/, /threads: 1\b/, /processed: 700\/700/, /mode: prepared/],
+    stderr: [/vacuum/],
+  },
+  {
+    name: 'select only with --debug',
+    args: '-t 10 -c 2 -b se --debug',
+    status: 0,
+    stdout: [/processed: 20\/20/],
+    stderr: [/vacuum/, /client 0/, /client 1/, /sending/, /receiving/, /executing/],
+    differs: '-d/--debug is refused: not supported yet',
+  },
+  {
+    name: 'custom scripts',
+    args: '-t 100 -c 1 -j 2 -M prepared -n',
+    status: 0,
+    stdout: [
+      /type: multiple scripts/,
+      /mode: prepared/,
+      /script 1: .*\/001_pgbench_custom_script_1/,
+      /weight: 2/,
+      /script 2: .*\/001_pgbench_custom_script_2/,
+      /weight: 1/,
+      /processed: 100\/100/,
+    ],
+    stderr: [EMPTY],
+    files: {
+      '001_pgbench_custom_script_1@1': '-- select only\n\\set aid random(1, :scale * 100000)\nSELECT abalance::INTEGER AS balance\n' +
+          '  FROM pgbench_accounts\n  WHERE aid=:aid;\n',
+      '001_pgbench_custom_script_2@2': '-- special variables\nBEGIN;\n\\set foo 1\n-- cast are needed for typing under -M prepared\n' +
+          'SELECT :foo::INT + :scale::INT * :client_id::INT AS bla;\nCOMMIT;\n',
+    },
+  },
+  {
+    name: 'custom script, simple',
+    args: '-n -t 10 -c 1 -M simple',
+    status: 0,
+    stdout: [/type: .*\/001_pgbench_custom_script_3/, /processed: 10\/10/, /mode: simple/],
+    stderr: [EMPTY],
+    files: { '001_pgbench_custom_script_3': SELECT_ONLY_VARIANT },
+  },
+  {
+    name: 'custom script, extended',
+    args: '-n -t 10 -c 2 -M extended',
+    status: 0,
+    stdout: [/type: .*\/001_pgbench_custom_script_4/, /processed: 20\/20/, /mode: extended/],
+    stderr: [EMPTY],
+    files: { '001_pgbench_custom_script_4': SELECT_ONLY_VARIANT },
+  },
+  {
+    name: 'parameters not logged on error',
+    args: '-n -t1 -c1 -M prepared',
+    status: 2,
+    stdout: [],
+    stderr: [/ERROR: {2}invalid input syntax for type json/, /(?!unnamed portal with parameters)/],
+    files: { '001_param_1': JSON_PARAMS },
+    env: { PGOPTIONS: '-c log_parameter_max_length_on_error=0' },
+    differs: 'an SQL error other than a serialization failure or deadlock counts as a failed transaction in headroom; pgbench 15 aborts the client',
+  },
+  {
+    name: 'parameters truncated on error',
+    args: '-n -t1 -c1 -M prepared',
+    status: 2,
+    stdout: [],
+    stderr: [/ERROR: {2}division by zero/, /CONTEXT: {2}unnamed portal with parameters: \$1 = '1', \$2 = NULL/],
+    files: { '001_param_2': DIVISION_PARAMS },
+    env: { PGOPTIONS: '-c log_parameter_max_length_on_error=64' },
+    differs: "headroom's abort message gives the server's ERROR line without its CONTEXT",
+  },
+  {
+    name: 'bad parameter reported at BIND',
+    args: '-n -t1 -c1 -M prepared',
+    status: 2,
+    stdout: [],
+    stderr: [/ERROR: {2}invalid input syntax for type smallint: "1a"/, /CONTEXT: {2}unnamed portal parameter \$2 = '1a'/],
+    files: { '001_param_6': "select 42 as value1, '1a' as value2 \\gset\nselect :value1::smallint, :value2::smallint;\n" },
+    differs: "headroom's abort message gives the server's ERROR line without its CONTEXT",
+  },
+  {
+    name: 'throttling',
+    args: '-t 100 -S --rate=100000 --latency-limit=1000000 -c 2 -n -r',
+    status: 0,
+    stdout: [/processed: 200\/200/, /builtin: select only/],
+    stderr: [EMPTY],
+  },
+  {
+    name: 'late throttling',
+    args: '-t 10 --rate=100000 --latency-limit=1 -n -r',
+    status: 0,
+    stdout: [/processed: [01]\/10/, /type: .*\/001_pgbench_sleep/, /above the 1.0 ms latency limit: [01]\//],
+    stderr: [EMPTY],
+    files: { '001_pgbench_sleep': '\\sleep 2ms' },
+  },
+  {
+    name: 'logs with sampling',
+    args: '-n -S -t 50 -c 2 --log --sampling-rate=0.5',
+    status: 0,
+    stdout: [/select only/, /processed: 100\/100/],
+    stderr: [EMPTY],
+    after: ['--log-prefix={dir}/001_pgbench_log_2'],
+  },
+  {
+    name: 'incomplete transaction block',
+    args: '--no-vacuum',
+    status: 2,
+    stdout: [/processed: 1\/10/],
+    stderr: [/client 0 aborted: end of script reached without completing the last transaction/],
+    files: { '001_pgbench_incomplete_transaction_block': 'BEGIN;SELECT 1;' },
+    differs: 'headroom counts the unfinished transaction as failed (0/10); pgbench counts it processed (1/10) before aborting the client',
+  },
+];
+
+const server = tapServer(true);
+tapCases(server, '001_pgbench_with_server (runs)', CASES);
