@@ -6,7 +6,7 @@ import type { TerminalContext, TransactionRunner, TransactionType } from '../wor
 import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
 import { Pacing } from './pacing.js';
-import { Random } from './random.js';
+import { Random } from '../common/random.js';
 import type { StopSignal } from './stop-signal.js';
 import type { TransactionLog } from './transaction-log.js';
 

@@ -3,7 +3,7 @@ import type { Connection, Driver } from '../drivers/driver.js';
 import { galeraLag } from '../drivers/mariadb/replica-lag.js';
 import { postgresLag } from '../drivers/postgres/replica-lag.js';
 import { createDriver } from '../drivers/registry.js';
-import { round } from '../engine/measurements.js';
+import { round } from '../common/round.js';
 
 /** One replica at one moment; PostgreSQL fills bytes and replayAgeMs, Galera the other three. */
 export interface LagSample {

@@ -1,7 +1,7 @@
 import { transportKind } from '../drivers/transport/connect.js';
 import { createRequire } from 'node:module';
 import type { EngineOutcome } from '../engine/engine.js';
-import { round } from '../engine/measurements.js';
+import { round } from '../common/round.js';
 import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';

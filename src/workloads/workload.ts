@@ -1,6 +1,6 @@
 import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
-import type { Random } from '../engine/random.js';
+import type { Random } from '../common/random.js';
 import type { CommandTimings } from '../metrics/command-timings.js';
 import type { PlanningSample } from '../result/result.js';
 
