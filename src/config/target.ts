@@ -258,6 +258,11 @@ function redact(text: string): string {
   return text.replace(/(\/\/[^:/@]*):[^@]*@/, '$1:***@');
 }
 
+/** The target as a server's; undefined for an embedded DBMS, which runs inside the client. */
+export function serverTargetOf(target: Target): ServerTarget | undefined {
+  return 'host' in target ? target : undefined;
+}
+
 /** A server on this machine, whose processes can be read from /proc; SQLite runs inside the client. */
 export function runsOnThisMachine(target: Target): boolean {
   if (target.dbms === 'sqlite') return false;

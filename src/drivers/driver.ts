@@ -136,6 +136,15 @@ export interface PendingStore {
   database(conn: Connection): Promise<string>;
 }
 
+/** One replica at one moment; PostgreSQL fills bytes and replayAgeMs, Galera the other three. */
+export interface LagSample {
+  bytes?: number;
+  replayAgeMs?: number | null;
+  recvQueue?: number;
+  flowControlPaused?: number;
+  behindTransactions?: number;
+}
+
 export interface ConnectionBudget {
   /** The server's connection limit as an ordinary user sees it. */
   max: number;
@@ -162,6 +171,11 @@ export interface Driver {
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan>;
   /** Where changes that outlive a connection are recorded on the server; absent where headroom makes none. */
   readonly pendingStore?: PendingStore;
+  /**
+   * How far each replica is behind the primary, read over connections to the primary and to each
+   * replica (in the order given); absent where the DBMS's replication is not sampled.
+   */
+  replicaLag?(primary: Connection, replicas: readonly Connection[]): Promise<LagSample[]>;
   /** The DBMS's own statistics (sizes, waits, statements), read over `conn` during a run. */
   observe(conn: Connection): DbmsObservation;
   close(): Promise<void>;

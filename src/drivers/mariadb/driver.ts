@@ -8,6 +8,7 @@ import { classifyMariadbError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
 import { MariadbWire, type PreparedStatement } from './wire/connection.js';
 import { mariadbPendingStore } from './pending-store.js';
+import { galeraLag } from './replica-lag.js';
 import { readFileSync } from 'node:fs';
 import { TlsContext, TlsError } from '../transport/tls.js';
 
@@ -107,6 +108,9 @@ export class MariadbDriver implements Driver {
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planMariadbSetting(conn, name, value);
   }
+
+  /** Galera clusters only: asynchronous MariaDB replication has no wsrep status (the sample says so). */
+  readonly replicaLag = galeraLag;
 
   observe(conn: Connection): DbmsObservation {
     return observeMariadb(conn);

@@ -14,6 +14,7 @@ import { postgresPendingStore } from './pending-store.js';
 import { connectSuitable } from './hosts.js';
 import { TlsContext } from '../transport/tls.js';
 import { POSTGRES_TLS_DEFAULT } from './tls-options.js';
+import { postgresLag } from './replica-lag.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -108,6 +109,8 @@ export class PostgresDriver implements Driver {
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planPostgresSetting(conn, name, value);
   }
+
+  readonly replicaLag = postgresLag;
 
   observe(conn: Connection): DbmsObservation {
     return observePostgres(conn);
