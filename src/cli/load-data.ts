@@ -160,6 +160,7 @@ class LoadGuard {
     return {
       dbms: inner.dbms,
       blocking: inner.blocking,
+      pipelines: inner.pipelines,
       target: inner.target,
       connect: async () => this.connection(await this.run(() => inner.connect())),
       serverInfo: (conn) => inner.serverInfo(unwrap(conn)),

@@ -61,8 +61,9 @@ export interface ServerInfo {
   /** The session's encryption as the server reports it (pg_stat_ssl, Ssl_version/Ssl_cipher); absent in plaintext. */
   tls?: { protocol: string; cipher: string };
   /**
-   * The transport the connection serverInfo ran on (PostgreSQL, MariaDB): the process's default,
-   * or a Node socket where TLS was asked for (tls once encrypted).
+   * The transport the connection serverInfo ran on, for drivers whose client rides one
+   * (drivers/transport: PostgreSQL, MariaDB): the process's default, or a Node socket where TLS
+   * was asked for (tls once encrypted). Absent for clients that bring their own sockets.
    */
   transport?: TransportKind;
 }
@@ -159,6 +160,12 @@ export interface Driver {
    * the event loop between transactions or timers and signals would never run.
    */
   readonly blocking: boolean;
+  /**
+   * True when the client queues requests on one socket without waiting for each answer, so a
+   * pgbench script's \startpipeline ... \endpipeline is a real pipeline; elsewhere its
+   * statements run one after another.
+   */
+  readonly pipelines: boolean;
   /** The target as shown to people, never with a password. */
   readonly target: string;
   connect(): Promise<Connection>;

@@ -1,4 +1,3 @@
-import { transportKind } from '../drivers/transport/connect.js';
 import { createRequire } from 'node:module';
 import type { EngineOutcome } from '../engine/engine.js';
 import { round } from '../common/round.js';
@@ -56,10 +55,8 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         systemUs: outcome.clientCpu.systemUs,
         usPerTransaction: transactions + failed > 0 ? round(cpuUs / (transactions + failed), 2) : null,
         percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
-        // Only headroom's own PostgreSQL and MariaDB clients ride on a transport (drivers/transport).
-        // The admin connection's own transport: an encrypted session rides Node's tls module, and
-        // one that asked for TLS a Node socket, whatever the process's plaintext transport is.
-        ...(server.dbms === 'postgres' || server.dbms === 'mariadb' ? { transport: server.transport ?? (server.tls ? 'tls' : transportKind()) } : {}),
+        // The admin connection's own transport, where the driver's client rides one (ServerInfo.transport).
+        ...(server.transport ? { transport: server.transport } : {}),
       },
       clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },
       eventLoopDelayMs: outcome.eventLoopDelayMs,

@@ -53,6 +53,8 @@ export interface TerminalContext {
   readonly transactionsPerTerminal: number | undefined;
   readonly scale: number;
   readonly dbms: DbmsName;
+  /** The driver queues statements on one socket (Driver.pipelines); absent: it does not. */
+  readonly pipelines?: boolean;
   readonly random: Random;
   readonly options: OptionValues;
   /** --protocol: how statements are sent (workloads that honour it; see Protocol). */

@@ -30,6 +30,7 @@ export function firebirdOptions(target: ServerTarget): Options {
 export class FirebirdDriver implements Driver {
   readonly dbms = 'firebird';
   readonly blocking = false;
+  readonly pipelines = false;
   readonly target: string;
 
   constructor(private readonly config: ServerTarget) {

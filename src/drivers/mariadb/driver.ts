@@ -11,6 +11,7 @@ import { mariadbPendingStore } from './pending-store.js';
 import { galeraLag } from './replica-lag.js';
 import { readFileSync } from 'node:fs';
 import { TlsContext, TlsError } from '../transport/tls.js';
+import { transportKind } from '../transport/connect.js';
 
 /** Settings that decide MariaDB's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -34,6 +35,7 @@ const BULK_STATEMENT_BYTES = 2 << 20;
 export class MariadbDriver implements Driver {
   readonly dbms = 'mariadb';
   readonly blocking = false;
+  readonly pipelines = false;
   readonly target: string;
   /** Built once: its secure context (CA file parsed) serves every connection of this driver. */
   private readonly tls: TlsContext | undefined;
@@ -86,8 +88,9 @@ export class MariadbDriver implements Driver {
     // The server's own word on encryption: an empty Ssl_cipher is a plaintext session.
     const ssl = new Map((await conn.query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")) as [string, string][]);
     const cipher = ssl.get('Ssl_cipher') ?? '';
-    const transport = conn instanceof MariadbConnection ? conn.wire.transportKind : undefined;
-    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}), ...(transport ? { transport } : {}) };
+    // A connection of another kind (a wrapper) tells nothing: the process's transport, or tls once encrypted.
+    const transport = conn instanceof MariadbConnection ? conn.wire.transportKind : cipher !== '' ? 'tls' : transportKind();
+    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}), transport };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {

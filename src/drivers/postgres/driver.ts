@@ -13,6 +13,7 @@ import { unframeableString } from '../unframeable.js';
 import { postgresPendingStore } from './pending-store.js';
 import { connectSuitable } from './hosts.js';
 import { TlsContext } from '../transport/tls.js';
+import { transportKind } from '../transport/connect.js';
 import { POSTGRES_TLS_DEFAULT } from './tls-options.js';
 import { postgresLag } from './replica-lag.js';
 
@@ -38,6 +39,7 @@ const SETTINGS = [
 export class PostgresDriver implements Driver {
   readonly dbms = 'postgres';
   readonly blocking = false;
+  readonly pipelines = true;
   readonly target: string;
   /** Built once: its secure context (CA file parsed) serves every connection of this driver. */
   private readonly tls: TlsContext;
@@ -84,8 +86,9 @@ export class PostgresDriver implements Driver {
     ];
     // The server's own word on encryption, not the client's belief.
     const [ssl] = (await conn.query('SELECT version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl')) as [string, string][];
-    const transport = conn instanceof PostgresConnection ? conn.wire.transportKind : undefined;
-    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}), ...(transport ? { transport } : {}) };
+    // A connection of another kind (a wrapper) tells nothing: the process's transport, or tls once encrypted.
+    const transport = conn instanceof PostgresConnection ? conn.wire.transportKind : ssl ? 'tls' : transportKind();
+    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}), transport };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {

@@ -15,6 +15,7 @@ import { StatementCache } from '../statement-cache.js';
 export class SqliteDriver implements Driver {
   readonly dbms = 'sqlite';
   readonly blocking = true;
+  readonly pipelines = false;
   readonly target: string;
 
   constructor(private readonly config: SqliteTarget) {

@@ -83,9 +83,9 @@ class ScriptRun {
   ) {
     this.statements = program.steps.map(() => undefined);
     this.params = program.steps.map((s) => (s.op === 'sql' ? new Array<SqlValue>(s.sql.slots.length) : []));
-    // Our PostgreSQL client queues requests on one socket, so a pipeline is real there; the other
-    // drivers run its statements one after another.
-    this.pipelining = terminal.dbms === 'postgres';
+    // A driver that queues requests on one socket makes a pipeline real; the others run its
+    // statements one after another.
+    this.pipelining = terminal.pipelines === true;
     this.timings = terminal.commandTimings?.forScript(program.name, program.commandLabels);
     if (program.usesPipeline && !this.pipelining && !pipelineNoticeShown) {
       pipelineNoticeShown = true;
