@@ -172,6 +172,11 @@ export interface Driver {
   serverInfo(conn: Connection): Promise<ServerInfo>;
   /** How many more connections the server accepts; undefined where there is no such limit. */
   connectionBudget(conn: Connection): Promise<ConnectionBudget | undefined>;
+  /**
+   * The folder the DBMS keeps this database's data in, as a path on the machine it runs on
+   * (PostgreSQL needs a role that may read data_directory); undefined when it does not say.
+   */
+  dataFolder(conn: Connection): Promise<string | undefined>;
   /** Does a table exist in the connected database/schema? */
   tableExists(conn: Connection, table: string): Promise<boolean>;
   /** How --set NAME=VALUE is applied on this DBMS; throws UserError when it cannot be while the server runs. */
@@ -186,4 +191,10 @@ export interface Driver {
   /** The DBMS's own statistics (sizes, waits, statements), read over `conn` during a run. */
   observe(conn: Connection): DbmsObservation;
   close(): Promise<void>;
+}
+
+/** The first value of a one-value answer, or undefined for none, NULL or ''. */
+export async function oneValue(conn: Connection, sql: string): Promise<string | undefined> {
+  const value = (await conn.query(sql))[0]?.[0];
+  return value === null || value === undefined || String(value) === '' ? undefined : String(value);
 }

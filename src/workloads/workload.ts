@@ -166,6 +166,12 @@ export interface Workload {
    * headroom's record is refused.
    */
   unrecordedDataProblem?(ctx: DataContext): Promise<string | undefined>;
+  /**
+   * Another tool that may load these tables over headroom's recorded load (tpcb: pgbench -i), the
+   * DBMSs it runs on, and what to do after it stopped part way: there unrecordedDataProblem runs
+   * even when headroom's record says the load finished.
+   */
+  readonly otherLoader?: { tool: string; runsOn: readonly DbmsName[]; hint: string };
   /** After an interrupted load: what it left committed, in a few words (kv: the rows kept). */
   loadedSoFar?(ctx: Omit<DataContext, 'scale'>): Promise<string>;
   /** How the data in the database was loaded, for workloads with more than one way (chain: faithful, bulk). */

@@ -1,6 +1,7 @@
 import { planMariadbSetting } from './settings.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeMariadb } from './observe.js';
+import { oneValue } from '../driver.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
@@ -99,6 +100,10 @@ export class MariadbDriver implements Driver {
               (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_CONNECTED')`,
     )) as [[number | bigint, string]];
     return { max: Number(max), inUse: Number(inUse) };
+  }
+
+  dataFolder(conn: Connection): Promise<string | undefined> {
+    return oneValue(conn, 'SELECT @@datadir');
   }
 
   async tableExists(conn: Connection, table: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { DbmsObservation } from '../../observe/observation.js';
 import { planPostgresSetting } from './settings.js';
 import { observePostgres } from './observe.js';
+import { oneValue } from '../driver.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
@@ -100,6 +101,10 @@ export class PostgresDriver implements Driver {
               (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend')`,
     )) as [[number, number]];
     return { max, inUse };
+  }
+
+  dataFolder(conn: Connection): Promise<string | undefined> {
+    return oneValue(conn, 'SHOW data_directory');
   }
 
   async tableExists(conn: Connection, table: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import path from 'node:path';
 import { planSqliteSetting } from './settings.js';
 import type { DbmsObservation } from '../../observe/observation.js';
 import { observeSqlite } from './observe.js';
@@ -55,6 +56,10 @@ export class SqliteDriver implements Driver {
 
   async connectionBudget(): Promise<undefined> {
     return undefined;
+  }
+
+  async dataFolder(): Promise<string | undefined> {
+    return path.dirname(path.resolve(this.config.file));
   }
 
   async tableExists(conn: Connection, table: string): Promise<boolean> {
