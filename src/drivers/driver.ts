@@ -146,6 +146,18 @@ export interface LagSample {
   behindTransactions?: number;
 }
 
+/**
+ * A DBMS's background cleanup of dead rows (PostgreSQL's autovacuum), held off for one table while
+ * an experiment measures what dead rows cost: how, and what the pending-settings record keeps.
+ */
+export interface CleanupHold {
+  /** The hold for `table`, or only a note where the table's own setting is left as it is. */
+  planHold(
+    conn: Connection,
+    table: string,
+  ): Promise<{ note: string; change?: Pick<PendingChange, 'name' | 'set' | 'restoreTo' | 'previous'>; apply?: string; undo?: string }>;
+}
+
 export interface ConnectionBudget {
   /** The server's connection limit as an ordinary user sees it. */
   max: number;
@@ -183,6 +195,8 @@ export interface Driver {
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan>;
   /** Where changes that outlive a connection are recorded on the server; absent where headroom makes none. */
   readonly pendingStore?: PendingStore;
+  /** Holds off background cleanup per table (needs pendingStore to record it); absent where there is none to hold. */
+  readonly cleanupHold?: CleanupHold;
   /**
    * How far each replica is behind the primary, read over connections to the primary and to each
    * replica (in the order given); absent where the DBMS's replication is not sampled.

@@ -17,6 +17,7 @@ import { TlsContext } from '../transport/tls.js';
 import { transportKind } from '../transport/connect.js';
 import { POSTGRES_TLS_DEFAULT } from './tls-options.js';
 import { postgresLag } from './replica-lag.js';
+import { postgresCleanupHold } from './autovacuum.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -113,6 +114,7 @@ export class PostgresDriver implements Driver {
   }
 
   readonly pendingStore = postgresPendingStore;
+  readonly cleanupHold = postgresCleanupHold;
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planPostgresSetting(conn, name, value);
