@@ -263,6 +263,11 @@ export function serverTargetOf(target: Target): ServerTarget | undefined {
   return 'host' in target ? target : undefined;
 }
 
+/** The DBMS runs on this machine: embedded in the client, or a server here. */
+export function dbmsOnThisMachine(target: Target): boolean {
+  return !serverTargetOf(target) || runsOnThisMachine(target);
+}
+
 /** A server on this machine, whose processes can be read from /proc; SQLite runs inside the client. */
 export function runsOnThisMachine(target: Target): boolean {
   if (target.dbms === 'sqlite') return false;

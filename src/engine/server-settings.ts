@@ -156,5 +156,6 @@ export class ServerSettings {
 }
 
 function serverAddress(target: Target): string {
-  return target.dbms === 'sqlite' ? target.file : `${target.host}:${target.port}`;
+  // An embedded DBMS's place is its file.
+  return 'file' in target ? target.file : `${target.host}:${target.port}`;
 }
