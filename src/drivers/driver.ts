@@ -1,5 +1,5 @@
 import type { TransportKind } from './transport/transport.js';
-import type { DbmsObservation } from '../observe/observation.js';
+import type { DbmsObservation } from './observation.js';
 
 /**
  * The contract every DBMS driver implements. Workloads and the engine only see these types;

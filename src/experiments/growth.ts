@@ -8,7 +8,7 @@ import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
 import { findWorkload } from '../workloads/registry.js';
 import { memTotalBytes, type ExperimentResult } from './experiment-result.js';
-import { tablesBytes } from '../observe/observation.js';
+import { tablesBytes } from '../drivers/observation.js';
 import { checkClients, measureStep } from './measure.js';
 import { runExperiment } from './runner.js';
 

@@ -1,7 +1,7 @@
 import type { Database, Options } from 'node-firebird';
 import type WireConnection from 'node-firebird/lib/wire/connection.js';
 import path from 'node:path';
-import type { DbmsObservation } from '../../observe/observation.js';
+import type { DbmsObservation } from '../observation.js';
 import { observeFirebird } from './observe.js';
 import type { Connection, ConnectionBudget, Driver, ServerInfo, SettingPlan } from '../driver.js';
 import { UserError } from '../../errors.js';

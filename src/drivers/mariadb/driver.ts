@@ -1,5 +1,5 @@
 import { planMariadbSetting } from './settings.js';
-import type { DbmsObservation } from '../../observe/observation.js';
+import type { DbmsObservation } from '../observation.js';
 import { observeMariadb } from './observe.js';
 import { oneValue } from '../driver.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';

@@ -1,4 +1,4 @@
-import type { DbmsObservation } from '../../observe/observation.js';
+import type { DbmsObservation } from '../observation.js';
 import { planPostgresSetting } from './settings.js';
 import { observePostgres } from './observe.js';
 import { oneValue } from '../driver.js';

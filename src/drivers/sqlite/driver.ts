@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { planSqliteSetting } from './settings.js';
-import type { DbmsObservation } from '../../observe/observation.js';
+import type { DbmsObservation } from '../observation.js';
 import { observeSqlite } from './observe.js';
 import type { Connection, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import { describeTarget, type SqliteTarget } from '../../config/target.js';
