@@ -3,6 +3,9 @@ import { settingsLine } from './settings-text.js';
 import type { RunResult } from '../result/result.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
+import { table } from './table.js';
+
+export { table };
 import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgbench-text.js';
 import { replicationLines } from './replication-text.js';
 
@@ -115,11 +118,6 @@ function describeOptions(options: Record<string, unknown>): string {
 
 function percent(part: number, whole: number): string {
   return `${whole === 0 ? '0.000' : ((part / whole) * 100).toFixed(3)}%`;
-}
-
-export function table(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
 }
 
 function withoutKey(options: Record<string, unknown>, key: string): Record<string, unknown> {

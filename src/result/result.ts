@@ -2,7 +2,9 @@ import type { DbmsName } from '../drivers/driver.js';
 import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
-import type { CheckOutcome, LoadPhase, WorkloadMetric } from '../workloads/workload.js';
+import type { CheckOutcome, LoadPhase, PlanningSample, WorkloadMetric } from '../workloads/workload.js';
+
+export type { PlanningSample };
 import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
@@ -126,23 +128,6 @@ export interface PlanningResult extends PlanningSample {
   shareOfServerCpu: number | null;
   /** textOverheadMsPerUnit over serverCpuMsPerUnit; absent without either. */
   textShareOfServerCpu?: number;
-}
-
-/** What a workload measured of its statements' planning (Workload.samplePlanning). */
-export interface PlanningSample {
-  /** How it was measured, in words, e.g. "EXPLAIN (ANALYZE, SUMMARY) ... after the run, medians of 15". */
-  method: string;
-  statements: { name: string; planningMs: number; executionMs: number }[];
-  /** Sums over the statements, each run once per unit. */
-  planningMsPerUnit: number;
-  executionMsPerUnit: number;
-  /**
-   * PostgreSQL, joins sent as literal text: their round trips less those of the same joins
-   * prepared, per unit: parsing, analysing and planning the text (the planner alone is planningMs).
-   */
-  textOverheadMsPerUnit?: number;
-  /** What avoids the planning, or why nothing does. */
-  avoidedBy: string;
 }
 
 /** What pgbench reports that the histogram summary does not: exact moments, connection time, lateness, the failure split. */

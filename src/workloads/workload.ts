@@ -2,7 +2,6 @@ import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import type { Random } from '../common/random.js';
 import type { CommandTimings } from '../metrics/command-timings.js';
-import type { PlanningSample } from '../result/result.js';
 
 /** What a workload sees while it creates, loads, checks or drops its data. */
 export interface DataContext {
@@ -196,4 +195,21 @@ export interface Workload {
   needsData?(options: OptionValues): boolean;
   /** The transaction mix for these options; throws UserError when the options are wrong. */
   transactions(options: OptionValues): TransactionType[];
+}
+
+/** What a workload measured of its statements' planning (Workload.samplePlanning). */
+export interface PlanningSample {
+  /** How it was measured, in words, e.g. "EXPLAIN (ANALYZE, SUMMARY) ... after the run, medians of 15". */
+  method: string;
+  statements: { name: string; planningMs: number; executionMs: number }[];
+  /** Sums over the statements, each run once per unit. */
+  planningMsPerUnit: number;
+  executionMsPerUnit: number;
+  /**
+   * PostgreSQL, joins sent as literal text: their round trips less those of the same joins
+   * prepared, per unit: parsing, analysing and planning the text (the planner alone is planningMs).
+   */
+  textOverheadMsPerUnit?: number;
+  /** What avoids the planning, or why nothing does. */
+  avoidedBy: string;
 }
