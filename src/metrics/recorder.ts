@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
-import type { NodeTotals } from '../engine/routing/node-stats.js';
+import type { NodeTotals } from './node-stats.js';
 import { Histogram } from './histogram.js';
 import { CommandTimings, type ScriptCommandTotals } from './command-timings.js';
 import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';

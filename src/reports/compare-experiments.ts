@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import type { ExperimentResult } from '../experiments/experiment-result.js';
-import { readExperiment } from '../experiments/read.js';
+import type { ExperimentResult } from '../result/experiment-result.js';
+import { readExperiment } from '../result/read-experiment.js';
 import { settingsLine } from './settings-text.js';
 import { table } from './table.js';
 

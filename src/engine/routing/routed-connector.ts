@@ -3,7 +3,7 @@ import type { Connection, Driver } from '../../drivers/driver.js';
 import { createDriver } from '../../drivers/registry.js';
 import type { TransactionType } from '../../workloads/workload.js';
 import { Balancer, type Balance, type Route } from './balancer.js';
-import { NodeStats } from './node-stats.js';
+import { NodeStats } from '../../metrics/node-stats.js';
 import { RoutingConnection } from './routing-connection.js';
 
 /** --route and --balance, as plain data for the jobs. */
