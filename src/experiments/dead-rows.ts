@@ -53,7 +53,7 @@ export interface DeadRowsConfig {
 }
 
 /**
- * The study's dead-row effect (experiments.md section 3: after the update test reads were 15-20%
+ * The study's dead-row effect (docs/experiments.md section 3: after the update test reads were 15-20%
  * slower and the table had grown; VACUUM recovers it): the kv read test, the update test, the read
  * test again, the DBMS's maintenance, the read test once more, with the table's sizes before and
  * after every step. The kv table must already hold config.rows rows.

@@ -9,7 +9,7 @@ export interface Maintenance {
   sizesNote: string;
 }
 
-/** The DBMS's way to reclaim the old row versions an update test leaves (experiments.md section 3: "VACUUM recovers it"). */
+/** The DBMS's way to reclaim the old row versions an update test leaves (docs/experiments.md section 3: "VACUUM recovers it"). */
 export function maintenanceFor(dbms: DbmsName, table: string): Maintenance {
   switch (dbms) {
     case 'postgres':

@@ -82,7 +82,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
 }
 
 /**
- * The chain study's own per-run line (chain-model.md, "Runs"), so results read side by side with
+ * The chain study's own per-run line (docs/chain-model.md, "Runs"), so results read side by side with
  * it: from before the first connection to the last terminal's end, as the study timed it (with
  * chain --statements study the terminals start 10 ms apart, as its did). With a warm-up, or in older files,
  * there is no such span and the line says it covers the measured period.

@@ -75,7 +75,7 @@ export interface RunResult {
     /** pgbench's figures; see docs/result-schema.md. Absent from files written before they were added. */
     pgbench?: PgbenchSummary;
     /**
-     * The chain study's `Total time` (chain-model.md, "Runs"): from before the first terminal
+     * The chain study's `Total time` (docs/chain-model.md, "Runs"): from before the first terminal
      * connects to the end of the last terminal's last unit, so connecting and preparing count;
      * trPerSec = transactions * 1000 / ms. Absent with a warm-up (the study had none) and in older files.
      */
