@@ -113,8 +113,10 @@ export class Recorder {
     this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), counters: {}, ...noPgbenchCounts() }));
   }
 
-  /** tries: how many times the transaction ran, the last one committing (or rolling back as the workload asks: rolledBack). */
-  /** `endedAt`: performance.now() when it ended. */
+  /**
+   * A committed transaction. `endedAt`: performance.now() when it ended; `tries`: how many times it
+   * ran, the last one committing (or rolling back as the workload asks: rolledBack).
+   */
   success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, endedAt: number, tries = 1, rolledBack = false): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;

@@ -102,8 +102,10 @@ export interface RunResult {
     /** The workload's own counts for this type (tpcc delivery: skipped districts); absent when it kept none. */
     counters?: Record<string, number>;
   }[];
-  /** Per terminal over the measured period: the study's finished / time / maxWait / avgWait. */
-  /** aborted: why the terminal stopped early (a bad request or a script error), absent when it did not. */
+  /**
+   * Per terminal over the measured period: the study's finished / time / maxWait / avgWait, and
+   * `aborted`: why the terminal stopped early (a bad request or a script error), absent when it did not.
+   */
   terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number; aborted?: string }[];
   errors: ErrorSample[];
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
