@@ -7,7 +7,7 @@ import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { classifyMariadbError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
-import { MariadbWire, type PreparedStatement } from './wire/connection.js';
+import { MariadbWire, type MariadbPreparedStatement } from './wire/connection.js';
 import { mariadbPendingStore } from './pending-store.js';
 import { galeraLag } from './replica-lag.js';
 import { readFileSync } from 'node:fs';
@@ -131,7 +131,7 @@ export class MariadbDriver implements Driver {
 class MariadbStatement implements Statement {
   constructor(
     private readonly wire: MariadbWire,
-    private readonly prepared: PreparedStatement,
+    private readonly prepared: MariadbPreparedStatement,
   ) {}
 
   run(params: readonly SqlValue[] = NO_PARAMS): Promise<number> {

@@ -8,7 +8,7 @@ import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
-import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
+import { WireConnection, encodeQuery, type PgPreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
 import { unframeableString } from '../unframeable.js';
 import { postgresPendingStore } from './pending-store.js';
@@ -133,7 +133,7 @@ export class PostgresDriver implements Driver {
 class PostgresStatement implements Statement {
   constructor(
     private readonly wire: WireConnection,
-    private readonly statement: PreparedStatement,
+    private readonly statement: PgPreparedStatement,
   ) {}
 
   run(params: readonly SqlValue[] = NO_PARAMS): Promise<number> {
