@@ -162,6 +162,7 @@ class LoadGuard {
       dbms: inner.dbms,
       blocking: inner.blocking,
       pipelines: inner.pipelines,
+      ...(inner.durableValues ? { durableValues: inner.durableValues } : {}),
       target: inner.target,
       connect: async () => this.connection(await this.run(() => inner.connect())),
       serverInfo: (conn) => inner.serverInfo(unwrap(conn)),

@@ -193,6 +193,12 @@ export interface Driver {
   tableExists(conn: Connection, table: string): Promise<boolean>;
   /** How --set NAME=VALUE is applied on this DBMS; throws UserError when it cannot be while the server runs. */
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan>;
+  /**
+   * Server-wide settings that let the server lose commits it acknowledged, with the values that do
+   * not (lower case): --set of any other value needs --i-accept-data-loss on a server that is not
+   * on this machine. Absent: the DBMS has no such setting --set can change while it runs.
+   */
+  readonly durableValues?: Readonly<Record<string, readonly string[]>>;
   /** Where changes that outlive a connection are recorded on the server; absent where headroom makes none. */
   readonly pendingStore?: PendingStore;
   /** Holds off background cleanup per table (needs pendingStore to record it); absent where there is none to hold. */

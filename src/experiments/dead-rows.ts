@@ -3,7 +3,7 @@ import type { RunResult } from '../result/result.js';
 import { logLine } from '../cli/common.js';
 import { kv } from '../workloads/kv/index.js';
 import { TABLE } from '../workloads/kv/schema.js';
-import { maintenanceFor } from './maintenance.js';
+import { maintenanceFor } from '../drivers/maintenance.js';
 import { measureStep } from './measure.js';
 import { holdAutovacuum } from './autovacuum.js';
 import type { ExperimentContext } from './runner.js';

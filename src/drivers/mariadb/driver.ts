@@ -112,6 +112,7 @@ export class MariadbDriver implements Driver {
   }
 
   readonly pendingStore = mariadbPendingStore;
+  readonly durableValues = { innodb_flush_log_at_trx_commit: ['1'], innodb_doublewrite: ['on', '1'], sync_binlog: ['1'] };
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planMariadbSetting(conn, name, value);

@@ -114,6 +114,11 @@ export class PostgresDriver implements Driver {
   }
 
   readonly pendingStore = postgresPendingStore;
+  readonly durableValues = {
+    fsync: ['on', 'true', 'yes', '1'],
+    full_page_writes: ['on', 'true', 'yes', '1'],
+    synchronous_commit: ['on', 'remote_apply', 'remote_write', 'local'],
+  };
   readonly cleanupHold = postgresCleanupHold;
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
