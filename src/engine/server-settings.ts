@@ -69,7 +69,8 @@ export class ServerSettings {
     }
     // Any value but the durable ones of a setting that can lose acknowledged commits (Driver.durableValues).
     const durable = driver.durableValues ?? {};
-    const risky = plans.filter(({ asked, plan }) => plan.scope === 'global' && !(durable[asked.name.toLowerCase()]?.includes(asked.value.toLowerCase()) ?? true));
+    const risksData = (asked: SettingAsked): boolean => !(durable[asked.name.toLowerCase()]?.includes(asked.value.toLowerCase()) ?? true);
+    const risky = plans.filter(({ asked, plan }) => plan.scope === 'global' && risksData(asked));
     if (risky.length > 0 && !context.serverOnThisMachine && !context.acceptDataLoss) {
       const names = risky.map(({ asked }) => `${asked.name}=${asked.value}`).join(', ');
       throw new UserError(

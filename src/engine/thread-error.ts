@@ -25,7 +25,10 @@ export function toThreadError(error: unknown): ThreadError {
 export function fromThreadError(data: ThreadError): Error {
   const error =
     data.kind === 'db'
-      ? new DbError(data.errorClass ?? 'other', data.message, data.code, data.hint, { deadlock: data.deadlock ?? false, statementUndone: data.statementUndone ?? false })
+      ? new DbError(data.errorClass ?? 'other', data.message, data.code, data.hint, {
+          deadlock: data.deadlock ?? false,
+          statementUndone: data.statementUndone ?? false,
+        })
       : data.kind === 'user'
         ? new UserError(data.message, data.hint)
         : new Error(data.message);

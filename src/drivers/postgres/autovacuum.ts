@@ -7,7 +7,8 @@ import type { CleanupHold, Connection } from '../driver.js';
  */
 export const postgresCleanupHold: CleanupHold = {
   async planHold(conn: Connection, table: string) {
-    const [[options]] = (await conn.query(`SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = '${table}'::regclass`)) as [[string]];
+    const sql = `SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = '${table}'::regclass`;
+    const [[options]] = (await conn.query(sql)) as [[string]];
     if (/autovacuum_enabled=/.test(options)) return { note: `autovacuum left as the table sets it (${options})` };
     return {
       note: `autovacuum held off for ${table} during the experiment (ALTER TABLE ... SET (autovacuum_enabled = false), reset at the end)`,
