@@ -71,7 +71,11 @@ test('messages cut into three reads at every pair of boundaries come out whole a
 
 test('one byte per read, and a message larger than the carry buffer starts with', () => {
   const { parse, seen } = collector();
-  deliver(new Framer(parse), STREAM, Array.from({ length: STREAM.length }, () => 1));
+  deliver(
+    new Framer(parse),
+    STREAM,
+    Array.from({ length: STREAM.length }, () => 1),
+  );
   assert.deepEqual(seen, EXPECTED);
 
   const big = 'x'.repeat(10_000);
