@@ -5,7 +5,7 @@
 export { defineWorkload, WORKLOAD_MARK } from './module/api.js';
 /** The chain study's reference generator and where a terminal's generator starts (chain-model.md, "Runs"). */
 export { RefGenerator, START_R, distributedStart, runStart } from './workloads/chain/generator.js';
-export { Random } from './engine/random.js';
+export { Random } from './common/random.js';
 export type {
   CheckResult,
   Connection,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Msg, Subscription } from 'nats';
 import { describeTarget, resolveTarget, type Target } from '../config/target.js';
 import { runEngine } from '../engine/engine.js';
-import { toWire } from '../engine/wire-error.js';
+import { toThreadError } from '../engine/thread-error.js';
 import { subjects, type Bus, type RunSubject } from './bus.js';
 import type { AgentPlan, Beat, Claim, ClaimReply, Done, Ready, Shard, Start, Stop, Tick } from './messages.js';
 import { toWireOutcome } from './wire-outcome.js';
@@ -175,7 +175,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
     send('done', { kind: 'done', index: shard.index, outcome: toWireOutcome(outcome) } satisfies Done);
     log(`run ${plan.runId}: ${outcome.status}, ${outcome.totals.all.totalCount} transactions`);
   } catch (error) {
-    send('done', { kind: 'done', index: shard.index, error: toWire(error) } satisfies Done);
+    send('done', { kind: 'done', index: shard.index, error: toThreadError(error) } satisfies Done);
     log(`run ${plan.runId}: failed: ${(error as Error).message}`);
   } finally {
     clearInterval(beats);

@@ -4,8 +4,9 @@ import { hostname } from 'node:os';
 import type { Msg, Subscription } from 'nats';
 import type { Target } from '../config/target.js';
 import type { EngineConfig, EngineOutcome } from '../engine/engine.js';
-import { intervalPoint, mergeTotals, round, type SeriesPoint } from '../engine/measurements.js';
-import { fromWire } from '../engine/wire-error.js';
+import { round } from '../common/round.js';
+import { intervalPoint, mergeTotals, type SeriesPoint } from '../engine/measurements.js';
+import { fromThreadError } from '../engine/thread-error.js';
 import { UserError } from '../errors.js';
 import { isModulePath } from '../module/load-module.js';
 import { subjects, type Bus, type RunSubject } from './bus.js';
@@ -150,7 +151,7 @@ export async function runAgents(
     const broken = members.find((m) => m.done?.error);
     if (broken) {
       stopAll(`agent ${broken.name} could not start`);
-      throw fromWire(broken.done!.error!);
+      throw fromThreadError(broken.done!.error!);
     }
     // One barrier for all: far enough ahead that the slowest agent hears of it in time.
     const slowest = Math.max(...members.map((m) => m.ready!.roundTripMs));
@@ -297,9 +298,9 @@ function outcomeOf(
   const measureStarts = outcomes.flatMap(({ m, o }) => (o.measureStartedAt === undefined ? [] : [onCoordinatorClock(m, o.measureStartedAt)]));
   const failureOf = (pick: (o: WireOutcome) => WireOutcome['failure']): Error | undefined => {
     const found = outcomes.map(({ o }) => pick(o)).find((f) => f !== undefined);
-    return found && fromWire(found);
+    return found && fromThreadError(found);
   };
-  const jobFailure = lossStop ?? failureOf((o) => o.jobFailure) ?? (errored ? fromWire(errored.done!.error!) : undefined);
+  const jobFailure = lossStop ?? failureOf((o) => o.jobFailure) ?? (errored ? fromThreadError(errored.done!.error!) : undefined);
   const failure = failureOf((o) => o.failure);
   const offsets = members.filter((m) => m.ready).map((m) => m.ready!.clockOffsetMs);
   const totals = mergeTotals(outcomes.map(({ o }) => o.totals));

@@ -1,7 +1,7 @@
 import type { Target } from '../config/target.js';
 import type { OptionValues } from '../config/options.js';
 import type { SeriesPoint } from '../engine/measurements.js';
-import type { WireError } from '../engine/wire-error.js';
+import type { ThreadError } from '../engine/thread-error.js';
 import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
 import type { Protocol } from '../workloads/workload.js';
 import type { TransactionLogConfig } from '../engine/transaction-log.js';
@@ -94,7 +94,7 @@ export interface Done {
   kind: 'done';
   index: number;
   outcome?: WireOutcome;
-  error?: WireError;
+  error?: ThreadError;
 }
 
 export interface Stop {
@@ -105,8 +105,8 @@ export interface Stop {
 /** An agent's EngineOutcome as plain data: its totals in a job's form, so the coordinator merges agents as the engine merges jobs. */
 export interface WireOutcome {
   status: 'completed' | 'interrupted' | 'failed';
-  failure: WireError | undefined;
-  jobFailure: WireError | undefined;
+  failure: ThreadError | undefined;
+  jobFailure: ThreadError | undefined;
   lostJobs: number;
   openingAt: number | undefined;
   startedAt: number;

@@ -1,6 +1,6 @@
 import type { EngineOutcome } from '../engine/engine.js';
 import type { MergedTotals } from '../engine/measurements.js';
-import { toWire } from '../engine/wire-error.js';
+import { toThreadError } from '../engine/thread-error.js';
 import { encodeHistogram } from '../metrics/histogram.js';
 import type { JobTotals, OutageEpisode } from '../metrics/recorder.js';
 import type { WireOutcome } from './messages.js';
@@ -9,8 +9,8 @@ import type { WireOutcome } from './messages.js';
 export function toWireOutcome(outcome: EngineOutcome): WireOutcome {
   return {
     status: outcome.status,
-    failure: outcome.failure && toWire(outcome.failure),
-    jobFailure: outcome.jobFailure && toWire(outcome.jobFailure),
+    failure: outcome.failure && toThreadError(outcome.failure),
+    jobFailure: outcome.jobFailure && toThreadError(outcome.jobFailure),
     lostJobs: outcome.lostJobs,
     openingAt: outcome.openingAt?.getTime(),
     startedAt: outcome.startedAt.getTime(),

@@ -1,5 +1,5 @@
 /**
- * Required model units per second for the study's two businesses (chain-model.md, "From
+ * Required model units per second for the study's two businesses (docs/chain-model.md, "From
  * throughput to headroom").
  */
 

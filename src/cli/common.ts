@@ -1,5 +1,5 @@
 import type { OptionSpec, OptionValues, WorkloadVerb } from '../config/options.js';
-import { describeTarget, resolveTarget, runsOnThisMachine, type Target } from '../config/target.js';
+import { dbmsOnThisMachine, describeTarget, resolveTarget, type Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
 import { DRIVERS, createDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
@@ -144,5 +144,5 @@ export function redirectLogLines(write: (message: string) => void): void {
 
 /** What --set needs to know beside the settings: the server's place and whether data loss was accepted. */
 export function settingsContext(values: OptionValues, target: Target): SettingsContext {
-  return { target, serverOnThisMachine: target.dbms === 'sqlite' || runsOnThisMachine(target), acceptDataLoss: values[ACCEPT_DATA_LOSS] === true };
+  return { target, serverOnThisMachine: dbmsOnThisMachine(target), acceptDataLoss: values[ACCEPT_DATA_LOSS] === true };
 }

@@ -1,6 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import path from 'node:path';
-import { runsOnThisMachine } from '../config/target.js';
+import { runsOnThisMachine, serverTargetOf } from '../config/target.js';
 import type { Workload } from '../workloads/workload.js';
 import type { Session } from './common.js';
 
@@ -28,24 +27,11 @@ export async function diskSpaceLines(session: Session, workload: Workload, scale
   return bytes >= LARGE_BYTES ? [`${workload.name} at scale ${scale} needs ${size}; ${folder} has ${formatBytes(free)} free`] : [];
 }
 
-/** Where the server keeps its data, when that is on this machine and the server says (PostgreSQL needs a role that may read data_directory). */
+/** Where the DBMS keeps its data, when that is on this machine (an embedded one, or a server here) and the driver can say. */
 async function dataFolder(session: Session): Promise<string | undefined> {
-  const { target, conn } = session;
-  if (target.dbms === 'sqlite') return path.dirname(path.resolve(target.file));
-  if (!runsOnThisMachine(target)) return undefined;
-  const answer = async (sql: string): Promise<string | undefined> => {
-    const value = (await conn.query(sql))[0]?.[0];
-    return value === null || value === undefined || String(value) === '' ? undefined : String(value);
-  };
-  switch (target.dbms) {
-    case 'postgres':
-      return answer('SHOW data_directory');
-    case 'mariadb':
-      return answer('SELECT @@datadir');
-    case 'firebird':
-      // An alias has no folder of its own here; a file path does.
-      return target.database.startsWith('/') ? path.dirname(target.database) : undefined;
-  }
+  const { target, conn, driver } = session;
+  if (serverTargetOf(target) && !runsOnThisMachine(target)) return undefined;
+  return driver.dataFolder(conn);
 }
 
 async function freeBytes(folder: string): Promise<number | undefined> {

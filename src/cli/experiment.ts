@@ -5,7 +5,7 @@ import { GROWTH_OPTIONS, growthExperiment } from '../experiments/growth.js';
 import { PEAK_OPTIONS, peakExperiment } from '../experiments/peak.js';
 import { CHAIN_STUDY_OPTIONS, chainStudyExperiment } from '../experiments/chain-study.js';
 
-/** The named experiments of spec/experiments.md; each lives in src/experiments/, this only dispatches. */
+/** The named experiments of docs/experiments.md; each lives in src/experiments/, this only dispatches. */
 export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[]; run(argv: readonly string[]): Promise<number>; footer?: string }> = {
   peak: { summary: 'the seven simple queries of the peak queries/s study, each with its clients, one table', options: PEAK_OPTIONS, run: peakExperiment },
   growth: { summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked', options: GROWTH_OPTIONS, run: growthExperiment, footer: "the workload's own options (e.g. tpcb -b select-only) apply at every size: see headroom list" },

@@ -106,9 +106,10 @@ export function announceReplacement(request: Pick<LoadRequest, 'workload' | 'pre
 export async function refuseIncompleteData(session: Session, workload: Workload, options: OptionValues, scale: number): Promise<void> {
   const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms };
   const recorded = await refuseUnfinishedLoad(session, workload);
-  // Another tool may have loaded since headroom's load: pgbench -i, which only PostgreSQL has, on
-  // tpcb's tables. There its own test runs too; elsewhere the record suffices (Firebird's MAX scans).
-  if (recorded && (!workload.unrecordedDataProblem || session.target.dbms !== 'postgres')) return;
+  // Another tool may have loaded since headroom's load (tpcb: pgbench -i, on PostgreSQL only). There
+  // the workload's own test runs too; elsewhere the record suffices (Firebird's MAX scans).
+  const otherLoaderRuns = workload.otherLoader?.runsOn.includes(session.target.dbms) === true;
+  if (recorded && (!workload.unrecordedDataProblem || !otherLoaderRuns)) return;
   const problem = workload.unrecordedDataProblem
     ? await workload.unrecordedDataProblem({ ...base, scale, options, log: logLine })
     : 'there is no record that its load finished (it was loaded before headroom kept one, or by another tool)';
@@ -132,8 +133,8 @@ export async function refuseUnfinishedLoad(session: Session, workload: Workload)
 
 function reloadHint(workload: Workload, scale: string): string {
   if (workload.appendsToSmaller) return `finish it with headroom init ${workload.name} -s ${scale}, which keeps the rows loaded, or remove it: headroom drop ${workload.name}`;
-  const pgbench = workload.name === 'tpcb' ? '; data from pgbench -i after an unfinished headroom load: headroom drop tpcb, then pgbench -i again' : '';
-  return `load it again: headroom init ${workload.name} -s ${scale}, or remove it: headroom drop ${workload.name}${pgbench}`;
+  const otherLoader = workload.otherLoader ? `; ${workload.otherLoader.hint}` : '';
+  return `load it again: headroom init ${workload.name} -s ${scale}, or remove it: headroom drop ${workload.name}${otherLoader}`;
 }
 
 /** A scale as -s takes it back: whole numbers as they are, fractions (chain) as decimals. */
@@ -160,10 +161,13 @@ class LoadGuard {
     return {
       dbms: inner.dbms,
       blocking: inner.blocking,
+      pipelines: inner.pipelines,
+      ...(inner.durableValues ? { durableValues: inner.durableValues } : {}),
       target: inner.target,
       connect: async () => this.connection(await this.run(() => inner.connect())),
       serverInfo: (conn) => inner.serverInfo(unwrap(conn)),
       connectionBudget: (conn) => inner.connectionBudget(unwrap(conn)),
+      dataFolder: (conn) => inner.dataFolder(unwrap(conn)),
       tableExists: (conn, table) => this.run(() => inner.tableExists(unwrap(conn), table)),
       planSetting: (conn, name, value) => inner.planSetting(unwrap(conn), name, value),
       observe: (conn) => inner.observe(unwrap(conn)),

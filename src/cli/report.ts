@@ -4,7 +4,7 @@ import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { compareText } from '../reports/compare-text.js';
 import { compareExperimentsText } from '../reports/compare-experiments.js';
-import { isExperimentFile } from '../experiments/read.js';
+import { isExperimentFile } from '../result/read-experiment.js';
 import { normaliseText } from '../reports/normalise-text.js';
 import { readReference } from '../reports/reference.js';
 import { seriesCsv } from '../reports/csv.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OptionValues } from '../config/options.js';
-import { describeTarget, nodeTargets, runsOnThisMachine } from '../config/target.js';
+import { describeTarget, nodeTargets, runsOnThisMachine, serverTargetOf } from '../config/target.js';
 import type { Routing } from '../engine/routing/routed-connector.js';
 import { ReplicaLagSampler } from '../observe/replica-lag.js';
 import { replicationResult } from '../result/replication.js';
@@ -79,7 +79,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const { durationSeconds, transactionsPerClient, scale, seed, pgbench, routing } = plan;
   logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`);
   const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables);
-  const lagSampler = routing && values['observe'] !== false && session.target.dbms !== 'sqlite' && session.target.replicas ? await ReplicaLagSampler.start(session.target) : undefined;
+  const server = serverTargetOf(session.target);
+  const lagSampler = routing && values['observe'] !== false && server?.replicas ? await ReplicaLagSampler.start(server) : undefined;
   const agents = plan.agents;
   const engine = (c: EngineConfig, s: AbortSignal, i: (point: SeriesPoint) => void): Promise<EngineOutcome & { agents?: AgentsRecord }> =>
     agents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
@@ -156,7 +157,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
         : {}),
   });
   if (routing && outcome.totals.nodes) {
-    const urls = session.target.dbms === 'sqlite' ? [session.url] : nodeTargets(session.target).map((t) => describeTarget(t));
+    const urls = server ? nodeTargets(server).map((t) => describeTarget(t)) : [session.url];
     result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, routed ? (checks ?? null) : null);
   }
   if (checks) result.checks = checks;

@@ -8,7 +8,7 @@ import { THRESHOLD_EXIT_CODE, checkThresholdTypes, evaluateThresholds, parseThre
 import { STDOUT_PATH, defaultResultPath, writeOutput } from '../result/write.js';
 import { checkRunOutputs } from './output-paths.js';
 import { summaryText } from '../reports/text.js';
-import { PROTOCOLS, type LoadPhase, type Protocol } from '../workloads/workload.js';
+import { PROTOCOLS, type LoadPhase, type Protocol, type Workload } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
 import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
@@ -102,7 +102,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'run', RUN_OPTIONS);
   if (given.has('time') && given.has('transactions')) throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
   if (given.has('protocol') && workload.honoursProtocol !== true) {
-    throw new UserError(`--protocol does not apply to ${workload.name}: its statements are sent as the workload defines them`, protocolHint(workload.name));
+    throw new UserError(`--protocol does not apply to ${workload.name}: its statements are sent as the workload defines them`, protocolHint(workload));
   }
   const transactionsPerClient = values['transactions'] as number | undefined;
   const durationSeconds = transactionsPerClient === undefined ? ((values['time'] as number | undefined) ?? DEFAULT_DURATION_SECONDS) : undefined;
@@ -249,6 +249,7 @@ function refusePgbenchOnly(argv: readonly string[]): void {
 }
 
 /** Where a workload has its own choice of how statements are sent, the refusal names it. */
-function protocolHint(workload: string): string {
-  return workload === 'chain' ? 'omit --protocol; chain has --statements study|prepared' : 'omit --protocol (it applies to tpcb and -f scripts)';
+function protocolHint(workload: Workload): string {
+  const own = workload.options.find((o) => o.long === 'statements');
+  return own?.choices ? `omit --protocol; ${workload.name} has --statements ${own.choices.join('|')}` : 'omit --protocol (it applies to tpcb and -f scripts)';
 }

@@ -1,5 +1,5 @@
 import type { TransportKind } from './transport/transport.js';
-import type { DbmsObservation } from '../observe/observation.js';
+import type { DbmsObservation } from './observation.js';
 
 /**
  * The contract every DBMS driver implements. Workloads and the engine only see these types;
@@ -61,8 +61,9 @@ export interface ServerInfo {
   /** The session's encryption as the server reports it (pg_stat_ssl, Ssl_version/Ssl_cipher); absent in plaintext. */
   tls?: { protocol: string; cipher: string };
   /**
-   * The transport the connection serverInfo ran on (PostgreSQL, MariaDB): the process's default,
-   * or a Node socket where TLS was asked for (tls once encrypted).
+   * The transport the connection serverInfo ran on, for drivers whose client rides one
+   * (drivers/transport: PostgreSQL, MariaDB): the process's default, or a Node socket where TLS
+   * was asked for (tls once encrypted). Absent for clients that bring their own sockets.
    */
   transport?: TransportKind;
 }
@@ -136,6 +137,27 @@ export interface PendingStore {
   database(conn: Connection): Promise<string>;
 }
 
+/** One replica at one moment; PostgreSQL fills bytes and replayAgeMs, Galera the other three. */
+export interface LagSample {
+  bytes?: number;
+  replayAgeMs?: number | null;
+  recvQueue?: number;
+  flowControlPaused?: number;
+  behindTransactions?: number;
+}
+
+/**
+ * A DBMS's background cleanup of dead rows (PostgreSQL's autovacuum), held off for one table while
+ * an experiment measures what dead rows cost: how, and what the pending-settings record keeps.
+ */
+export interface CleanupHold {
+  /** The hold for `table`, or only a note where the table's own setting is left as it is. */
+  planHold(
+    conn: Connection,
+    table: string,
+  ): Promise<{ note: string; change?: Pick<PendingChange, 'name' | 'set' | 'restoreTo' | 'previous'>; apply?: string; undo?: string }>;
+}
+
 export interface ConnectionBudget {
   /** The server's connection limit as an ordinary user sees it. */
   max: number;
@@ -150,19 +172,49 @@ export interface Driver {
    * the event loop between transactions or timers and signals would never run.
    */
   readonly blocking: boolean;
+  /**
+   * True when the client queues requests on one socket without waiting for each answer, so a
+   * pgbench script's \startpipeline ... \endpipeline is a real pipeline; elsewhere its
+   * statements run one after another.
+   */
+  readonly pipelines: boolean;
   /** The target as shown to people, never with a password. */
   readonly target: string;
   connect(): Promise<Connection>;
   serverInfo(conn: Connection): Promise<ServerInfo>;
   /** How many more connections the server accepts; undefined where there is no such limit. */
   connectionBudget(conn: Connection): Promise<ConnectionBudget | undefined>;
+  /**
+   * The folder the DBMS keeps this database's data in, as a path on the machine it runs on
+   * (PostgreSQL needs a role that may read data_directory); undefined when it does not say.
+   */
+  dataFolder(conn: Connection): Promise<string | undefined>;
   /** Does a table exist in the connected database/schema? */
   tableExists(conn: Connection, table: string): Promise<boolean>;
   /** How --set NAME=VALUE is applied on this DBMS; throws UserError when it cannot be while the server runs. */
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan>;
+  /**
+   * Server-wide settings that let the server lose commits it acknowledged, with the values that do
+   * not (lower case): --set of any other value needs --i-accept-data-loss on a server that is not
+   * on this machine. Absent: the DBMS has no such setting --set can change while it runs.
+   */
+  readonly durableValues?: Readonly<Record<string, readonly string[]>>;
   /** Where changes that outlive a connection are recorded on the server; absent where headroom makes none. */
   readonly pendingStore?: PendingStore;
+  /** Holds off background cleanup per table (needs pendingStore to record it); absent where there is none to hold. */
+  readonly cleanupHold?: CleanupHold;
+  /**
+   * How far each replica is behind the primary, read over connections to the primary and to each
+   * replica (in the order given); absent where the DBMS's replication is not sampled.
+   */
+  replicaLag?(primary: Connection, replicas: readonly Connection[]): Promise<LagSample[]>;
   /** The DBMS's own statistics (sizes, waits, statements), read over `conn` during a run. */
   observe(conn: Connection): DbmsObservation;
   close(): Promise<void>;
+}
+
+/** The first value of a one-value answer, or undefined for none, NULL or ''. */
+export async function oneValue(conn: Connection, sql: string): Promise<string | undefined> {
+  const value = (await conn.query(sql))[0]?.[0];
+  return value === null || value === undefined || String(value) === '' ? undefined : String(value);
 }

@@ -12,6 +12,12 @@ export class DbError extends Error {
    * failure or other write conflict (pgbench's --failures-detailed splits failures this way).
    */
   readonly deadlock: boolean;
+  /**
+   * For a write conflict: true when the DBMS undid only the failed statement and the transaction
+   * goes on (Firebird 3), so a workload may read again and retry the statement within it; false
+   * where the conflict ends the transaction.
+   */
+  readonly statementUndone: boolean;
   constructor(
     readonly errorClass: ErrorClass,
     message: string,
@@ -19,9 +25,10 @@ export class DbError extends Error {
     readonly code: string | undefined,
     /** What the user can do about it, when the driver knows. */
     readonly hint?: string,
-    options?: { cause?: unknown; deadlock?: boolean },
+    options?: { cause?: unknown; deadlock?: boolean; statementUndone?: boolean },
   ) {
     super(message, options);
     this.deadlock = options?.deadlock ?? false;
+    this.statementUndone = options?.statementUndone ?? false;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * A connection's prepared statements by SQL text: a transaction type prepares its statements once
- * per terminal, and a second prepare() of the same text (another type, a reconnect) reuses them.
+ * per terminal, and a second prepare() of the same text on the same connection (another type)
+ * reuses them. A reconnect opens a new connection, whose cache starts empty.
  */
 export class StatementCache<S> {
   private readonly byText = new Map<string, S>();

@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import type { Random } from './random.js';
+import type { Random } from '../common/random.js';
 
 /**
  * Picks transaction types from a shuffled deck holding each type `weight` times (after dividing

@@ -137,7 +137,7 @@ export class LocalJob implements JobHandle {
       await router?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
-    const context = { scale: config.scale, dbms: config.target.dbms, options: config.options, protocol: config.protocol, seed: config.seed, ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}) };
+    const context = { scale: config.scale, dbms: config.target.dbms, pipelines: driver.pipelines, options: config.options, protocol: config.protocol, seed: config.seed, ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}) };
     const gate = driver.blocking ? new Gate() : undefined;
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>

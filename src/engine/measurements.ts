@@ -1,3 +1,4 @@
+import { round } from '../common/round.js';
 import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, TerminalTally, TypeTotals } from '../metrics/recorder.js';
 import { noFailures, noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
@@ -194,9 +195,4 @@ export function sum(values: readonly number[]): number {
   let total = 0;
   for (const v of values) total += v;
   return total;
-}
-
-export function round(value: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }

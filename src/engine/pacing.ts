@@ -1,4 +1,4 @@
-import { Random } from './random.js';
+import { Random } from '../common/random.js';
 
 /**
  * A terminal's random waits: Poisson arrival gaps under --rate, TPC-C think times, reconnect

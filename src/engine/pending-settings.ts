@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
-import type { Target } from '../config/target.js';
+import { serverTargetOf, type Target } from '../config/target.js';
 import type { Connection, Driver, PendingChange, PendingRecord, PendingStore } from '../drivers/driver.js';
 import { parsePendingRecords } from '../drivers/pending-records.js';
 import { UserError } from '../errors.js';
@@ -26,7 +26,8 @@ function recordsDir(): string {
 
 /** Which server a client-side record is about; SQLite has none. */
 export function serverKey(target: Target): string | undefined {
-  return target.dbms === 'sqlite' ? undefined : `${target.dbms}://${target.host}:${target.port}`;
+  const server = serverTargetOf(target);
+  return server ? `${server.dbms}://${server.host}:${server.port}` : undefined;
 }
 
 /** Written to a temporary name, fsynced, renamed and the folder fsynced: the record is on disk before the change is made. */

@@ -26,19 +26,6 @@ export interface ServerSettingsRecord {
 /** How long a reloaded configuration may take to reach the sessions (PostgreSQL's SIGHUP is asynchronous). */
 const RELOAD_WAIT_MS = 3_000;
 
-/**
- * Server-wide settings that let the server lose commits it acknowledged, with the values that do
- * not: any other value of these needs --i-accept-data-loss on a server that is not on this machine.
- */
-const SAFE_VALUES: Record<string, readonly string[]> = {
-  fsync: ['on', 'true', 'yes', '1'],
-  full_page_writes: ['on', 'true', 'yes', '1'],
-  synchronous_commit: ['on', 'remote_apply', 'remote_write', 'local'],
-  innodb_flush_log_at_trx_commit: ['1'],
-  innodb_doublewrite: ['on', '1'],
-  sync_binlog: ['1'],
-};
-
 export const ACCEPT_DATA_LOSS = 'i-accept-data-loss';
 
 /** Where the server runs and whether the user accepted a setting that risks acknowledged data there. */
@@ -80,7 +67,10 @@ export class ServerSettings {
       const plan = await driver.planSetting(conn, setting.name, setting.value);
       plans.push({ asked: setting, plan, applied: { ...setting, scope: plan.scope, ...(plan.scope === 'global' ? { previous: plan.previous } : {}) } });
     }
-    const risky = plans.filter(({ asked, plan }) => plan.scope === 'global' && !(SAFE_VALUES[asked.name.toLowerCase()]?.includes(asked.value.toLowerCase()) ?? true));
+    // Any value but the durable ones of a setting that can lose acknowledged commits (Driver.durableValues).
+    const durable = driver.durableValues ?? {};
+    const risksData = (asked: SettingAsked): boolean => !(durable[asked.name.toLowerCase()]?.includes(asked.value.toLowerCase()) ?? true);
+    const risky = plans.filter(({ asked, plan }) => plan.scope === 'global' && risksData(asked));
     if (risky.length > 0 && !context.serverOnThisMachine && !context.acceptDataLoss) {
       const names = risky.map(({ asked }) => `${asked.name}=${asked.value}`).join(', ');
       throw new UserError(
@@ -156,5 +146,6 @@ export class ServerSettings {
 }
 
 function serverAddress(target: Target): string {
-  return target.dbms === 'sqlite' ? target.file : `${target.host}:${target.port}`;
+  // An embedded DBMS's place is its file.
+  return 'file' in target ? target.file : `${target.host}:${target.port}`;
 }

@@ -6,7 +6,7 @@ import type { TerminalContext, TransactionRunner, TransactionType } from '../wor
 import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
 import { Pacing } from './pacing.js';
-import { Random } from './random.js';
+import { Random } from '../common/random.js';
 import type { StopSignal } from './stop-signal.js';
 import type { TransactionLog } from './transaction-log.js';
 
@@ -31,11 +31,6 @@ const RECONNECT_FIRST_DELAY_MS = 100;
 /** Short enough that an outage is measured to within about a second of the server's return. */
 const RECONNECT_MAX_DELAY_MS = 1_000;
 
-/**
- * One simulated user on its own connection: draws a transaction type from the deck, waits for
- * its scheduled start under --rate, runs it (retrying serialization failures and deadlocks up to
- * --max-tries with the same random values), records it, and reconnects when the connection drops.
- */
 /** What a terminal is built from; the job assembles it. */
 export interface TerminalParts {
   plan: TerminalPlan;
@@ -55,6 +50,11 @@ export interface TerminalParts {
   log?: TransactionLog | undefined;
 }
 
+/**
+ * One simulated user on its own connection: draws a transaction type from the deck, waits for
+ * its scheduled start under --rate, runs it (retrying serialization failures and deadlocks up to
+ * --max-tries with the same random values), records it, and reconnects when the connection drops.
+ */
 export class Terminal {
   /** Set when a bad request ended this terminal (the same SQL would only fail again). */
   abortedBy: DbError | undefined;

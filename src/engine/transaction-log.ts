@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { UserError } from '../errors.js';
-import { Random } from './random.js';
+import { Random } from '../common/random.js';
 
 /**
  * -l / --log: what to write and where, as pgbench writes it (README, "What a pgbench user reads"). Plain

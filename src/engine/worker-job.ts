@@ -2,17 +2,17 @@ import { Worker } from 'node:worker_threads';
 import type { DbError } from '../drivers/errors.js';
 import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
 import type { JobConfig, JobHandle, JobStopped } from './job.js';
-import { fromWire, type WireError } from './wire-error.js';
+import { fromThreadError, type ThreadError } from './thread-error.js';
 
 export type ToWorker = { kind: 'run' } | { kind: 'measure'; on: boolean } | { kind: 'tick' } | { kind: 'stop' };
 
 type FromWorker =
   | { kind: 'ready' }
-  | { kind: 'failed'; error: WireError }
+  | { kind: 'failed'; error: ThreadError }
   | { kind: 'finished' }
-  | { kind: 'run-failed'; error: WireError }
+  | { kind: 'run-failed'; error: ThreadError }
   | { kind: 'interval'; snapshot: IntervalSnapshot }
-  | { kind: 'stopped'; totals: JobTotals; aborted: WireError | undefined; failure: WireError | undefined };
+  | { kind: 'stopped'; totals: JobTotals; aborted: ThreadError | undefined; failure: ThreadError | undefined };
 
 interface Waiter {
   resolve(message: FromWorker): void;
@@ -41,7 +41,7 @@ export class WorkerJob implements JobHandle {
     });
     if (first.kind === 'failed') {
       await worker.terminate();
-      throw fromWire(first.error);
+      throw fromThreadError(first.error);
     }
     return job;
   }
@@ -52,7 +52,7 @@ export class WorkerJob implements JobHandle {
     const finished = this.expect('finished');
     this.worker.postMessage({ kind: 'run' } satisfies ToWorker);
     const ended = await Promise.race([finished, failed]);
-    if (ended.kind === 'run-failed') throw fromWire(ended.error);
+    if (ended.kind === 'run-failed') throw fromThreadError(ended.error);
   }
 
   async setMeasuring(on: boolean): Promise<void> {
@@ -72,7 +72,7 @@ export class WorkerJob implements JobHandle {
     const { totals, aborted, failure } = (await reply) as Extract<FromWorker, { kind: 'stopped' }>;
     this.stopped = true;
     await this.worker.terminate();
-    return { totals, aborted: aborted && (fromWire(aborted) as DbError), failure: failure && fromWire(failure) };
+    return { totals, aborted: aborted && (fromThreadError(aborted) as DbError), failure: failure && fromThreadError(failure) };
   }
 
   private expect(kind: FromWorker['kind']): Promise<FromWorker> {

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { LocalJob, type JobConfig } from './job.js';
-import { toWire } from './wire-error.js';
+import { toThreadError } from './thread-error.js';
 import type { ToWorker } from './worker-job.js';
 
 /** A worker thread (-j): runs one LocalJob and answers the main thread's messages. */
@@ -14,7 +14,7 @@ try {
         // stays to give its totals at the stop.
         void job.run().then(
           () => port.postMessage({ kind: 'finished' }),
-          (error: unknown) => port.postMessage({ kind: 'run-failed', error: toWire(error) }),
+          (error: unknown) => port.postMessage({ kind: 'run-failed', error: toThreadError(error) }),
         );
         break;
       case 'measure':
@@ -25,7 +25,7 @@ try {
         break;
       case 'stop':
         void job.stop().then(({ totals, aborted, failure }) => {
-          port.postMessage({ kind: 'stopped', totals, aborted: aborted && toWire(aborted), failure: failure && toWire(failure) });
+          port.postMessage({ kind: 'stopped', totals, aborted: aborted && toThreadError(aborted), failure: failure && toThreadError(failure) });
           port.close();
         });
         break;
@@ -33,5 +33,5 @@ try {
   });
   port.postMessage({ kind: 'ready' });
 } catch (error) {
-  port.postMessage({ kind: 'failed', error: toWire(error) });
+  port.postMessage({ kind: 'failed', error: toThreadError(error) });
 }

@@ -8,7 +8,8 @@ export interface AutovacuumHold {
 }
 
 /**
- * PostgreSQL's autovacuum would clean a small table in the middle of the experiment (it starts at
+ * Holds off the DBMS's background cleanup for the experiment's table where the driver has one to
+ * hold (Driver.cleanupHold). PostgreSQL's autovacuum would clean a small table in the middle of the experiment (it starts at
  * 50 + 20% dead rows, checked every minute), hiding the effect the study measured on a billion
  * rows, where that threshold is 200 M. So the table's own autovacuum_enabled is set off for the
  * experiment and reset afterwards; a table whose owner already set it is left as it is. The hold
@@ -21,16 +22,17 @@ export async function holdAutovacuum(
   warn: (message: string) => void,
 ): Promise<AutovacuumHold | undefined> {
   const { driver, conn, target } = session;
-  if (target.dbms !== 'postgres' || !driver.pendingStore) return undefined;
-  const [[options]] = (await conn.query(`SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = '${table}'::regclass`)) as [[string]];
-  if (/autovacuum_enabled=/.test(options)) return { note: `autovacuum left as the table sets it (${options})`, restore: async () => undefined };
+  if (!driver.cleanupHold || !driver.pendingStore) return undefined;
+  const hold = await driver.cleanupHold.planHold(conn, table);
+  const { change, apply, undo } = hold;
+  if (!change || apply === undefined || undo === undefined) return { note: hold.note, restore: async () => undefined };
   const database = await driver.pendingStore.database(conn);
-  const pending = await PendingChanges.begin(driver, conn, target, [{ kind: 'table', name: 'autovacuum_enabled', table, database, set: 'false', restoreTo: null, previous: 'unset' }], warn);
-  await conn.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+  const pending = await PendingChanges.begin(driver, conn, target, [{ kind: 'table', table, database, ...change }], warn);
+  await conn.query(apply);
   return {
-    note: `autovacuum held off for ${table} during the experiment (ALTER TABLE ... SET (autovacuum_enabled = false), reset at the end)`,
+    note: hold.note,
     restore: async () => {
-      await conn.query(`ALTER TABLE ${table} RESET (autovacuum_enabled)`);
+      await conn.query(undo);
       await pending.end(conn);
     },
   };

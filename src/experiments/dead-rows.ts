@@ -3,7 +3,7 @@ import type { RunResult } from '../result/result.js';
 import { logLine } from '../cli/common.js';
 import { kv } from '../workloads/kv/index.js';
 import { TABLE } from '../workloads/kv/schema.js';
-import { maintenanceFor } from './maintenance.js';
+import { maintenanceFor } from '../drivers/maintenance.js';
 import { measureStep } from './measure.js';
 import { holdAutovacuum } from './autovacuum.js';
 import type { ExperimentContext } from './runner.js';
@@ -53,7 +53,7 @@ export interface DeadRowsConfig {
 }
 
 /**
- * The study's dead-row effect (experiments.md section 3: after the update test reads were 15-20%
+ * The study's dead-row effect (docs/experiments.md section 3: after the update test reads were 15-20%
  * slower and the table had grown; VACUUM recovers it): the kv read test, the update test, the read
  * test again, the DBMS's maintenance, the read test once more, with the table's sizes before and
  * after every step. The kv table must already hold config.rows rows.

@@ -8,11 +8,11 @@ import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
 import { findWorkload } from '../workloads/registry.js';
 import { memTotalBytes, type ExperimentResult } from './experiment-result.js';
-import { tablesBytes } from '../observe/observation.js';
+import { tablesBytes } from '../drivers/observation.js';
 import { checkClients, measureStep } from './measure.js';
 import { runExperiment } from './runner.js';
 
-/** The study's fixed load: 20 terminals (spec/experiments.md section 2). */
+/** The study's fixed load: 20 terminals (docs/experiments.md section 2). */
 export const GROWTH_DEFAULT_CLIENTS = 20;
 export const GROWTH_DEFAULT_SECONDS = 30;
 const MB = 1048576;

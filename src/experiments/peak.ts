@@ -11,7 +11,7 @@ import type { ExperimentResult } from './experiment-result.js';
 import { checkClients, measureStep, perSecond } from './measure.js';
 import { runExperiment } from './runner.js';
 
-/** The study ran each query "for about a minute" (spec/experiments.md section 4). */
+/** The study ran each query "for about a minute" (docs/experiments.md section 4). */
 export const PEAK_DEFAULT_SECONDS = 60;
 /** Client CPU at or above this share of the cores its jobs can use: the client may have set the pace. */
 const CLIENT_BOUND_SHARE = 0.9;

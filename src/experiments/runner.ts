@@ -1,5 +1,5 @@
 import type { OptionValues } from '../config/options.js';
-import { runsOnThisMachine } from '../config/target.js';
+import { dbmsOnThisMachine } from '../config/target.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { ServerSettings, parseSettings } from '../engine/server-settings.js';
 import type { RunResult } from '../result/result.js';
@@ -53,7 +53,7 @@ export async function runExperiment<Row>(
   try {
     settings = await ServerSettings.apply(session.driver, session.conn, asked, logLine, settingsContext(values, session.target));
     const server = await session.driver.serverInfo(session.conn);
-    const serverOnThisMachine = session.target.dbms === 'sqlite' || runsOnThisMachine(session.target);
+    const serverOnThisMachine = dbmsOnThisMachine(session.target);
     const header = experimentHeader(name, argv, session.url, server, settings.record(), serverOnThisMachine);
     const rows: Row[] = [];
     const runs: RunResult[] = [];

@@ -1,4 +1,4 @@
-import type { DbmsObservation } from '../observe/observation.js';
+import type { DbmsObservation } from '../drivers/observation.js';
 
 /** One table's sizes as the DBMS reports them; null where it does not tell. */
 export interface TableSizes {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { ERROR_CLASSES, type DbError, type ErrorClass } from '../drivers/errors.js';
-import type { NodeTotals } from '../engine/routing/node-stats.js';
+import type { NodeTotals } from './node-stats.js';
 import { Histogram } from './histogram.js';
 import { CommandTimings, type ScriptCommandTotals } from './command-timings.js';
 import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
@@ -113,8 +113,10 @@ export class Recorder {
     this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), counters: {}, ...noPgbenchCounts() }));
   }
 
-  /** tries: how many times the transaction ran, the last one committing (or rolling back as the workload asks: rolledBack). */
-  /** `endedAt`: performance.now() when it ended. */
+  /**
+   * A committed transaction. `endedAt`: performance.now() when it ended; `tries`: how many times it
+   * ran, the last one committing (or rolling back as the workload asks: rolledBack).
+   */
   success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, endedAt: number, tries = 1, rolledBack = false): void {
     this.interval.recordValue(latencyUs);
     this.intervalCount++;

@@ -1,7 +1,7 @@
 import type { OptionSpec } from '../config/options.js';
 import type { DbmsName, SqlValue } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
-import { Random } from '../engine/random.js';
+import { Random } from '../common/random.js';
 import { RefGenerator } from '../workloads/chain/generator.js';
 import { clearLoadMark, readLoadMark, recordedLoad } from '../workloads/load-marker.js';
 import { PhaseClock } from '../workloads/phases.js';

@@ -1,5 +1,5 @@
 import type { Connection, DbmsName, Row, SqlValue, Statement } from '../drivers/driver.js';
-import type { Random } from '../engine/random.js';
+import type { Random } from '../common/random.js';
 import type { RefGenerator } from '../workloads/chain/generator.js';
 
 /**

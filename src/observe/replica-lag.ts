@@ -1,18 +1,9 @@
 import { nodeTargets, type ServerTarget } from '../config/target.js';
-import type { Connection, Driver } from '../drivers/driver.js';
-import { galeraLag } from '../drivers/mariadb/replica-lag.js';
-import { postgresLag } from '../drivers/postgres/replica-lag.js';
+import type { Connection, Driver, LagSample } from '../drivers/driver.js';
 import { createDriver } from '../drivers/registry.js';
-import { round } from '../engine/measurements.js';
+import { round } from '../common/round.js';
 
-/** One replica at one moment; PostgreSQL fills bytes and replayAgeMs, Galera the other three. */
-export interface LagSample {
-  bytes?: number;
-  replayAgeMs?: number | null;
-  recvQueue?: number;
-  flowControlPaused?: number;
-  behindTransactions?: number;
-}
+export type { LagSample };
 
 export interface ReplicationLag {
   /** Once a second during the run: seconds since the sampling started, one sample per replica. */
@@ -42,8 +33,14 @@ export class ReplicaLagSampler {
     private readonly names: string[],
   ) {}
 
-  static async start(target: ServerTarget): Promise<ReplicaLagSampler> {
+  /** Starts sampling, or answers undefined where the target's driver does not sample replica lag. */
+  static async start(target: ServerTarget): Promise<ReplicaLagSampler | undefined> {
     const drivers = nodeTargets(target).map((t) => createDriver(t));
+    const sample = drivers[0]!.replicaLag?.bind(drivers[0]);
+    if (!sample) {
+      await Promise.all(drivers.map((d) => d.close().catch(() => {})));
+      return undefined;
+    }
     const conns: Connection[] = [];
     try {
       for (const driver of drivers) conns.push(await driver.connect());
@@ -53,7 +50,6 @@ export class ReplicaLagSampler {
       throw error;
     }
     const sampler = new ReplicaLagSampler(drivers, conns, drivers.slice(1).map((_, i) => `replica${i + 1}`));
-    const sample = target.dbms === 'postgres' ? postgresLag : galeraLag;
     sampler.timer = setInterval(() => {
       if (sampler.busy) return;
       sampler.busy = sampler.take(sample).finally(() => (sampler.busy = undefined));
@@ -81,7 +77,7 @@ export class ReplicaLagSampler {
     return { series: this.series, replicas, ...(this.error === undefined ? {} : { error: this.error }) };
   }
 
-  private async take(sample: typeof postgresLag): Promise<void> {
+  private async take(sample: NonNullable<Driver['replicaLag']>): Promise<void> {
     try {
       const samples = await sample(this.conns[0]!, this.conns.slice(1));
       this.series.push({ t: round((performance.now() - this.started) / 1000, 3), replicas: samples.map((s, i) => ({ node: this.names[i]!, ...s })) });

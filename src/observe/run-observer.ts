@@ -1,4 +1,4 @@
-import type { DbmsObservation, SizeSnapshot, StatementStat } from './observation.js';
+import type { DbmsObservation, SizeSnapshot, StatementStat } from '../drivers/observation.js';
 import { growthBetween, sampleProcesses, type ProcessFilter, type ProcessGrowth, type ProcessSample } from './host-sampler.js';
 import { machineGrowth, sampleMachine, type MachineSample } from './machine-sampler.js';
 

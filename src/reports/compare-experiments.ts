@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import type { ExperimentResult } from '../experiments/experiment-result.js';
-import { readExperiment } from '../experiments/read.js';
+import type { ExperimentResult } from '../result/experiment-result.js';
+import { readExperiment } from '../result/read-experiment.js';
 import { settingsLine } from './settings-text.js';
-import { table } from './text.js';
+import { table } from './table.js';
 
 /** Per experiment: which row field keys a step, how it is labelled, and the figure compared. */
 const SHAPES: Record<string, { key: string; label(row: Record<string, unknown>): string; metric: string; unit: string }> = {

@@ -2,7 +2,7 @@ import { METRICS, compareRuns, describeRun, formatDifference, formatRatio, forma
 import type { LoadedResult } from './input.js';
 import { settingsLine } from './settings-text.js';
 import { statementDifferenceLines } from './statement-difference.js';
-import { table } from './text.js';
+import { table } from './table.js';
 
 /** The server settings whose values differ between the runs: what --set (or an administrator) changed. */
 function settingDifferences(runs: readonly LoadedResult[]): string[] {

@@ -1,4 +1,4 @@
-import type { ExperimentResult } from '../experiments/experiment-result.js';
+import type { ExperimentResult } from '../result/experiment-result.js';
 import type { DeadRowsRow } from '../experiments/dead-rows.js';
 import type { TableSizes } from '../experiments/table-sizes.js';
 import { TABLE } from '../workloads/kv/schema.js';

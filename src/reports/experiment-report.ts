@@ -1,4 +1,4 @@
-import type { ExperimentResult } from '../experiments/experiment-result.js';
+import type { ExperimentResult } from '../result/experiment-result.js';
 import { growthText, type GrowthRow } from '../experiments/growth.js';
 import { peakText, type PeakRow } from '../experiments/peak.js';
 import type { DeadRowsRow } from '../experiments/dead-rows.js';

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { RunResult } from '../result/result.js';
 import { readResultFile } from '../result/read.js';
-import { isExperimentFile, readExperiment } from '../experiments/read.js';
-import type { ExperimentResult } from '../experiments/experiment-result.js';
+import { isExperimentFile, readExperiment } from '../result/read-experiment.js';
+import type { ExperimentResult } from '../result/experiment-result.js';
 import type { SweepResult } from '../result/sweep.js';
 
 /** A result file as the reports see it: where it came from, a short name, and its content. */

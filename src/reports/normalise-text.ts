@@ -1,6 +1,6 @@
 import { dbmsLabel } from './comparison.js';
 import { figureName, formatFigure as fmt, formatSeconds as seconds, formatVsReference, type NormalisedComparison } from './normalise.js';
-import { table } from './text.js';
+import { table } from './table.js';
 
 /**
  * `headroom compare --normalise REFERENCE:YOURS RUN...`: the coefficients, then each run (your run

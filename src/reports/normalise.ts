@@ -22,7 +22,7 @@ export interface Normalisation {
 
 /**
  * Coefficients between a reference measurement and the user's run of the same workload on the same
- * DBMS on the user's machine (chain-model.md, "Comparing results across machines"). The spec's
+ * DBMS on the user's machine (docs/chain-model.md, "Comparing results across machines"). The spec's
  * coefficient is yours / reference, by which later figures are divided; headroom keeps its
  * inverse, reference / yours, so that every figure is multiplied, rates and times alike.
  */

@@ -1,5 +1,5 @@
 import type { RunResult } from '../result/result.js';
-import { table } from './text.js';
+import { table } from './table.js';
 
 /** The summary's lines on routing: statements per node, replica lag, the check on the primary. */
 export function replicationLines(result: RunResult): string[] {

@@ -1,6 +1,6 @@
 import type { RunResult } from '../result/result.js';
-import { table } from './text.js';
-import { tablesBytes } from '../observe/observation.js';
+import { table } from './table.js';
+import { tablesBytes } from '../drivers/observation.js';
 
 /** Where the time went: the server's CPU and I/O beside the client's, sizes, top statements, waits. */
 export function serverLines(result: RunResult, cores: number): string[] {

@@ -2,7 +2,7 @@ import { csvCell } from './csv.js';
 import { dbmsLabel } from './comparison.js';
 import type { LoadedSweep } from './input.js';
 import { SWEEP_HEADER, kneeLine, refusalLine, sweepRows } from './sweep-table.js';
-import { table } from './text.js';
+import { table } from './table.js';
 
 /** "tpcb on PostgreSQL 15.20, 5 s per step, completed" */
 export function describeSweep(loaded: LoadedSweep): string {

@@ -1,5 +1,5 @@
 import { KNEE_ELASTICITY, type SweepResult } from '../result/sweep.js';
-import { table } from './text.js';
+import { table } from './table.js';
 
 export const SWEEP_HEADER = ['terminals', 'tps', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'CPU us/txn', 'note'] as const;
 

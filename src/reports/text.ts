@@ -4,6 +4,9 @@ import { settingsLine } from './settings-text.js';
 import type { RunResult } from '../result/result.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
+import { table } from './table.js';
+
+export { table };
 import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgbench-text.js';
 import { replicationLines } from './replication-text.js';
 
@@ -81,7 +84,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
 }
 
 /**
- * The chain study's own per-run line (chain-model.md, "Runs"), so results read side by side with
+ * The chain study's own per-run line (docs/chain-model.md, "Runs"), so results read side by side with
  * it: from before the first connection to the last terminal's end, as the study timed it (with
  * chain --statements study the terminals start 10 ms apart, as its did). With a warm-up, or in older files,
  * there is no such span and the line says it covers the measured period.
@@ -117,11 +120,6 @@ function describeOptions(options: Record<string, unknown>): string {
 
 function percent(part: number, whole: number): string {
   return `${whole === 0 ? '0.000' : ((part / whole) * 100).toFixed(3)}%`;
-}
-
-export function table(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
 }
 
 function withoutKey(options: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -1,7 +1,6 @@
-import { transportKind } from '../drivers/transport/connect.js';
 import { createRequire } from 'node:module';
 import type { EngineOutcome } from '../engine/engine.js';
-import { round } from '../engine/measurements.js';
+import { round } from '../common/round.js';
 import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';
@@ -56,10 +55,8 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         systemUs: outcome.clientCpu.systemUs,
         usPerTransaction: transactions + failed > 0 ? round(cpuUs / (transactions + failed), 2) : null,
         percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
-        // Only headroom's own PostgreSQL and MariaDB clients ride on a transport (drivers/transport).
-        // The admin connection's own transport: an encrypted session is tls (the reactor) or
-        // node-tls (Node's tls module), whatever the process's plaintext transport is.
-        ...(server.dbms === 'postgres' || server.dbms === 'mariadb' ? { transport: server.transport ?? (server.tls ? 'tls' : transportKind()) } : {}),
+        // The admin connection's own transport, where the driver's client rides one (ServerInfo.transport).
+        ...(server.transport ? { transport: server.transport } : {}),
       },
       clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },
       eventLoopDelayMs: outcome.eventLoopDelayMs,

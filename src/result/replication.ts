@@ -1,5 +1,5 @@
 import type { MergedNodeTotals } from '../engine/measurements.js';
-import { round } from '../engine/measurements.js';
+import { round } from '../common/round.js';
 import { summarize, type LatencySummaryMs } from '../metrics/histogram.js';
 import type { ReplicationLag } from '../observe/replica-lag.js';
 import type { CheckOutcome } from '../workloads/workload.js';

@@ -4,7 +4,9 @@ import type { TransportKind } from '../drivers/transport/transport.js';
 import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
-import type { CheckOutcome, LoadPhase, WorkloadMetric } from '../workloads/workload.js';
+import type { CheckOutcome, LoadPhase, PlanningSample, WorkloadMetric } from '../workloads/workload.js';
+
+export type { PlanningSample };
 import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
@@ -83,7 +85,7 @@ export interface RunResult {
     /** pgbench's figures; see docs/result-schema.md. Absent from files written before they were added. */
     pgbench?: PgbenchSummary;
     /**
-     * The chain study's `Total time` (chain-model.md, "Runs"): from before the first terminal
+     * The chain study's `Total time` (docs/chain-model.md, "Runs"): from before the first terminal
      * connects to the end of the last terminal's last unit, so connecting and preparing count;
      * trPerSec = transactions * 1000 / ms. Absent with a warm-up (the study had none) and in older files.
      */
@@ -112,8 +114,10 @@ export interface RunResult {
     /** The workload's own counts for this type (tpcc delivery: skipped districts); absent when it kept none. */
     counters?: Record<string, number>;
   }[];
-  /** Per terminal over the measured period: the study's finished / time / maxWait / avgWait. */
-  /** aborted: why the terminal stopped early (a bad request or a script error), absent when it did not. */
+  /**
+   * Per terminal over the measured period: the study's finished / time / maxWait / avgWait, and
+   * `aborted`: why the terminal stopped early (a bad request or a script error), absent when it did not.
+   */
   terminals: { terminal: number; transactions: number; failed: number; seconds: number; maxMs: number; avgMs: number; aborted?: string }[];
   errors: ErrorSample[];
   /** What the server did during the run: sizes, statements, waits, its processes' CPU and I/O; null with --observe=false. */
@@ -138,23 +142,6 @@ export interface PlanningResult extends PlanningSample {
   shareOfServerCpu: number | null;
   /** textOverheadMsPerUnit over serverCpuMsPerUnit; absent without either. */
   textShareOfServerCpu?: number;
-}
-
-/** What a workload measured of its statements' planning (Workload.samplePlanning). */
-export interface PlanningSample {
-  /** How it was measured, in words, e.g. "EXPLAIN (ANALYZE, SUMMARY) ... after the run, medians of 15". */
-  method: string;
-  statements: { name: string; planningMs: number; executionMs: number }[];
-  /** Sums over the statements, each run once per unit. */
-  planningMsPerUnit: number;
-  executionMsPerUnit: number;
-  /**
-   * PostgreSQL, joins sent as literal text: their round trips less those of the same joins
-   * prepared, per unit: parsing, analysing and planning the text (the planner alone is planningMs).
-   */
-  textOverheadMsPerUnit?: number;
-  /** What avoids the planning, or why nothing does. */
-  avoidedBy: string;
 }
 
 /** What pgbench reports that the histogram summary does not: exact moments, connection time, lateness, the failure split. */

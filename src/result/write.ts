@@ -2,7 +2,7 @@ import { mkdir, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunResult } from './result.js';
 import type { SweepResult } from './sweep.js';
-import type { ExperimentResult } from '../experiments/experiment-result.js';
+import type { ExperimentResult } from './experiment-result.js';
 
 export const DEFAULT_RESULTS_DIR = 'headroom-results';
 /** `-o -`: the result as JSON on stdout, and what is meant for people on stderr. */

@@ -1,8 +1,7 @@
 import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
-import type { Random } from '../engine/random.js';
+import type { Random } from '../common/random.js';
 import type { CommandTimings } from '../metrics/command-timings.js';
-import type { PlanningSample } from '../result/result.js';
 
 /** What a workload sees while it creates, loads, checks or drops its data. */
 export interface DataContext {
@@ -53,6 +52,8 @@ export interface TerminalContext {
   readonly transactionsPerTerminal: number | undefined;
   readonly scale: number;
   readonly dbms: DbmsName;
+  /** The driver queues statements on one socket (Driver.pipelines); absent: it does not. */
+  readonly pipelines?: boolean;
   readonly random: Random;
   readonly options: OptionValues;
   /** --protocol: how statements are sent (workloads that honour it; see Protocol). */
@@ -164,6 +165,12 @@ export interface Workload {
    * headroom's record is refused.
    */
   unrecordedDataProblem?(ctx: DataContext): Promise<string | undefined>;
+  /**
+   * Another tool that may load these tables over headroom's recorded load (tpcb: pgbench -i), the
+   * DBMSs it runs on, and what to do after it stopped part way: there unrecordedDataProblem runs
+   * even when headroom's record says the load finished.
+   */
+  readonly otherLoader?: { tool: string; runsOn: readonly DbmsName[]; hint: string };
   /** After an interrupted load: what it left committed, in a few words (kv: the rows kept). */
   loadedSoFar?(ctx: Omit<DataContext, 'scale'>): Promise<string>;
   /** How the data in the database was loaded, for workloads with more than one way (chain: faithful, bulk). */
@@ -188,4 +195,21 @@ export interface Workload {
   needsData?(options: OptionValues): boolean;
   /** The transaction mix for these options; throws UserError when the options are wrong. */
   transactions(options: OptionValues): TransactionType[];
+}
+
+/** What a workload measured of its statements' planning (Workload.samplePlanning). */
+export interface PlanningSample {
+  /** How it was measured, in words, e.g. "EXPLAIN (ANALYZE, SUMMARY) ... after the run, medians of 15". */
+  method: string;
+  statements: { name: string; planningMs: number; executionMs: number }[];
+  /** Sums over the statements, each run once per unit. */
+  planningMsPerUnit: number;
+  executionMsPerUnit: number;
+  /**
+   * PostgreSQL, joins sent as literal text: their round trips less those of the same joins
+   * prepared, per unit: parsing, analysing and planning the text (the planner alone is planningMs).
+   */
+  textOverheadMsPerUnit?: number;
+  /** What avoids the planning, or why nothing does. */
+  avoidedBy: string;
 }

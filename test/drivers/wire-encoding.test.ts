@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { BindWriter, writeInteger } from '../../src/drivers/postgres/wire/bind.js';
 import { PacketReader, PacketWriter } from '../../src/drivers/mariadb/wire/packets.js';
 import { MAX_PACKET_PAYLOAD, TYPE } from '../../src/drivers/mariadb/wire/protocol.js';
-import { interpolate, literal, readBinaryRow, writeParams } from '../../src/drivers/mariadb/wire/values.js';
+import { inlineParameters, literal, readBinaryRow, writeParams } from '../../src/drivers/mariadb/wire/values.js';
 
 const EDGE_INTEGERS = [0, 1, -1, 9, 10, -10, 255, -256, 2 ** 31 - 1, -(2 ** 31), 2 ** 32 + 5, -(2 ** 40) - 3, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
 
@@ -118,13 +118,13 @@ test('MariaDB binary rows: NULLs, signed and unsigned integers, doubles, dates, 
 
 test('MariaDB text queries: placeholders outside quotes and comments, literals escaped for the server mode', () => {
   assert.equal(
-    interpolate("SELECT ?, '?', \"?\", `?` -- ?\n, ? # ?\n, /* ? */ ?", [1, 'it\'s', null], false),
+    inlineParameters("SELECT ?, '?', \"?\", `?` -- ?\n, ? # ?\n, /* ? */ ?", [1, 'it\'s', null], false),
     "SELECT 1, '?', \"?\", `?` -- ?\n, 'it\\'s' # ?\n, /* ? */ NULL",
   );
-  assert.equal(interpolate("SELECT 'a\\'?', ?", [2], false), "SELECT 'a\\'?', 2");
-  assert.equal(interpolate("SELECT 'a''?', ?", [3], true), "SELECT 'a''?', 3");
-  assert.throws(() => interpolate('SELECT ?, ?', [1], false), /more placeholders/);
-  assert.throws(() => interpolate('SELECT ?', [1, 2], false), /1 placeholder\(s\) but 2/);
+  assert.equal(inlineParameters("SELECT 'a\\'?', ?", [2], false), "SELECT 'a\\'?', 2");
+  assert.equal(inlineParameters("SELECT 'a''?', ?", [3], true), "SELECT 'a''?', 3");
+  assert.throws(() => inlineParameters('SELECT ?, ?', [1], false), /more placeholders/);
+  assert.throws(() => inlineParameters('SELECT ?', [1, 2], false), /1 placeholder\(s\) but 2/);
   assert.equal(literal('a\\b\'c"d\n\0\x1a', false), "'a\\\\b\\'c\\\"d\\n\\0\\Z'");
   assert.equal(literal("it's \\ here", true), "'it''s \\ here'");
   assert.equal(literal(true, false), 'TRUE');

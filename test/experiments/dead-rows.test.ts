@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { DBMS_UNDER_TEST, connectFresh } from '../helpers/databases.js';
-import type { ExperimentResult } from '../../src/experiments/experiment-result.js';
+import type { ExperimentResult } from '../../src/result/experiment-result.js';
 import type { DeadRowsMaintenanceRow, DeadRowsRow, DeadRowsRunRow } from '../../src/experiments/dead-rows.js';
 
 function scratch(t: { after(fn: () => void): void }): string {

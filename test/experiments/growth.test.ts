@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ExperimentResult } from '../../src/experiments/experiment-result.js';
+import type { ExperimentResult } from '../../src/result/experiment-result.js';
 import type { GrowthRow } from '../../src/experiments/growth.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';

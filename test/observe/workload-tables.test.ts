@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ExperimentResult } from '../../src/experiments/experiment-result.js';
+import type { ExperimentResult } from '../../src/result/experiment-result.js';
 import type { GrowthRow } from '../../src/experiments/growth.js';
 import { createDriver } from '../../src/drivers/registry.js';
 import { runCli } from '../helpers/cli.js';

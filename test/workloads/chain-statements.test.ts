@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Connection, DbmsName, Row, SqlValue, Statement } from '../../src/drivers/driver.js';
-import { Random } from '../../src/engine/random.js';
+import { Random } from '../../src/common/random.js';
 import { chain } from '../../src/workloads/chain/index.js';
 import { modelUnit } from '../../src/workloads/chain/model-unit.js';
 import type { DataContext, TerminalContext } from '../../src/workloads/workload.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Random } from '../../src/engine/random.js';
+import { Random } from '../../src/common/random.js';
 import { NURAND_A, drawConstants, lastName, nurand, validRunDelta } from '../../src/workloads/tpcc/random-values.js';
 import { Decimals, format, parse } from '../../src/workloads/tpcc/decimal.js';
 import { homeOf } from '../../src/workloads/tpcc/terminal-home.js';

@@ -2,13 +2,12 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../../errors.js';
 import { connectTimeoutMs, sortParameters } from '../parameters.js';
-import type { FallbackHost, ServerTarget } from '../target.js';
+import { TARGET_SESSION_ATTRS, type FallbackHost, type ServerTarget, type TargetSessionAttrs } from '../target-types.js';
 import { nonEmpty, type UrlParts } from '../url.js';
 import { passwordFromPgpass } from './pgpass.js';
 import { readService } from './service-file.js';
 
-export const TARGET_SESSION_ATTRS = ['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby'] as const;
-export type TargetSessionAttrs = (typeof TARGET_SESSION_ATTRS)[number];
+export { TARGET_SESSION_ATTRS, type TargetSessionAttrs };
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,6 +1,7 @@
 import type { Database, Options } from 'node-firebird';
 import type WireConnection from 'node-firebird/lib/wire/connection.js';
-import type { DbmsObservation } from '../../observe/observation.js';
+import path from 'node:path';
+import type { DbmsObservation } from '../observation.js';
 import { observeFirebird } from './observe.js';
 import type { Connection, ConnectionBudget, Driver, ServerInfo, SettingPlan } from '../driver.js';
 import { UserError } from '../../errors.js';
@@ -30,6 +31,7 @@ export function firebirdOptions(target: ServerTarget): Options {
 export class FirebirdDriver implements Driver {
   readonly dbms = 'firebird';
   readonly blocking = false;
+  readonly pipelines = false;
   readonly target: string;
 
   constructor(private readonly config: ServerTarget) {
@@ -68,6 +70,11 @@ export class FirebirdDriver implements Driver {
   /** Firebird has no server-wide attachment limit by default (only OS and memory limits). */
   async connectionBudget(): Promise<ConnectionBudget | undefined> {
     return undefined;
+  }
+
+  async dataFolder(): Promise<string | undefined> {
+    // An alias has no folder of its own here; a file path does.
+    return this.config.database.startsWith('/') ? path.dirname(this.config.database) : undefined;
   }
 
   async tableExists(conn: Connection, table: string): Promise<boolean> {

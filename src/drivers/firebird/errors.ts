@@ -79,10 +79,13 @@ export function classifyFirebirdError(error: unknown, target?: ServerTarget): Db
     .trim();
   const errorClass = firebirdClass(codes, shape.code, message);
   const code = codes[0] !== undefined ? String(codes[0]) : shape.code;
+  // An update conflict also arrives under isc_deadlock: only a deadlock without it is one.
+  const deadlock = codes.includes(GDS.deadlock) && !codes.includes(GDS.update_conflict) && !codes.includes(GDS.lock_conflict);
   return new DbError(errorClass, message, code, target ? firebirdHint(codes, shape.code, target) : undefined, {
     cause: error,
-    // An update conflict also arrives under isc_deadlock: only a deadlock without it is one.
-    deadlock: codes.includes(GDS.deadlock) && !codes.includes(GDS.update_conflict) && !codes.includes(GDS.lock_conflict),
+    deadlock,
+    // Firebird 3 undoes only the statement that met a write conflict and keeps the transaction.
+    statementUndone: errorClass === 'retryable' && !deadlock,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Connection } from '../driver.js';
-import type { DbmsObservation, SizeSnapshot } from '../../observe/observation.js';
+import type { DbmsObservation, SizeSnapshot } from '../observation.js';
 
 /** Firebird's monitoring tables (MON$): the database's size and what the attachments' statements are doing. */
 export function observeFirebird(conn: Connection): DbmsObservation {

@@ -1,15 +1,18 @@
 import { planMariadbSetting } from './settings.js';
-import type { DbmsObservation } from '../../observe/observation.js';
+import type { DbmsObservation } from '../observation.js';
 import { observeMariadb } from './observe.js';
+import { oneValue } from '../driver.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { classifyMariadbError } from './errors.js';
 import { StatementCache } from '../statement-cache.js';
-import { MariadbWire, type PreparedStatement } from './wire/connection.js';
+import { MariadbWire, type MariadbPreparedStatement } from './wire/connection.js';
 import { mariadbPendingStore } from './pending-store.js';
+import { galeraLag } from './replica-lag.js';
 import { readFileSync } from 'node:fs';
 import { TlsContext, TlsError } from '../transport/tls.js';
+import { transportKind } from '../transport/connect.js';
 
 /** Settings that decide MariaDB's speed and durability, stored with every result. */
 const SETTINGS = [
@@ -33,6 +36,7 @@ const BULK_STATEMENT_BYTES = 2 << 20;
 export class MariadbDriver implements Driver {
   readonly dbms = 'mariadb';
   readonly blocking = false;
+  readonly pipelines = false;
   readonly target: string;
   /** Built once: its secure context (CA file parsed) serves every connection of this driver. */
   private readonly tls: TlsContext | undefined;
@@ -85,8 +89,9 @@ export class MariadbDriver implements Driver {
     // The server's own word on encryption: an empty Ssl_cipher is a plaintext session.
     const ssl = new Map((await conn.query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")) as [string, string][]);
     const cipher = ssl.get('Ssl_cipher') ?? '';
-    const transport = conn instanceof MariadbConnection ? conn.wire.transportKind : undefined;
-    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}), ...(transport ? { transport } : {}) };
+    // A connection of another kind (a wrapper) tells nothing: the process's transport, or tls once encrypted.
+    const transport = conn instanceof MariadbConnection ? conn.wire.transportKind : cipher !== '' ? 'tls' : transportKind();
+    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}), transport };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
@@ -97,16 +102,24 @@ export class MariadbDriver implements Driver {
     return { max: Number(max), inUse: Number(inUse) };
   }
 
+  dataFolder(conn: Connection): Promise<string | undefined> {
+    return oneValue(conn, 'SELECT @@datadir');
+  }
+
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const rows = await conn.query('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [table]);
     return rows.length > 0;
   }
 
   readonly pendingStore = mariadbPendingStore;
+  readonly durableValues = { innodb_flush_log_at_trx_commit: ['1'], innodb_doublewrite: ['on', '1'], sync_binlog: ['1'] };
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planMariadbSetting(conn, name, value);
   }
+
+  /** Galera clusters only: asynchronous MariaDB replication has no wsrep status (the sample says so). */
+  readonly replicaLag = galeraLag;
 
   observe(conn: Connection): DbmsObservation {
     return observeMariadb(conn);
@@ -119,7 +132,7 @@ export class MariadbDriver implements Driver {
 class MariadbStatement implements Statement {
   constructor(
     private readonly wire: MariadbWire,
-    private readonly prepared: PreparedStatement,
+    private readonly prepared: MariadbPreparedStatement,
   ) {}
 
   run(params: readonly SqlValue[] = NO_PARAMS): Promise<number> {

@@ -1,7 +1,7 @@
 import type { Connection } from '../driver.js';
-import { tableNameList, type DbmsObservation, type SizeSnapshot, type StatementStat } from '../../observe/observation.js';
-import { readPidFile } from '../../observe/host-sampler.js';
-import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
+import { tableNameList, type DbmsObservation, type SizeSnapshot, type StatementStat } from '../observation.js';
+import { readPidFile } from '../../common/proc.js';
+import { countersById, diffStatements, toCounters, type StatementCounters } from '../statement-diff.js';
 
 const DIGESTS = `SELECT DIGEST, COUNT_STAR, SUM_TIMER_WAIT / 1e9, SUM_ROWS_AFFECTED + SUM_ROWS_SENT, DIGEST_TEXT
   FROM performance_schema.events_statements_summary_by_digest WHERE SCHEMA_NAME = DATABASE()`;

@@ -1,5 +1,4 @@
-import type { Connection } from '../driver.js';
-import type { LagSample } from '../../observe/replica-lag.js';
+import type { Connection, LagSample } from '../driver.js';
 
 const STATUS = "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_recv_queue', 'wsrep_flow_control_paused', 'wsrep_last_committed')";
 

@@ -1,19 +1,23 @@
-import type { DbmsObservation } from '../../observe/observation.js';
+import type { DbmsObservation } from '../observation.js';
 import { planPostgresSetting } from './settings.js';
 import { observePostgres } from './observe.js';
+import { oneValue } from '../driver.js';
 import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
-import { WireConnection, encodeQuery, type PreparedStatement } from './wire/connection.js';
+import { WireConnection, encodeQuery, type PgPreparedStatement } from './wire/connection.js';
 import { StatementCache } from '../statement-cache.js';
 import { unframeableString } from '../unframeable.js';
 import { postgresPendingStore } from './pending-store.js';
 import { connectSuitable } from './hosts.js';
 import { TlsContext } from '../transport/tls.js';
+import { transportKind } from '../transport/connect.js';
 import { POSTGRES_TLS_DEFAULT } from './tls-options.js';
+import { postgresLag } from './replica-lag.js';
+import { postgresCleanupHold } from './autovacuum.js';
 
 const BEGIN = encodeQuery('BEGIN');
 const COMMIT = encodeQuery('COMMIT');
@@ -37,6 +41,7 @@ const SETTINGS = [
 export class PostgresDriver implements Driver {
   readonly dbms = 'postgres';
   readonly blocking = false;
+  readonly pipelines = true;
   readonly target: string;
   /** Built once: its secure context (CA file parsed) serves every connection of this driver. */
   private readonly tls: TlsContext;
@@ -83,8 +88,9 @@ export class PostgresDriver implements Driver {
     ];
     // The server's own word on encryption, not the client's belief.
     const [ssl] = (await conn.query('SELECT version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl')) as [string, string][];
-    const transport = conn instanceof PostgresConnection ? conn.wire.transportKind : undefined;
-    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}), ...(transport ? { transport } : {}) };
+    // A connection of another kind (a wrapper) tells nothing: the process's transport, or tls once encrypted.
+    const transport = conn instanceof PostgresConnection ? conn.wire.transportKind : ssl ? 'tls' : transportKind();
+    return { dbms: 'postgres', version, settings, durabilityRisks, ...(ssl ? { tls: { protocol: ssl[0], cipher: ssl[1] } } : {}), transport };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
@@ -98,16 +104,28 @@ export class PostgresDriver implements Driver {
     return { max, inUse };
   }
 
+  dataFolder(conn: Connection): Promise<string | undefined> {
+    return oneValue(conn, 'SHOW data_directory');
+  }
+
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const [[exists]] = (await conn.query('SELECT to_regclass(?) IS NOT NULL', [table])) as [[boolean]];
     return exists;
   }
 
   readonly pendingStore = postgresPendingStore;
+  readonly durableValues = {
+    fsync: ['on', 'true', 'yes', '1'],
+    full_page_writes: ['on', 'true', 'yes', '1'],
+    synchronous_commit: ['on', 'remote_apply', 'remote_write', 'local'],
+  };
+  readonly cleanupHold = postgresCleanupHold;
 
   planSetting(conn: Connection, name: string, value: string): Promise<SettingPlan> {
     return planPostgresSetting(conn, name, value);
   }
+
+  readonly replicaLag = postgresLag;
 
   observe(conn: Connection): DbmsObservation {
     return observePostgres(conn);
@@ -120,7 +138,7 @@ export class PostgresDriver implements Driver {
 class PostgresStatement implements Statement {
   constructor(
     private readonly wire: WireConnection,
-    private readonly statement: PreparedStatement,
+    private readonly statement: PgPreparedStatement,
   ) {}
 
   run(params: readonly SqlValue[] = NO_PARAMS): Promise<number> {

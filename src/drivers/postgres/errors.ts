@@ -7,8 +7,11 @@ import { TlsError } from '../transport/tls.js';
 const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * Maps node-postgres errors (SQLSTATE in `code`, socket errors by errno name, or plain messages
- * for a connection closed under the client) onto the common classes.
+ * Maps the wire client's errors (src/drivers/postgres/wire: PgServerError with the server's SQLSTATE in
+ * `code`; PgConnectionError with a socket's errno name in `code`, or none and "connection
+ * terminated" in its message when the server closed the connection) onto the common classes. A
+ * connection the client closed itself ("connection closed by the client") matches neither and is
+ * class `other`.
  */
 export function classifyPostgresError(error: unknown, target?: ServerTarget): DbError {
   if (error instanceof DbError) return error;

@@ -1,5 +1,5 @@
 import type { ServerTarget } from '../../config/target.js';
-import type { TargetSessionAttrs } from '../../config/postgres/target.js';
+import type { TargetSessionAttrs } from '../../config/target-types.js';
 import { DbError } from '../errors.js';
 import type { WireConnection } from './wire/connection.js';
 

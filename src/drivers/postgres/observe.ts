@@ -1,7 +1,7 @@
 import type { Connection } from '../driver.js';
-import { tableNameList, type DbmsObservation, type SizeSnapshot, type StatementStat } from '../../observe/observation.js';
-import { parentPid } from '../../observe/host-sampler.js';
-import { countersById, diffStatements, toCounters, type StatementCounters } from '../../observe/statement-diff.js';
+import { tableNameList, type DbmsObservation, type SizeSnapshot, type StatementStat } from '../observation.js';
+import { parentPid } from '../../common/proc.js';
+import { countersById, diffStatements, toCounters, type StatementCounters } from '../statement-diff.js';
 
 const STATEMENTS = `SELECT queryid::text, calls, total_exec_time, rows, query FROM pg_stat_statements
   WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`;

@@ -1,5 +1,4 @@
-import type { Connection } from '../driver.js';
-import type { LagSample } from '../../observe/replica-lag.js';
+import type { Connection, LagSample } from '../driver.js';
 
 /**
  * How far each streaming replica is behind: the bytes of WAL between the primary's current

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
+import path from 'node:path';
 import { planSqliteSetting } from './settings.js';
-import type { DbmsObservation } from '../../observe/observation.js';
+import type { DbmsObservation } from '../observation.js';
 import { observeSqlite } from './observe.js';
 import type { Connection, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import { describeTarget, type SqliteTarget } from '../../config/target.js';
@@ -15,6 +16,7 @@ import { StatementCache } from '../statement-cache.js';
 export class SqliteDriver implements Driver {
   readonly dbms = 'sqlite';
   readonly blocking = true;
+  readonly pipelines = false;
   readonly target: string;
 
   constructor(private readonly config: SqliteTarget) {
@@ -54,6 +56,10 @@ export class SqliteDriver implements Driver {
 
   async connectionBudget(): Promise<undefined> {
     return undefined;
+  }
+
+  async dataFolder(): Promise<string | undefined> {
+    return path.dirname(path.resolve(this.config.file));
   }
 
   async tableExists(conn: Connection, table: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Connection } from '../driver.js';
-import { tableNameList, type DbmsObservation, type SizeSnapshot } from '../../observe/observation.js';
+import { tableNameList, type DbmsObservation, type SizeSnapshot } from '../observation.js';
 
 /** SQLite runs inside the client: sizes from its pragmas, and nothing to wait on but the file lock. */
 export function observeSqlite(conn: Connection): DbmsObservation {

@@ -2,8 +2,9 @@ import { constants } from 'node:os';
 
 /**
  * The byte stream under a protocol client (drivers/postgres/wire, drivers/mariadb/wire). Two
- * implementations: `native`, headroom's epoll reactor (native/reactor.c, Linux), which hands a
- * whole batch of ready sockets to JavaScript in one call and writes with one send(2); and `node`,
+ * implementations: `native`, headroom's socket reactor (native/reactor.c: each socket a bare libuv
+ * poll handle), which hands a whole batch of ready sockets to JavaScript in one call and writes
+ * with one send(2); and `node`,
  * a net.Socket read through `onread` into a reused buffer. Both give the client the same
  * contract, so a protocol is written once. A connection that negotiated TLS is `tls` when the
  * native reactor encrypts it (native/reactor.c, native-tls.ts), `node-tls` when Node's tls

@@ -1,9 +1,7 @@
-import type { NodeStats } from './node-stats.js';
+import type { NodeStats } from '../../metrics/node-stats.js';
+import { BALANCES, ROUTES, type Balance, type Route } from '../../config/routing.js';
 
-export const ROUTES = ['none', 'read-only-transactions', 'split'] as const;
-export type Route = (typeof ROUTES)[number];
-export const BALANCES = ['round-robin', 'least-busy'] as const;
-export type Balance = (typeof BALANCES)[number];
+export { BALANCES, ROUTES, type Balance, type Route };
 
 /**
  * Picks the replica for the next read or read-only transaction. Nodes are numbered as in

@@ -1,9 +1,9 @@
-import { nodeTargets, type Target } from '../../config/target.js';
+import { nodeTargets, serverTargetOf, type Target } from '../../config/target.js';
 import type { Connection, Driver } from '../../drivers/driver.js';
 import { createDriver } from '../../drivers/registry.js';
 import type { TransactionType } from '../../workloads/workload.js';
 import { Balancer, type Balance, type Route } from './balancer.js';
-import { NodeStats } from './node-stats.js';
+import { NodeStats } from '../../metrics/node-stats.js';
 import { RoutingConnection } from './routing-connection.js';
 
 /** --route and --balance, as plain data for the jobs. */
@@ -14,8 +14,9 @@ export interface Routing {
 
 /** The name each node goes by in the result: primary, replica1, replica2, ... */
 export function nodeNames(target: Target, routing: Routing): string[] {
-  if (target.dbms === 'sqlite' || routing.route === 'none') return ['primary'];
-  return nodeTargets(target).map((_, i) => (i === 0 ? 'primary' : `replica${i}`));
+  const server = serverTargetOf(target);
+  if (!server || routing.route === 'none') return ['primary'];
+  return nodeTargets(server).map((_, i) => (i === 0 ? 'primary' : `replica${i}`));
 }
 
 /**
@@ -31,7 +32,8 @@ export class RoutedConnector {
     private readonly routing: Routing,
   ) {
     const names = nodeNames(target, routing);
-    const targets = target.dbms === 'sqlite' ? [target] : nodeTargets(target).slice(0, names.length);
+    const server = serverTargetOf(target);
+    const targets = server ? nodeTargets(server).slice(0, names.length) : [target];
     this.drivers = targets.map((t) => createDriver(t));
     this.stats = new NodeStats(names);
   }

@@ -1,7 +1,7 @@
 import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
 import type { Balancer, Route } from './balancer.js';
 import { readsOnly } from './classify.js';
-import type { NodeStats } from './node-stats.js';
+import type { NodeStats } from '../../metrics/node-stats.js';
 
 const PRIMARY = 0;
 

@@ -1,5 +1,5 @@
 import type { SqlValue } from '../../drivers/driver.js';
-import { Random } from '../../engine/random.js';
+import { Random } from '../../common/random.js';
 import { RefGenerator } from './generator.js';
 import type { ChainSizes } from './sizes.js';
 import { NAME_LENGTH, PERSON_NAME_LENGTH, building, countryCode, house, printable } from './values.js';

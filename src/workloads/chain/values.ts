@@ -1,4 +1,4 @@
-import type { Random } from '../../engine/random.js';
+import type { Random } from '../../common/random.js';
 
 /**
  * Column values as chain-model.md specifies them: names are random printable ASCII of their full

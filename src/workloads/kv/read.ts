@@ -1,7 +1,7 @@
 import type { TransactionType } from '../workload.js';
 
 /**
- * The study's read test (experiments.md section 3): `SELECT * FROM numbers WHERE number = <random>`,
+ * The study's read test (docs/experiments.md section 3): `SELECT * FROM numbers WHERE number = <random>`,
  * one statement on its own (autocommit), the key uniform over the table's 1..N.
  */
 export const read: TransactionType = {

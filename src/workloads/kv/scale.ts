@@ -1,6 +1,6 @@
 import { UserError } from '../../errors.js';
 
-/** The study's largest table (experiments.md section 3): one billion rows. */
+/** The study's largest table (docs/experiments.md section 3): one billion rows. */
 export const MAX_ROWS = 1_000_000_000;
 
 const SUFFIXES: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, b: 1e9 };

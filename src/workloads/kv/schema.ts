@@ -3,7 +3,7 @@ import type { Connection, DbmsName } from '../../drivers/driver.js';
 export const TABLE = 'numbers';
 
 /**
- * The study's table (experiments.md section 3): `numbers(number bigserial primary key, operator
+ * The study's table (docs/experiments.md section 3): `numbers(number bigserial primary key, operator
  * smallint, region smallint)`. headroom writes the numbers itself, so `bigint`, not a sequence.
  * Whether the primary key comes with the table or after the data is each DBMS's fastest way.
  */

@@ -2,7 +2,7 @@ import type { TransactionType } from '../workload.js';
 import { OPERATORS, REGIONS } from './values.js';
 
 /**
- * The study's write test (experiments.md section 3):
+ * The study's write test (docs/experiments.md section 3):
  * `UPDATE numbers SET region = <random>, operator = <random> WHERE number = <random>`, one
  * statement on its own (autocommit); the key uniform over 1..N, the values over the ranges the
  * load draws them from (values.ts).

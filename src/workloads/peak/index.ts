@@ -7,7 +7,7 @@ import { clearLoadMark, recordedLoad } from '../load-marker.js';
 const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
 
 /**
- * The simple-query peak study (spec/experiments.md section 4): one of seven trivial queries in a
+ * The simple-query peak study (docs/experiments.md section 4): one of seven trivial queries in a
  * loop, to find the queries per second a DBMS (and the client) can carry at best. `headroom
  * experiment peak` runs all seven in turn with the study's clients.
  */

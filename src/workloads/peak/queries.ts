@@ -3,7 +3,7 @@ import { JOIN_ROWS, REFERENCE_TABLE, joinTableStatements } from './schema.js';
 import { joinQuery, selectConstant, temporaryTableStatements, type JoinKind } from './sql.js';
 
 /**
- * The seven queries of the simple-query peak study (spec/experiments.md section 4), in its order,
+ * The seven queries of the simple-query peak study (docs/experiments.md section 4), in its order,
  * with the clients it ran each with. Each runs on its own, outside a transaction block.
  */
 export interface PeakQuery {

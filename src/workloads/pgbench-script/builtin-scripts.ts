@@ -23,7 +23,7 @@ ${TPCB_TAIL}`,
   /** tpcb-like without the teller and branch updates, so clients do not contend on those rows. */
   'simple-update': `${TPCB_HEAD}${TPCB_TAIL}`,
   /**
-   * The read-offloading study's TPC-B variant (experiments.md section 1): three account reads
+   * The read-offloading study's TPC-B variant (docs/experiments.md section 1): three account reads
    * (aid, aid+1, aid+2, wrapping past the last account) before the first write, so that --route
    * split can send them to replicas; the branch update stays so that tpcb's check holds.
    */

@@ -1,11 +1,11 @@
 import type { Expr } from './expr-parser.js';
 import { ExprSyntaxError } from './expr-parser.js';
-import type { Frame, Variables } from './frame.js';
-import { FUNCTIONS } from './functions.js';
+import type { Variables } from './frame.js';
+import { FUNCTIONS, type Compiled } from './functions.js';
 import { arithmetic, bitwise, compare, isSame } from './operators.js';
 import { Double, ScriptError, parseVariableText, toBool, toInt, truth, type Value } from './value.js';
 
-export type Compiled = (frame: Frame) => Exclude<Value, string>;
+export type { Compiled };
 
 /** Turns an expression tree into nested closures, once per script: no tree walking per transaction. */
 export function compile(expr: Expr, variables: Variables): Compiled {

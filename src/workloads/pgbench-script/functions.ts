@@ -1,7 +1,10 @@
-import type { Compiled } from './compile.js';
 import { exponential, gaussian, uniform, zipfian } from './distributions.js';
 import { hashFnv1a, hashMurmur2, permute } from './hash.js';
 import { Double, ScriptError, intFromBig, toDouble, toInt, valueText, typeName, type Value } from './value.js';
+import type { Frame } from './frame.js';
+
+/** An expression compiled to a function of the script's frame (compile.ts); functions take their arguments so. */
+export type Compiled = (frame: Frame) => Exclude<Value, string>;
 
 type Typed = Exclude<Value, string>;
 type Nonnull = Exclude<Typed, null>;

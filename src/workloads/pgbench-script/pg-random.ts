@@ -1,4 +1,4 @@
-import { Random } from '../../engine/random.js';
+import { Random } from '../../common/random.js';
 
 /**
  * PostgreSQL's pg_prng (xoroshiro128** over two 64-bit words, seeded by splitmix64) as a Random,

@@ -6,7 +6,7 @@ import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
 import type { Program, Step } from './program.js';
 import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
-import { interpolate, type SqlCommand } from './sql-command.js';
+import { simpleQueryText, type SqlCommand } from './sql-command.js';
 import { Double, ScriptError, truth, valueText, type Value } from './value.js';
 
 type SqlStep = Extract<Step, { op: 'sql' }>;
@@ -96,9 +96,9 @@ class ScriptRun {
   ) {
     this.statements = program.steps.map(() => undefined);
     this.params = program.steps.map((s) => (s.op === 'sql' ? new Array<SqlValue>(s.sql.slots.length) : []));
-    // Our PostgreSQL client queues requests on one socket, so a pipeline is real there; the other
-    // drivers run its statements one after another.
-    this.pipelining = terminal.dbms === 'postgres';
+    // A driver that queues requests on one socket makes a pipeline real; the others run its
+    // statements one after another.
+    this.pipelining = terminal.pipelines === true;
     this.timings = terminal.commandTimings?.forScript(program.name, program.commandLabels);
     if (program.usesPipeline && !this.pipelining && !pipelineNoticeShown) {
       pipelineNoticeShown = true;
@@ -246,7 +246,7 @@ class ScriptRun {
         ? conn.query(sql.parameterized, params)
         : // Only PostgreSQL's driver sends a parameterless query as a simple Query message; the
           // others get the text with its values in place just the same.
-          conn.query(interpolate(sql, params as (string | number | bigint | boolean | null)[]));
+          conn.query(simpleQueryText(sql, params as (string | number | bigint | boolean | null)[]));
     return step.store === undefined ? rows : rows.then((r) => this.store(step, pc, r));
   }
 

@@ -96,7 +96,7 @@ function controlOf(text: string): SqlControl {
  * anything else becomes a quoted string with quotes doubled, which the server types as it would a
  * parameter, so no value can change the statement's shape.
  */
-export function interpolate(command: SqlCommand, values: readonly (string | number | bigint | boolean | null)[]): string {
+export function simpleQueryText(command: SqlCommand, values: readonly (string | number | bigint | boolean | null)[]): string {
   let sql = command.pieces[0]!;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];

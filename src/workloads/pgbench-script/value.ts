@@ -30,10 +30,6 @@ export function intFromBig(value: bigint, what: string): number | bigint {
   return value >= -9007199254740991n && value <= 9007199254740991n ? Number(value) : value;
 }
 
-export function isInt(v: Value): v is number | bigint {
-  return typeof v === 'number' || typeof v === 'bigint';
-}
-
 export function typeName(v: Value): string {
   if (v === null) return 'null';
   if (typeof v === 'boolean') return 'boolean';

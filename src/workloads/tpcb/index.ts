@@ -65,6 +65,12 @@ export const tpcb: Workload = {
 
   estimatedBytes: (scale) => scale * TPCB_BYTES_PER_SCALE,
 
+  otherLoader: {
+    tool: 'pgbench -i',
+    runsOn: ['postgres'],
+    hint: 'data from pgbench -i after an unfinished headroom load: headroom drop tpcb, then pgbench -i again',
+  },
+
   async unrecordedDataProblem(ctx) {
     // pgbench -i loads each table in one transaction (COPY), so a table is empty or whole: the
     // tellers' count and the highest aid tell a finished load from one stopped before accounts.

@@ -33,11 +33,6 @@ export async function checkCondition(ctx: DataContext, condition: Condition): Pr
   };
 }
 
-/** The DBMS's one-row table, for a SELECT of expressions only. */
-export function fromOneRow(ctx: DataContext): string {
-  return ctx.dbms === 'firebird' ? ' FROM rdb$database' : '';
-}
-
 /** A count or id as a plain number for messages (drivers return bigint, string or number). */
 export function n(value: unknown): string {
   return value === null || value === undefined ? 'none' : String(value);

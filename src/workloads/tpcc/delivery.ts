@@ -52,7 +52,6 @@ export const delivery: TransactionType = {
     const payCustomer = await conn.prepare(
       `UPDATE customer SET c_balance = c_balance + ${MONEY}, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`,
     );
-    const retryConflicts = terminal.dbms === 'firebird';
     const count = terminal.count;
 
     return async () => {
@@ -61,7 +60,7 @@ export const delivery: TransactionType = {
       let skipped = 0;
       await conn.begin();
       for (let d = 1; d <= DISTRICTS_PER_WAREHOUSE; d++) {
-        const orderId = await takeOldest(oldest, take, w, d, retryConflicts);
+        const orderId = await takeOldest(oldest, take, w, d);
         if (orderId === undefined) {
           skipped++;
           continue;
@@ -85,12 +84,12 @@ export const delivery: TransactionType = {
 /**
  * Deletes the district's oldest new-order and returns its id, or undefined when the district has
  * none. A DELETE that finds no row (a concurrent Delivery committed it after the read) reads
- * again. So does, on Firebird, a DELETE that fails on the other Delivery's delete ("cannot update
- * erased record" once it committed, or an update conflict): Firebird 3 undoes only the statement
- * and keeps the transaction, whose read committed then sees that commit. Elsewhere a conflict
- * ends the transaction as usual.
+ * again. So does a DELETE that fails on the other Delivery's delete where the driver says the DBMS
+ * undid only that statement (DbError.statementUndone: Firebird 3's "cannot update erased record"
+ * once it committed, or an update conflict), as the transaction's read committed then sees that
+ * commit. Elsewhere a conflict ends the transaction as usual.
  */
-async function takeOldest(oldest: Statement, take: Statement, w: number, d: number, retryConflicts: boolean): Promise<number | undefined> {
+async function takeOldest(oldest: Statement, take: Statement, w: number, d: number): Promise<number | undefined> {
   const key: SqlValue[] = [w, d];
   for (let reads = 0; reads < MAX_READS; reads++) {
     const first = (await oldest.all(key))[0]?.[0];
@@ -99,7 +98,7 @@ async function takeOldest(oldest: Statement, take: Statement, w: number, d: numb
     try {
       if ((await take.run([w, d, orderId])) === 1) return orderId;
     } catch (error) {
-      if (!retryConflicts || !(error instanceof DbError) || error.errorClass !== 'retryable' || error.deadlock) throw error;
+      if (!(error instanceof DbError) || !error.statementUndone) throw error;
     }
   }
   throw new Error(`Delivery: district ${d} of warehouse ${w} lost its oldest new-order to other transactions ${MAX_READS} times in a row`);

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Connection, SqlValue } from '../../drivers/driver.js';
-import { Random } from '../../engine/random.js';
+import { Random } from '../../common/random.js';
 import { PhaseClock } from '../phases.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { failedChecks } from './check.js';

@@ -1,4 +1,4 @@
-import type { Random } from '../../engine/random.js';
+import type { Random } from '../../common/random.js';
 
 /**
  * The TPC-C random value rules (clause 2.1.4 to 2.1.6, 4.3.2): NURand, customer last names from

@@ -1,5 +1,5 @@
 import type { SqlValue } from '../../drivers/driver.js';
-import { Random } from '../../engine/random.js';
+import { Random } from '../../common/random.js';
 import type { Decimals } from './decimal.js';
 import { NURAND_A, aString, dataWithOriginal, lastName, nString, nurand, state, zip, type NurandConstants } from './random-values.js';
 import {

@@ -1,5 +1,5 @@
 import type { Connection } from '../../drivers/driver.js';
-import type { Random } from '../../engine/random.js';
+import type { Random } from '../../common/random.js';
 import type { TerminalContext } from '../workload.js';
 import { Decimals } from './decimal.js';
 import { NURAND_A, lastName, nurand, type NurandConstants } from './random-values.js';

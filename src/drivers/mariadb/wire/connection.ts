@@ -21,7 +21,7 @@ import {
   UTF8MB4_GENERAL_CI,
   type Column,
 } from './protocol.js';
-import { interpolate, literal, readBinaryRow, readTextRow, writeParams } from './values.js';
+import { inlineParameters, literal, readBinaryRow, readTextRow, writeParams } from './values.js';
 
 export interface MariadbWireOptions {
   host: string;
@@ -39,7 +39,7 @@ export interface MariadbWireOptions {
 }
 
 /** A statement prepared on the server: executed by id with binary parameters and rows. */
-export interface PreparedStatement {
+export interface MariadbPreparedStatement {
   id: number;
   params: number;
   /** The result columns, kept so that executions can skip the metadata (MariaDB 10.6+). */
@@ -65,7 +65,7 @@ const PREPARE_COLUMNS_EOF = 7;
 interface Request {
   answer: Answer;
   binary: boolean;
-  statement: PreparedStatement | undefined;
+  statement: MariadbPreparedStatement | undefined;
   phase: number;
   columns: Column[];
   columnsLeft: number;
@@ -187,7 +187,7 @@ export class MariadbWire implements TransportHandler {
   query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
     let text = sql;
     try {
-      if (params.length > 0) text = interpolate(sql, params, this.noBackslashEscapes);
+      if (params.length > 0) text = inlineParameters(sql, params, this.noBackslashEscapes);
     } catch (error) {
       // Placeholders and parameters that do not match, or a value SQL cannot spell (Infinity).
       return Promise.reject(this.classify(new MariadbServerError((error as Error).message, 1210, 'HY000')));
@@ -207,17 +207,17 @@ export class MariadbWire implements TransportHandler {
     return literal(value, this.noBackslashEscapes);
   }
 
-  prepare(sql: string): Promise<PreparedStatement> {
+  prepare(sql: string): Promise<MariadbPreparedStatement> {
     const w = this.writer.begin().u8(COM_STMT_PREPARE).text(sql);
-    return this.send(w.finish(), PREPARED, false, undefined) as Promise<PreparedStatement>;
+    return this.send(w.finish(), PREPARED, false, undefined) as Promise<MariadbPreparedStatement>;
   }
 
   /** COM_STMT_EXECUTE for the number of rows affected (matched) or returned. */
-  executeCount(statement: PreparedStatement, params: readonly SqlValue[]): Promise<number> {
+  executeCount(statement: MariadbPreparedStatement, params: readonly SqlValue[]): Promise<number> {
     return this.execute(statement, params, COUNT) as Promise<number>;
   }
 
-  executeRows(statement: PreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
+  executeRows(statement: MariadbPreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
     return this.execute(statement, params, ROWS) as Promise<Row[]>;
   }
 
@@ -244,7 +244,7 @@ export class MariadbWire implements TransportHandler {
     );
   }
 
-  private execute(statement: PreparedStatement, params: readonly SqlValue[], answer: Answer): Promise<unknown> {
+  private execute(statement: MariadbPreparedStatement, params: readonly SqlValue[], answer: Answer): Promise<unknown> {
     if (params.length !== statement.params) {
       return Promise.reject(this.classify(new MariadbServerError(`the statement takes ${statement.params} parameter(s), ${params.length} given`, 1210, 'HY000')));
     }
@@ -253,7 +253,7 @@ export class MariadbWire implements TransportHandler {
     return this.send(w.finish(), answer, true, statement);
   }
 
-  private send(length: number, answer: Answer, binary: boolean, statement: PreparedStatement | undefined): Promise<unknown> {
+  private send(length: number, answer: Answer, binary: boolean, statement: MariadbPreparedStatement | undefined): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
     const request: Request = { answer, binary, statement, phase: START, columns: NO_COLUMNS, columnsLeft: 0, resultSets: 0, rows: NO_ROWS, rowCount: 0, paramsLeft: 0, error: undefined, resolve: unset, reject: unset };
     this.capturing = request;

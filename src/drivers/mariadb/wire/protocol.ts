@@ -25,10 +25,8 @@ export const MARIADB_CACHE_METADATA = 1 << 4;
 
 export const COM_QUIT = 0x01;
 export const COM_QUERY = 0x03;
-export const COM_PING = 0x0e;
 export const COM_STMT_PREPARE = 0x16;
 export const COM_STMT_EXECUTE = 0x17;
-export const COM_STMT_CLOSE = 0x19;
 
 /** Server status flags carried by OK and EOF packets. */
 export const STATUS_MORE_RESULTS = 0x0008;

@@ -260,7 +260,7 @@ function dateText(d: Date): string {
  * Puts `params` in place of the `?` placeholders of `sql`, leaving question marks inside quoted
  * strings, quoted identifiers and comments alone (MariaDB's lexical rules: '', "", ``, --, #, /* *\/).
  */
-export function interpolate(sql: string, params: readonly SqlValue[], noBackslashEscapes: boolean): string {
+export function inlineParameters(sql: string, params: readonly SqlValue[], noBackslashEscapes: boolean): string {
   let out = '';
   let last = 0;
   let n = 0;

@@ -32,7 +32,7 @@ export interface WireOptions {
 }
 
 /** A statement parsed once on the server under `name`; `types` are its result columns' type OIDs. */
-export interface PreparedStatement {
+export interface PgPreparedStatement {
   name: string;
   types: number[];
   /** The constant head of its Bind message: type byte and length are written per call. */
@@ -222,7 +222,7 @@ export class WireConnection implements SslAnswering {
   }
 
   /** Parse + Describe once; the statement is then executed by name. */
-  async prepare(sql: string): Promise<PreparedStatement> {
+  async prepare(sql: string): Promise<PgPreparedStatement> {
     const name = `h${++this.statementCount}`;
     const w = this.writer;
     w.begin(0x50).cstring(name).cstring(sql).int16(0).end(); // Parse, parameter types inferred
@@ -234,13 +234,13 @@ export class WireConnection implements SslAnswering {
   }
 
   /** Executes a prepared statement for the number of rows it affected (or returned). */
-  executeCount(statement: PreparedStatement, params: readonly SqlValue[]): Promise<number> {
+  executeCount(statement: PgPreparedStatement, params: readonly SqlValue[]): Promise<number> {
     const length = this.binds.write(statement.bindHead, params);
     return this.sendBytes(this.binds.buffer, length, COUNT, false, statement.types) as Promise<number>;
   }
 
   /** Executes a prepared statement for its rows. */
-  executeRows(statement: PreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
+  executeRows(statement: PgPreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
     const length = this.binds.write(statement.bindHead, params);
     return this.sendBytes(this.binds.buffer, length, ROWS, true, statement.types) as Promise<Row[]>;
   }

@@ -1,4 +1,4 @@
-import type { DbmsName } from '../drivers/driver.js';
+import type { DbmsName } from './driver.js';
 
 export interface Maintenance {
   name: string;
@@ -9,7 +9,10 @@ export interface Maintenance {
   sizesNote: string;
 }
 
-/** The DBMS's way to reclaim the old row versions an update test leaves (experiments.md section 3: "VACUUM recovers it"). */
+/**
+ * The DBMS's way to reclaim the old row versions an update test leaves (docs/experiments.md section 3:
+ * "VACUUM recovers it"), for the dead-rows experiment. DBMS knowledge, so it lives with the drivers.
+ */
 export function maintenanceFor(dbms: DbmsName, table: string): Maintenance {
   switch (dbms) {
     case 'postgres':

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Random } from '../../src/engine/random.js';
+import { Random } from '../../src/common/random.js';
 import { Deck } from '../../src/engine/deck.js';
 import { UserError } from '../../src/errors.js';
 

@@ -1,4 +1,4 @@
-import { createHistogram, encodeHistogram, type Histogram } from '../../metrics/histogram.js';
+import { createHistogram, encodeHistogram, type Histogram } from './histogram.js';
 
 /** One node's statements over the measured period, from one job; plain data for the worker boundary. */
 export interface NodeTotals {

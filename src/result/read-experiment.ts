@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { UserError } from '../errors.js';
+import { EXPERIMENT_SCHEMA, type ExperimentResult } from './experiment-result.js';
+
+/** The schema a JSON file says it has, or undefined when it is not JSON with a "schema" string. */
+export function schemaOf(file: string): string | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    const schema = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)['schema'] : undefined;
+    return typeof schema === 'string' ? schema : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isExperimentFile(file: string): boolean {
+  return schemaOf(file)?.startsWith('headroom.experiment/') === true;
+}
+
+/** Reads and checks an experiment file (the fields compare relies on). */
+export function readExperiment(file: string): ExperimentResult<Record<string, unknown>> {
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  if (parsed['schema'] !== EXPERIMENT_SCHEMA) {
+    throw new UserError(`${file} has schema ${String(parsed['schema'])}; this version of headroom reads ${EXPERIMENT_SCHEMA}`, 'use the headroom version that wrote it, or rerun the experiment with this one');
+  }
+  if (typeof parsed['experiment'] !== 'string' || !Array.isArray(parsed['rows']) || !Array.isArray(parsed['runs']) || typeof parsed['target'] !== 'object') {
+    throw new UserError(`${file} is a damaged experiment file (experiment, rows, runs or target missing)`, 'rerun the experiment to write it again');
+  }
+  return parsed as unknown as ExperimentResult<Record<string, unknown>>;
+}
