@@ -6,13 +6,14 @@ import { connectTransport } from '../../transport/connect.js';
 import { TransportError, type Transport } from '../../transport/transport.js';
 import { srpClient, type SrpClient, type SrpPlugin } from './srp.js';
 import { readStatus } from './status.js';
+import { Arc4 } from './arc4.js';
 import { MalformedPacket, NEED_MORE, XdrReader, XdrWriter } from './xdr.js';
 import {
   DESCRIBE_ITEMS, messageBlr, parseDescribe, readRow, writeMessage, STATEMENT_EXEC_PROCEDURE, STATEMENT_SELECT, STATEMENT_SELECT_FOR_UPDATE, type Field,
 } from './messages.js';
 import {
   ARCH_GENERIC, cnct, CONNECT_VERSION3, dpb, DSQL_CLOSE, DSQL_DROP, LEGACY_SALT, OFFERED_PROTOCOLS, op, PFLAG_COMPRESS, PROTOCOL_16, PTYPE_BATCH_SEND,
-  PTYPE_MASK, PTYPE_RPC, RECORDS_ITEMS, SQL_DIALECT_3, tpb, WIRE_CRYPT_DISABLED,
+  PTYPE_MASK, PTYPE_RPC, RECORDS_ITEMS, SQL_DIALECT_3, tpb, WIRE_CRYPT_DISABLED, WIRE_CRYPT_ENABLED, WIRECRYPT_REQUIRED,
 } from './protocol.js';
 
 export interface FirebirdWireOptions {
@@ -27,6 +28,12 @@ export interface FirebirdWireOptions {
    * Srp256 first, Firebird 3 without Srp256 in its AuthServer falls to Legacy_Auth, not Srp).
    */
   plugins?: readonly LoginPlugin[];
+  /**
+   * Encrypt the wire (Arc4, keyed by the Srp session key). Without it the client tells the
+   * server it wants no encryption, and connect() tries once more with it when the server
+   * answers that its WireCrypt is Required.
+   */
+  encrypt?: boolean;
 }
 
 export type LoginPlugin = 'Srp' | 'Srp256' | 'Legacy_Auth';
@@ -109,12 +116,27 @@ export class FirebirdWire {
   /** The login plugin the server accepted. */
   plugin = '';
   private where: string;
+  private sessionKey: Buffer | undefined;
+  private cipher: Arc4 | undefined;
+  private decipher: Arc4 | undefined;
 
   private constructor(options: FirebirdWireOptions) {
     this.where = `${options.host}:${options.port}`;
   }
 
   static async connect(options: FirebirdWireOptions): Promise<FirebirdWire> {
+    try {
+      return await FirebirdWire.connectOnce(options);
+    } catch (error) {
+      if (options.encrypt || (error as { gdscode?: number }).gdscode !== WIRECRYPT_REQUIRED) throw error;
+      // Encrypted, if this login can be (Srp gives the key); else the server's refusal stands.
+      return FirebirdWire.connectOnce({ ...options, encrypt: true }).catch((again: unknown) => {
+        throw again instanceof NoSessionKey ? error : again;
+      });
+    }
+  }
+
+  private static async connectOnce(options: FirebirdWireOptions): Promise<FirebirdWire> {
     const wire = new FirebirdWire(options);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -139,7 +161,13 @@ export class FirebirdWire {
   private async open(options: FirebirdWireOptions): Promise<void> {
     this.transport = await connectTransport(
       { host: options.host, port: options.port },
-      { onData: (buffer, start, end) => this.framer.push(buffer, start, end), onClose: (error) => this.onClose(error) },
+      {
+        onData: (buffer, start, end) => {
+          this.decipher?.apply(buffer, start, end);
+          this.framer.push(buffer, start, end);
+        },
+        onClose: (error) => this.onClose(error),
+      },
       options.connectTimeoutMs,
     );
     const srp = srpClient();
@@ -150,6 +178,15 @@ export class FirebirdWire {
     // answer rides in the attach's parameter block; either way the server may ask for more
     // (op_cont_auth: another round, or another plugin) before it answers the attach.
     let authData = accept.authenticated || accept.op === op.accept ? '' : this.answerChallenge(accept, srp, options);
+    if (options.encrypt) {
+      if (accept.op === op.condAccept) {
+        // The proof goes first; the session key is used once the server has accepted it.
+        const answer = (await this.send(this.contAuthPacket(authData, accept.plugin, options), ACCEPT)) as Accept | number;
+        if (typeof answer !== 'number') throw new Error(`${this.where} asked for more login data before wire encryption`);
+        accept = { ...accept, op: op.accept };
+      }
+      await this.startEncryption();
+    }
     let next = (await this.send(accept.op === op.condAccept ? this.contAuthPacket(authData, accept.plugin, options) : this.attachPacket(options, authData), ACCEPT)) as Accept | number;
     let attached = accept.op !== op.condAccept;
     for (let rounds = 0; ; rounds++) {
@@ -170,6 +207,19 @@ export class FirebirdWire {
     this.plugin = accept.plugin;
   }
 
+  /** op_crypt (in plaintext), then Arc4 both ways: the server's answer comes encrypted. */
+  private async startEncryption(): Promise<void> {
+    if (!this.sessionKey) {
+      throw new NoSessionKey(`${this.where} requires wire encryption, whose key comes from an Srp login; this one used ${this.plugin || 'another plugin'}`);
+    }
+    const packet = this.w.reset().int32(op.crypt).string('Arc4').string('Symmetric').take();
+    const answer = this.expect(HANDLE);
+    this.transport!.write(packet, 0, packet.length);
+    this.cipher = new Arc4(this.sessionKey);
+    this.decipher = new Arc4(this.sessionKey);
+    await answer;
+  }
+
   private connectPacket(options: FirebirdWireOptions, srp: SrpClient): Buffer {
     const user: number[] = [];
     const put = (tag: number, value: Buffer): void => {
@@ -185,7 +235,7 @@ export class FirebirdWire {
       const piece = specific.subarray(i, i + 254);
       user.push(cnct.specificData, piece.length + 1, part, ...piece);
     }
-    put(cnct.clientCrypt, Buffer.from([WIRE_CRYPT_DISABLED, 0, 0, 0]));
+    put(cnct.clientCrypt, Buffer.from([options.encrypt ? WIRE_CRYPT_ENABLED : WIRE_CRYPT_DISABLED, 0, 0, 0]));
     put(cnct.user, Buffer.from(safeUserName()));
     put(cnct.host, Buffer.from(hostname()));
     put(cnct.userVerification, Buffer.alloc(0));
@@ -200,8 +250,12 @@ export class FirebirdWire {
     if (plugin === 'Srp' || plugin === 'Srp256') {
       // An empty challenge asks for A again (the server chose this plugin after another).
       if (accept.data.length === 0) return srp.publicHex;
-      return srp.proof(options.user, options.password, ...srpChallenge(accept.data), plugin as SrpPlugin).proofHex;
+      const { proofHex, sessionKey } = srp.proof(options.user, options.password, ...srpChallenge(accept.data), plugin as SrpPlugin);
+      this.sessionKey = sessionKey;
+      return proofHex;
     }
+    this.sessionKey = undefined;
+    this.plugin = plugin;
     if (plugin === 'Legacy_Auth') return legacyHash(options.password);
     throw new Error(`${this.where} asks for the login plugin "${plugin}", which headroom's Firebird client does not speak (it speaks ${DEFAULT_PLUGINS.join(', ')})`);
   }
@@ -354,6 +408,7 @@ export class FirebirdWire {
     const goodbye = this.w.reset().int32(op.detach).int32(this.dbHandle).int32(op.disconnect).take();
     const transport = this.transport;
     this.onClose(new TransportError(`the connection to ${this.where} was closed`, 'ECONNABORTED'));
+    this.cipher?.apply(goodbye, 0, goodbye.length);
     transport.close(goodbye);
   }
 
@@ -400,11 +455,13 @@ export class FirebirdWire {
 
   private write(): void {
     if (this.closedBy || !this.transport) return;
+    this.cipher?.apply(this.w.buffer, 0, this.w.length);
     this.transport.write(this.w.buffer, 0, this.w.length);
   }
 
   private send(packet: Buffer, mode: number): Promise<unknown> {
     const answer = this.expect(mode);
+    this.cipher?.apply(packet, 0, packet.length);
     this.transport!.write(packet, 0, packet.length);
     return answer;
   }
@@ -515,6 +572,8 @@ export class FirebirdWire {
     for (const pending of this.queue.splice(0)) pending.reject(this.closedBy);
   }
 }
+
+class NoSessionKey extends Error {}
 
 function isCursor(statement: PreparedStatement): boolean {
   return statement.type === STATEMENT_SELECT || statement.type === STATEMENT_SELECT_FOR_UPDATE;

@@ -23,6 +23,9 @@ export const PFLAG_COMPRESS = 0x100;
 export const cnct = { user: 1, host: 4, userVerification: 6, specificData: 7, pluginName: 8, login: 9, pluginList: 10, clientCrypt: 11 } as const;
 /** CNCT_client_crypt levels. */
 export const WIRE_CRYPT_DISABLED = 0;
+export const WIRE_CRYPT_ENABLED = 1;
+/** isc_wirecrypt_required: "Client attempted to attach unencrypted but wire encryption is required". */
+export const WIRECRYPT_REQUIRED = 335545065;
 
 /** Attachment parameter block tags (isc_dpb_*). */
 export const dpb = { version1: 1, userName: 28, lcCtype: 48, processId: 71, processName: 74, utf8Filename: 77, specificAuthData: 84 } as const;
