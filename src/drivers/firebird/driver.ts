@@ -92,13 +92,16 @@ export async function classifyAttachError(error: unknown, target: ServerTarget):
   return new DbError(classified.errorClass, `${classified.message} (${where}, while attaching)`, classified.code, classified.hint, { cause: error });
 }
 
+const DEFAULT_PASSWORD = 'masterkey';
+
 function attach(target: ServerTarget): Promise<FirebirdWire> {
   return FirebirdWire.connect({
     host: target.host,
     port: target.port,
     database: target.database,
     user: target.user,
-    password: target.password ?? '',
+    // No password given: Firebird's installation default, as node-firebird (headroom's earlier client) assumed.
+    password: target.password || DEFAULT_PASSWORD,
     connectTimeoutMs: target.connectTimeoutMs ?? 10_000,
   });
 }
