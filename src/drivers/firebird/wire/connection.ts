@@ -117,6 +117,8 @@ export class FirebirdWire {
   plugin = '';
   private where: string;
   private sessionKey: Buffer | undefined;
+  /** The hex length of the last Srp salt the server sent (it drops leading zeros, so it varies): for tests. */
+  srpSaltLength = 0;
   private cipher: Arc4 | undefined;
   private decipher: Arc4 | undefined;
 
@@ -250,7 +252,9 @@ export class FirebirdWire {
     if (plugin === 'Srp' || plugin === 'Srp256') {
       // An empty challenge asks for A again (the server chose this plugin after another).
       if (accept.data.length === 0) return srp.publicHex;
-      const { proofHex, sessionKey } = srp.proof(options.user, options.password, ...srpChallenge(accept.data), plugin as SrpPlugin);
+      const [salt, serverPublic] = srpChallenge(accept.data);
+      this.srpSaltLength = salt.length;
+      const { proofHex, sessionKey } = srp.proof(options.user, options.password, salt, serverPublic, plugin as SrpPlugin);
       this.sessionKey = sessionKey;
       return proofHex;
     }
