@@ -99,3 +99,22 @@ test('firebird: Srp logins work whatever the salt\'s hex length (the server drop
   assert.ok(lengths.has(64), `salts seen: ${[...lengths]}`);
   assert.ok([...lengths].some((n) => n < 64), `no salt with a leading zero in 120 passwords: ${[...lengths]}`);
 });
+
+test('firebird: a Legacy_Auth login (the shared server lists Legacy_Auth in AuthServer)', async (t) => {
+  const db = await freshDatabase(t, 'firebird');
+  if (!db) return;
+  const admin = db.target as ServerTarget;
+  const user = `HR_LEG${process.pid}`;
+  const conn = new FirebirdConnection(await FirebirdWire.connect({ ...admin, password: admin.password ?? 'masterkey', connectTimeoutMs: 10_000 }), admin);
+  t.after(async () => {
+    await conn.query(`DROP USER ${user} USING PLUGIN Legacy_UserManager`).catch(() => {});
+    await conn.close();
+    await db.dispose();
+  });
+  await conn.query(`CREATE OR ALTER USER ${user} PASSWORD 'legacy1' USING PLUGIN Legacy_UserManager`);
+  const wire = await FirebirdWire.connect({ ...admin, user, password: 'legacy1', plugins: ['Legacy_Auth'], connectTimeoutMs: 10_000 });
+  const legacy = new FirebirdConnection(wire, admin);
+  const rows = await legacy.query('SELECT TRIM(MON$AUTH_METHOD), TRIM(MON$USER) FROM MON$ATTACHMENTS WHERE MON$ATTACHMENT_ID = CURRENT_CONNECTION');
+  assert.deepEqual(rows, [['Legacy_Auth', user]]);
+  await legacy.close();
+});
