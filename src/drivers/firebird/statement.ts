@@ -5,6 +5,7 @@ import { DSQL_DROP } from './wire/protocol.js';
 /** What a statement needs from its connection: the transaction to prepare and run in. */
 export interface StatementHost {
   within<T>(work: (tx: number) => Promise<T>): Promise<T>;
+  selectRows(prepared: PreparedStatement, params: readonly SqlValue[]): Promise<Row[]>;
 }
 
 /**
@@ -42,6 +43,6 @@ export class FirebirdStatement implements Statement {
   async all(params: readonly SqlValue[] = []): Promise<Row[]> {
     if (!this.prepared) await this.bind();
     const prepared = this.prepared!;
-    return this.host.within((tx) => this.wire.executeRows(prepared, tx, params));
+    return this.host.selectRows(prepared, params);
   }
 }

@@ -378,6 +378,33 @@ export class FirebirdWire {
   }
 
   /**
+   * A cursor's execute, first fetch, close and the transaction's commit in one write: a whole
+   * autocommit read in one round trip after the transaction's start. Resolves to undefined when
+   * the rows did not fit one batch: the commit has closed the cursor, and the caller reads again
+   * in a transaction of its own (only for read-only transactions, where reading again is safe).
+   */
+  async executeRowsThenCommit(statement: PreparedStatement, transaction: number, params: readonly SqlValue[]): Promise<Row[] | undefined> {
+    if (!isCursor(statement)) throw new Error('executeRowsThenCommit() takes a cursor');
+    const failed = this.writeExecute(statement, transaction, params, false);
+    if (failed) return failed;
+    const executed = this.expect(HANDLE);
+    executed.catch(noop);
+    this.writeFetch(statement);
+    const first = this.expect(ROWS, statement.output) as Promise<Pending>;
+    first.catch(noop);
+    // The close fails when the execute did: only the execute's error is reported.
+    this.w.int32(op.freeStatement).int32(statement.handle).int32(DSQL_CLOSE);
+    this.queue.push({ mode: IGNORE, resolve: noop, reject: noop });
+    this.w.int32(op.commit).int32(transaction);
+    const committed = this.flush(HANDLE);
+    committed.catch(noop);
+    await executed;
+    const batch = await first;
+    await committed;
+    return batch.eof ? batch.rows! : undefined;
+  }
+
+  /**
    * Builds op_execute (op_execute2 with the output message for EXECUTE PROCEDURE); returns a
    * rejected promise, with nothing of it built, when the parameters do not fit the statement.
    */
@@ -579,7 +606,8 @@ export class FirebirdWire {
 
 class NoSessionKey extends Error {}
 
-function isCursor(statement: PreparedStatement): boolean {
+/** A statement that opens a cursor (SELECT, SELECT ... FOR UPDATE). */
+export function isCursor(statement: PreparedStatement): boolean {
   return statement.type === STATEMENT_SELECT || statement.type === STATEMENT_SELECT_FOR_UPDATE;
 }
 
