@@ -13,7 +13,7 @@ import {
 } from './messages.js';
 import {
   ARCH_GENERIC, cnct, CONNECT_VERSION3, dpb, DSQL_CLOSE, DSQL_DROP, LEGACY_SALT, OFFERED_PROTOCOLS, op, PFLAG_COMPRESS, PROTOCOL_16, PTYPE_BATCH_SEND,
-  PTYPE_MASK, PTYPE_RPC, RECORDS_ITEMS, SQL_DIALECT_3, tpb, WIRE_CRYPT_DISABLED, WIRE_CRYPT_ENABLED, WIRECRYPT_REQUIRED,
+  PTYPE_MASK, PTYPE_RPC, RECORDS_ITEMS, SQL_DIALECT_3, tpb, WIRE_CRYPT_DISABLED, WIRE_CRYPT_ENABLED, WIRECRYPT_INCOMPATIBLE, WIRECRYPT_REQUIRED,
 } from './protocol.js';
 
 export interface FirebirdWireOptions {
@@ -130,11 +130,11 @@ export class FirebirdWire {
     try {
       return await FirebirdWire.connectOnce(options);
     } catch (error) {
-      if (options.encrypt || (error as { gdscode?: number }).gdscode !== WIRECRYPT_REQUIRED) throw error;
-      // Encrypted, if this login can be (Srp gives the key); else the server's refusal stands.
-      return FirebirdWire.connectOnce({ ...options, encrypt: true }).catch((again: unknown) => {
-        throw again instanceof NoSessionKey ? error : again;
-      });
+      const code = (error as { gdscode?: number }).gdscode;
+      if (options.encrypt || (code !== WIRECRYPT_REQUIRED && code !== WIRECRYPT_INCOMPATIBLE)) throw error;
+      // Encrypted, if this login can be (Srp gives the key); else the server refuses it again
+      // and says that encryption is required.
+      return FirebirdWire.connectOnce({ ...options, encrypt: true });
     }
   }
 
@@ -180,7 +180,7 @@ export class FirebirdWire {
     // answer rides in the attach's parameter block; either way the server may ask for more
     // (op_cont_auth: another round, or another plugin) before it answers the attach.
     let authData = accept.authenticated || accept.op === op.accept ? '' : this.answerChallenge(accept, srp, options);
-    if (options.encrypt) {
+    if (options.encrypt && this.sessionKey) {
       if (accept.op === op.condAccept) {
         // The proof goes first; the session key is used once the server has accepted it.
         const answer = (await this.send(this.contAuthPacket(authData, accept.plugin, options), ACCEPT)) as Accept | number;
@@ -211,14 +211,11 @@ export class FirebirdWire {
 
   /** op_crypt (in plaintext), then Arc4 both ways: the server's answer comes encrypted. */
   private async startEncryption(): Promise<void> {
-    if (!this.sessionKey) {
-      throw new NoSessionKey(`${this.where} requires wire encryption, whose key comes from an Srp login; this one used ${this.plugin || 'another plugin'}`);
-    }
     const packet = this.w.reset().int32(op.crypt).string('Arc4').string('Symmetric').take();
     const answer = this.expect(HANDLE);
     this.transport!.write(packet, 0, packet.length);
-    this.cipher = new Arc4(this.sessionKey);
-    this.decipher = new Arc4(this.sessionKey);
+    this.cipher = new Arc4(this.sessionKey!);
+    this.decipher = new Arc4(this.sessionKey!);
     await answer;
   }
 
@@ -603,8 +600,6 @@ export class FirebirdWire {
     for (const pending of this.queue.splice(0)) pending.reject(this.closedBy);
   }
 }
-
-class NoSessionKey extends Error {}
 
 /** A statement that opens a cursor (SELECT, SELECT ... FOR UPDATE). */
 export function isCursor(statement: PreparedStatement): boolean {

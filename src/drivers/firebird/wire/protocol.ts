@@ -26,6 +26,8 @@ export const WIRE_CRYPT_DISABLED = 0;
 export const WIRE_CRYPT_ENABLED = 1;
 /** isc_wirecrypt_required: "Client attempted to attach unencrypted but wire encryption is required". */
 export const WIRECRYPT_REQUIRED = 335545065;
+/** isc_wirecrypt_incompatible: what Firebird 3 answers a client that asks for no encryption when WireCrypt is Required. */
+export const WIRECRYPT_INCOMPATIBLE = 335545064;
 
 /** Attachment parameter block tags (isc_dpb_*). */
 export const dpb = { version1: 1, userName: 28, lcCtype: 48, processId: 71, processName: 74, utf8Filename: 77, specificAuthData: 84 } as const;
