@@ -9,7 +9,7 @@ import { readStatus } from './status.js';
 import { Arc4 } from './arc4.js';
 import { MalformedPacket, NEED_MORE, XdrReader, XdrWriter } from './xdr.js';
 import {
-  DESCRIBE_ITEMS, messageBlr, parseDescribe, readRow, writeMessage, STATEMENT_EXEC_PROCEDURE, STATEMENT_SELECT, STATEMENT_SELECT_FOR_UPDATE, type Field,
+  DESCRIBE_ITEMS, ParameterError, messageBlr, parseDescribe, readRow, writeMessage, STATEMENT_EXEC_PROCEDURE, STATEMENT_SELECT, STATEMENT_SELECT_FOR_UPDATE, type Field,
 } from './messages.js';
 import {
   ARCH_GENERIC, cnct, CONNECT_VERSION3, dpb, DSQL_CLOSE, DSQL_DROP, LEGACY_SALT, OFFERED_PROTOCOLS, op, PFLAG_COMPRESS, PROTOCOL_16, PTYPE_BATCH_SEND,
@@ -411,7 +411,7 @@ export class FirebirdWire {
     const procedure = procedureOutput && statement.type === STATEMENT_EXEC_PROCEDURE && statement.output.length > 0;
     try {
       if (params.length !== statement.input.length) {
-        throw new RangeError(`the statement takes ${statement.input.length} parameters, ${params.length} were given`);
+        throw new ParameterError(`the statement takes ${statement.input.length} parameters, ${params.length} were given`);
       }
       w.int32(procedure ? op.execute2 : op.execute).int32(statement.handle).int32(transaction).bytes(statement.inputBlr).int32(0);
       w.int32(statement.input.length > 0 ? 1 : 0);

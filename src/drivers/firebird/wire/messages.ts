@@ -117,8 +117,13 @@ export function messageBlr(fields: readonly Field[], forInput: boolean): Buffer 
   return Buffer.from(out);
 }
 
+/** A parameter value that does not fit its parameter's type: the request is not sent. */
+export class ParameterError extends Error {
+  override readonly name = 'ParameterError';
+}
+
 /** A column or parameter type headroom's Firebird client does not encode (BLOB, ARRAY, Firebird 4's INT128, DECFLOAT, WITH TIME ZONE). */
-export class UnsupportedType extends Error {
+export class UnsupportedType extends ParameterError {
   constructor(type: number, name: string) {
     super(`Firebird SQL type ${type}${name ? ` (${name})` : ''} is not supported by headroom's Firebird client`);
   }
@@ -147,7 +152,7 @@ function scaledInteger(value: SqlValue, scale: number): bigint {
   if (typeof value === 'boolean') return value ? 1n : 0n;
   const text = String(value).trim();
   const match = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
-  if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new TypeError(`"${text}" is not a number`);
+  if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new ParameterError(`"${text}" is not a number`);
   const fraction = (match[3] ?? '').padEnd(-scale, '0');
   const kept = fraction.slice(0, -scale);
   let units = BigInt((match[2] || '0') + kept);
@@ -181,7 +186,7 @@ function writeValue(w: XdrWriter, f: Field, value: SqlValue): void {
       const at = w.length;
       w.string(text);
       const bytes = w.buffer.readInt32BE(at);
-      if (bytes > f.length) throw new RangeError(`a string of ${bytes} bytes for ${f.name || 'a parameter'} of ${f.length} bytes: string right truncation`);
+      if (bytes > f.length) throw new ParameterError(`a string of ${bytes} bytes for ${f.name || 'a parameter'} of ${f.length} bytes: string right truncation`);
       return;
     }
     case SQL_SHORT:
