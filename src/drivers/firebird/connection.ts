@@ -2,7 +2,7 @@ import type { ServerTarget } from '../../config/target.js';
 import type { Connection, Row, SqlValue, Statement } from '../driver.js';
 import { classifyFirebirdError, isObjectInUse } from './errors.js';
 import { FirebirdStatement } from './statement.js';
-import { isCursor, transactionBlock, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
+import { isCursor, MISPREDICTED, transactionBlock, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
 import { DSQL_DROP } from './wire/protocol.js';
 
 /**
@@ -33,6 +33,8 @@ const BULK_BLOCK_BYTES = 60_000;
 export class FirebirdConnection implements Connection {
   private readonly statements = new Map<string, FirebirdStatement>();
   private tx: number | undefined;
+  /** Autocommit reads whose transaction handle was not the one expected (they ran again the slow way). */
+  mispredicted = 0;
   /** Set by declareReadOnly(): the transactions started from now on are read-only. */
   private readOnly = false;
 
@@ -67,7 +69,15 @@ export class FirebirdConnection implements Connection {
    * instead of three. Rows that do not fit one fetch are read again in a transaction of their own.
    */
   async selectRows(prepared: PreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
-    if (this.tx === undefined && this.readOnly && isCursor(prepared)) {
+    if (this.tx === undefined && this.readOnly && isCursor(prepared) && this.wire.lastTransaction !== 0) {
+      try {
+        const rows = await this.wire.selectInNextTransaction(READ_ONLY, prepared, params);
+        if (rows === MISPREDICTED) this.mispredicted++;
+        else if (rows) return rows;
+      } catch (error) {
+        throw classifyFirebirdError(error);
+      }
+    } else if (this.tx === undefined && this.readOnly && isCursor(prepared)) {
       let tx: number | undefined;
       try {
         tx = await this.wire.startTransaction(READ_ONLY);

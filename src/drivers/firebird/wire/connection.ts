@@ -94,6 +94,8 @@ interface Accept {
 }
 
 const FETCH_ROWS = 400;
+/** selectInNextTransaction(): the transaction's handle was not the one expected. */
+export const MISPREDICTED = Symbol('mispredicted transaction handle');
 const MAX_FIELD = 1 << 24;
 const noop = (): void => {};
 
@@ -287,7 +289,59 @@ export class FirebirdWire {
   /** Starts a transaction; resolves to its handle. */
   startTransaction(block: Buffer): Promise<number> {
     this.begin().int32(op.transaction).int32(this.dbHandle).bytes(block);
-    return this.flush(HANDLE) as Promise<number>;
+    return (this.flush(HANDLE) as Promise<number>).then((handle) => (this.lastTransaction = handle));
+  }
+
+  /** The handle of the last transaction started: the server hands a freed handle out again. */
+  lastTransaction = 0;
+
+  /**
+   * An autocommit read in one round trip: the transaction's start, and the execute, first fetch,
+   * close and commit addressed to the handle the start is expected to return (the server reuses
+   * the handle of this connection's last transaction, which has ended). When the start returns
+   * another handle, the rest failed on a handle of no transaction of this connection (no other is
+   * open): the new transaction is rolled back and MISPREDICTED returned, to run the slow way.
+   * Otherwise as executeRowsThenCommit().
+   */
+  async selectInNextTransaction(block: Buffer, statement: PreparedStatement, params: readonly SqlValue[]): Promise<Row[] | undefined | typeof MISPREDICTED> {
+    const predicted = this.lastTransaction;
+    this.begin().int32(op.transaction).int32(this.dbHandle).bytes(block);
+    const started = this.expect(HANDLE) as Promise<number>;
+    started.catch(noop);
+    const failed = this.writeExecute(statement, predicted, params, false, true);
+    if (failed) {
+      failed.catch(noop);
+      const handle = await started.catch(() => undefined);
+      if (handle !== undefined) await this.rollback(handle).catch(noop);
+      return failed;
+    }
+    const executed = this.expect(HANDLE);
+    executed.catch(noop);
+    this.writeFetch(statement);
+    const first = this.expect(ROWS, statement.output) as Promise<Pending>;
+    first.catch(noop);
+    this.w.int32(op.freeStatement).int32(statement.handle).int32(DSQL_CLOSE);
+    this.queue.push({ mode: IGNORE, resolve: noop, reject: noop });
+    this.w.int32(op.commit).int32(predicted);
+    const committed = this.flush(HANDLE);
+    committed.catch(noop);
+    const handle = await started;
+    this.lastTransaction = handle;
+    if (handle !== predicted) {
+      await committed.catch(noop);
+      await this.rollback(handle).catch(noop);
+      return MISPREDICTED;
+    }
+    try {
+      await executed;
+      const batch = await first;
+      await committed;
+      return batch.eof ? batch.rows! : undefined;
+    } catch (error) {
+      // A commit that failed leaves the transaction open: end it.
+      await committed.then(noop, () => this.rollback(handle).catch(noop));
+      throw error;
+    }
   }
 
   commit(transaction: number): Promise<unknown> {
@@ -405,8 +459,8 @@ export class FirebirdWire {
    * Builds op_execute (op_execute2 with the output message for EXECUTE PROCEDURE); returns a
    * rejected promise, with nothing of it built, when the parameters do not fit the statement.
    */
-  private writeExecute(statement: PreparedStatement, transaction: number, params: readonly SqlValue[], procedureOutput: boolean): Promise<never> | undefined {
-    const w = this.begin();
+  private writeExecute(statement: PreparedStatement, transaction: number, params: readonly SqlValue[], procedureOutput: boolean, append = false): Promise<never> | undefined {
+    const w = append ? this.w : this.begin();
     const mark = w.length;
     const procedure = procedureOutput && statement.type === STATEMENT_EXEC_PROCEDURE && statement.output.length > 0;
     try {
