@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { JOURNAL_TABLE_DDL } from '../engine/journal.js';
+import { journalTableDdl } from '../engine/journal.js';
 import { parseClientSteps } from '../config/clients.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
@@ -165,7 +165,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
 
     await style.beforeRun?.(session, scale);
     const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
-    if (values['journal'] !== undefined) await session.conn.query(JOURNAL_TABLE_DDL);
+    if (values['journal'] !== undefined) await session.conn.query(journalTableDdl(session.target.dbms));
 
     const abort = new AbortController();
     const onSignal = (): void => {

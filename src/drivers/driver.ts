@@ -62,8 +62,8 @@ export interface ServerInfo {
   tls?: { protocol: string; cipher: string };
   /**
    * The transport the connection serverInfo ran on, for drivers whose client rides one
-   * (drivers/transport: PostgreSQL, MariaDB): the process's default, or a Node socket where TLS
-   * was asked for (tls once encrypted). Absent for clients that bring their own sockets.
+   * (drivers/transport: PostgreSQL, MariaDB, Firebird): the process's default, or, once encrypted,
+   * tls (in the native reactor) or node-tls (Node's tls module). Absent for SQLite (embedded).
    */
   transport?: TransportKind;
 }

@@ -1,4 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import type { DbmsName } from '../drivers/driver.js';
+import { createTableIfMissing } from '../drivers/create-table.js';
 
 /**
  * The client-side record of commits for the durability check (--journal): `A id` once the server
@@ -61,4 +63,6 @@ export function parseJournal(text: string): JournalContents {
 }
 
 /** The table each journaled commit writes its id into, inside the same transaction. */
-export const JOURNAL_TABLE_DDL = 'CREATE TABLE IF NOT EXISTS headroom_journal (id varchar(80) PRIMARY KEY)';
+export function journalTableDdl(dbms: DbmsName): string {
+  return createTableIfMissing(dbms, 'headroom_journal', 'id varchar(80) NOT NULL PRIMARY KEY');
+}

@@ -1,4 +1,5 @@
 import type { DataContext, LoadPhase } from './workload.js';
+import { createTableIfMissing } from '../drivers/create-table.js';
 
 /**
  * headroom's own record of each workload's load: one row per workload in `headroom_load`, written
@@ -22,12 +23,7 @@ export interface LoadMark {
 const COLUMNS = 'workload VARCHAR(32) NOT NULL PRIMARY KEY, scale VARCHAR(40) NOT NULL, started VARCHAR(32) NOT NULL, completed VARCHAR(32)';
 
 function createStatement(dbms: MarkerContext['dbms']): string {
-  // Firebird 3 has no CREATE TABLE IF NOT EXISTS.
-  if (dbms === 'firebird') {
-    const exists = `SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${LOAD_TABLE.toUpperCase()}'`;
-    return `EXECUTE BLOCK AS BEGIN IF (NOT EXISTS (${exists})) THEN EXECUTE STATEMENT 'CREATE TABLE ${LOAD_TABLE} (${COLUMNS})'; END`;
-  }
-  return `CREATE TABLE IF NOT EXISTS ${LOAD_TABLE} (${COLUMNS})`;
+  return createTableIfMissing(dbms, LOAD_TABLE, COLUMNS);
 }
 
 /** Before the load touches the data: a row saying it started and has not completed. */

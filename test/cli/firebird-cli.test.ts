@@ -5,12 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ServerTarget } from '../../src/config/target.js';
 import type { RunResult } from '../../src/result/result.js';
+import { parseJournal } from '../../src/engine/journal.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 
 /** Each workload through the CLI as a Firebird user would drive it: init, check, run, check, drop. */
 const CASES = [
-  { workload: 'tpcb', scale: '1', run: ['-b', 'tpcb-like'] },
+  // --journal: its table is made with Firebird's own CREATE-if-missing (no IF NOT EXISTS in Firebird 3).
+  { workload: 'tpcb', scale: '1', run: ['-b', 'tpcb-like', '--journal', 'journal.txt'] },
   { workload: 'chain', scale: '1/5000', run: ['--mode', 'localized'] },
 ] as const;
 
@@ -43,6 +45,7 @@ for (const { workload, scale, run: runOptions } of CASES) {
     assert.equal(result.summary.transactions, 60, `all 60 committed: ${JSON.stringify(result.summary.failures)}`);
     assert.equal(result.target.settings['server_mode'] !== undefined, true);
     assert.doesNotMatch(JSON.stringify(result), /masterkey|password/i);
+    if (workload === 'tpcb') assert.equal(parseJournal(readFileSync(path.join(cwd, 'journal.txt'), 'utf8')).acknowledged.size, 60, 'one journal entry per commit');
     if (workload === 'chain') assert.match(run.stdout, /Total time: \d+ ms = [\d.]+ ms\/tr = [\d.]+ tr\/sec/);
 
     const after = await cli(['check', workload, '--db', db.url]);

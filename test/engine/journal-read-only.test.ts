@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { JOURNAL_TABLE_DDL, JournalWriter, parseJournal } from '../../src/engine/journal.js';
+import { journalTableDdl, JournalWriter, parseJournal } from '../../src/engine/journal.js';
 import { JournalingConnection } from '../../src/engine/journaling-connection.js';
 import { connectFresh } from '../helpers/databases.js';
 
@@ -16,7 +16,7 @@ test('journal: a declared read-only transaction commits without a journal entry;
   if (!fresh) return;
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-journal-ro-'));
   t.after(() => rmSync(folder, { recursive: true, force: true }));
-  await fresh.conn.query(JOURNAL_TABLE_DDL);
+  await fresh.conn.query(journalTableDdl('sqlite'));
   const file = path.join(folder, 'journal');
   const writer = await JournalWriter.open(file);
   let sequence = 0;

@@ -1,34 +1,21 @@
-import type { Socket as NetSocket } from 'node:net';
-import type { Database, Transaction } from 'node-firebird';
-import { firebird } from './library.js';
-import type WireConnection from 'node-firebird/lib/wire/connection.js';
 import type { ServerTarget } from '../../config/target.js';
 import type { Connection, Row, SqlValue, Statement } from '../driver.js';
 import { classifyFirebirdError, isObjectInUse } from './errors.js';
-import { FirebirdStatement, wireParams } from './statement.js';
-
-interface TransactionOptions {
-  isolation: number[];
-  wait: boolean;
-  readOnly: boolean;
-}
+import { FirebirdStatement } from './statement.js';
+import { isCursor, MISPREDICTED, transactionBlock, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
+import { DSQL_DROP } from './wire/protocol.js';
 
 /**
  * Read committed, record version (Firebird's usual read committed: readers never wait for
  * writers), waiting on row locks so a conflict ends as isc_deadlock/isc_update_conflict once the
- * other writer finishes. node-firebird calls this pair ISOLATION_READ_UNCOMMITTED.
+ * other writer finishes.
  * Read-only (isc_tpb_read) where the transaction declared itself so: Firebird starts a read-only
  * read-committed transaction pre-committed, without writing the header page's next transaction
  * number, which with forced writes is a synchronous page write for every other transaction start.
  */
-let options: { readWrite: TransactionOptions; readOnly: TransactionOptions } | undefined;
-function transactionOptions(readOnly: boolean): TransactionOptions {
-  if (options === undefined) {
-    const isolation = firebird().Firebird.ISOLATION_READ_UNCOMMITTED;
-    options = { readWrite: { isolation, wait: true, readOnly: false }, readOnly: { isolation, wait: true, readOnly: true } };
-  }
-  return readOnly ? options.readOnly : options.readWrite;
-}
+const READ_WRITE = transactionBlock({ isolation: 'read-committed', wait: true, readOnly: false });
+const READ_ONLY = transactionBlock({ isolation: 'read-committed', wait: true, readOnly: true });
+const noop = (): void => {};
 
 /**
  * Limits of one EXECUTE BLOCK in bulkInsert: every INSERT is a context and a statement may hold
@@ -45,42 +32,70 @@ const BULK_BLOCK_BYTES = 60_000;
  */
 export class FirebirdConnection implements Connection {
   private readonly statements = new Map<string, FirebirdStatement>();
-  private tx: Transaction | undefined;
+  private tx: number | undefined;
+  /** Autocommit reads whose transaction handle was not the one expected (they ran again the slow way). */
+  mispredicted = 0;
   /** Set by declareReadOnly(): the transactions started from now on are read-only. */
   private readOnly = false;
 
   constructor(
-    private readonly db: Database,
+    readonly wire: FirebirdWire,
     private readonly target: ServerTarget,
-  ) {
-    // A socket error between calls would otherwise be an unhandled 'error' event.
-    (db as unknown as { on(event: string, listener: () => void): void }).on('error', () => {});
-  }
+  ) {}
 
-  async within<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    if (this.tx) {
+  async within<T>(work: (tx: number) => Promise<T>): Promise<T> {
+    if (this.tx !== undefined) {
       try {
         return await work(this.tx);
       } catch (error) {
         throw classifyFirebirdError(error);
       }
     }
-    let tx: Transaction | undefined;
+    let tx: number | undefined;
     try {
-      tx = await this.db.transactionAsync(transactionOptions(this.readOnly));
+      tx = await this.wire.startTransaction(this.readOnly ? READ_ONLY : READ_WRITE);
       const result = await work(tx);
-      await tx.commitAsync();
+      await this.wire.commit(tx);
       return result;
     } catch (error) {
-      if (tx) await tx.rollbackAsync().catch(() => {});
+      if (tx !== undefined) await this.wire.rollback(tx).catch(noop);
       throw classifyFirebirdError(error);
     }
+  }
+
+  /**
+   * A prepared cursor's rows. Outside a transaction in read-only mode (select-only's SELECT) the
+   * execute, fetch and commit share one write after the transaction's start: two round trips
+   * instead of three. Rows that do not fit one fetch are read again in a transaction of their own.
+   */
+  async selectRows(prepared: PreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
+    if (this.tx === undefined && this.readOnly && isCursor(prepared) && this.wire.lastTransaction !== 0) {
+      try {
+        const rows = await this.wire.selectInNextTransaction(READ_ONLY, prepared, params);
+        if (rows === MISPREDICTED) this.mispredicted++;
+        else if (rows) return rows;
+      } catch (error) {
+        throw classifyFirebirdError(error);
+      }
+    } else if (this.tx === undefined && this.readOnly && isCursor(prepared)) {
+      let tx: number | undefined;
+      try {
+        tx = await this.wire.startTransaction(READ_ONLY);
+        const rows = await this.wire.executeRowsThenCommit(prepared, tx, params);
+        if (rows) return rows;
+      } catch (error) {
+        // After a failed execute the pipelined commit has usually ended the transaction already.
+        if (tx !== undefined) await this.wire.rollback(tx).catch(noop);
+        throw classifyFirebirdError(error);
+      }
+    }
+    return this.within((tx) => this.wire.executeRows(prepared, tx, params));
   }
 
   async prepare(sql: string): Promise<Statement> {
     let statement = this.statements.get(sql);
     if (!statement) {
-      statement = new FirebirdStatement(this, sql);
+      statement = new FirebirdStatement(this, this.wire, sql);
       await statement.bind();
       this.statements.set(sql, statement);
     }
@@ -88,7 +103,16 @@ export class FirebirdConnection implements Connection {
   }
 
   async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-    const execute = (): Promise<Row[]> => this.within(async (tx) => ((await tx.executeAsync(sql, wireParams(params))) ?? []) as Row[]);
+    // An unprepared statement: prepared, run and dropped (its handle would keep its tables in use).
+    const execute = (): Promise<Row[]> =>
+      this.within(async (tx) => {
+        const prepared = await this.wire.prepare(tx, sql);
+        try {
+          return await this.wire.executeRows(prepared, tx, params);
+        } finally {
+          this.wire.free(prepared.handle, DSQL_DROP).catch(noop);
+        }
+      });
     try {
       return await execute();
     } catch (error) {
@@ -101,9 +125,9 @@ export class FirebirdConnection implements Connection {
   }
 
   async begin(): Promise<void> {
-    if (this.tx) throw classifyFirebirdError(new Error('begin() inside an open transaction'));
+    if (this.tx !== undefined) throw classifyFirebirdError(new Error('begin() inside an open transaction'));
     try {
-      this.tx = await this.db.transactionAsync(transactionOptions(this.readOnly));
+      this.tx = await this.wire.startTransaction(this.readOnly ? READ_ONLY : READ_WRITE);
     } catch (error) {
       throw classifyFirebirdError(error);
     }
@@ -114,11 +138,11 @@ export class FirebirdConnection implements Connection {
   }
 
   async commit(): Promise<void> {
-    await this.end((tx) => tx.commitAsync());
+    await this.end((tx) => this.wire.commit(tx));
   }
 
   async rollback(): Promise<void> {
-    await this.end((tx) => tx.rollbackAsync());
+    await this.end((tx) => this.wire.rollback(tx));
   }
 
   /**
@@ -127,7 +151,7 @@ export class FirebirdConnection implements Connection {
    */
   async bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
     const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (`;
-    const own = !this.tx;
+    const own = this.tx === undefined;
     if (own) await this.begin();
     let count = 0;
     try {
@@ -157,28 +181,20 @@ export class FirebirdConnection implements Connection {
 
   async close(): Promise<void> {
     this.tx = undefined;
-    // force: detach even with requests outstanding (node-firebird would otherwise wait for them
-    // forever on an attachment the server killed); then make sure the socket is gone.
-    await this.db.detachAsync(true).catch(() => {});
-    const cnx = (this.db as unknown as { connection?: WireConnection }).connection;
-    if (cnx) destroySocket(cnx);
+    // Detach and close at once: the server rolls back what the attachment left open.
+    this.wire.close();
   }
 
-  private async end(finish: (tx: Transaction) => Promise<void>): Promise<void> {
+  private async end(finish: (tx: number) => Promise<unknown>): Promise<void> {
     const tx = this.tx;
     this.tx = undefined;
-    if (!tx) return;
+    if (tx === undefined) return;
     try {
       await finish(tx);
     } catch (error) {
       throw classifyFirebirdError(error);
     }
   }
-}
-
-/** node-firebird's socket is a proxy that hands what it lacks (destroy) to the net.Socket. */
-export function destroySocket(cnx: WireConnection): void {
-  (cnx._socket as unknown as NetSocket).destroy();
 }
 
 

@@ -7,7 +7,7 @@ import { loadFirebird } from './library.js';
  * DATABASE do in isql): Firebird has no SQL to create a database from another attachment.
  */
 export async function createFirebirdDatabase(target: ServerTarget, pageSize = 8192): Promise<void> {
-  const { Firebird } = await loadFirebird();
+  const Firebird = await loadFirebird();
   try {
     const db = await Firebird.createAsync({ ...firebirdOptions(target), pageSize });
     await db.detachAsync();
@@ -17,7 +17,7 @@ export async function createFirebirdDatabase(target: ServerTarget, pageSize = 81
 }
 
 export async function dropFirebirdDatabase(target: ServerTarget): Promise<void> {
-  const { Firebird } = await loadFirebird();
+  const Firebird = await loadFirebird();
   try {
     await Firebird.dropAsync(firebirdOptions(target));
   } catch (error) {

@@ -1,5 +1,4 @@
-import type { Database, Options } from 'node-firebird';
-import type WireConnection from 'node-firebird/lib/wire/connection.js';
+import type { Options } from 'node-firebird';
 import path from 'node:path';
 import type { DbmsObservation } from '../observation.js';
 import { observeFirebird } from './observe.js';
@@ -7,13 +6,14 @@ import type { Connection, ConnectionBudget, Driver, ServerInfo, SettingPlan } fr
 import { UserError } from '../../errors.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
-import { FirebirdConnection, destroySocket } from './connection.js';
+import { FirebirdConnection } from './connection.js';
 import { classifyFirebirdError } from './errors.js';
 import { DbError } from '../errors.js';
 import { identifyServer, WrongServerError } from '../probe.js';
 import { firebirdServerInfo } from './server-info.js';
-import { firebird, loadFirebird } from './library.js';
+import { FirebirdWire } from './wire/connection.js';
 
+/** node-firebird's options, for creating and dropping database files (database.ts). */
 export function firebirdOptions(target: ServerTarget): Options {
   return {
     host: target.host,
@@ -22,8 +22,6 @@ export function firebirdOptions(target: ServerTarget): Options {
     user: target.user,
     password: target.password ?? '',
     encoding: 'UTF8',
-    // BIGINT sums come back exact (a string past 2^53) instead of a rounded number.
-    numericMode: firebird().Firebird.NUMERIC_MODE_SAFE,
     connectTimeout: target.connectTimeoutMs ?? 10_000,
   };
 }
@@ -39,7 +37,6 @@ export class FirebirdDriver implements Driver {
   }
 
   async connect(): Promise<Connection> {
-    await loadFirebird();
     try {
       return new FirebirdConnection(await attach(this.config), this.config);
     } catch (error) {
@@ -102,44 +99,16 @@ export async function classifyAttachError(error: unknown, target: ServerTarget):
   return new DbError(classified.errorClass, `${classified.message} (${where}, while attaching)`, classified.code, classified.hint, { cause: error });
 }
 
-/**
- * Firebird.attach() as node-firebird writes it, except that a failed login or a database the
- * server cannot open also closes the socket: node-firebird leaves it open, which keeps the
- * process alive; and that the whole attachment has the connect timeout: node-firebird's covers
- * only the TCP connect, and waits without end for a server that accepts and never answers.
- */
-function attach(target: ServerTarget): Promise<Database> {
-  const options = firebirdOptions(target);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const where = `${target.host}:${target.port}`;
-      const timeout = Object.assign(new Error(`timeout expired while attaching at ${where}: the server accepted the connection, but no Firebird answer came`), { code: 'ETIMEDOUT' });
-      fail(timeout);
-    }, options.connectTimeout);
-    const fail = (error: unknown): void => {
-      clearTimeout(timer);
-      destroySocket(cnx);
-      reject(error);
-    };
-    // isPool: node-firebird reconnects and re-attaches by itself after a lost socket unless it
-    // belongs to a pool; headroom's terminals reconnect on their own, and need to see the loss.
-    const internal = { ...options, isPool: true } as ConstructorParameters<typeof WireConnection>[3];
-    const cnx: WireConnection = new (firebird().WireConnection)(
-      target.host,
-      target.port,
-      (err) => {
-        if (err) return fail(err);
-        cnx.connect(internal, (err2) => {
-          if (err2) return fail(err2);
-          cnx.attach(internal, (err3, db) => {
-            if (err3 || !db) return fail(err3);
-            clearTimeout(timer);
-            resolve(db as unknown as Database);
-          });
-        });
-      },
-      internal,
-    );
+const DEFAULT_PASSWORD = 'masterkey';
+
+function attach(target: ServerTarget): Promise<FirebirdWire> {
+  return FirebirdWire.connect({
+    host: target.host,
+    port: target.port,
+    database: target.database,
+    user: target.user,
+    // No password given: Firebird's installation default, as node-firebird (headroom's earlier client) assumed.
+    password: target.password || DEFAULT_PASSWORD,
+    connectTimeoutMs: target.connectTimeoutMs ?? 10_000,
   });
 }
-

@@ -57,7 +57,7 @@ const BAD_REQUEST = new Set<number>([
   ...[GDS.io_error, GDS.no_dup, GDS.no_meta_update, GDS.read_only_trans, GDS.login, GDS.dsql_error, GDS.unique_key_violation],
   ...[GDS.wirecrypt_incompatible, GDS.wirecrypt_required],
 ]);
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPROTO', 'ECONNABORTED']);
 
 interface FirebirdErrorShape {
   gdscode?: number;
@@ -77,7 +77,7 @@ export function classifyFirebirdError(error: unknown, target?: ServerTarget): Db
     .replace(/\s*\n\s*/g, ' ')
     .replace(/, Concurrent transaction number is \d+/, '')
     .trim();
-  const errorClass = firebirdClass(codes, shape.code, message);
+  const errorClass = firebirdClass(codes, shape.code, message, error instanceof Error ? error.name : '');
   const code = codes[0] !== undefined ? String(codes[0]) : shape.code;
   // An update conflict also arrives under isc_deadlock: only a deadlock without it is one.
   const deadlock = codes.includes(GDS.deadlock) && !codes.includes(GDS.update_conflict) && !codes.includes(GDS.lock_conflict);
@@ -103,7 +103,7 @@ function gdsCodes(shape: FirebirdErrorShape): number[] {
   return codes;
 }
 
-function firebirdClass(codes: number[], socketCode: string | undefined, message: string): ErrorClass {
+function firebirdClass(codes: number[], socketCode: string | undefined, message: string, errorName: string): ErrorClass {
   if (codes.some((c) => CONNECTION_LOST.has(c))) return 'connection_lost';
   if (codes.some((c) => RETRYABLE.has(c))) return 'retryable';
   // A read-committed writer that reaches a row a concurrent transaction deleted and committed
@@ -112,6 +112,8 @@ function firebirdClass(codes: number[], socketCode: string | undefined, message:
   if (codes.some((c) => CAPACITY.has(c))) return 'capacity';
   if (codes.some((c) => BAD_REQUEST.has(c))) return 'bad_request';
   if (socketCode !== undefined && SOCKET_CODES.has(socketCode)) return 'connection_lost';
+  // The client's own refusal of a parameter value or type (wire/messages.ts): nothing was sent.
+  if (codes.length === 0 && /^(ParameterError|UnsupportedType)$/.test(errorName)) return 'bad_request';
   // node-firebird's own errors for a socket that closed under it carry no code.
   if (codes.length === 0 && /connection to firebird server was lost|connection is closed|socket/i.test(message)) return 'connection_lost';
   return 'other';

@@ -1,4 +1,5 @@
 import type { Connection, ServerInfo } from '../driver.js';
+import { FirebirdConnection } from './connection.js';
 
 /**
  * The version and the settings that decide speed and durability: page size, page buffers, forced
@@ -24,7 +25,8 @@ export async function firebirdServerInfo(conn: Connection, connect: () => Promis
   // With forced writes off, Firebird leaves writing pages to the OS cache: a crash of the machine
   // can take back acknowledged commits.
   const durabilityRisks = settings['forced_writes'] === 'on' ? [] : ['forced_writes=off'];
-  return { dbms: 'firebird', version: `Firebird ${version}`, settings, durabilityRisks };
+  const transport = conn instanceof FirebirdConnection ? conn.wire.transportKind : undefined;
+  return { dbms: 'firebird', version: `Firebird ${version}`, settings, durabilityRisks, ...(transport ? { transport } : {}) };
 }
 
 /**
