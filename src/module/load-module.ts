@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { threadId } from 'node:worker_threads';
 import { UserError } from '../errors.js';
 import type { Workload } from '../workloads/workload.js';
+import { registerModuleWorkload } from '../workloads/registry.js';
 import { adaptDefinition, type ModuleWorkload } from './adapt.js';
 import { validateDefinition } from './validate.js';
 
@@ -54,6 +55,7 @@ export async function loadWorkloadModule(text: string, reserved: Reserved): Prom
   const workload = adaptDefinition(definition, { path, sha256 });
   loaded.set(text, workload);
   loaded.set(path, workload);
+  registerModuleWorkload(text, path, workload);
   return workload;
 }
 

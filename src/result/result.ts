@@ -1,4 +1,4 @@
-import type { AgentsRecord } from '../agents/record.js';
+import type { AgentsRecord } from './agents-record.js';
 import type { DbmsName } from '../drivers/driver.js';
 import type { TransportKind } from '../drivers/transport/transport.js';
 import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
@@ -11,7 +11,6 @@ import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
 import type { ServerObservation } from '../observe/run-observer.js';
-import type { ThresholdOutcome } from '../thresholds/threshold.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
 export const RESULT_SCHEMA = 'headroom.result/1';
@@ -160,4 +159,14 @@ export interface PgbenchSummary {
   /** Failed retryable transactions: serialization failures and other write conflicts, and deadlocks. */
   serializationFailures: number;
   deadlockFailures: number;
+}
+
+/** One --threshold as evaluated after the run (src/thresholds/threshold.ts). */
+export interface ThresholdOutcome {
+  threshold: string;
+  ok: boolean;
+  /** The measured figure, in the threshold's unit (ms, tps, count or %). */
+  actual: number;
+  /** ms, %, or empty (tps, counts). */
+  unit: string;
 }

@@ -1,6 +1,8 @@
 import { UserError } from '../errors.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
-import type { RunResult } from '../result/result.js';
+import type { RunResult, ThresholdOutcome } from '../result/result.js';
+
+export type { ThresholdOutcome };
 
 /**
  * Pass/fail conditions on a run's figures for CI pipelines (k6's thresholds):
@@ -48,14 +50,6 @@ export function checkThresholdTypes(thresholds: readonly Threshold[], types: rea
   }
 }
 
-export interface ThresholdOutcome {
-  threshold: string;
-  ok: boolean;
-  /** The measured figure, in the threshold's unit (ms, tps, count or %). */
-  actual: number;
-  /** ms, %, or empty (tps, counts). */
-  unit: string;
-}
 
 export function evaluateThresholds(thresholds: readonly Threshold[], result: RunResult): ThresholdOutcome[] {
   return thresholds.map((t) => {

@@ -1,6 +1,6 @@
 import { UserError } from '../errors.js';
 import type { Workload } from './workload.js';
-import { loadedModule } from '../module/load-module.js';
+import { resolve } from 'node:path';
 import { chain } from './chain/index.js';
 import { kv } from './kv/index.js';
 import { peak } from './peak/index.js';
@@ -11,9 +11,17 @@ export const WORKLOADS: readonly Workload[] = [tpcb, chain, tpcc, kv, peak];
 
 export const DEFAULT_WORKLOAD = 'tpcb';
 
-/** A built-in workload by name, or a workload module already loaded (src/module/load-module.ts) by its path. */
+/** Workload modules loaded in this thread (src/module/load-module.ts registers them), by the text the user gave and by absolute path. */
+const modules = new Map<string, Workload>();
+
+export function registerModuleWorkload(text: string, path: string, workload: Workload): void {
+  modules.set(text, workload);
+  modules.set(path, workload);
+}
+
+/** A built-in workload by name, or a workload module already loaded by its path. */
 export function findWorkload(name: string): Workload {
-  const module = loadedModule(name);
+  const module = modules.get(name) ?? modules.get(resolve(name));
   if (module) return module;
   const workload = WORKLOADS.find((w) => w.name === name);
   if (!workload) throw new UserError(`unknown workload "${name}"`, `known workloads: ${WORKLOADS.map((w) => w.name).join(', ')} (headroom list)`);
