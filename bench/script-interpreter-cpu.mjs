@@ -13,7 +13,7 @@ const dist = (p) => new URL(`../dist/src/${p}`, import.meta.url).href;
 const { compileScript } = await import(dist('workloads/pgbench-script/program.js'));
 const { scriptTransaction } = await import(dist('workloads/pgbench-script/script-transaction.js'));
 const { BUILTIN_SCRIPTS } = await import(dist('workloads/pgbench-script/builtin-scripts.js'));
-const { Random } = await import(dist('engine/random.js'));
+const { Random } = await import(dist('common/random.js'));
 
 const statement = { run: async () => 1, all: async () => [[0]] };
 const conn = { prepare: async () => statement, query: async () => [], begin: async () => {}, commit: async () => {}, rollback: async () => {} };
