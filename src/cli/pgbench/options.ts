@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { BUILTIN_SCRIPTS } from '../../workloads/pgbench-script/builtin-scripts.js';
 import { getoptLong, type LongOption, type ParsedOption } from './getopt.js';
@@ -281,7 +282,8 @@ function positiveDouble(text: string, message: string): number {
 /** --random-seed: an unsigned integer, `time` or `rand`. headroom's seeds are below 2^53. */
 function randomSeed(text: string): number {
   if (text === 'time') return Date.now() * 1000;
-  if (text === 'rand') return Math.floor(Math.random() * 2 ** 52);
+  // As pgbench's strong random source: the seed is chosen once, every draw of the run follows from it.
+  if (text === 'rand') return Number(randomBytes(8).readBigUInt64LE() >> 12n);
   if (!/^\d+$/.test(text)) {
     throw new PgbenchUsageError(`unrecognized random seed option "${text}"`, [
       'detail: Expecting an unsigned integer, "time" or "rand".',
