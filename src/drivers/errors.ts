@@ -12,6 +12,13 @@ export class DbError extends Error {
    * failure or other write conflict (pgbench's --failures-detailed splits failures this way).
    */
   readonly deadlock: boolean;
+  /** The error as the DBMS's own client prints it (PostgreSQL: libpq's "ERROR:  ..." lines with DETAIL, HINT, CONTEXT), when the driver has it. */
+  readonly report: string | undefined;
+  /**
+   * The transaction's work ran to its end and the error is about the state it left (a script that
+   * ended inside its transaction): pgbench counts such a transaction processed before it aborts the client.
+   */
+  readonly completed: boolean;
   constructor(
     readonly errorClass: ErrorClass,
     message: string,
@@ -19,9 +26,11 @@ export class DbError extends Error {
     readonly code: string | undefined,
     /** What the user can do about it, when the driver knows. */
     readonly hint?: string,
-    options?: { cause?: unknown; deadlock?: boolean },
+    options?: { cause?: unknown; deadlock?: boolean; report?: string; completed?: boolean },
   ) {
     super(message, options);
     this.deadlock = options?.deadlock ?? false;
+    this.report = options?.report;
+    this.completed = options?.completed ?? false;
   }
 }

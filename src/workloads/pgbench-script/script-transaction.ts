@@ -1,7 +1,8 @@
 import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
 import { UserError } from '../../errors.js';
 import type { ScriptTimings } from '../../metrics/command-timings.js';
-import type { TerminalContext, TransactionType } from '../workload.js';
+import type { DbError } from '../../drivers/errors.js';
+import type { TerminalContext, TransactionRunner, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
 import type { Program, Step } from './program.js';
@@ -43,7 +44,9 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
     async prepare(conn, terminal) {
       const frame = newFrame(program, terminal, defines, index);
       const run = new ScriptRun(program, conn, terminal, frame);
-      return () => run.execute();
+      const runner: TransactionRunner = () => run.execute();
+      runner.abortText = (error) => run.abortText(error, index);
+      return runner;
     },
   };
 }
@@ -159,8 +162,17 @@ class ScriptRun {
     return this.ended();
   }
 
+  /** pgbench's words for an error that ends the client: an SQL error names the script, command and query. */
+  abortText(error: DbError, script: number): string {
+    if (error instanceof ScriptError) return `aborted: ${error.message}`;
+    return `script ${script} aborted in command ${this.frame.command} query ${this.query}: ${error.report ?? error.message}`;
+  }
+
+  /** The query of a compound command (\\;) being run, from 0. */
+  private query = 0;
+
   private ended(): Promise<void> {
-    if (this.inTransaction) return Promise.reject(new ScriptError(`end of script ${this.program.name} reached with its transaction still open: end it with END or COMMIT`));
+    if (this.inTransaction) return Promise.reject(new ScriptError(`end of script reached without completing the last transaction (${this.program.name}): end it with END or COMMIT`, true));
     return RESOLVED;
   }
 

@@ -134,7 +134,7 @@ test('sqlite: a runtime error aborts only its client; the result says how many c
     const open = script('open.sql', 'BEGIN;\nSELECT 1;\n');
     const run2 = await runCli(['run', 'tpcb', '--db', db.url, '-f', open, '-t', '2', '-P', '0', '--observe=false', '--out', path.join(folder, 'open.json')]);
     assert.equal(run2.code, 1);
-    assert.match(result(path.join(folder, 'open.json')).statusReason ?? '', /transaction still open/);
+    assert.match(result(path.join(folder, 'open.json')).statusReason ?? '', /end of script reached without completing the last transaction/);
     // A broken script is refused before anything runs, with its position.
     const broken = script('broken.sql', 'SELECT 1;\n\\set x (1 + \n');
     const run3 = await runCli(['run', 'tpcb', '--db', db.url, '-f', broken, '-t', '1']);
@@ -218,6 +218,31 @@ SELECT 2;
     const define = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-D', 'novalue']);
     assert.equal(define.code, 2);
     assert.match(define.stderr, /^headroom: -D novalue: expected NAME=VALUE/);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('postgres: an error other than a bad request counts as failed and the client goes on; with --abort-on-error it ends the client, as in pgbench', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  try {
+    // RAISE gives SQLSTATE P0001: neither retryable nor a bad request.
+    const file = script('raise.sql', "DO $$BEGIN IF random() >= 0 THEN RAISE EXCEPTION 'boom'; END IF; END$$;\n");
+    const counted = path.join(folder, 'raise-counted.json');
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--out', counted]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(result(counted).terminals.map((x) => [x.failed, x.aborted]), [[3, undefined], [3, undefined]]);
+    assert.equal(result(counted).config.abortOnError, undefined);
+    const ended = path.join(folder, 'raise-aborted.json');
+    const run2 = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--abort-on-error', '--out', ended]);
+    assert.equal(run2.code, 1, run2.stderr);
+    const r = result(ended);
+    assert.equal(r.config.abortOnError, true);
+    assert.deepEqual(r.terminals.map((x) => [x.failed, x.aborted]), [
+      [1, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+      [1, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+    ]);
   } finally {
     await db.dispose();
   }
