@@ -19,6 +19,8 @@ export class DbError extends Error {
    * ended inside its transaction): pgbench counts such a transaction processed before it aborts the client.
    */
   readonly completed: boolean;
+  /** For a request of several statements (queryResults), which one failed, from 0; set by the driver. */
+  statement: number | undefined;
   constructor(
     readonly errorClass: ErrorClass,
     message: string,

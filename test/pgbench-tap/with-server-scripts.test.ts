@@ -56,7 +56,6 @@ const SCRIPT_CASES: TapCase[] = [
         '\\set i debug(:i2)\n-- with prefix\nSELECT 3 AS i3 \\gset x_\n\\set i debug(:x_i3)\n-- overwrite existing variable\nSELECT 0 AS i4, 4 AS i4 \\gset\n' +
         '\\set i debug(:i4)\n-- work on the last SQL command under \\;\n\\; \\; SELECT 0 AS i5 \\; SELECT 5 AS i5 \\; \\; \\gset\n\\set i debug(:i5)\n',
     },
-    differs: '\\; (several queries in one command) is not supported yet',
   },
   {
     name: '\\gset with two rows',
@@ -74,7 +73,6 @@ const SCRIPT_CASES: TapCase[] = [
     stderr: [/command=3.: int 8\b/, /command=4.: int 7\b/],
     files: { '001_pgbench_aset': '\n\\; SELECT 6 AS i6 \\; SELECT 7 AS i7 \\; \\aset\n' +
         'SELECT 8 AS i6 UNION SELECT 9 ORDER BY 1 DESC \\aset\n\\set i debug(:i6)\n\\set i debug(:i7)\n' },
-    differs: '\\; (several queries in one command) is not supported yet',
   },
   {
     name: 'working \\startpipeline',

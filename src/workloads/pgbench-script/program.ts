@@ -32,7 +32,7 @@ export interface Program {
 
 const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
 /** pgbench's valid_variable_name: ASCII letters, digits, underscores, and any non-ASCII character. */
-const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
+export const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
 
 /** pgbench's wording: `syntax error in command "set"`, with what was expected after it. */
 function inCommand(message: string, command: string): string {
@@ -83,7 +83,7 @@ export function compileScript(name: string, source: string, variables = new Vari
   for (let index = 0; index < commands.length; index++) {
     const raw = commands[index]!;
     if (raw.kind === 'sql') {
-      steps.push({ op: 'sql', sql: parseSql(raw.text, variables), store: undefined, ...labelled(raw) });
+      steps.push({ op: 'sql', sql: parseSql(raw.text, variables, raw.compound === true), store: undefined, ...labelled(raw) });
       continue;
     }
     const args = raw.text;
@@ -125,7 +125,9 @@ export function compileScript(name: string, source: string, variables = new Vari
         const store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
         // pgbench stores each column into the variable prefix + column name and stops the client
         // when that is no variable name; the names are known from the text here, so refuse it now.
-        for (const column of columnNames((previous as Extract<Step, { op: 'sql' }>).sql.parameterized)) {
+        // A compound command's columns are named by the server, when it answers.
+        const sql = (previous as Extract<Step, { op: 'sql' }>).sql;
+        for (const column of sql.compound ? [] : columnNames(sql.parameterized)) {
           if (column !== undefined && !VARIABLE_NAME.test(store.prefix + column)) {
             const hint = 'alias the column (AS name) with letters, digits and underscores, and use such a prefix';
             fail(raw, `\\${raw.name}: invalid variable name "${store.prefix + column}"`, hint);

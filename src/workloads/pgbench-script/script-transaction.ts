@@ -5,7 +5,7 @@ import type { DbError } from '../../drivers/errors.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
-import type { Program, Step } from './program.js';
+import { VARIABLE_NAME, type Program, type Step } from './program.js';
 import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
 import { interpolate, type SqlCommand } from './sql-command.js';
 import { Double, ScriptError, truth, valueText, type Value } from './value.js';
@@ -32,6 +32,11 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
     random: ({ seed, terminal, terminals }) => clientRandom(seed, terminal, terminals),
     checkProtocol(protocol) {
       if (protocol === 'simple') return;
+      const compound = program.steps.find((s) => s.op === 'sql' && s.sql.compound);
+      if (compound !== undefined) {
+        // One request of several queries exists only in the simple protocol: a parsed statement is one query.
+        throw new UserError(`${program.name}: "${compound.label}" joins queries with \\;, which only --protocol simple sends (pgbench -M simple)`, 'use --protocol simple, or split the command at each \\;');
+      }
       // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255.
       const step = program.steps.find((s) => s.op === 'sql' && s.sql.slots.length > MAX_PARAMETERS);
       if (step === undefined) return;
@@ -42,6 +47,9 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
       );
     },
     async prepare(conn, terminal) {
+      if (conn.queryResults === undefined && program.steps.some((s) => s.op === 'sql' && s.sql.compound)) {
+        throw new UserError(`${program.name}: \\; (several queries sent in one request) runs only on PostgreSQL, without --journal and --route`, 'split the command at each \\;');
+      }
       const frame = newFrame(program, terminal, defines, index);
       const run = new ScriptRun(program, conn, terminal, frame);
       const runner: TransactionRunner = () => run.execute();
@@ -77,6 +85,12 @@ function sleepAmount(amount: (frame: Frame) => Value, frame: Frame): Value {
     if (error instanceof ScriptError) throw new ScriptError(`sleep: ${error.message}`);
     throw error;
   }
+}
+
+/** A result cell as a script value. */
+function cellValue(cell: NonNullable<Row[number]>): Value {
+  if (typeof cell === 'number') return Number.isInteger(cell) ? cell : new Double(cell);
+  return typeof cell === 'bigint' || typeof cell === 'boolean' ? cell : String(cell);
 }
 
 /** A value as it is bound to an SQL parameter. */
@@ -165,11 +179,8 @@ class ScriptRun {
   /** pgbench's words for an error that ends the client: an SQL error names the script, command and query. */
   abortText(error: DbError, script: number): string {
     if (error instanceof ScriptError) return `aborted: ${error.message}`;
-    return `script ${script} aborted in command ${this.frame.command} query ${this.query}: ${error.report ?? error.message}`;
+    return `script ${script} aborted in command ${this.frame.command} query ${error.statement ?? 0}: ${error.report ?? error.message}`;
   }
-
-  /** The query of a compound command (\\;) being run, from 0. */
-  private query = 0;
 
   private ended(): Promise<void> {
     if (this.inTransaction) return Promise.reject(new ScriptError(`end of script reached without completing the last transaction (${this.program.name}): end it with END or COMMIT`, true));
@@ -247,6 +258,7 @@ class ScriptRun {
     }
     const params = this.params[pc]!;
     this.bind(sql, params);
+    if (sql.compound) return this.compound(step, params);
     if (this.terminal.protocol === 'prepared') {
       const statement = this.statements[pc];
       if (statement === undefined) return this.prepareAndRun(step, pc, params);
@@ -260,6 +272,33 @@ class ScriptRun {
           // others get the text with its values in place just the same.
           conn.query(interpolate(sql, params as (string | number | bigint | boolean | null)[]));
     return step.store === undefined ? rows : rows.then((r) => this.store(step, pc, r));
+  }
+
+  /**
+   * Queries joined by \\;, sent in one Query message as pgbench sends them: \gset stores the last
+   * query's one row, \aset each query's last row (a query without rows is skipped), with the
+   * columns as the server names them. A failing query is numbered in the abort message.
+   */
+  private async compound(step: SqlStep, params: SqlValue[]): Promise<void> {
+    const results = await this.conn.queryResults!(interpolate(step.sql, params as (string | number | bigint | boolean | null)[]));
+    const store = step.store;
+    if (store === undefined) return;
+    const tag = store.all ? 'aset' : 'gset';
+    for (let query = store.all ? 0 : results.length - 1; query < results.length; query++) {
+      const { columns, rows } = results[query]!;
+      if (!store.all && (columns === undefined || rows.length !== 1)) {
+        throw new ScriptError(`command ${this.frame.command} query ${query}: expected one row, got ${rows.length}`);
+      }
+      if (columns === undefined || rows.length === 0) continue;
+      const row = rows[rows.length - 1]!;
+      for (let i = 0; i < columns.length; i++) {
+        const name = store.prefix + columns[i]!;
+        if (!VARIABLE_NAME.test(name)) throw new ScriptError(`\\${tag}: invalid variable name "${name}"`);
+        const cell = row[i];
+        // The server's text, as pgbench stores it.
+        this.frame.vars[this.program.variables.slot(name)] = cell === null || cell === undefined ? null : cellValue(cell);
+      }
+    }
   }
 
   /** A statement's first execution on this connection: prepared first. */
@@ -290,7 +329,7 @@ class ScriptRun {
         const slot = slots[i];
         if (slot === undefined) throw new ScriptError(`\\${all ? 'aset' : 'gset'}: cannot tell the name of result column ${i + 1} of "${step.label}": give it an alias (AS name)`);
         const cell = row[i];
-        this.frame.vars[slot] = cell === null || cell === undefined ? null : typeof cell === 'number' || typeof cell === 'bigint' || typeof cell === 'boolean' ? (typeof cell === 'number' && !Number.isInteger(cell) ? new Double(cell) : cell) : String(cell);
+        this.frame.vars[slot] = cell === null || cell === undefined ? null : cellValue(cell);
       }
     }
   }

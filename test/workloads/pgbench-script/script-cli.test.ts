@@ -247,3 +247,27 @@ test('postgres: an error other than a bad request counts as failed and the clien
     await db.dispose();
   }
 });
+
+test('postgres: \\; sends its queries in one request; \\aset takes each query\'s last row, a failing query is numbered in the abort', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  try {
+    const file = script('compound.sql', [
+      'SELECT 1 AS one \\; SELECT 2 AS two WHERE false \\; SELECT 3 AS three UNION SELECT 4 ORDER BY 1 \\aset',
+      '\\set check debug(:one + :three)',
+      'SELECT 5 AS v \\; SELECT 1 / (:check - 5) AS w;',
+      '',
+    ].join('\n'));
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-t', '2', '-P', '0', '--observe=false', '--protocol', 'simple', '--abort-on-error', '--out', path.join(folder, 'compound.json')]);
+    assert.equal(run.code, 1, run.stderr);
+    // :two never set (no rows), :three the last row's 4: 1 + 4 = 5, so the second query divides by zero.
+    assert.match(run.stderr, /debug\(script=0,command=2\): int 5\n/);
+    const r = result(path.join(folder, 'compound.json'));
+    assert.deepEqual(r.terminals.map((x) => [x.transactions, x.failed, x.aborted]), [[0, 1, 'script 0 aborted in command 2 query 1: ERROR:  division by zero']]);
+    const extended = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-t', '1', '-P', '0', '--observe=false', '--protocol', 'extended']);
+    assert.equal(extended.code, 2);
+    assert.match(extended.stderr, /joins queries with \\;, which only --protocol simple sends/);
+  } finally {
+    await db.dispose();
+  }
+});

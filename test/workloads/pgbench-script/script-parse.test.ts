@@ -108,3 +108,13 @@ test('a script is read-only (for --route) when every SQL command is a plain SELE
   assert.equal(compileScript('s', 'BEGIN;\nSELECT 1;\nEND;\n').readOnly, true);
   assert.equal(compileScript('s', 'SELECT abalance FROM pgbench_accounts WHERE aid = 1 FOR UPDATE;\n').readOnly, false);
 });
+
+test('\\; joins queries into one SQL command, sent with plain semicolons, as pgbench sends it; \\gset and \\aset may follow it', () => {
+  const program = compileScript('s.sql', "SELECT 1 AS a \\; SELECT ';\\;' AS b \\gset\nSELECT 2;\n\\; \\;\n");
+  const sql = program.steps.filter((s) => s.op === 'sql').map((s) => (s.op === 'sql' ? [s.sql.parameterized, s.sql.compound, s.store?.all] : []));
+  // The \; inside quotes is text; a command of nothing but separators sends nothing.
+  assert.deepEqual(sql, [["SELECT 1 AS a ; SELECT ';\\;' AS b", true, false], ['SELECT 2', false, undefined]]);
+  // BEGIN joined with another query is no transaction boundary headroom can drive through the driver.
+  const joined = compileScript('t.sql', 'BEGIN \\; SELECT 1;\n').steps[0]!;
+  assert.equal(joined.op === 'sql' && joined.sql.control, undefined);
+});
