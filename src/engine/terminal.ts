@@ -23,7 +23,8 @@ export interface TerminalPlan {
   maxTries: number;
   /**
    * --abort-on-error: any error but a serialization failure or deadlock ends this terminal, as
-   * pgbench 15 ends its client; a transaction whose work ran to its end counts as processed first.
+   * pgbench 15 ends its client; a transaction whose work ran to its end counts as processed first,
+   * any other is counted neither processed nor failed (pgbench's failures are serialization failures and deadlocks).
    * Without it only a bad request does, and a lost connection is reconnected.
    */
   abortOnError?: boolean;
@@ -168,10 +169,8 @@ export class Terminal {
           const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
           recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
           if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
-        } else {
-          recorder.failure(type, error, this.tally, ended, tries);
-          if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'failed', deadlock: undefined }, lagUs, tries, ended);
         }
+        // Otherwise, as pgbench counts it, the transaction is neither processed nor failed: the client's abort says what happened.
         this.abortedBy = error;
         this.tally.aborted = this.runners[type]!.abortText?.(error) ?? error.message;
         return;

@@ -17,7 +17,12 @@ export type Step = { label: string; command: number } & (
   /** Jump to `to` when the condition is false (\if, \elif), or always (the end of a branch). */
   | { op: 'jump'; when: Compiled | undefined; to: number }
   | { op: 'pipeline'; start: boolean }
+  /** \shell (variable undefined) and \setshell: the words joined into a command for /bin/sh. */
+  | { op: 'shell'; words: ShellWord[]; variable: number | undefined }
 );
+
+/** A word of a shell command: literal text, or a variable's value (`:name`; `::x` is the text `:x`). */
+export type ShellWord = { text: string; slot?: undefined } | { text: string; slot: number };
 
 export interface Program {
   name: string;
@@ -180,11 +185,18 @@ export function compileScript(name: string, source: string, variables = new Vari
         steps.push({ op: 'pipeline', start: false, ...labelled(raw) });
         break;
       case 'shell':
-      case 'setshell':
-        fail(raw, `\\${raw.name} is not supported: headroom runs no shell commands from scripts`, 'compute the value with \\set, or pass it with -D NAME=VALUE');
+      case 'setshell': {
+        const setshell = raw.name.toLowerCase() === 'setshell';
+        // pgbench's limits: the command needs a word (\setshell a variable and a word), and at most 255 in all.
+        if (words.length < (setshell ? 2 : 1)) fail(raw, `${setshell ? 'missing argument' : 'missing command'} in command "${raw.name}"`, `write \\${raw.name} ${setshell ? 'VARIABLE ' : ''}COMMAND [ARGUMENT...]`);
+        if (words.length > 255) fail(raw.positionOf(wordOffset(args, 255)), `too many arguments in command "${raw.name}"`);
+        const shellWords = words.slice(setshell ? 1 : 0).map((word): ShellWord =>
+          !word.startsWith(':') ? { text: word } : word.startsWith('::') ? { text: word.slice(1) } : { text: word, slot: variables.slot(word.slice(1)) });
+        steps.push({ op: 'shell', words: shellWords, variable: setshell ? variables.slot(words[0]!) : undefined, ...labelled(raw) });
         break;
+      }
       default:
-        fail(raw, `invalid command in command "${raw.name}"`, 'meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline');
+        fail(raw, `invalid command in command "${raw.name}"`, 'meta-commands are \\set, \\setshell, \\shell, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline');
     }
   }
   const open = blocks.pop();

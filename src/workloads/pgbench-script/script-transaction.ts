@@ -7,6 +7,7 @@ import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
 import { VARIABLE_NAME, type Program, type Step } from './program.js';
 import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
+import { runSetShell, runShell, ShellError } from './shell.js';
 import { interpolate, type SqlCommand } from './sql-command.js';
 import { Double, ScriptError, truth, valueText, type Value } from './value.js';
 
@@ -178,6 +179,7 @@ class ScriptRun {
 
   /** pgbench's words for an error that ends the client: an SQL error names the script, command and query. */
   abortText(error: DbError, script: number): string {
+    if (error instanceof ShellError) return `aborted in command ${this.frame.command} (${error.meta}) of script ${script}; execution of meta-command failed (${error.message})`;
     if (error instanceof ScriptError) return `aborted: ${error.message}`;
     return `script ${script} aborted in command ${this.frame.command} query ${error.statement ?? 0}: ${error.report ?? error.message}`;
   }
@@ -215,6 +217,9 @@ class ScriptRun {
           if (us > 0) return new Promise((resolve) => setTimeout(resolve, us / 1000));
           break;
         }
+        case 'shell':
+          if (step.variable === undefined) return runShell(step.words, frame);
+          return runSetShell(step.words, frame).then((value) => void (frame.vars[step.variable!] = value));
         case 'pipeline':
           if (step.start) this.pipeline = [];
           else if (this.pipeline) {

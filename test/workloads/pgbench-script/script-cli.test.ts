@@ -239,9 +239,10 @@ test('postgres: an error other than a bad request counts as failed and the clien
     assert.equal(run2.code, 1, run2.stderr);
     const r = result(ended);
     assert.equal(r.config.abortOnError, true);
+    // The aborted transaction is neither processed nor failed, as pgbench counts it.
     assert.deepEqual(r.terminals.map((x) => [x.failed, x.aborted]), [
-      [1, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
-      [1, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+      [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+      [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
     ]);
   } finally {
     await db.dispose();
@@ -263,10 +264,27 @@ test('postgres: \\; sends its queries in one request; \\aset takes each query\'s
     // :two never set (no rows), :three the last row's 4: 1 + 4 = 5, so the second query divides by zero.
     assert.match(run.stderr, /debug\(script=0,command=2\): int 5\n/);
     const r = result(path.join(folder, 'compound.json'));
-    assert.deepEqual(r.terminals.map((x) => [x.transactions, x.failed, x.aborted]), [[0, 1, 'script 0 aborted in command 2 query 1: ERROR:  division by zero']]);
+    assert.deepEqual(r.terminals.map((x) => [x.transactions, x.failed, x.aborted]), [[0, 0, 'script 0 aborted in command 2 query 1: ERROR:  division by zero']]);
     const extended = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-t', '1', '-P', '0', '--observe=false', '--protocol', 'extended']);
     assert.equal(extended.code, 2);
     assert.match(extended.stderr, /joins queries with \\;, which only --protocol simple sends/);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('sqlite: \\setshell stores a command\'s integer output, \\shell runs with :variables in place; a non-integer aborts the client as pgbench', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  try {
+    const file = script('shell.sql', '\\setshell v echo " 41 "\n\\set w debug(:v + 1)\n\\shell echo :w ::x\n\\setshell z printf one\n');
+    const run = await runCli(['pgbench', '-n', '-t', '1', '-f', file, db.url]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /debug\(script=0,command=2\): int 42\n/);
+    assert.match(run.stdout, /^42 :x\n/);
+    assert.match(run.stdout, /processed: 0\/1\n/);
+    assert.match(run.stdout, /number of failed transactions: 0 \(0\.000%\)/);
+    assert.match(run.stderr, /client 0 aborted in command 3 \(setshell\) of script 0; execution of meta-command failed \(printf: shell command must return an integer \(not "one"\)\)/);
   } finally {
     await db.dispose();
   }

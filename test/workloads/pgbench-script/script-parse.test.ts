@@ -26,7 +26,8 @@ test('a broken script is one UserError at FILE:LINE:COLUMN saying what was expec
   assert.equal(errorOf('SELECT 1;\n\\else\n'), 's.sql:2:1: \\else without matching \\if');
   assert.equal(errorOf('\\if true\n\\else\n\\elif false\n\\endif\n'), 's.sql:3:1: \\elif after \\else');
   assert.equal(errorOf('SELECT 1;\n\\gset\n'), 's.sql:2:1: \\gset must follow an SQL command, in place of its semicolon');
-  assert.equal(errorOf('\\setshell x echo 1\n'), 's.sql:1:1: \\setshell is not supported: headroom runs no shell commands from scripts');
+  assert.equal(errorOf('\\setshell x\n'), 's.sql:1:1: missing argument in command "setshell"');
+  assert.equal(errorOf('\\shell\n'), 's.sql:1:1: missing command in command "shell"');
   assert.equal(errorOf('\\frobnicate\n'), 's.sql:1:1: invalid command in command "frobnicate"');
   assert.equal(errorOf('\\startpipeline\nSELECT 1;\n'), 's.sql:1:1: \\startpipeline without a matching \\endpipeline');
   // A \set continued over two lines: the column is on the second line.
