@@ -177,7 +177,9 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   for (const terminal of result.terminals) {
     // An SQL error comes as pgbench words it ("script 0 aborted in command 1 query 0: ERROR:  ..."); a script error as its message.
     const aborted = terminal.aborted;
-    if (aborted !== undefined) process.stderr.write(`headroom pgbench: error: client ${terminal.terminal} ${/^(script \d+ )?aborted/.test(aborted) ? aborted : `aborted: ${aborted}`}\n`);
+    if (aborted === undefined) continue;
+    const why = /^(script \d+ )?aborted/.test(aborted) ? aborted : `aborted: ${aborted}`;
+    process.stderr.write(`headroom pgbench: error: client ${terminal.terminal} ${why}\n`);
   }
   // pgbench prints the stddev only where it measured every latency: under -P, -R or -L.
   const stddev = o.progress !== undefined || o.rate !== undefined || o.latencyLimit !== undefined;

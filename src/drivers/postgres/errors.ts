@@ -18,9 +18,10 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   if (error instanceof TlsError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  const server = error instanceof PgServerError ? error : (error as Error | undefined)?.cause instanceof PgServerError ? ((error as Error).cause as PgServerError) : undefined;
-  const report = server && libpqReport(server);
-  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, { cause: error, deadlock: code === '40P01', ...(report ? { report } : {}) });
+  const cause = (error as Error | undefined)?.cause;
+  const server = error instanceof PgServerError ? error : cause instanceof PgServerError ? cause : undefined;
+  const options = { cause: error, deadlock: code === '40P01', ...(server ? { report: libpqReport(server) } : {}) };
+  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, options);
 }
 
 /** The error as libpq's PQerrorMessage gives it at its default verbosity (what psql and pgbench print). */

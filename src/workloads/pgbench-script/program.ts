@@ -37,6 +37,7 @@ export interface Program {
 
 const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
 /** pgbench's valid_variable_name: ASCII letters, digits, underscores, and any non-ASCII character. */
+const META_COMMANDS = 'meta-commands are \\set, \\setshell, \\shell, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline';
 export const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
 
 /** pgbench's wording: `syntax error in command "set"`, with what was expected after it. */
@@ -188,7 +189,10 @@ export function compileScript(name: string, source: string, variables = new Vari
       case 'setshell': {
         const setshell = raw.name.toLowerCase() === 'setshell';
         // pgbench's limits: the command needs a word (\setshell a variable and a word), and at most 255 in all.
-        if (words.length < (setshell ? 2 : 1)) fail(raw, `${setshell ? 'missing argument' : 'missing command'} in command "${raw.name}"`, `write \\${raw.name} ${setshell ? 'VARIABLE ' : ''}COMMAND [ARGUMENT...]`);
+        if (words.length < (setshell ? 2 : 1)) {
+          const hint = `write \\${raw.name} ${setshell ? 'VARIABLE ' : ''}COMMAND [ARGUMENT...]`;
+          fail(raw, `${setshell ? 'missing argument' : 'missing command'} in command "${raw.name}"`, hint);
+        }
         if (words.length > 255) fail(raw.positionOf(wordOffset(args, 255)), `too many arguments in command "${raw.name}"`);
         const shellWords = words.slice(setshell ? 1 : 0).map((word): ShellWord =>
           !word.startsWith(':') ? { text: word } : word.startsWith('::') ? { text: word.slice(1) } : { text: word, slot: variables.slot(word.slice(1)) });
@@ -196,7 +200,7 @@ export function compileScript(name: string, source: string, variables = new Vari
         break;
       }
       default:
-        fail(raw, `invalid command in command "${raw.name}"`, 'meta-commands are \\set, \\setshell, \\shell, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline');
+        fail(raw, `invalid command in command "${raw.name}"`, META_COMMANDS);
     }
   }
   const open = blocks.pop();

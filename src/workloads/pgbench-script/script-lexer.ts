@@ -51,7 +51,8 @@ export function lexScript(source: string): RawCommand[] {
     if (text !== '' && !/^[;\s]*$/.test(text)) {
       const at = position(start);
       // Positions after a \\; are off by one column per separator before them (error messages only).
-      commands.push({ kind: 'sql', text, name: '', ...at, positionOf: (o) => position(start + o), endedByMeta, ...(compoundAt.length > 0 ? { compound: true } : {}) });
+      const compound = compoundAt.length > 0 ? { compound: true } : {};
+      commands.push({ kind: 'sql', text, name: '', ...at, positionOf: (o) => position(start + o), endedByMeta, ...compound });
     }
     sqlStart = -1;
     compoundAt = [];

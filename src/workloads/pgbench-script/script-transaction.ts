@@ -36,7 +36,10 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
       const compound = program.steps.find((s) => s.op === 'sql' && s.sql.compound);
       if (compound !== undefined) {
         // One request of several queries exists only in the simple protocol: a parsed statement is one query.
-        throw new UserError(`${program.name}: "${compound.label}" joins queries with \\;, which only --protocol simple sends (pgbench -M simple)`, 'use --protocol simple, or split the command at each \\;');
+        throw new UserError(
+          `${program.name}: "${compound.label}" joins queries with \\;, which only --protocol simple sends (pgbench -M simple)`,
+          'use --protocol simple, or split the command at each \\;',
+        );
       }
       // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255.
       const step = program.steps.find((s) => s.op === 'sql' && s.sql.slots.length > MAX_PARAMETERS);
@@ -49,7 +52,8 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
     },
     async prepare(conn, terminal) {
       if (conn.queryResults === undefined && program.steps.some((s) => s.op === 'sql' && s.sql.compound)) {
-        throw new UserError(`${program.name}: \\; (several queries sent in one request) runs only on PostgreSQL, without --journal and --route`, 'split the command at each \\;');
+        const where = 'runs only on PostgreSQL, without --journal and --route';
+        throw new UserError(`${program.name}: \\; (several queries sent in one request) ${where}`, 'split the command at each \\;');
       }
       const frame = newFrame(program, terminal, defines, index);
       const run = new ScriptRun(program, conn, terminal, frame);
@@ -179,14 +183,18 @@ class ScriptRun {
 
   /** pgbench's words for an error that ends the client: an SQL error names the script, command and query. */
   abortText(error: DbError, script: number): string {
-    if (error instanceof ShellError) return `aborted in command ${this.frame.command} (${error.meta}) of script ${script}; execution of meta-command failed (${error.message})`;
+    const { command } = this.frame;
+    if (error instanceof ShellError) {
+      return `aborted in command ${command} (${error.meta}) of script ${script}; execution of meta-command failed (${error.message})`;
+    }
     if (error instanceof ScriptError) return `aborted: ${error.message}`;
-    return `script ${script} aborted in command ${this.frame.command} query ${error.statement ?? 0}: ${error.report ?? error.message}`;
+    return `script ${script} aborted in command ${command} query ${error.statement ?? 0}: ${error.report ?? error.message}`;
   }
 
   private ended(): Promise<void> {
-    if (this.inTransaction) return Promise.reject(new ScriptError(`end of script reached without completing the last transaction (${this.program.name}): end it with END or COMMIT`, true));
-    return RESOLVED;
+    if (!this.inTransaction) return RESOLVED;
+    const message = `end of script reached without completing the last transaction (${this.program.name}): end it with END or COMMIT`;
+    return Promise.reject(new ScriptError(message, true));
   }
 
   /** Runs steps from `pc` up to the first that must be waited for, and returns its promise; undefined at the end. */

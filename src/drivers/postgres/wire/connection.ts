@@ -369,7 +369,15 @@ export class WireConnection implements SslAnswering {
     return this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn) as Promise<Pending>;
   }
 
-  private sendBytes(message: Buffer, length: number, answer: Answer, wantRows: boolean, types: number[], onCopyIn?: () => void, results?: StatementResult[]): Promise<unknown> {
+  private sendBytes(
+    message: Buffer,
+    length: number,
+    answer: Answer,
+    wantRows: boolean,
+    types: number[],
+    onCopyIn?: () => void,
+    results?: StatementResult[],
+  ): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
     const pending: Pending = { answer, wantRows, types, rows: NO_ROWS, rowCount: 0, error: undefined, resolve: unset, reject: unset, onCopyIn, results };
     this.capturing = pending;

@@ -25,7 +25,9 @@ export class PgServerError extends Error {
       fields.set(field, body.toString('utf8', i + 1, stop));
       i = stop + 1;
     }
-    return new PgServerError(fields.get('M') ?? 'unknown server error', fields.get('C') ?? 'XX000', fields.get('V') ?? fields.get('S') ?? 'ERROR', fields.get('D'), fields.get('H'), fields.get('W'));
+    const severity = fields.get('V') ?? fields.get('S') ?? 'ERROR';
+    const message = fields.get('M') ?? 'unknown server error';
+    return new PgServerError(message, fields.get('C') ?? 'XX000', severity, fields.get('D'), fields.get('H'), fields.get('W'));
   }
 }
 
