@@ -160,7 +160,6 @@ const CASES: TapCase[] = [
     stderr: [/ERROR: {2}division by zero/, /CONTEXT: {2}unnamed portal with parameters: \$1 = '1', \$2 = NULL/],
     files: { '001_param_2': DIVISION_PARAMS },
     env: { PGOPTIONS: '-c log_parameter_max_length_on_error=64' },
-    differs: 'headroom refuses an undefined :variable in an SQL command; pgbench 15 binds it as NULL under -M extended and prepared',
   },
   {
     name: 'bad parameter reported at BIND',

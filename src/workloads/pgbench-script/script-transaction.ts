@@ -325,8 +325,11 @@ class ScriptRun {
     const { vars } = this.frame;
     for (let i = 0; i < sql.slots.length; i++) {
       const v = vars[sql.slots[i]!];
-      if (v === undefined) throw new ScriptError(`undefined variable "${sql.names[i]}"`);
-      params[i] = bindable(v);
+      if (v !== undefined) params[i] = bindable(v);
+      // pgbench -M extended and prepared bind a variable never set as NULL; -M simple would send the
+      // text ":name" for the server to reject, which headroom refuses here in its own words.
+      else if (this.terminal.protocol !== 'simple') params[i] = null;
+      else throw new ScriptError(`undefined variable "${sql.names[i]}"`);
     }
   }
 

@@ -294,3 +294,21 @@ test('sqlite: \\setshell stores a command\'s integer output, \\shell runs with :
     await db.dispose();
   }
 });
+
+test('sqlite: a :variable never set is bound as NULL under -M extended and prepared, as pgbench binds it; -M simple refuses it', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  try {
+    const file = script('unset.sql', 'SELECT :nope IS NULL AS unset \\gset\n\\set shown debug(:unset)\n');
+    for (const mode of ['extended', 'prepared']) {
+      const run = await runCli(['pgbench', '-n', '-t', '1', '-M', mode, '-f', file, db.url]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /debug\(script=0,command=2\): int 1\n/);
+    }
+    const simple = await runCli(['pgbench', '-n', '-t', '1', '-M', 'simple', '-f', file, db.url]);
+    assert.equal(simple.code, 2, simple.stderr);
+    assert.match(simple.stderr, /client 0 aborted: undefined variable "nope"/);
+  } finally {
+    await db.dispose();
+  }
+});
