@@ -145,6 +145,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
         rate: plan.rate === undefined ? undefined : (plan.rate * shard.count) / plan.clients,
         warmupSeconds: plan.warmupSeconds,
         maxTries: plan.maxTries,
+        abortOnError: plan.abortOnError,
         seed: plan.seed,
         journal: undefined,
         acceptRefusals: plan.acceptRefusals,

@@ -223,6 +223,7 @@ function planOf(config: EngineConfig, runId: string, agents: number): AgentPlan 
     rate: config.rate,
     warmupSeconds: config.warmupSeconds,
     maxTries: config.maxTries,
+    abortOnError: config.abortOnError === true,
     seed: config.seed,
     protocol: config.protocol,
     perCommand: config.perCommand,

@@ -32,6 +32,8 @@ export interface AgentPlan {
   rate: number | undefined;
   warmupSeconds: number;
   maxTries: number;
+  /** --abort-on-error (headroom pgbench): an SQL error ends the terminal, as in pgbench. */
+  abortOnError: boolean;
   seed: number;
   protocol: Protocol;
   perCommand: boolean;

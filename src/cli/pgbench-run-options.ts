@@ -7,6 +7,11 @@ import { UserError } from '../errors.js';
 export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
   { long: 'latency-limit', short: 'L', type: 'number', min: 0.001, value: 'MS', help: 'count transactions slower than MS as late; under -R, skip those already MS late before they start' },
   { long: 'failures-detailed', type: 'boolean', help: 'split failed transactions into serialization failures and deadlocks in the summary' },
+  {
+    long: 'abort-on-error',
+    type: 'boolean',
+    help: 'end a client at an error other than a serialization failure or deadlock, as pgbench does (default: count it failed and go on)',
+  },
   { long: 'log', short: 'l', type: 'boolean', help: "write each transaction to a log file per job, in pgbench's format" },
   { long: 'log-prefix', type: 'string', value: 'PREFIX', help: 'log file names: PREFIX.PID for the first job, PREFIX.PID.N for job N', default: 'pgbench_log' },
   { long: 'aggregate-interval', type: 'integer', min: 1, value: 'SECONDS', help: "with -l: one line of pgbench's aggregate figures per SECONDS instead of one per transaction" },
@@ -16,9 +21,10 @@ export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
 export interface PgbenchRunSettings {
   latencyLimitMs: number | undefined;
   failuresDetailed: boolean;
+  abortOnError: boolean;
   transactionLog: TransactionLogConfig | undefined;
   /** The result's config fields for these options. */
-  config: Pick<RunResult['config'], 'latencyLimitMs' | 'failuresDetailed' | 'log'>;
+  config: Pick<RunResult['config'], 'latencyLimitMs' | 'failuresDetailed' | 'abortOnError' | 'log'>;
 }
 
 /** Reads and checks the options above; jobs is the number of jobs that will write logs. */
@@ -39,13 +45,16 @@ export function pgbenchRunSettings(values: OptionValues, given: ReadonlySet<stri
     : undefined;
   const latencyLimitMs = values['latency-limit'] as number | undefined;
   const failuresDetailed = values['failures-detailed'] === true;
+  const abortOnError = values['abort-on-error'] === true;
   return {
     latencyLimitMs,
     failuresDetailed,
+    abortOnError,
     transactionLog,
     config: {
       latencyLimitMs: latencyLimitMs ?? null,
       failuresDetailed,
+      ...(abortOnError ? { abortOnError } : {}),
       log: transactionLog ? { files: Array.from({ length: jobs }, (_, job) => transactionLogFile(transactionLog, job)), aggregateSeconds: aggregateSeconds ?? null, samplingRate } : null,
     },
   };

@@ -85,7 +85,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const engine = (c: EngineConfig, s: AbortSignal, i: (point: SeriesPoint) => void): Promise<EngineOutcome & { agents?: AgentsRecord }> =>
     agents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
   const outcome = await engine(
-    { target: session.target, workload: engineWorkload(workload), options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
+    { target: session.target, workload: engineWorkload(workload), options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, abortOnError: pgbench.abortOnError, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
     plan.signal,
     (point) => {
       if (live) live.update(point);

@@ -29,6 +29,12 @@ export interface Connection {
   prepare(sql: string): Promise<Statement>;
   /** One unprepared statement (text protocol); `?` placeholders as in prepare(). */
   query(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+  /**
+   * Several statements sent together in one request (pgbench's \\; under the simple protocol),
+   * answered with each statement's rows and column names (columns undefined: no rows returned).
+   * Only where the DBMS's protocol has such a request (PostgreSQL's simple Query message).
+   */
+  queryResults?(sql: string): Promise<{ columns: string[] | undefined; rows: Row[] }[]>;
   begin(): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;

@@ -18,6 +18,15 @@ export class DbError extends Error {
    * where the conflict ends the transaction.
    */
   readonly statementUndone: boolean;
+  /** The error as the DBMS's own client prints it (PostgreSQL: libpq's "ERROR:  ..." lines with DETAIL, HINT, CONTEXT), when the driver has it. */
+  readonly report: string | undefined;
+  /**
+   * The transaction's work ran to its end and the error is about the state it left (a script that
+   * ended inside its transaction): pgbench counts such a transaction processed before it aborts the client.
+   */
+  readonly completed: boolean;
+  /** For a request of several statements (queryResults), which one failed, from 0; set by the driver. */
+  statement: number | undefined;
   constructor(
     readonly errorClass: ErrorClass,
     message: string,
@@ -25,10 +34,12 @@ export class DbError extends Error {
     readonly code: string | undefined,
     /** What the user can do about it, when the driver knows. */
     readonly hint?: string,
-    options?: { cause?: unknown; deadlock?: boolean; statementUndone?: boolean },
+    options?: { cause?: unknown; deadlock?: boolean; statementUndone?: boolean; report?: string; completed?: boolean },
   ) {
     super(message, options);
     this.deadlock = options?.deadlock ?? false;
     this.statementUndone = options?.statementUndone ?? false;
+    this.report = options?.report;
+    this.completed = options?.completed ?? false;
   }
 }

@@ -26,6 +26,8 @@ export interface EngineConfig {
   rate: number | undefined;
   warmupSeconds: number;
   maxTries: number;
+  /** --abort-on-error: see TerminalPlan. */
+  abortOnError?: boolean;
   seed: number;
   /** --journal: see journal.ts; the engine only hands it to the jobs. */
   journal: JobConfig['journal'];
@@ -203,6 +205,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       transactions: config.transactionsPerClient,
       rate: config.rate === undefined ? undefined : config.rate / config.clients,
       maxTries: config.maxTries,
+      abortOnError: config.abortOnError === true,
     });
   }
   const jobConfigs: JobConfig[] = plans.map((terminals, index) => ({

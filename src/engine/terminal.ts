@@ -21,6 +21,13 @@ export interface TerminalPlan {
   /** --rate divided among terminals, in transactions per second; undefined for a closed loop. */
   rate: number | undefined;
   maxTries: number;
+  /**
+   * --abort-on-error: any error but a serialization failure or deadlock ends this terminal, as
+   * pgbench 15 ends its client; a transaction whose work ran to its end counts as processed first,
+   * any other is counted neither processed nor failed (pgbench's failures are serialization failures and deadlocks).
+   * Without it only a bad request does, and a lost connection is reconnected.
+   */
+  abortOnError?: boolean;
   /** --latency-limit in milliseconds: under --rate, a transaction already this late is skipped (as pgbench). */
   latencyLimitMs?: number | undefined;
   /** Milliseconds to wait before the first transaction (the chain study started its terminals 10 ms apart). */
@@ -157,6 +164,17 @@ export class Terminal {
       const lagUs = Math.round((started - scheduled) * 1000);
       this.logged++;
       const ended = performance.now();
+      if (error !== undefined && plan.abortOnError && error.errorClass !== 'retryable') {
+        if (error.completed) {
+          const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
+          recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
+          if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
+        }
+        // Otherwise, as pgbench counts it, the transaction is neither processed nor failed: the client's abort says what happened.
+        this.abortedBy = error;
+        this.tally.aborted = this.runners[type]!.abortText?.(error) ?? error.message;
+        return;
+      }
       if (error === undefined) {
         const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
         recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);

@@ -55,6 +55,8 @@ export interface RunResult {
     latencyLimitMs?: number | null;
     /** --failures-detailed was given (the summary always keeps the split). */
     failuresDetailed?: boolean;
+    /** --abort-on-error was given: an error other than a serialization failure or deadlock ended its client (absent without it). */
+    abortOnError?: boolean;
     /** -l / --log: the files written; absent or null without it. */
     log?: { files: string[]; aggregateSeconds: number | null; samplingRate: number } | null;
   };

@@ -1,3 +1,4 @@
+import type { DbError } from '../drivers/errors.js';
 import type { Connection, DbmsName, Driver } from '../drivers/driver.js';
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import type { Random } from '../common/random.js';
@@ -87,7 +88,13 @@ export const PROTOCOLS = ['simple', 'extended', 'prepared'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Runs one transaction of its type; prepared statements are bound once per terminal. */
-export type TransactionRunner = () => Promise<TransactionOutcome>;
+export type TransactionRunner = (() => Promise<TransactionOutcome>) & {
+  /**
+   * Why an error ended the client, with where the transaction stood, in the words of the tool the
+   * workload follows (scripts: pgbench's "script 0 aborted in command 1 query 0: ERROR:  ...").
+   */
+  abortText?: (error: DbError) => string;
+};
 
 export interface TransactionType {
   name: string;

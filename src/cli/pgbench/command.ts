@@ -123,7 +123,7 @@ function runArgs(o: PgbenchRun, env: Env): string[] {
   return [
     'tpcb', '--db', targetUrl(o.connection, env), '-c', String(o.clients), '-j', String(o.jobs),
     ...(o.transactions !== undefined ? ['-t', String(o.transactions)] : ['-T', String(o.seconds)]),
-    '--protocol', o.protocol, '--progress', String(o.progress ?? 0), '--live=false', '--observe=false', '--max-tries', String(o.maxTries),
+    '--protocol', o.protocol, '--progress', String(o.progress ?? 0), '--live=false', '--observe=false', '--max-tries', String(o.maxTries), '--abort-on-error',
     ...o.builtins.flatMap((b) => ['-b', b]), ...o.files.flatMap((f) => ['-f', f]), ...o.defines.flatMap((d) => ['-D', d]),
     // The built-ins read the scale from pgbench_branches; -s then only sets :scale for scripts alone.
     ...(o.builtins.length === 0 ? optional('-s', o.scale) : []),
@@ -175,7 +175,11 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
 /** What pgbench prints on stdout after a run: its version line, its block, -r's latencies. */
 export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   for (const terminal of result.terminals) {
-    if (terminal.aborted !== undefined) process.stderr.write(`headroom pgbench: error: client ${terminal.terminal} aborted: ${terminal.aborted}\n`);
+    // An SQL error comes as pgbench words it ("script 0 aborted in command 1 query 0: ERROR:  ..."); a script error as its message.
+    const aborted = terminal.aborted;
+    if (aborted === undefined) continue;
+    const why = /^(script \d+ )?aborted/.test(aborted) ? aborted : `aborted: ${aborted}`;
+    process.stderr.write(`headroom pgbench: error: client ${terminal.terminal} ${why}\n`);
   }
   // pgbench prints the stddev only where it measured every latency: under -P, -R or -L.
   const stddev = o.progress !== undefined || o.rate !== undefined || o.latencyLimit !== undefined;

@@ -179,6 +179,16 @@ class PostgresConnection implements Connection {
     }
   }
 
+  async queryResults(sql: string): Promise<{ columns: string[] | undefined; rows: Row[] }[]> {
+    try {
+      return await this.wire.queryResults(sql);
+    } catch (error) {
+      const failed = classifyPostgresError(error, this.target);
+      failed.statement = (error as { statement?: number }).statement;
+      throw failed;
+    }
+  }
+
   begin(): Promise<void> {
     return this.wire.command(BEGIN);
   }

@@ -2,6 +2,7 @@ import { DbError, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
 import { WrongServerError } from '../probe.js';
 import { TlsError } from '../transport/tls.js';
+import { PgServerError } from './wire/pg-error.js';
 
 /** Socket-level codes that mean the server is gone or was never there (EPROTO: a stream the client cannot read, which it closes). */
 const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -20,7 +21,19 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   if (error instanceof TlsError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, { cause: error, deadlock: code === '40P01' });
+  const cause = (error as Error | undefined)?.cause;
+  const server = error instanceof PgServerError ? error : cause instanceof PgServerError ? cause : undefined;
+  const options = { cause: error, deadlock: code === '40P01', ...(server ? { report: libpqReport(server) } : {}) };
+  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, options);
+}
+
+/** The error as libpq's PQerrorMessage gives it at its default verbosity (what psql and pgbench print). */
+function libpqReport(e: PgServerError): string {
+  let text = `${e.severity}:  ${e.message}`;
+  if (e.detail !== undefined) text += `\nDETAIL:  ${e.detail}`;
+  if (e.hint !== undefined) text += `\nHINT:  ${e.hint}`;
+  if (e.context !== undefined) text += `\nCONTEXT:  ${e.context}`;
+  return text;
 }
 
 function postgresClass(code: string | undefined, message: string): ErrorClass {

@@ -17,7 +17,12 @@ export type Step = { label: string; command: number } & (
   /** Jump to `to` when the condition is false (\if, \elif), or always (the end of a branch). */
   | { op: 'jump'; when: Compiled | undefined; to: number }
   | { op: 'pipeline'; start: boolean }
+  /** \shell (variable undefined) and \setshell: the words joined into a command for /bin/sh. */
+  | { op: 'shell'; words: ShellWord[]; variable: number | undefined }
 );
+
+/** A word of a shell command: literal text, or a variable's value (`:name`; `::x` is the text `:x`). */
+export type ShellWord = { text: string; slot?: undefined } | { text: string; slot: number };
 
 export interface Program {
   name: string;
@@ -32,7 +37,8 @@ export interface Program {
 
 const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
 /** pgbench's valid_variable_name: ASCII letters, digits, underscores, and any non-ASCII character. */
-const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
+const META_COMMANDS = 'meta-commands are \\set, \\setshell, \\shell, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline';
+export const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
 
 /** pgbench's wording: `syntax error in command "set"`, with what was expected after it. */
 function inCommand(message: string, command: string): string {
@@ -83,7 +89,7 @@ export function compileScript(name: string, source: string, variables = new Vari
   for (let index = 0; index < commands.length; index++) {
     const raw = commands[index]!;
     if (raw.kind === 'sql') {
-      steps.push({ op: 'sql', sql: parseSql(raw.text, variables), store: undefined, ...labelled(raw) });
+      steps.push({ op: 'sql', sql: parseSql(raw.text, variables, raw.compound === true), store: undefined, ...labelled(raw) });
       continue;
     }
     const args = raw.text;
@@ -125,7 +131,9 @@ export function compileScript(name: string, source: string, variables = new Vari
         const store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
         // pgbench stores each column into the variable prefix + column name and stops the client
         // when that is no variable name; the names are known from the text here, so refuse it now.
-        for (const column of columnNames((previous as Extract<Step, { op: 'sql' }>).sql.parameterized)) {
+        // A compound command's columns are named by the server, when it answers.
+        const sql = (previous as Extract<Step, { op: 'sql' }>).sql;
+        for (const column of sql.compound ? [] : columnNames(sql.parameterized)) {
           if (column !== undefined && !VARIABLE_NAME.test(store.prefix + column)) {
             const hint = 'alias the column (AS name) with letters, digits and underscores, and use such a prefix';
             fail(raw, `\\${raw.name}: invalid variable name "${store.prefix + column}"`, hint);
@@ -178,11 +186,21 @@ export function compileScript(name: string, source: string, variables = new Vari
         steps.push({ op: 'pipeline', start: false, ...labelled(raw) });
         break;
       case 'shell':
-      case 'setshell':
-        fail(raw, `\\${raw.name} is not supported: headroom runs no shell commands from scripts`, 'compute the value with \\set, or pass it with -D NAME=VALUE');
+      case 'setshell': {
+        const setshell = raw.name.toLowerCase() === 'setshell';
+        // pgbench's limits: the command needs a word (\setshell a variable and a word), and at most 255 in all.
+        if (words.length < (setshell ? 2 : 1)) {
+          const hint = `write \\${raw.name} ${setshell ? 'VARIABLE ' : ''}COMMAND [ARGUMENT...]`;
+          fail(raw, `${setshell ? 'missing argument' : 'missing command'} in command "${raw.name}"`, hint);
+        }
+        if (words.length > 255) fail(raw.positionOf(wordOffset(args, 255)), `too many arguments in command "${raw.name}"`);
+        const shellWords = words.slice(setshell ? 1 : 0).map((word): ShellWord =>
+          !word.startsWith(':') ? { text: word } : word.startsWith('::') ? { text: word.slice(1) } : { text: word, slot: variables.slot(word.slice(1)) });
+        steps.push({ op: 'shell', words: shellWords, variable: setshell ? variables.slot(words[0]!) : undefined, ...labelled(raw) });
         break;
+      }
       default:
-        fail(raw, `invalid command in command "${raw.name}"`, 'meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline');
+        fail(raw, `invalid command in command "${raw.name}"`, META_COMMANDS);
     }
   }
   const open = blocks.pop();

@@ -1,7 +1,7 @@
 /**
  * Splits a pgbench script into its commands, as pgbench reads it: an SQL command runs, over as
  * many lines as it needs, up to a semicolon outside quotes, dollar quotes and comments (or up to
- * a \gset / \aset, which ends it instead); a meta-command is a backslash word and its arguments up
+ * a \gset / \aset, which ends it instead; \\; is a semicolon that does not end it); a meta-command is a backslash word and its arguments up
  * to the end of the line (a backslash at the end of a line continues it).
  */
 export interface RawCommand {
@@ -17,6 +17,8 @@ export interface RawCommand {
   positionOf(offset: number): { line: number; column: number };
   /** SQL ended by a meta-command (\gset, \aset) rather than a semicolon. */
   endedByMeta?: boolean;
+  /** SQL with \\; in it: several queries sent together (the text has a plain semicolon there, as pgbench sends it). */
+  compound?: boolean;
 }
 
 export function lexScript(source: string): RawCommand[] {
@@ -35,14 +37,25 @@ export function lexScript(source: string): RawCommand[] {
   };
   let i = 0;
   let sqlStart = -1;
+  /** Where each \\; of the SQL in progress is: its backslash is dropped from the text. */
+  let compoundAt: number[] = [];
   const endSql = (end: number, endedByMeta: boolean): void => {
-    const text = source.slice(sqlStart, end).trim();
-    if (text !== '') {
-      const start = sqlStart + (source.slice(sqlStart, end).length - source.slice(sqlStart, end).trimStart().length);
+    let text = source.slice(sqlStart, end);
+    let start = sqlStart + (text.length - text.trimStart().length);
+    if (compoundAt.length > 0) {
+      for (const at of compoundAt.reverse()) text = text.slice(0, at - sqlStart) + text.slice(at - sqlStart + 1);
+      start = sqlStart + (text.length - text.trimStart().length);
+    }
+    text = text.trim();
+    // A command of nothing but \\; separators has no query to send.
+    if (text !== '' && !/^[;\s]*$/.test(text)) {
       const at = position(start);
-      commands.push({ kind: 'sql', text, name: '', ...at, positionOf: (o) => position(start + o), endedByMeta });
+      // Positions after a \\; are off by one column per separator before them (error messages only).
+      const compound = compoundAt.length > 0 ? { compound: true } : {};
+      commands.push({ kind: 'sql', text, name: '', ...at, positionOf: (o) => position(start + o), endedByMeta, ...compound });
     }
     sqlStart = -1;
+    compoundAt = [];
   };
   while (i < source.length) {
     const c = source[i]!;
@@ -60,6 +73,12 @@ export function lexScript(source: string): RawCommand[] {
     if (c === '/' && next === '*') {
       const end = source.indexOf('*/', i + 2);
       i = end < 0 ? source.length : end + 2;
+      continue;
+    }
+    if (c === '\\' && next === ';') {
+      if (sqlStart < 0) sqlStart = i;
+      compoundAt.push(i);
+      i += 2;
       continue;
     }
     if (c === '\\') {

@@ -1,11 +1,13 @@
 import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
 import { UserError } from '../../errors.js';
 import type { ScriptTimings } from '../../metrics/command-timings.js';
-import type { TerminalContext, TransactionType } from '../workload.js';
+import type { DbError } from '../../drivers/errors.js';
+import type { TerminalContext, TransactionRunner, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
 import type { Frame } from './frame.js';
-import type { Program, Step } from './program.js';
+import { VARIABLE_NAME, type Program, type Step } from './program.js';
 import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
+import { runSetShell, runShell, ShellError } from './shell.js';
 import { simpleQueryText, type SqlCommand } from './sql-command.js';
 import { Double, ScriptError, truth, valueText, type Value } from './value.js';
 
@@ -31,6 +33,14 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
     random: ({ seed, terminal, terminals }) => clientRandom(seed, terminal, terminals),
     checkProtocol(protocol) {
       if (protocol === 'simple') return;
+      const compound = program.steps.find((s) => s.op === 'sql' && s.sql.compound);
+      if (compound !== undefined) {
+        // One request of several queries exists only in the simple protocol: a parsed statement is one query.
+        throw new UserError(
+          `${program.name}: "${compound.label}" joins queries with \\;, which only --protocol simple sends (pgbench -M simple)`,
+          'use --protocol simple, or split the command at each \\;',
+        );
+      }
       // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255.
       const step = program.steps.find((s) => s.op === 'sql' && s.sql.slots.length > MAX_PARAMETERS);
       if (step === undefined) return;
@@ -41,9 +51,15 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
       );
     },
     async prepare(conn, terminal) {
+      if (conn.queryResults === undefined && program.steps.some((s) => s.op === 'sql' && s.sql.compound)) {
+        const where = 'runs only on PostgreSQL, without --journal and --route';
+        throw new UserError(`${program.name}: \\; (several queries sent in one request) ${where}`, 'split the command at each \\;');
+      }
       const frame = newFrame(program, terminal, defines, index);
       const run = new ScriptRun(program, conn, terminal, frame);
-      return () => run.execute();
+      const runner: TransactionRunner = () => run.execute();
+      runner.abortText = (error) => run.abortText(error, index);
+      return runner;
     },
   };
 }
@@ -74,6 +90,12 @@ function sleepAmount(amount: (frame: Frame) => Value, frame: Frame): Value {
     if (error instanceof ScriptError) throw new ScriptError(`sleep: ${error.message}`);
     throw error;
   }
+}
+
+/** A result cell as a script value. */
+function cellValue(cell: NonNullable<Row[number]>): Value {
+  if (typeof cell === 'number') return Number.isInteger(cell) ? cell : new Double(cell);
+  return typeof cell === 'bigint' || typeof cell === 'boolean' ? cell : String(cell);
 }
 
 /** A value as it is bound to an SQL parameter. */
@@ -159,9 +181,20 @@ class ScriptRun {
     return this.ended();
   }
 
+  /** pgbench's words for an error that ends the client: an SQL error names the script, command and query. */
+  abortText(error: DbError, script: number): string {
+    const { command } = this.frame;
+    if (error instanceof ShellError) {
+      return `aborted in command ${command} (${error.meta}) of script ${script}; execution of meta-command failed (${error.message})`;
+    }
+    if (error instanceof ScriptError) return `aborted: ${error.message}`;
+    return `script ${script} aborted in command ${command} query ${error.statement ?? 0}: ${error.report ?? error.message}`;
+  }
+
   private ended(): Promise<void> {
-    if (this.inTransaction) return Promise.reject(new ScriptError(`end of script ${this.program.name} reached with its transaction still open: end it with END or COMMIT`));
-    return RESOLVED;
+    if (!this.inTransaction) return RESOLVED;
+    const message = `end of script reached without completing the last transaction (${this.program.name}): end it with END or COMMIT`;
+    return Promise.reject(new ScriptError(message, true));
   }
 
   /** Runs steps from `pc` up to the first that must be waited for, and returns its promise; undefined at the end. */
@@ -192,6 +225,9 @@ class ScriptRun {
           if (us > 0) return new Promise((resolve) => setTimeout(resolve, us / 1000));
           break;
         }
+        case 'shell':
+          if (step.variable === undefined) return runShell(step.words, frame);
+          return runSetShell(step.words, frame).then((value) => void (frame.vars[step.variable!] = value));
         case 'pipeline':
           if (step.start) this.pipeline = [];
           else if (this.pipeline) {
@@ -235,6 +271,7 @@ class ScriptRun {
     }
     const params = this.params[pc]!;
     this.bind(sql, params);
+    if (sql.compound) return this.compound(step, params);
     if (this.terminal.protocol === 'prepared') {
       const statement = this.statements[pc];
       if (statement === undefined) return this.prepareAndRun(step, pc, params);
@@ -250,6 +287,33 @@ class ScriptRun {
     return step.store === undefined ? rows : rows.then((r) => this.store(step, pc, r));
   }
 
+  /**
+   * Queries joined by \\;, sent in one Query message as pgbench sends them: \gset stores the last
+   * query's one row, \aset each query's last row (a query without rows is skipped), with the
+   * columns as the server names them. A failing query is numbered in the abort message.
+   */
+  private async compound(step: SqlStep, params: SqlValue[]): Promise<void> {
+    const results = await this.conn.queryResults!(simpleQueryText(step.sql, params as (string | number | bigint | boolean | null)[]));
+    const store = step.store;
+    if (store === undefined) return;
+    const tag = store.all ? 'aset' : 'gset';
+    for (let query = store.all ? 0 : results.length - 1; query < results.length; query++) {
+      const { columns, rows } = results[query]!;
+      if (!store.all && (columns === undefined || rows.length !== 1)) {
+        throw new ScriptError(`command ${this.frame.command} query ${query}: expected one row, got ${rows.length}`);
+      }
+      if (columns === undefined || rows.length === 0) continue;
+      const row = rows[rows.length - 1]!;
+      for (let i = 0; i < columns.length; i++) {
+        const name = store.prefix + columns[i]!;
+        if (!VARIABLE_NAME.test(name)) throw new ScriptError(`\\${tag}: invalid variable name "${name}"`);
+        const cell = row[i];
+        // The server's text, as pgbench stores it.
+        this.frame.vars[this.program.variables.slot(name)] = cell === null || cell === undefined ? null : cellValue(cell);
+      }
+    }
+  }
+
   /** A statement's first execution on this connection: prepared first. */
   private async prepareAndRun(step: SqlStep, pc: number, params: SqlValue[]): Promise<void> {
     const statement = (this.statements[pc] = await this.conn.prepare(step.sql.parameterized));
@@ -261,8 +325,11 @@ class ScriptRun {
     const { vars } = this.frame;
     for (let i = 0; i < sql.slots.length; i++) {
       const v = vars[sql.slots[i]!];
-      if (v === undefined) throw new ScriptError(`undefined variable "${sql.names[i]}"`);
-      params[i] = bindable(v);
+      if (v !== undefined) params[i] = bindable(v);
+      // pgbench -M extended and prepared bind a variable never set as NULL; -M simple would send the
+      // text ":name" for the server to reject, which headroom refuses here in its own words.
+      else if (this.terminal.protocol !== 'simple') params[i] = null;
+      else throw new ScriptError(`undefined variable "${sql.names[i]}"`);
     }
   }
 
@@ -278,7 +345,7 @@ class ScriptRun {
         const slot = slots[i];
         if (slot === undefined) throw new ScriptError(`\\${all ? 'aset' : 'gset'}: cannot tell the name of result column ${i + 1} of "${step.label}": give it an alias (AS name)`);
         const cell = row[i];
-        this.frame.vars[slot] = cell === null || cell === undefined ? null : typeof cell === 'number' || typeof cell === 'bigint' || typeof cell === 'boolean' ? (typeof cell === 'number' && !Number.isInteger(cell) ? new Double(cell) : cell) : String(cell);
+        this.frame.vars[slot] = cell === null || cell === undefined ? null : cellValue(cell);
       }
     }
   }

@@ -12,13 +12,15 @@ export interface SqlCommand {
   slots: number[];
   names: string[];
   control: SqlControl;
+  /** Several queries joined by \\;, sent together in one request; the server names the columns \gset and \aset store. */
+  compound: boolean;
 }
 
 /**
  * Finds the :variables of an SQL command, skipping `::` casts, quoted strings and identifiers,
  * dollar-quoted strings and comments (a :name inside quotes is text, not a variable).
  */
-export function parseSql(text: string, variables: Variables): SqlCommand {
+export function parseSql(text: string, variables: Variables, compound = false): SqlCommand {
   const pieces: string[] = [];
   const slots: number[] = [];
   const names: string[] = [];
@@ -58,7 +60,7 @@ export function parseSql(text: string, variables: Variables): SqlCommand {
     piece += c;
   }
   pieces.push(piece);
-  return { parameterized: pieces.join('?'), pieces, slots, names, control: controlOf(text) };
+  return { parameterized: pieces.join('?'), pieces, slots, names, control: compound ? undefined : controlOf(text), compound };
 }
 
 function closeOf(text: string, quote: string, from: number): number {

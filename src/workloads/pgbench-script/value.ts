@@ -19,8 +19,8 @@ const INT64_MAX = 2n ** 63n - 1n;
  * the client that hit it, so it is a bad request for this terminal, never retried.
  */
 export class ScriptError extends DbError {
-  constructor(message: string) {
-    super('bad_request', message, 'script');
+  constructor(message: string, completed = false) {
+    super('bad_request', message, 'script', undefined, { completed });
   }
 }
 

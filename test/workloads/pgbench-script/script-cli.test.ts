@@ -134,7 +134,7 @@ test('sqlite: a runtime error aborts only its client; the result says how many c
     const open = script('open.sql', 'BEGIN;\nSELECT 1;\n');
     const run2 = await runCli(['run', 'tpcb', '--db', db.url, '-f', open, '-t', '2', '-P', '0', '--observe=false', '--out', path.join(folder, 'open.json')]);
     assert.equal(run2.code, 1);
-    assert.match(result(path.join(folder, 'open.json')).statusReason ?? '', /transaction still open/);
+    assert.match(result(path.join(folder, 'open.json')).statusReason ?? '', /end of script reached without completing the last transaction/);
     // A broken script is refused before anything runs, with its position.
     const broken = script('broken.sql', 'SELECT 1;\n\\set x (1 + \n');
     const run3 = await runCli(['run', 'tpcb', '--db', db.url, '-f', broken, '-t', '1']);
@@ -218,6 +218,96 @@ SELECT 2;
     const define = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-D', 'novalue']);
     assert.equal(define.code, 2);
     assert.match(define.stderr, /^headroom: -D novalue: expected NAME=VALUE/);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('postgres: an error other than a bad request counts as failed and the client goes on; --abort-on-error ends the client, as pgbench', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  try {
+    // RAISE gives SQLSTATE P0001: neither retryable nor a bad request.
+    const file = script('raise.sql', "DO $$BEGIN IF random() >= 0 THEN RAISE EXCEPTION 'boom'; END IF; END$$;\n");
+    const counted = path.join(folder, 'raise-counted.json');
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--out', counted]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(result(counted).terminals.map((x) => [x.failed, x.aborted]), [[3, undefined], [3, undefined]]);
+    assert.equal(result(counted).config.abortOnError, undefined);
+    const ended = path.join(folder, 'raise-aborted.json');
+    const run2 = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--abort-on-error',
+      '--out', ended]);
+    assert.equal(run2.code, 1, run2.stderr);
+    const r = result(ended);
+    assert.equal(r.config.abortOnError, true);
+    // The aborted transaction is neither processed nor failed, as pgbench counts it.
+    assert.deepEqual(r.terminals.map((x) => [x.failed, x.aborted]), [
+      [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+      [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+    ]);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('postgres: \\; sends its queries in one request; \\aset takes each query\'s last row, a failing query is numbered in the abort', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  try {
+    const file = script('compound.sql', [
+      'SELECT 1 AS one \\; SELECT 2 AS two WHERE false \\; SELECT 3 AS three UNION SELECT 4 ORDER BY 1 \\aset',
+      '\\set check debug(:one + :three)',
+      'SELECT 5 AS v \\; SELECT 1 / (:check - 5) AS w;',
+      '',
+    ].join('\n'));
+    const out = path.join(folder, 'compound.json');
+    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-t', '2', '-P', '0', '--observe=false', '--protocol', 'simple', '--abort-on-error',
+      '--out', out]);
+    assert.equal(run.code, 1, run.stderr);
+    // :two never set (no rows), :three the last row's 4: 1 + 4 = 5, so the second query divides by zero.
+    assert.match(run.stderr, /debug\(script=0,command=2\): int 5\n/);
+    const r = result(out);
+    const aborted = 'script 0 aborted in command 2 query 1: ERROR:  division by zero';
+    assert.deepEqual(r.terminals.map((x) => [x.transactions, x.failed, x.aborted]), [[0, 0, aborted]]);
+    const extended = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-t', '1', '-P', '0', '--observe=false', '--protocol', 'extended']);
+    assert.equal(extended.code, 2);
+    assert.match(extended.stderr, /joins queries with \\;, which only --protocol simple sends/);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('sqlite: \\setshell stores a command\'s integer output, \\shell runs with :variables in place; a non-integer aborts the client as pgbench', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  try {
+    const file = script('shell.sql', '\\setshell v echo " 41 "\n\\set w debug(:v + 1)\n\\shell echo :w ::x\n\\setshell z printf one\n');
+    const run = await runCli(['pgbench', '-n', '-t', '1', '-f', file, db.url]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /debug\(script=0,command=2\): int 42\n/);
+    assert.match(run.stdout, /^42 :x\n/);
+    assert.match(run.stdout, /processed: 0\/1\n/);
+    assert.match(run.stdout, /number of failed transactions: 0 \(0\.000%\)/);
+    assert.match(run.stderr, /client 0 aborted in command 3 \(setshell\) of script 0; execution of meta-command failed /);
+    assert.match(run.stderr, /failed \(printf: shell command must return an integer \(not "one"\)\)\n/);
+  } finally {
+    await db.dispose();
+  }
+});
+
+test('sqlite: a :variable never set is bound as NULL under -M extended and prepared, as pgbench binds it; -M simple refuses it', async (t) => {
+  const db = await freshDatabase(t, 'sqlite');
+  if (!db) return;
+  try {
+    const file = script('unset.sql', 'SELECT :nope IS NULL AS unset \\gset\n\\set shown debug(:unset)\n');
+    for (const mode of ['extended', 'prepared']) {
+      const run = await runCli(['pgbench', '-n', '-t', '1', '-M', mode, '-f', file, db.url]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /debug\(script=0,command=2\): int 1\n/);
+    }
+    const simple = await runCli(['pgbench', '-n', '-t', '1', '-M', 'simple', '-f', file, db.url]);
+    assert.equal(simple.code, 2, simple.stderr);
+    assert.match(simple.stderr, /client 0 aborted: undefined variable "nope"/);
   } finally {
     await db.dispose();
   }

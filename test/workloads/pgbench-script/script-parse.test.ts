@@ -26,7 +26,8 @@ test('a broken script is one UserError at FILE:LINE:COLUMN saying what was expec
   assert.equal(errorOf('SELECT 1;\n\\else\n'), 's.sql:2:1: \\else without matching \\if');
   assert.equal(errorOf('\\if true\n\\else\n\\elif false\n\\endif\n'), 's.sql:3:1: \\elif after \\else');
   assert.equal(errorOf('SELECT 1;\n\\gset\n'), 's.sql:2:1: \\gset must follow an SQL command, in place of its semicolon');
-  assert.equal(errorOf('\\setshell x echo 1\n'), 's.sql:1:1: \\setshell is not supported: headroom runs no shell commands from scripts');
+  assert.equal(errorOf('\\setshell x\n'), 's.sql:1:1: missing argument in command "setshell"');
+  assert.equal(errorOf('\\shell\n'), 's.sql:1:1: missing command in command "shell"');
   assert.equal(errorOf('\\frobnicate\n'), 's.sql:1:1: invalid command in command "frobnicate"');
   assert.equal(errorOf('\\startpipeline\nSELECT 1;\n'), 's.sql:1:1: \\startpipeline without a matching \\endpipeline');
   // A \set continued over two lines: the column is on the second line.
@@ -107,4 +108,14 @@ test('a script is read-only (for --route) when every SQL command is a plain SELE
   assert.equal(readOnly('three-reads'), false);
   assert.equal(compileScript('s', 'BEGIN;\nSELECT 1;\nEND;\n').readOnly, true);
   assert.equal(compileScript('s', 'SELECT abalance FROM pgbench_accounts WHERE aid = 1 FOR UPDATE;\n').readOnly, false);
+});
+
+test('\\; joins queries into one SQL command, sent with plain semicolons, as pgbench sends it; \\gset and \\aset may follow it', () => {
+  const program = compileScript('s.sql', "SELECT 1 AS a \\; SELECT ';\\;' AS b \\gset\nSELECT 2;\n\\; \\;\n");
+  const sql = program.steps.filter((s) => s.op === 'sql').map((s) => (s.op === 'sql' ? [s.sql.parameterized, s.sql.compound, s.store?.all] : []));
+  // The \; inside quotes is text; a command of nothing but separators sends nothing.
+  assert.deepEqual(sql, [["SELECT 1 AS a ; SELECT ';\\;' AS b", true, false], ['SELECT 2', false, undefined]]);
+  // BEGIN joined with another query is no transaction boundary headroom can drive through the driver.
+  const joined = compileScript('t.sql', 'BEGIN \\; SELECT 1;\n').steps[0]!;
+  assert.equal(joined.op === 'sql' && joined.sql.control, undefined);
 });

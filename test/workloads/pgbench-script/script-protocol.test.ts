@@ -29,3 +29,10 @@ test('the CLI refuses it before anything is loaded, with exit code 2', async (t)
   assert.match(run.stderr, /^headroom: \S*\/wide\.sql: statement has too many parameters \(maximum is 255\) for --protocol prepared: SELECT :p/);
   assert.equal(existsSync(path.join(folder, 'x.db')), false, 'refused before the database is opened');
 });
+
+test('\\; is refused under extended and prepared (one parsed statement is one query), as pgbench can send it only with -M simple', () => {
+  const type = scriptTransaction(compileScript('c.sql', 'SELECT 1 AS a \\; SELECT 2 AS b \\aset\n'), 1, new Map());
+  assert.throws(() => type.checkProtocol!('extended'), /c\.sql: "SELECT 1 AS a ; SELECT 2 AS b" joins queries with \\;, which only --protocol simple sends/);
+  assert.throws(() => type.checkProtocol!('prepared'), /only --protocol simple sends/);
+  assert.doesNotThrow(() => type.checkProtocol!('simple'));
+});

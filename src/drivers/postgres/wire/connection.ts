@@ -72,6 +72,15 @@ export interface Pending {
   reject(error: Error): void;
   /** COPY FROM STDIN: called when the server is ready for CopyData. */
   onCopyIn?: () => void;
+  /** queryResults(): each statement's result in turn, with its column names (undefined: it returned no rows). */
+  results?: StatementResult[];
+  columns?: string[] | undefined;
+}
+
+/** One statement's answer within a Query message of several. */
+export interface StatementResult {
+  columns: string[] | undefined;
+  rows: Row[];
 }
 
 const PROTOCOL_3_0 = 196608;
@@ -250,6 +259,19 @@ export class WireConnection implements SslAnswering {
     return this.send(typeof sql === 'string' ? encodeQuery(sql).message : sql.message, true);
   }
 
+  /** Several statements in one Query message (pgbench's \\;): each one's result, with its column names. */
+  async queryResults(sql: string): Promise<StatementResult[]> {
+    const results: StatementResult[] = [];
+    const message = encodeQuery(sql).message;
+    try {
+      await (this.sendBytes(message, message.length, NOTHING, true, NO_TYPES, undefined, results) as Promise<void>);
+    } catch (error) {
+      // The statements before the failing one completed: their count is its number.
+      throw Object.assign(error as Error, { statement: results.length });
+    }
+    return results;
+  }
+
   /** A statement whose answer does not matter (BEGIN, COMMIT): resolves once the server is done with it. */
   command(query: EncodedQuery): Promise<void> {
     return this.sendBytes(query.message, query.message.length, NOTHING, false, NO_TYPES) as Promise<void>;
@@ -347,9 +369,17 @@ export class WireConnection implements SslAnswering {
     return this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn) as Promise<Pending>;
   }
 
-  private sendBytes(message: Buffer, length: number, answer: Answer, wantRows: boolean, types: number[], onCopyIn?: () => void): Promise<unknown> {
+  private sendBytes(
+    message: Buffer,
+    length: number,
+    answer: Answer,
+    wantRows: boolean,
+    types: number[],
+    onCopyIn?: () => void,
+    results?: StatementResult[],
+  ): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
-    const pending: Pending = { answer, wantRows, types, rows: NO_ROWS, rowCount: 0, error: undefined, resolve: unset, reject: unset, onCopyIn };
+    const pending: Pending = { answer, wantRows, types, rows: NO_ROWS, rowCount: 0, error: undefined, resolve: unset, reject: unset, onCopyIn, results };
     this.capturing = pending;
     const promise = new Promise(this.capture);
     this.queue.push(pending);
@@ -493,6 +523,11 @@ export class WireConnection implements SslAnswering {
         let count = 0;
         for (let scale = 1; i >= start && data[i]! >= 0x30 && data[i]! <= 0x39; i--, scale *= 10) count += (data[i]! - 0x30) * scale;
         if (i < end - 2 && data[i] === 0x20) pending.rowCount = count;
+        if (pending.results) {
+          pending.results.push({ columns: pending.columns, rows: pending.rows === NO_ROWS ? [] : pending.rows });
+          pending.columns = undefined;
+          pending.rows = NO_ROWS;
+        }
         return;
       }
       case 0x5a: // ReadyForQuery
@@ -511,14 +546,18 @@ export class WireConnection implements SslAnswering {
         if (!pending) return;
         const columns = data.readInt16BE(start);
         const types: number[] = new Array(columns);
+        const names: string[] | undefined = pending.results ? [] : undefined;
         let at = start + 2;
         for (let i = 0; i < columns; i++) {
-          at = data.indexOf(0, at) + 1 + 6; // name, table OID, column number
+          const nameEnd = data.indexOf(0, at);
+          names?.push(data.toString('utf8', at, nameEnd));
+          at = nameEnd + 1 + 6; // name, table OID, column number
           types[i] = data.readInt32BE(at);
           at += 12; // type OID, size, modifier, format
         }
         pending.types = types;
         pending.rows = NO_ROWS;
+        if (names) pending.columns = names;
         return;
       }
       case 0x45: {

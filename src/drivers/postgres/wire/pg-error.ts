@@ -8,6 +8,8 @@ export class PgServerError extends Error {
     readonly severity: string,
     readonly detail: string | undefined,
     readonly hint: string | undefined,
+    /** The server's CONTEXT field (e.g. the portal's parameters): libpq prints it after the message. */
+    readonly context?: string,
   ) {
     super(message);
   }
@@ -23,7 +25,9 @@ export class PgServerError extends Error {
       fields.set(field, body.toString('utf8', i + 1, stop));
       i = stop + 1;
     }
-    return new PgServerError(fields.get('M') ?? 'unknown server error', fields.get('C') ?? 'XX000', fields.get('V') ?? fields.get('S') ?? 'ERROR', fields.get('D'), fields.get('H'));
+    const severity = fields.get('V') ?? fields.get('S') ?? 'ERROR';
+    const message = fields.get('M') ?? 'unknown server error';
+    return new PgServerError(message, fields.get('C') ?? 'XX000', severity, fields.get('D'), fields.get('H'), fields.get('W'));
   }
 }
 
