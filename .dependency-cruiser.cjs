@@ -10,7 +10,21 @@
  * config are one band, the connection layer: drivers read the resolved target, and config hands
  * each DBMS's URL parameters (TLS) to its driver's parser.
  */
-const ORDER = ['cli', 'agents', 'experiments', 'capacity', 'reports', 'thresholds', 'result', 'engine', 'observe', 'module', 'workloads', 'metrics', ['drivers', 'config']];
+const ORDER = [
+  'cli',
+  'agents',
+  'experiments',
+  'capacity',
+  'reports',
+  'thresholds',
+  'result',
+  'engine',
+  'observe',
+  'module',
+  'workloads',
+  'metrics',
+  ['drivers', 'config'],
+];
 
 const bands = ORDER.map((band) => (Array.isArray(band) ? band : [band]));
 const LAYERS = Object.fromEntries(bands.flatMap((band, i) => band.map((layer) => [layer, [...band.filter((l) => l !== layer), ...bands.slice(i + 1).flat()]])));

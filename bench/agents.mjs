@@ -73,7 +73,14 @@ async function distributed(round) {
   const r = JSON.parse(readFileSync(out, 'utf8'));
   const agentsUs = r.summary.clientCpu.userUs + r.summary.clientCpu.systemUs;
   const tx = r.summary.transactions + r.summary.failed;
-  return { tps: r.summary.tps, cpuPerTx: r.summary.clientCpu.usPerTransaction, withCoordinator: (agentsUs + r.agents.coordinatorCpuUs) / tx, tx: r.summary.transactions, clockSpreadMs: r.agents.clockSpreadMs, startSpreadMs: r.agents.startSpreadMs };
+  return {
+    tps: r.summary.tps,
+    cpuPerTx: r.summary.clientCpu.usPerTransaction,
+    withCoordinator: (agentsUs + r.agents.coordinatorCpuUs) / tx,
+    tx: r.summary.transactions,
+    clockSpreadMs: r.agents.clockSpreadMs,
+    startSpreadMs: r.agents.startSpreadMs,
+  };
 }
 
 try {
@@ -91,7 +98,9 @@ try {
     );
   }
   const mean = (f) => rows.reduce((s, r) => s + f(r), 0) / rows.length;
-  console.log(`agents / -j 3: tps ${mean((r) => r.d.tps / r.l.tps).toFixed(3)}, client cpu per transaction ${mean((r) => r.d.cpuPerTx / r.l.cpuPerTx).toFixed(3)} (agents), ${mean((r) => r.d.withCoordinator / r.l.cpuPerTx).toFixed(3)} (agents + coordinator)`);
+  console.log(
+    `agents / -j 3: tps ${mean((r) => r.d.tps / r.l.tps).toFixed(3)}, client cpu per transaction ${mean((r) => r.d.cpuPerTx / r.l.cpuPerTx).toFixed(3)} (agents), ${mean((r) => r.d.withCoordinator / r.l.cpuPerTx).toFixed(3)} (agents + coordinator)`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

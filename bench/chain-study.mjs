@@ -38,7 +38,12 @@ try {
   const batch = chainSizes(parseChainScale(values.scale)).clientsPerBatch;
   const units = Math.max(1, Math.floor(batch / clients));
   const init = headroom(['init', 'chain', '--db', values.db, '-s', values.scale, '--load', values.load]);
-  process.stdout.write(init.stderr.split('\n').filter((l) => l.startsWith('  ')).join('\n') + '\n');
+  process.stdout.write(
+    init.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .join('\n') + '\n',
+  );
   const measure = (label, mode, terminals, perTerminal) => {
     const out = path.join(work, `${label.replace(/\W+/g, '-')}.json`);
     headroom(['run', 'chain', '--db', values.db, '--mode', mode, '-c', String(terminals), '-t', String(perTerminal), '-P', '0', '--max-tries', '3', '-o', out]);

@@ -94,7 +94,13 @@ async function runHeadroom(db, terminals, perTerminal, style = 'study') {
   const r = await timed(process.execPath, [CLI, ...args]);
   const s = JSON.parse(readFileSync(out, 'utf8')).summary;
   if (!s.totalTime) throw new Error('headroom wrote no Total time');
-  return { trPerSec: s.totalTime.trPerSec, units: s.transactions, failed: s.failed, cpuMs: (r.cpuSeconds * 1000) / (s.transactions + s.failed), planning: s.planning };
+  return {
+    trPerSec: s.totalTime.trPerSec,
+    units: s.transactions,
+    failed: s.failed,
+    cpuMs: (r.cpuSeconds * 1000) / (s.transactions + s.failed),
+    planning: s.planning,
+  };
 }
 
 async function runJdbc(db, terminals, perTerminal) {
@@ -110,7 +116,9 @@ const sides = { postgres: values.pg, mariadb: values.maria };
 const terminalCounts = values.terminals.split(',').map(Number);
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
-  console.log(`chain at ${values.scale} (${clientCount} clients drawn), ${values.units} units per run, terminals ${values.terminals}, ${values.rounds} round(s)`);
+  console.log(
+    `chain at ${values.scale} (${clientCount} clients drawn), ${values.units} units per run, terminals ${values.terminals}, ${values.rounds} round(s)`,
+  );
   printTimingNote();
   execFileSync('javac', ['-d', work, SOURCE], { stdio: 'inherit' });
   for (const db of Object.values(sides)) {
@@ -130,9 +138,13 @@ try {
         if (values.prepared) order.push('prepared');
         for (const program of order) {
           const r =
-            program === 'jdbc' ? await runJdbc(db, terminals, perTerminal) : await runHeadroom(db, terminals, perTerminal, program === 'prepared' ? 'prepared' : 'study');
+            program === 'jdbc'
+              ? await runJdbc(db, terminals, perTerminal)
+              : await runHeadroom(db, terminals, perTerminal, program === 'prepared' ? 'prepared' : 'study');
           row[`${program}-${dbms}`] = r;
-          console.log(`round ${round}, ${terminals} terminals, ${dbms}, ${program}: ${fmt(r.trPerSec)} tr/s (Total time), ${r.units} units, ${r.failed} failed, client CPU ${fmt(r.cpuMs, 3)} ms/unit`);
+          console.log(
+            `round ${round}, ${terminals} terminals, ${dbms}, ${program}: ${fmt(r.trPerSec)} tr/s (Total time), ${r.units} units, ${r.failed} failed, client CPU ${fmt(r.cpuMs, 3)} ms/unit`,
+          );
         }
       }
       rows.push(row);
@@ -156,10 +168,14 @@ try {
     const each = (program) => mine.map((row) => fmt(row[`${program}-mariadb`].trPerSec / row[`${program}-postgres`].trPerSec, 2)).join(' ');
     console.log(`${' '.repeat(11)}ratios round by round: headroom ${each('headroom')}; jdbc ${each('jdbc')}`);
     const off = ratio('headroom') / ratio('jdbc') - 1;
-    console.log(`${' '.repeat(11)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`);
+    console.log(
+      `${' '.repeat(11)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`,
+    );
   }
-  console.log(`medians over ${values.rounds} round(s)${values.prepared ? "; prepared: headroom --statements prepared (both joins prepared), not the study's sending" : ''}`);
-  console.log('tr/s = units * 1000 / Total time (the study\'s figure); client CPU = the whole process (user + system), start-up included');
+  console.log(
+    `medians over ${values.rounds} round(s)${values.prepared ? "; prepared: headroom --statements prepared (both joins prepared), not the study's sending" : ''}`,
+  );
+  console.log("tr/s = units * 1000 / Total time (the study's figure); client CPU = the whole process (user + system), start-up included");
 } finally {
   if (!values.keep) {
     for (const db of Object.values(sides)) {

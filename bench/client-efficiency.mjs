@@ -61,7 +61,9 @@ const fmt = (n, d = 1) => n.toFixed(d);
 const extra = ['-j', values.jobs];
 
 try {
-  console.log(`${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), headroom -j ${values.jobs} on transport(s) ${transports.join(', ')}`);
+  console.log(
+    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), headroom -j ${values.jobs} on transport(s) ${transports.join(', ')}`,
+  );
   printTimingNote();
   for (const pair of Object.values(pairs)) await pair?.prepare();
   const runs = [];
@@ -90,7 +92,12 @@ try {
         peerRun = await pair.runPeer(test, values.clients, values.time, { sslmode });
       }
       runs.push({ round, spec, peerRun, ours });
-      const mine = Object.keys(ours).map((t) => `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed)`).join('; ');
+      const mine = Object.keys(ours)
+        .map(
+          (t) =>
+            `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed)`,
+        )
+        .join('; ');
       console.log(`round ${round} ${label(spec)}: ${peer} ${fmt(peerRun.tps)} tps ${fmt(peerRun.cpuUs)} us/txn (user ${fmt(peerRun.userUs)}); ${mine}`);
     }
   }
@@ -115,7 +122,7 @@ try {
       );
     }
   }
-  console.log('medians over the rounds; the ratios are medians of each round\'s headroom / peer (tps: higher is better for headroom, cpu: lower is better)');
+  console.log("medians over the rounds; the ratios are medians of each round's headroom / peer (tps: higher is better for headroom, cpu: lower is better)");
   if (values.tls) {
     // The goal: TLS costs headroom no more than it costs pgbench, i.e. the same ratios with it as without.
     console.log('');
@@ -123,7 +130,9 @@ try {
     for (const { test } of tests.filter((t) => t.tls)) {
       const secure = ratios.get(`pgbench ${test} tls`);
       const plain = ratios.get(`pgbench ${test} ${transports[0]}`);
-      console.log(`${`pgbench ${test}`.padEnd(29)}  ${fmt(secure.tpsRatio, 2).padStart(13)}  ${fmt(plain.tpsRatio, 2).padStart(9)}  ${fmt(secure.cpuRatio, 2).padStart(13)}  ${fmt(plain.cpuRatio, 2).padStart(9)}`);
+      console.log(
+        `${`pgbench ${test}`.padEnd(29)}  ${fmt(secure.tpsRatio, 2).padStart(13)}  ${fmt(plain.tpsRatio, 2).padStart(9)}  ${fmt(secure.cpuRatio, 2).padStart(13)}  ${fmt(plain.cpuRatio, 2).padStart(9)}`,
+      );
     }
     console.log(`plaintext: headroom on transport ${transports[0]}; tls: both with sslmode=require (no certificate check), same server and clients`);
   }

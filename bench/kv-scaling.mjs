@@ -32,7 +32,10 @@ const work = mkdtempSync(path.join(tmpdir(), 'headroom-kv-bench-'));
 const settings = ['max_connections = 300', `shared_buffers = ${values['shared-buffers']}`];
 const pg = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], ['CREATE DATABASE kv'], settings);
 const db = `postgres://postgres@127.0.0.1:${pg.port}/kv`;
-const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')}`;
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')}`;
 try {
   console.log(`PostgreSQL cluster of its own on port ${pg.port}: ${settings.join(', ')}; machine ${load()}`);
   const started = performance.now();
@@ -40,7 +43,9 @@ try {
   const seconds = (performance.now() - started) / 1000;
   console.log(init.stderr.trim());
   const rows = Number(/at scale (\d+)/.exec(init.stdout)[1]);
-  console.log(`loaded ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s: ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s overall; ${load()}`);
+  console.log(
+    `loaded ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s: ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s overall; ${load()}`,
+  );
   const steps = values.sweep ? [values.sweep] : values.clients.split(',');
   for (const clients of steps) {
     const out = path.join(work, `c${clients.replace(/\W/g, '_')}`);

@@ -39,15 +39,36 @@ try {
     // On a shared server database the sides' tables are the same: each run loads its own side's data.
     if (values.db || perTransaction[name].length === 0) headroom(['init', side.workload, '--db', side.db, '-s', values.scale]);
     const out = path.join(work, `run-${++n}.json`);
-    headroom(['run', side.workload, ...side.extra, '--db', side.db, '-c', values.clients, '-T', values.time, '-P', '0', '--observe=false', '--max-tries', '10', '-o', out]);
+    headroom([
+      'run',
+      side.workload,
+      ...side.extra,
+      '--db',
+      side.db,
+      '-c',
+      values.clients,
+      '-T',
+      values.time,
+      '-P',
+      '0',
+      '--observe=false',
+      '--max-tries',
+      '10',
+      '-o',
+      out,
+    ]);
     const { summary } = JSON.parse(readFileSync(out, 'utf8'));
     perTransaction[name].push(summary.clientCpu.usPerTransaction);
-    console.log(`${name.padEnd(15)} ${summary.transactions} transactions, ${summary.tps.toFixed(1)} tps, client CPU ${summary.clientCpu.usPerTransaction.toFixed(1)} us per transaction`);
+    console.log(
+      `${name.padEnd(15)} ${summary.transactions} transactions, ${summary.tps.toFixed(1)} tps, client CPU ${summary.clientCpu.usPerTransaction.toFixed(1)} us per transaction`,
+    );
   }
   const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;
   const builtIn = mean(perTransaction['built-in chain']);
   const module = mean(perTransaction['chain module']);
-  console.log(`client CPU per transaction: module ${module.toFixed(1)} us, built-in ${builtIn.toFixed(1)} us; ratio module / built-in = ${(module / builtIn).toFixed(2)}`);
+  console.log(
+    `client CPU per transaction: module ${module.toFixed(1)} us, built-in ${builtIn.toFixed(1)} us; ratio module / built-in = ${(module / builtIn).toFixed(2)}`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

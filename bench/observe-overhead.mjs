@@ -25,7 +25,24 @@ const work = mkdtempSync(path.join(tmpdir(), 'headroom-observe-bench-'));
 
 function run(observe, round) {
   const out = path.join(work, `${observe}-${round}.json`);
-  const args = [cli, 'run', 'tpcb', '--db', values.db, '-b', values.builtin, '-c', values.clients, '-T', values.time, '-P', '0', `--observe=${observe}`, '--out', out];
+  const args = [
+    cli,
+    'run',
+    'tpcb',
+    '--db',
+    values.db,
+    '-b',
+    values.builtin,
+    '-c',
+    values.clients,
+    '-T',
+    values.time,
+    '-P',
+    '0',
+    `--observe=${observe}`,
+    '--out',
+    out,
+  ];
   const child = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (child.status !== 0) throw new Error(`headroom exited ${child.status}: ${child.stderr.trim().split('\n').pop()}`);
   const { summary } = JSON.parse(readFileSync(out, 'utf8'));
@@ -47,7 +64,9 @@ try {
   const n = Number(values.rounds);
   const on = { tps: sums.true.tps / n, cpuUs: sums.true.cpuUs / n };
   const off = { tps: sums.false.tps / n, cpuUs: sums.false.cpuUs / n };
-  console.log(`mean: observe=false ${off.tps.toFixed(1)} tps ${off.cpuUs.toFixed(1)} us/txn; observe=true ${on.tps.toFixed(1)} tps ${on.cpuUs.toFixed(1)} us/txn`);
+  console.log(
+    `mean: observe=false ${off.tps.toFixed(1)} tps ${off.cpuUs.toFixed(1)} us/txn; observe=true ${on.tps.toFixed(1)} tps ${on.cpuUs.toFixed(1)} us/txn`,
+  );
   console.log(`tps ratio (observed / not) ${(on.tps / off.tps).toFixed(3)}; client cpu ratio ${(on.cpuUs / off.cpuUs).toFixed(3)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });

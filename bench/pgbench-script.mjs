@@ -33,7 +33,6 @@ const database = url.pathname.slice(1);
 const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-script-bench-'));
 
-
 async function pgbench(file) {
   const r = await timed('pgbench', [...pgArgs, '-n', '-M', 'prepared', '-f', file, '-c', values.clients, '-j', '1', '-T', values.time, database]);
   const transactions = Number(/number of transactions actually processed: (\d+)/.exec(r.output)[1]);
@@ -42,21 +41,43 @@ async function pgbench(file) {
 
 async function headroom(label, scriptArgs) {
   const out = path.join(work, `${label}.json`);
-  const r = await timed(process.execPath, [cli, 'run', 'tpcb', '--db', values.db, ...scriptArgs, '--protocol', 'prepared', '-c', values.clients, '-T', values.time, '-P', '0', '--observe=false', '--out', out]);
+  const r = await timed(process.execPath, [
+    cli,
+    'run',
+    'tpcb',
+    '--db',
+    values.db,
+    ...scriptArgs,
+    '--protocol',
+    'prepared',
+    '-c',
+    values.clients,
+    '-T',
+    values.time,
+    '-P',
+    '0',
+    '--observe=false',
+    '--out',
+    out,
+  ]);
   const result = JSON.parse(readFileSync(out, 'utf8'));
   return { tps: result.summary.tps, cpuUs: (r.cpuSeconds * 1e6) / (result.summary.transactions + result.summary.failed) };
 }
 
 const fmt = (n, d = 1) => n.toFixed(d);
 const line = (what, a, b) =>
-  console.log(`${what.padEnd(34)} ${fmt(a.tps).padStart(9)} ${fmt(b.tps).padStart(9)} ${fmt(b.tps / a.tps, 2).padStart(6)}   ${fmt(a.cpuUs).padStart(8)} ${fmt(b.cpuUs).padStart(8)} ${fmt(b.cpuUs / a.cpuUs, 2).padStart(6)}`);
+  console.log(
+    `${what.padEnd(34)} ${fmt(a.tps).padStart(9)} ${fmt(b.tps).padStart(9)} ${fmt(b.tps / a.tps, 2).padStart(6)}   ${fmt(a.cpuUs).padStart(8)} ${fmt(b.cpuUs).padStart(8)} ${fmt(b.cpuUs / a.cpuUs, 2).padStart(6)}`,
+  );
 try {
   await timed('psql', [...pgArgs, '-d', 'postgres', '-qc', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`]);
   await timed('psql', [...pgArgs, '-d', 'postgres', '-qc', `CREATE DATABASE ${database}`]);
   await timed('pgbench', [...pgArgs, '-i', '-q', '-s', values.scale, database]);
   console.log(`database ${values.db}, scale ${values.scale}, ${values.clients} clients, ${values.time} s per run, prepared statements`);
   printTimingNote();
-  console.log(`${'comparison (A vs B)'.padEnd(34)} ${'A tps'.padStart(9)} ${'B tps'.padStart(9)} ${'B/A'.padStart(6)}   ${'A us/tx'.padStart(8)} ${'B us/tx'.padStart(8)} ${'B/A'.padStart(6)}`);
+  console.log(
+    `${'comparison (A vs B)'.padEnd(34)} ${'A tps'.padStart(9)} ${'B tps'.padStart(9)} ${'B/A'.padStart(6)}   ${'A us/tx'.padStart(8)} ${'B us/tx'.padStart(8)} ${'B/A'.padStart(6)}`,
+  );
   for (const name of values.scripts.split(',')) {
     const file = path.join(work, `${name}.sql`);
     writeFileSync(file, BUILTIN_SCRIPTS[name]);
@@ -67,6 +88,8 @@ try {
     line(`${name}: headroom -b vs headroom -f`, hrBuiltin, hrFile);
   }
 } finally {
-  await timed('psql', [...pgArgs, '-d', 'postgres', '-qc', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`]).catch((e) => console.error(`cleanup: ${e.message}`));
+  await timed('psql', [...pgArgs, '-d', 'postgres', '-qc', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`]).catch((e) =>
+    console.error(`cleanup: ${e.message}`),
+  );
   rmSync(work, { recursive: true, force: true });
 }

@@ -34,9 +34,12 @@ const connection = ['-h', values.host, '-p', values.port, '-U', values.user];
 const folder = mkdtempSync(path.join(tmpdir(), 'headroom-pgbench-verb-'));
 const script = path.join(folder, 'read-two.sql');
 // A -f script of its own: two reads of random accounts and a computed value.
-writeFileSync(script, '\\set a random(1, 100000 * :scale)\n\\set b random(1, 100000 * :scale)\n' +
+writeFileSync(
+  script,
+  '\\set a random(1, 100000 * :scale)\n\\set b random(1, 100000 * :scale)\n' +
     'SELECT abalance FROM pgbench_accounts WHERE aid = :a;\n' +
-    'SELECT abalance + :b FROM pgbench_accounts WHERE aid = :b;\n');
+    'SELECT abalance + :b FROM pgbench_accounts WHERE aid = :b;\n',
+);
 
 const WORKLOADS = [
   ['select-only', ['-S']],
@@ -45,8 +48,9 @@ const WORKLOADS = [
   ['-f script', ['-f', script]],
 ];
 
-const exists = execFileSync('psql', [...connection, '-XAtc', `SELECT 1 FROM pg_database WHERE datname = '${values.db}'`,
-  'postgres'], { encoding: 'utf8' }).trim();
+const exists = execFileSync('psql', [...connection, '-XAtc', `SELECT 1 FROM pg_database WHERE datname = '${values.db}'`, 'postgres'], {
+  encoding: 'utf8',
+}).trim();
 if (exists !== '1') execFileSync('psql', [...connection, '-Xqc', `CREATE DATABASE ${values.db}`, 'postgres']);
 execFileSync(values.pgbench, [...connection, '-i', '-q', '-s', values.scale, values.db], { stdio: 'ignore' });
 
@@ -62,8 +66,10 @@ const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 try {
   console.log(`${values.clients} clients, ${values.time} s per run, scale ${values.scale}, one run per side, headroom first`);
   printTimingNote();
-  console.log(`${'workload'.padEnd(14)}${'mode'.padEnd(10)}${'pgbench tps'.padStart(13)}${'headroom tps'.padStart(14)}${'tps ratio'.padStart(11)}` +
-    `${'pgbench us/tx'.padStart(15)}${'headroom us/tx'.padStart(16)}${'cpu ratio'.padStart(11)}`);
+  console.log(
+    `${'workload'.padEnd(14)}${'mode'.padEnd(10)}${'pgbench tps'.padStart(13)}${'headroom tps'.padStart(14)}${'tps ratio'.padStart(11)}` +
+      `${'pgbench us/tx'.padStart(15)}${'headroom us/tx'.padStart(16)}${'cpu ratio'.padStart(11)}`,
+  );
   for (const [name, args] of WORKLOADS) {
     for (const mode of ['simple', 'prepared']) {
       const common = [...connection, '-n', '-c', values.clients, '-j', '1', '-T', values.time, '-M', mode, ...args, values.db];
@@ -74,8 +80,10 @@ try {
       const cpu = (run, f) => (run.cpuSeconds / f.transactions) * 1e6;
       const hc = cpu(ours, h);
       const pc = cpu(theirs, p);
-      console.log(`${name.padEnd(14)}${mode.padEnd(10)}${fmt(p.tps).padStart(13)}${fmt(h.tps).padStart(14)}${fmt(h.tps / p.tps, 2).padStart(11)}` +
-        `${fmt(pc).padStart(15)}${fmt(hc).padStart(16)}${fmt(hc / pc, 2).padStart(11)}`);
+      console.log(
+        `${name.padEnd(14)}${mode.padEnd(10)}${fmt(p.tps).padStart(13)}${fmt(h.tps).padStart(14)}${fmt(h.tps / p.tps, 2).padStart(11)}` +
+          `${fmt(pc).padStart(15)}${fmt(hc).padStart(16)}${fmt(hc / pc, 2).padStart(11)}`,
+      );
     }
   }
 } finally {

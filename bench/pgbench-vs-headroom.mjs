@@ -34,17 +34,22 @@ const pair = pgbenchPair({ db: values.db, scale: values.scale, protocol: values.
 
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
-  console.log(`database ${values.db}, query mode ${values.protocol}, scale ${values.scale}, clients ${clientCounts.join(', ')}, ${values.time} s per run, ${values.rounds} round(s)`);
+  console.log(
+    `database ${values.db}, query mode ${values.protocol}, scale ${values.scale}, clients ${clientCounts.join(', ')}, ${values.time} s per run, ${values.rounds} round(s)`,
+  );
   printTimingNote();
   await pair.prepare();
   const rows = [];
   for (let round = 1; round <= Number(values.rounds); round++) {
-    for (const mode of builtins) for (const clients of clientCounts) {
-      const pg = await pair.runPeer(mode, clients, values.time);
-      const hr = await pair.runHeadroom(mode, clients, values.time);
-      rows.push({ round, mode, clients, pg, hr });
-      console.log(`round ${round} ${mode} -c ${clients}: pgbench ${fmt(pg.tps)} tps ${fmt(pg.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (in-run ${fmt(hr.inRunCpuUs)}, transport ${hr.transport})`);
-    }
+    for (const mode of builtins)
+      for (const clients of clientCounts) {
+        const pg = await pair.runPeer(mode, clients, values.time);
+        const hr = await pair.runHeadroom(mode, clients, values.time);
+        rows.push({ round, mode, clients, pg, hr });
+        console.log(
+          `round ${round} ${mode} -c ${clients}: pgbench ${fmt(pg.tps)} tps ${fmt(pg.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (in-run ${fmt(hr.inRunCpuUs)}, transport ${hr.transport})`,
+        );
+      }
   }
   console.log('');
   console.log('mode           clients  round  pgbench tps  headroom tps  tps ratio  pgbench cpu us/txn  headroom cpu us/txn  cpu ratio');

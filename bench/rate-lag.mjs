@@ -48,7 +48,15 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0,
 
 function figures(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, min: sorted[0], p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.at(-1), negative: sorted.filter((v) => v < 0).length };
+  return {
+    n: sorted.length,
+    min: sorted[0],
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1),
+    negative: sorted.filter((v) => v < 0).length,
+  };
 }
 
 const url = new URL(values.db);
@@ -57,13 +65,31 @@ const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURICom
 const psql = (sql) => timed('psql', [...pgArgs, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql]);
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-rate-'));
 try {
-  console.log(`database ${values.db}: -b ${values.builtin} -R ${values.rate} -c ${values.clients} -T ${values.time}, query mode ${values.protocol}, scale ${values.scale}`);
+  console.log(
+    `database ${values.db}: -b ${values.builtin} -R ${values.rate} -c ${values.clients} -T ${values.time}, query mode ${values.protocol}, scale ${values.scale}`,
+  );
   await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await psql(`CREATE DATABASE ${database}`);
   await timed('pgbench', [...pgArgs, '-i', '-q', '-s', values.scale, database]);
   const common = ['-b', values.builtin, '-R', values.rate, '-c', values.clients, '-T', values.time];
   await timed('pgbench', [...pgArgs, '-n', '-M', values.protocol, ...common, '-j', '1', '-l', '--log-prefix', path.join(work, 'pgbench'), database]);
-  headroom(['run', 'tpcb', ...common, '--protocol', values.protocol, '-l', '--log-prefix', path.join(work, 'headroom'), '--db', values.db, '-P', '0', '--observe=false', '-o', path.join(work, 'headroom.json')]);
+  headroom([
+    'run',
+    'tpcb',
+    ...common,
+    '--protocol',
+    values.protocol,
+    '-l',
+    '--log-prefix',
+    path.join(work, 'headroom'),
+    '--db',
+    values.db,
+    '-P',
+    '0',
+    '--observe=false',
+    '-o',
+    path.join(work, 'headroom.json'),
+  ]);
 
   const rows = [];
   for (const tool of ['pgbench', 'headroom']) {

@@ -41,8 +41,13 @@ const poolPort = pool && new URL(pool).port;
 
 /** pgpool's own per-node SELECT counters (cumulative since it started). */
 function poolSelects() {
-  const out = execFileSync('psql', ['-h', '127.0.0.1', '-p', poolPort, '-U', 'postgres', '-d', 'postgres', '-AtF', ' ', '-c', 'SHOW POOL_NODES'], { encoding: 'utf8' });
-  return out.trim().split('\n').map((line) => Number(line.split(' ')[8]));
+  const out = execFileSync('psql', ['-h', '127.0.0.1', '-p', poolPort, '-U', 'postgres', '-d', 'postgres', '-AtF', ' ', '-c', 'SHOW POOL_NODES'], {
+    encoding: 'utf8',
+  });
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => Number(line.split(' ')[8]));
 }
 
 const pct = (part, whole) => (whole > 0 ? `${((part / whole) * 100).toFixed(0)}%` : '-');
@@ -52,7 +57,9 @@ try {
     { name: 'tpcb three-reads', args: ['tpcb', '-b', 'three-reads'], init: ['tpcb', '-s', values['tpcb-scale']] },
     { name: 'chain model-unit', args: ['chain', '--max-tries', '5'], init: ['chain', '-s', values['chain-scale']] },
   ];
-  console.log(`${values.cluster} cluster, ${values.clients} terminals, ${values.time} s per run; uptime: ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
+  console.log(
+    `${values.cluster} cluster, ${values.clients} terminals, ${values.time} s per run; uptime: ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`,
+  );
   console.log('workload           routing   tps       ratio  statements: primary / replica1 / replica2   failed');
   for (const w of workloads) {
     headroom(['init', ...w.init, '--db', primaryOnly]);
@@ -76,7 +83,9 @@ try {
         const all = nodes.reduce((a, n) => a + n.statements, 0);
         shares = `${[0, 1, 2].map((i) => pct(nodes[i]?.statements ?? 0, all)).join(' / ')} of all statements`;
       }
-      console.log(`${w.name.padEnd(18)} ${side.padEnd(9)} ${tps.toFixed(1).padStart(8)}  ${(tps / base).toFixed(2).padStart(5)}  ${shares.padEnd(42)} ${result.summary.failed}`);
+      console.log(
+        `${w.name.padEnd(18)} ${side.padEnd(9)} ${tps.toFixed(1).padStart(8)}  ${(tps / base).toFixed(2).padStart(5)}  ${shares.padEnd(42)} ${result.summary.failed}`,
+      );
     }
   }
   console.log(`uptime after: ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);

@@ -17,7 +17,17 @@ const { Random } = await import(dist('common/random.js'));
 
 const statement = { run: async () => 1, all: async () => [[0]] };
 const conn = { prepare: async () => statement, query: async () => [], begin: async () => {}, commit: async () => {}, rollback: async () => {} };
-const terminal = (seed) => ({ terminal: 0, terminals: 1, transactionsPerTerminal: undefined, scale: 10, dbms: 'postgres', random: new Random(seed), options: {}, protocol: 'prepared', seed });
+const terminal = (seed) => ({
+  terminal: 0,
+  terminals: 1,
+  transactionsPerTerminal: undefined,
+  scale: 10,
+  dbms: 'postgres',
+  random: new Random(seed),
+  options: {},
+  protocol: 'prepared',
+  seed,
+});
 
 const handCoded = {
   'select-only': async (c, t) => {
@@ -57,6 +67,8 @@ for (const name of ['select-only', 'tpcb-like']) {
   for (let round = 1; round <= Number(values.rounds); round++) {
     const hand = await measure(await handCoded[name](conn, terminal(1)));
     const script = await measure(await scriptTransaction(compileScript(name, BUILTIN_SCRIPTS[name]), 1, new Map()).prepare(conn, terminal(1)));
-    console.log(`${name.padEnd(12)} round ${round}: hand-coded ${(hand / 1000).toFixed(2)} us/tx, interpreter ${(script / 1000).toFixed(2)} us/tx, difference ${((script - hand) / 1000).toFixed(2)} us/tx`);
+    console.log(
+      `${name.padEnd(12)} round ${round}: hand-coded ${(hand / 1000).toFixed(2)} us/tx, interpreter ${(script / 1000).toFixed(2)} us/tx, difference ${((script - hand) / 1000).toFixed(2)} us/tx`,
+    );
   }
 }

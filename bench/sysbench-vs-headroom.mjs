@@ -39,7 +39,9 @@ try {
       const sb = await pair.runPeer(test, values.clients, values.time);
       const hr = await pair.runHeadroom(test, values.clients, values.time);
       rows.push({ round, test, sb, hr });
-      console.log(`round ${round} ${test}: sysbench ${fmt(sb.tps)} tps ${fmt(sb.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (transport ${hr.transport}, ${hr.failed} failed, tables loaded by headroom: ${hr.loadedBy})`);
+      console.log(
+        `round ${round} ${test}: sysbench ${fmt(sb.tps)} tps ${fmt(sb.cpuUs)} us/txn; headroom ${fmt(hr.tps)} tps ${fmt(hr.cpuUs)} us/txn (transport ${hr.transport}, ${hr.failed} failed, tables loaded by headroom: ${hr.loadedBy})`,
+      );
     }
   }
   console.log('');

@@ -45,7 +45,25 @@ try {
     // Each job needs a terminal of its own: the smallest counts rise to the job count.
     for (const terminals of [...new Set(counts.map((c) => Math.max(c, jobs)))]) {
       const out = path.join(work, `c${terminals}-j${jobs}.json`);
-      headroom(['run', 'tpcb', '--db', db, '-b', 'select-only', '-c', String(terminals), '-j', String(jobs), '-T', values.time, '-P', '0', '--live=false', '-o', out]);
+      headroom([
+        'run',
+        'tpcb',
+        '--db',
+        db,
+        '-b',
+        'select-only',
+        '-c',
+        String(terminals),
+        '-j',
+        String(jobs),
+        '-T',
+        values.time,
+        '-P',
+        '0',
+        '--live=false',
+        '-o',
+        out,
+      ]);
       const { summary } = JSON.parse(readFileSync(out, 'utf8'));
       const peak = summary.clientMemory.peakRssMB;
       // Per terminal: what the run grew by over the smallest one with the same jobs, per added terminal.

@@ -13,7 +13,8 @@ const UNSET = { NODE_EXTRA_CA_CERTS: '' };
 
 /** For a bench's header: a line saying so when the environment had what the timed commands run without. */
 export function printTimingNote() {
-  if (process.env.NODE_EXTRA_CA_CERTS) console.log('timed without NODE_EXTRA_CA_CERTS (Node would parse that CA bundle at every start; headroom checks no certificate in these runs)');
+  if (process.env.NODE_EXTRA_CA_CERTS)
+    console.log('timed without NODE_EXTRA_CA_CERTS (Node would parse that CA bundle at every start; headroom checks no certificate in these runs)');
 }
 
 export function timed(command, args, env = {}) {
@@ -29,10 +30,13 @@ export function timed(command, args, env = {}) {
       if (code !== 0) return reject(new Error(`${command} exited ${code}: ${(err || out).trim().split('\n').slice(-3).join(' | ')}`));
       const [output, times] = out.split('@@times');
       const [, children] = times.trim().split('\n');
-      const seconds = children.trim().split(/\s+/).map((t) => {
-        const m = /(\d+)m([\d.]+)s/.exec(t);
-        return Number(m[1]) * 60 + Number(m[2]);
-      });
+      const seconds = children
+        .trim()
+        .split(/\s+/)
+        .map((t) => {
+          const m = /(\d+)m([\d.]+)s/.exec(t);
+          return Number(m[1]) * 60 + Number(m[2]);
+        });
       resolve({ output, stderr: err, cpuSeconds: seconds[0] + seconds[1], userSeconds: seconds[0], systemSeconds: seconds[1] });
     });
   });

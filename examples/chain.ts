@@ -14,7 +14,13 @@ type Sizes = typeof FULL;
 /** Each table keeps at least 2 rows: the generator draws ids 1..n-1. */
 function sizes(scale: number): Sizes {
   const sized = (full: number): number => Math.max(2, Math.round(full * scale));
-  return { countries: sized(FULL.countries), cities: sized(FULL.cities), streets: sized(FULL.streets), addresses: sized(FULL.addresses), clientsPerBatch: sized(FULL.clientsPerBatch) };
+  return {
+    countries: sized(FULL.countries),
+    cities: sized(FULL.cities),
+    streets: sized(FULL.streets),
+    addresses: sized(FULL.addresses),
+    clientsPerBatch: sized(FULL.clientsPerBatch),
+  };
 }
 
 /** Random printable ASCII of the column's full length, as the study fills names. */
@@ -49,12 +55,23 @@ export default defineWorkload({
     },
   },
   options: {
-    mode: { type: 'string', help: 'distributed (each terminal its own stretch of clients) or localized (all the same clients)', default: 'distributed', choices: ['distributed', 'localized'] },
+    mode: {
+      type: 'string',
+      help: 'distributed (each terminal its own stretch of clients) or localized (all the same clients)',
+      default: 'distributed',
+      choices: ['distributed', 'localized'],
+    },
   },
   tables: {
     country: { create: 'CREATE TABLE country (id INTEGER PRIMARY KEY, country_code VARCHAR(4), name VARCHAR(150))' },
-    city: { create: 'CREATE TABLE city (id INTEGER PRIMARY KEY, country_id INTEGER, name VARCHAR(150))', indexes: ['CREATE INDEX city_country_idx ON city (country_id)'] },
-    street: { create: 'CREATE TABLE street (id INTEGER PRIMARY KEY, city_id INTEGER, name VARCHAR(150))', indexes: ['CREATE INDEX street_city_idx ON street (city_id)'] },
+    city: {
+      create: 'CREATE TABLE city (id INTEGER PRIMARY KEY, country_id INTEGER, name VARCHAR(150))',
+      indexes: ['CREATE INDEX city_country_idx ON city (country_id)'],
+    },
+    street: {
+      create: 'CREATE TABLE street (id INTEGER PRIMARY KEY, city_id INTEGER, name VARCHAR(150))',
+      indexes: ['CREATE INDEX street_city_idx ON street (city_id)'],
+    },
     address: {
       create: 'CREATE TABLE address (id INTEGER PRIMARY KEY, street_id INTEGER, flat INTEGER, building VARCHAR(5), house VARCHAR(5))',
       indexes: ['CREATE INDEX address_street_idx ON address (street_id)'],
@@ -70,7 +87,9 @@ export default defineWorkload({
       dialect: {
         sqlite: { create: 'CREATE TABLE operation (id INTEGER PRIMARY KEY, summa INTEGER, client_id INTEGER, op_time TIMESTAMP)' },
         // DATETIME: a MariaDB TIMESTAMP column would move on every UPDATE of the row.
-        mariadb: { create: 'CREATE TABLE operation (id INTEGER AUTO_INCREMENT PRIMARY KEY, summa INTEGER, client_id INTEGER, op_time DATETIME) ENGINE = InnoDB' },
+        mariadb: {
+          create: 'CREATE TABLE operation (id INTEGER AUTO_INCREMENT PRIMARY KEY, summa INTEGER, client_id INTEGER, op_time DATETIME) ENGINE = InnoDB',
+        },
       },
     },
   },
@@ -79,14 +98,31 @@ export default defineWorkload({
     const n = sizes(ctx.scale);
     ctx.log(`${n.countries} countries, ${n.cities} cities, ${n.streets} streets, ${n.addresses} addresses, 3 x ${n.clientsPerBatch} clients`);
     // Each table starts a fresh reference generator and its own text seed, as the study's load does.
-    const insert = (table: string, columns: string[], count: number, make: (refs: RefGenerator, random: Random) => (id: number) => SqlValue[], seed: number, first = 1) =>
-      ctx.phase(`${table}${first > 1 ? ` from ${first}` : ''}`, () => ctx.bulkInsert(table, columns, rows(count, first, make(ctx.referenceGenerator(), ctx.random(seed))), count));
+    const insert = (
+      table: string,
+      columns: string[],
+      count: number,
+      make: (refs: RefGenerator, random: Random) => (id: number) => SqlValue[],
+      seed: number,
+      first = 1,
+    ) =>
+      ctx.phase(`${table}${first > 1 ? ` from ${first}` : ''}`, () =>
+        ctx.bulkInsert(table, columns, rows(count, first, make(ctx.referenceGenerator(), ctx.random(seed))), count),
+      );
     await insert('country', ['id', 'country_code', 'name'], n.countries, (_, r) => (id) => [id, String(id % 10_000), printable(r, 150)], 1);
     await insert('city', ['id', 'country_id', 'name'], n.cities, (g, r) => (id) => [id, g.nextRef(n.countries), printable(r, 150)], 2);
     await insert('street', ['id', 'city_id', 'name'], n.streets, (g, r) => (id) => [id, g.nextRef(n.cities), printable(r, 150)], 3);
-    await insert('address', ['id', 'street_id', 'flat', 'building', 'house'], n.addresses, (g, r) => (id) => [id, g.nextRef(n.streets), id, printable(r, 5), String(id % 100_000)], 4);
+    await insert(
+      'address',
+      ['id', 'street_id', 'flat', 'building', 'house'],
+      n.addresses,
+      (g, r) => (id) => [id, g.nextRef(n.streets), id, printable(r, 5), String(id % 100_000)],
+      4,
+    );
     for (let batch = 0; batch < 3; batch++) {
-      const client = (g: RefGenerator, r: Random) => (id: number): SqlValue[] => [id, g.nextRef(n.addresses), printable(r, 30), printable(r, 30)];
+      const client =
+        (g: RefGenerator, r: Random) =>
+        (id: number): SqlValue[] => [id, g.nextRef(n.addresses), printable(r, 30), printable(r, 30)];
       await insert('client', ['id', 'address_id', 'name', 'last_name'], n.clientsPerBatch, client, 5 + batch, batch * n.clientsPerBatch + 1);
     }
   },
@@ -107,7 +143,9 @@ export default defineWorkload({
         const generator = refs;
         const readClient = await conn.prepare(`SELECT ${COLUMNS} FROM client c ${CHAIN} WHERE c.id = ?`);
         const limit = t.dbms === 'firebird' ? 'ROWS 100' : 'LIMIT 100';
-        const readOperations = await conn.prepare(`SELECT o.id, o.summa, o.op_time, ${COLUMNS} FROM operation o JOIN client c ON c.id = o.client_id ${CHAIN} WHERE o.client_id = ? ORDER BY o.id DESC ${limit}`);
+        const readOperations = await conn.prepare(
+          `SELECT o.id, o.summa, o.op_time, ${COLUMNS} FROM operation o JOIN client c ON c.id = o.client_id ${CHAIN} WHERE o.client_id = ? ORDER BY o.id DESC ${limit}`,
+        );
         const update = await conn.prepare('UPDATE operation SET summa = ? WHERE id = ?');
         const insert = await conn.prepare('INSERT INTO operation (summa, client_id, op_time) VALUES (?, ?, CURRENT_TIMESTAMP)');
         const { random } = t;
@@ -137,7 +175,13 @@ export default defineWorkload({
     const n = sizes(ctx.scale);
     const count = async (sql: string): Promise<number> => Number(((await ctx.conn.query(sql)) as [[unknown]])[0][0]);
     const results = [];
-    for (const [table, expected] of [['country', n.countries], ['city', n.cities], ['street', n.streets], ['address', n.addresses], ['client', 3 * n.clientsPerBatch]] as const) {
+    for (const [table, expected] of [
+      ['country', n.countries],
+      ['city', n.cities],
+      ['street', n.streets],
+      ['address', n.addresses],
+      ['client', 3 * n.clientsPerBatch],
+    ] as const) {
       const actual = await count(`SELECT COUNT(*) FROM ${table}`);
       results.push({ name: `${table} rows`, ok: actual === expected, detail: `${actual} rows, expected ${expected}` });
     }

@@ -38,6 +38,13 @@ if (build.status === 0) {
   say('built the native reactor (build/Release/headroom_reactor.node)');
   process.exit(0);
 }
-const why = `${build.error?.message ?? ''}${build.stderr ?? ''}`.trim().split('\n').filter((l) => /error|not found|ERR!/i.test(l)).slice(0, 3).join(' | ');
-say(`could not build the native reactor (${why || `node-gyp exited ${build.status}`}); headroom will use Node's sockets, which cost more client CPU per transaction`);
+const why = `${build.error?.message ?? ''}${build.stderr ?? ''}`
+  .trim()
+  .split('\n')
+  .filter((l) => /error|not found|ERR!/i.test(l))
+  .slice(0, 3)
+  .join(' | ');
+say(
+  `could not build the native reactor (${why || `node-gyp exited ${build.status}`}); headroom will use Node's sockets, which cost more client CPU per transaction`,
+);
 process.exit(required ? 1 : 0);

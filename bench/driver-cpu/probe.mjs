@@ -62,8 +62,7 @@ async function catchErr(p) {
     return e;
   }
 }
-const within = (ms, p, what) =>
-  Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`TIMEOUT after ${ms} ms: ${what}`)))]);
+const within = (ms, p, what) => Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`TIMEOUT after ${ms} ms: ${what}`)))]);
 
 // ---------------------------------------------------------------------------
 // PostgreSQL: one adapter per driver: open(user?) -> { q(text), pid, end, events }
@@ -196,8 +195,8 @@ async function pgProbe(name) {
       how = null;
     }
     if (how === null) throw null;
-    const n = (await admin.q('SELECT count(*)::int AS n FROM dcpu_probe_bulk')).rows?.[0]?.n ??
-      (await admin.q('SELECT count(*)::int AS n FROM dcpu_probe_bulk'))[0].n;
+    const n =
+      (await admin.q('SELECT count(*)::int AS n FROM dcpu_probe_bulk')).rows?.[0]?.n ?? (await admin.q('SELECT count(*)::int AS n FROM dcpu_probe_bulk'))[0].n;
     report(name, 'bulk COPY FROM STDIN', `${how}: ${n} rows in ${Date.now() - t0} ms`);
   } catch (e) {
     if (e !== null) report(name, 'bulk COPY FROM STDIN', `${how}: FAILED ${describe(e)}`);
@@ -327,7 +326,8 @@ async function myProbe(name, tmcPort) {
         }
       })(),
     );
-  const count = async () => Number((await admin.q('SELECT count(*) AS n FROM dcpu_probe_bulk'))[0].n ?? (await admin.q('SELECT count(*) AS n FROM dcpu_probe_bulk'))[0][0].n);
+  const count = async () =>
+    Number((await admin.q('SELECT count(*) AS n FROM dcpu_probe_bulk'))[0].n ?? (await admin.q('SELECT count(*) AS n FROM dcpu_probe_bulk'))[0][0].n);
   let t0 = Date.now();
   let how;
   try {
@@ -374,12 +374,31 @@ async function startTmcServer() {
   const bin = '/usr/sbin/mariadbd';
   if (spawnSync('test', ['-x', bin]).status !== 0) return null;
   const dir = mkdtempSync(join(tmpdir(), 'dcpu-mariadb-'));
-  const init = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${dir}/data`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'], { encoding: 'utf8' });
+  const init = spawnSync(
+    'mariadb-install-db',
+    ['--no-defaults', `--datadir=${dir}/data`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
+    { encoding: 'utf8' },
+  );
   if (init.status !== 0) {
     console.log('throwaway mariadbd: install-db failed:', init.stderr.slice(-300));
     return null;
   }
-  const srv = spawn(bin, ['--no-defaults', `--datadir=${dir}/data`, '--user=root', '--bind-address=127.0.0.1', `--port=${port}`, `--socket=${dir}/sock`, `--pid-file=${dir}/pid`, '--max-connections=10', '--skip-log-bin', '--innodb-buffer-pool-size=16M'], { stdio: 'ignore' });
+  const srv = spawn(
+    bin,
+    [
+      '--no-defaults',
+      `--datadir=${dir}/data`,
+      '--user=root',
+      '--bind-address=127.0.0.1',
+      `--port=${port}`,
+      `--socket=${dir}/sock`,
+      `--pid-file=${dir}/pid`,
+      '--max-connections=10',
+      '--skip-log-bin',
+      '--innodb-buffer-pool-size=16M',
+    ],
+    { stdio: 'ignore' },
+  );
   const mariadb = (await import('mariadb')).default;
   for (let i = 0; i < 100; i++) {
     await sleep(100);
@@ -391,7 +410,14 @@ async function startTmcServer() {
         srv.kill('SIGKILL');
         rmSync(dir, { recursive: true, force: true });
       });
-      return { port, stop: async () => { srv.kill('SIGTERM'); await new Promise((r) => srv.once('exit', r)); rmSync(dir, { recursive: true, force: true }); } };
+      return {
+        port,
+        stop: async () => {
+          srv.kill('SIGTERM');
+          await new Promise((r) => srv.once('exit', r));
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
     } catch {}
   }
   srv.kill('SIGTERM');

@@ -58,16 +58,14 @@ const PGSQL = {
   updAcc: 'UPDATE dcpu_accounts SET abalance = abalance + $1 WHERE aid = $2',
   updTel: 'UPDATE dcpu_tellers SET tbalance = tbalance + $1 WHERE tid = $2',
   updBr: 'UPDATE dcpu_branches SET bbalance = bbalance + $1 WHERE bid = $2',
-  insHist:
-    'INSERT INTO dcpu_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)',
+  insHist: 'INSERT INTO dcpu_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)',
 };
 const MYSQL = {
   select: 'SELECT abalance FROM dcpu_accounts WHERE aid = ?',
   updAcc: 'UPDATE dcpu_accounts SET abalance = abalance + ? WHERE aid = ?',
   updTel: 'UPDATE dcpu_tellers SET tbalance = tbalance + ? WHERE tid = ?',
   updBr: 'UPDATE dcpu_branches SET bbalance = bbalance + ? WHERE bid = ?',
-  insHist:
-    'INSERT INTO dcpu_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)',
+  insHist: 'INSERT INTO dcpu_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)',
 };
 
 const rnd = (n) => 1 + Math.floor(Math.random() * n);
@@ -436,8 +434,7 @@ async function setupMy() {
   await c.query(`CREATE TABLE dcpu_tellers (tid int PRIMARY KEY, bid int NOT NULL, tbalance int NOT NULL, filler char(84)) ENGINE=InnoDB`);
   await c.query(`CREATE TABLE dcpu_accounts (aid int PRIMARY KEY, bid int NOT NULL, abalance int NOT NULL, filler char(84)) ENGINE=InnoDB`);
   await c.query(`CREATE TABLE dcpu_history (tid int, bid int, aid int, delta int, mtime timestamp NULL, filler char(22)) ENGINE=InnoDB`);
-  const gen = (n) =>
-    `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${n}) `;
+  const gen = (n) => `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${n}) `;
   await c.query(`INSERT INTO dcpu_branches ${gen(BRANCHES)} SELECT n, 0, '' FROM g`);
   await c.query(`INSERT INTO dcpu_tellers ${gen(TELLERS)} SELECT n, 1 + (n - 1) % ${BRANCHES}, 0, '' FROM g`);
   await c.query(`INSERT INTO dcpu_accounts ${gen(ACCOUNTS)} SELECT n, 1 + (n - 1) % ${BRANCHES}, 0, '' FROM g`);
@@ -487,12 +484,8 @@ async function parent() {
     else cands.push(c);
   }
   const dbs = new Set(cands.map((c) => c.db));
-  console.log(
-    `node ${process.version}; ${[...new Set(cands.flatMap((c) => c.pkgs))].map((p) => `${p}@${version(p)}`).join(' ')}`,
-  );
-  console.log(
-    `warm-up ${WARMUP_S}s, measured ${DURATION_S}s, runs ${RUNS}, conns ${CONNS.join('/')}, workloads ${WORKLOADS.join('/')}`,
-  );
+  console.log(`node ${process.version}; ${[...new Set(cands.flatMap((c) => c.pkgs))].map((p) => `${p}@${version(p)}`).join(' ')}`);
+  console.log(`warm-up ${WARMUP_S}s, measured ${DURATION_S}s, runs ${RUNS}, conns ${CONNS.join('/')}, workloads ${WORKLOADS.join('/')}`);
   const started = Date.now();
   const onSig = async () => {
     console.error('\ninterrupted; dropping dcpu_* tables');

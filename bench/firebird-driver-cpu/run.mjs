@@ -40,7 +40,7 @@ const CANDIDATES = {
   // back so they share one round trip.
   'node-firebird-pipelined': () => nodeFirebird(true),
   // node-firebird-driver-native over libfbclient (no affected-row count available).
-  'native': nativeDriver,
+  native: nativeDriver,
 };
 
 async function nodeFirebird(pipelined) {
@@ -167,7 +167,9 @@ async function child(candidate, workload, conns) {
   phase = 'stop';
   await Promise.all(loops);
   for (const c of clients) await c.close();
-  process.stdout.write(JSON.stringify({ candidate, workload, conns, txns: measured, retries, tps: measured / seconds, usPerTxn: (cpu.user + cpu.system) / measured }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ candidate, workload, conns, txns: measured, retries, tps: measured / seconds, usPerTxn: (cpu.user + cpu.system) / measured }) + '\n',
+  );
 }
 
 async function setup() {
@@ -212,7 +214,9 @@ if (process.argv[2] === 'child') {
           }
           const r = JSON.parse(out.stdout.trim().split('\n').pop());
           results.push(r);
-          console.log(`run ${run + 1} ${candidate.padEnd(24)} ${workload.padEnd(6)} c=${conns}  ${r.tps.toFixed(0).padStart(6)} tps  ${r.usPerTxn.toFixed(0).padStart(5)} µs/txn  (${r.retries} retried)`);
+          console.log(
+            `run ${run + 1} ${candidate.padEnd(24)} ${workload.padEnd(6)} c=${conns}  ${r.tps.toFixed(0).padStart(6)} tps  ${r.usPerTxn.toFixed(0).padStart(5)} µs/txn  (${r.retries} retried)`,
+          );
         }
   }
   console.log('\nmeans over runs: candidate, workload, connections, tps, client µs/txn');
@@ -222,7 +226,13 @@ if (process.argv[2] === 'child') {
         const rs = results.filter((r) => r.candidate === candidate && r.workload === workload && r.conns === conns);
         if (rs.length === 0) continue;
         const mean = (f) => rs.reduce((s, r) => s + f(r), 0) / rs.length;
-        console.log(`${candidate.padEnd(24)} ${workload.padEnd(6)} ${String(conns).padStart(2)}  ${mean((r) => r.tps).toFixed(0).padStart(6)}  ${mean((r) => r.usPerTxn).toFixed(0).padStart(5)}`);
+        console.log(
+          `${candidate.padEnd(24)} ${workload.padEnd(6)} ${String(conns).padStart(2)}  ${mean((r) => r.tps)
+            .toFixed(0)
+            .padStart(6)}  ${mean((r) => r.usPerTxn)
+            .toFixed(0)
+            .padStart(5)}`,
+        );
       }
   const db = await Firebird.attachAsync(fbOptions);
   await db.detachAsync();

@@ -47,7 +47,9 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
       await timed('pgbench', [...pgArgs, '-i', '-q', '-s', String(scale), database]);
     },
     async runPeer(test, clients, seconds, { sslmode = 'disable' } = {}) {
-      const r = await timed('pgbench', [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', '1', '-T', String(seconds), database], { PGSSLMODE: sslmode });
+      const r = await timed('pgbench', [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', '1', '-T', String(seconds), database], {
+        PGSSLMODE: sslmode,
+      });
       const transactions = Number(/number of transactions actually processed: (\d+)/.exec(r.output)[1]);
       const tps = Number(/tps = ([\d.]+)/.exec(r.output)[1]);
       return { tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions, userUs: (r.userSeconds * 1e6) / transactions };
@@ -97,10 +99,29 @@ export function sysbenchPair({ db, tableSize }) {
       if (!m) throw new Error(`no transactions line in sysbench's output:\n${r.output}`);
       const transactions = Number(m[1]);
       const errors = Number(/ignored errors:\s+(\d+)/.exec(r.output)?.[1] ?? 0);
-      return { tps: Number(m[2]), transactions, cpuUs: (r.cpuSeconds * 1e6) / (transactions + errors), userUs: (r.userSeconds * 1e6) / (transactions + errors) };
+      return {
+        tps: Number(m[2]),
+        transactions,
+        cpuUs: (r.cpuSeconds * 1e6) / (transactions + errors),
+        userUs: (r.userSeconds * 1e6) / (transactions + errors),
+      };
     },
     runHeadroom(test, clients, seconds, { env = {}, extra = [] } = {}) {
-      const args = ['--db', db, '-f', path.join(SYSBENCH_SCRIPTS, `${test}.sql`), '-D', `table_size=${tableSize}`, '-c', String(clients), '-T', String(seconds), '--max-tries', '10', ...extra];
+      const args = [
+        '--db',
+        db,
+        '-f',
+        path.join(SYSBENCH_SCRIPTS, `${test}.sql`),
+        '-D',
+        `table_size=${tableSize}`,
+        '-c',
+        String(clients),
+        '-T',
+        String(seconds),
+        '--max-tries',
+        '10',
+        ...extra,
+      ];
       return runHeadroom(work, test, args, env);
     },
     async cleanup() {

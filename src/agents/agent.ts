@@ -206,7 +206,12 @@ function withOwnPassword(target: Target): Target {
   if (target.dbms === 'sqlite') return target;
   const own = resolveTarget(describeTarget(target));
   if (own.dbms === 'sqlite') return target;
-  return { ...target, password: own.password, ...(own.passwordFile ? { passwordFile: own.passwordFile } : {}), ...(own.fallbacks ? { fallbacks: own.fallbacks } : {}) };
+  return {
+    ...target,
+    password: own.password,
+    ...(own.passwordFile ? { passwordFile: own.passwordFile } : {}),
+    ...(own.fallbacks ? { fallbacks: own.fallbacks } : {}),
+  };
 }
 
 /** The coordinator's clock minus this one's, from the request/reply pair with the shortest round trip (NTP's estimate). */

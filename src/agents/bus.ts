@@ -35,7 +35,10 @@ export const subjects = {
 export function trustSecret(values: OptionValues): string {
   const secret = (values['trust'] as string | undefined) ?? process.env['HEADROOM_TRUST'];
   if (secret === undefined || secret === '') {
-    throw new UserError('no shared secret: agents act only on plans signed with one', 'give --trust SECRET (the same on the coordinator and every agent) or set HEADROOM_TRUST');
+    throw new UserError(
+      'no shared secret: agents act only on plans signed with one',
+      'give --trust SECRET (the same on the coordinator and every agent) or set HEADROOM_TRUST',
+    );
   }
   if (secret.length < 16) throw new UserError('the --trust secret is shorter than 16 characters', 'use a longer secret, e.g. openssl rand -hex 32');
   return secret;
@@ -59,7 +62,8 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
     }
   };
   if (file('nats-creds') !== undefined) options.authenticator = credsAuthenticator(read('nats-creds'));
-  else if (file('nats-nkey') !== undefined) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(Buffer.from(read('nats-nkey')).toString().trim()));
+  else if (file('nats-nkey') !== undefined)
+    options.authenticator = nkeyAuthenticator(new TextEncoder().encode(Buffer.from(read('nats-nkey')).toString().trim()));
   if (file('nats-tls-ca') !== undefined || file('nats-tls-cert') !== undefined) {
     options.tls = {
       ...(file('nats-tls-ca') !== undefined ? { caFile: file('nats-tls-ca')! } : {}),

@@ -275,7 +275,14 @@ function emitReady(
     const cpuPercent = present.reduce((total, p) => total + p.point.clientCpuPercent, 0);
     const phase = present.some((p) => p.point.phase === 'measure') ? 'measure' : 'warmup';
     const t = Math.max(...present.map((p) => p.point.t));
-    const point = intervalPoint(present.flatMap((p) => p.snapshots), t, seconds, phase, cpuPercent, config.rate !== undefined);
+    const point = intervalPoint(
+      present.flatMap((p) => p.snapshots),
+      t,
+      seconds,
+      phase,
+      cpuPercent,
+      config.rate !== undefined,
+    );
     const delays = present.map((p) => p.point.eventLoopDelayMs).filter((d) => d !== undefined);
     if (delays.length > 0) point.eventLoopDelayMs = { p99: Math.max(...delays.map((d) => d.p99)), max: Math.max(...delays.map((d) => d.max)) };
     series.push(point);
@@ -327,7 +334,8 @@ function outcomeOf(
       };
     }),
   };
-  const status = aborted || outcomes.some(({ o }) => o.status === 'interrupted') && !lossStop ? 'interrupted' : failure || jobFailure ? 'failed' : 'completed';
+  const status =
+    aborted || (outcomes.some(({ o }) => o.status === 'interrupted') && !lossStop) ? 'interrupted' : failure || jobFailure ? 'failed' : 'completed';
   return {
     status,
     failure: failure as EngineOutcome['failure'],

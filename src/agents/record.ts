@@ -12,7 +12,9 @@ export function agentsText(record: AgentsRecord | undefined): string {
     ...record.members.map((m) => {
       const terminals = `${m.terminals.first}..${m.terminals.first + m.terminals.count - 1}`;
       const clock = `${m.clockOffsetMs >= 0 ? '+' : ''}${m.clockOffsetMs} ms`;
-      const lost = m.lost ? `; LOST at ${m.lost.at} (${m.lost.afterSeconds} s in) after ${m.lost.transactionsStreamed} streamed transactions, not in the totals` : '';
+      const lost = m.lost
+        ? `; LOST at ${m.lost.at} (${m.lost.afterSeconds} s in) after ${m.lost.transactionsStreamed} streamed transactions, not in the totals`
+        : '';
       return `  ${m.name}: terminals ${terminals}, ${m.transactions} transactions, ${m.failed} failed, clock ${clock}${lost}`;
     }),
   ];

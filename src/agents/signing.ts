@@ -44,8 +44,10 @@ export class Signer {
     }
     const expected = Buffer.from(this.mac(envelope.body, envelope.sentAt, envelope.nonce), 'hex');
     const given = Buffer.from(envelope.sig, 'hex');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new Error('bad signature (tampered, or signed with another --trust secret)');
-    if (Math.abs(now - envelope.sentAt) > MAX_SKEW_MS) throw new Error(`stale or future message (sent ${Math.round((now - envelope.sentAt) / 1000)} s from now)`);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new Error('bad signature (tampered, or signed with another --trust secret)');
+    if (Math.abs(now - envelope.sentAt) > MAX_SKEW_MS)
+      throw new Error(`stale or future message (sent ${Math.round((now - envelope.sentAt) / 1000)} s from now)`);
     if (this.seen.has(envelope.nonce)) throw new Error('replayed message (nonce seen before)');
     this.seen.set(envelope.nonce, envelope.sentAt);
     this.forgetOld(now);

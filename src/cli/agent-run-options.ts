@@ -7,8 +7,21 @@ import { logLine } from './common.js';
 
 /** `headroom run --agents K`: the run's terminals come from K agents on other machines (src/agents/). */
 export const AGENT_RUN_OPTIONS: OptionSpec[] = [
-  { long: 'agents', type: 'integer', min: 1, value: 'K', help: 'run the terminals on K headroom agents coordinated over --nats (-c in all, -j per agent), one merged result' },
-  { long: 'on-agent-loss', type: 'string', value: 'WHAT', choices: ON_AGENT_LOSS, help: 'an agent silent for 5 s mid-run: continue with the rest, or stop the run', default: 'continue' },
+  {
+    long: 'agents',
+    type: 'integer',
+    min: 1,
+    value: 'K',
+    help: 'run the terminals on K headroom agents coordinated over --nats (-c in all, -j per agent), one merged result',
+  },
+  {
+    long: 'on-agent-loss',
+    type: 'string',
+    value: 'WHAT',
+    choices: ON_AGENT_LOSS,
+    help: 'an agent silent for 5 s mid-run: continue with the rest, or stop the run',
+    default: 'continue',
+  },
   { long: 'agent-wait', type: 'integer', min: 1, value: 'SECONDS', help: 'how long to wait for the agents to claim their shards and connect', default: 60 },
   ...BUS_OPTIONS,
 ];

@@ -17,7 +17,11 @@ export const AGENT_OPTIONS: OptionSpec[] = [
 /** `headroom agent`: waits on the bus for plans signed with the shared secret and runs its share of each. */
 export async function agentCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, AGENT_OPTIONS, 'agent');
-  if (positionals.length > 0) throw new UserError(`"headroom agent" takes no workload, got: ${positionals.join(' ')}`, 'the coordinator names the workload: headroom run WORKLOAD --agents K');
+  if (positionals.length > 0)
+    throw new UserError(
+      `"headroom agent" takes no workload, got: ${positionals.join(' ')}`,
+      'the coordinator names the workload: headroom run WORKLOAD --agents K',
+    );
   const name = (values['name'] as string | undefined) ?? `${hostname()}-${process.pid}`;
   const bus = await openBus(values, `headroom agent ${name}`);
   const stop = new AbortController();

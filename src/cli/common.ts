@@ -21,7 +21,13 @@ export const DB_OPTION: OptionSpec = {
 };
 export const VERBOSE_OPTION: OptionSpec = { long: 'verbose', type: 'boolean', help: 'show stack traces and driver details on errors' };
 export const HELP_OPTION: OptionSpec = { long: 'help', short: 'h', type: 'boolean', help: 'show this help' };
-export const SCALE_OPTION: OptionSpec = { long: 'scale', short: 's', type: 'string', value: 'N', help: "scale (the workload's own unit: tpcb a whole number, chain full, 1/1000 or 0.001, tpcc warehouses; see headroom list)" };
+export const SCALE_OPTION: OptionSpec = {
+  long: 'scale',
+  short: 's',
+  type: 'string',
+  value: 'N',
+  help: "scale (the workload's own unit: tpcb a whole number, chain full, 1/1000 or 0.001, tpcc warehouses; see headroom list)",
+};
 
 export const SET_OPTION: OptionSpec = {
   long: 'set',

@@ -19,11 +19,14 @@ export async function diskSpaceLines(session: Session, workload: Workload, scale
   const size = `about ${formatBytes(bytes)} (as measured on PostgreSQL; other DBMSs differ)`;
   const folder = await dataFolder(session).catch(() => undefined);
   if (folder === undefined) {
-    return bytes >= LARGE_BYTES ? [`${workload.name} at scale ${scale} needs ${size}; headroom cannot see the server's free space from here: make sure it has room`] : [];
+    return bytes >= LARGE_BYTES
+      ? [`${workload.name} at scale ${scale} needs ${size}; headroom cannot see the server's free space from here: make sure it has room`]
+      : [];
   }
   const free = await freeBytes(folder);
   if (free === undefined) return bytes >= LARGE_BYTES ? [`${workload.name} at scale ${scale} needs ${size}; the free space of ${folder} cannot be read`] : [];
-  if (bytes > free) return [`warning: ${workload.name} at scale ${scale} needs ${size}, but ${folder} has ${formatBytes(free)} free: the load may fill the disk`];
+  if (bytes > free)
+    return [`warning: ${workload.name} at scale ${scale} needs ${size}, but ${folder} has ${formatBytes(free)} free: the load may fill the disk`];
   return bytes >= LARGE_BYTES ? [`${workload.name} at scale ${scale} needs ${size}; ${folder} has ${formatBytes(free)} free`] : [];
 }
 

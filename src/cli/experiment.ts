@@ -8,13 +8,23 @@ import { CHAIN_STUDY_OPTIONS, chainStudyExperiment } from '../experiments/chain-
 /** The named experiments of docs/experiments.md; each lives in src/experiments/, this only dispatches. */
 export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[]; run(argv: readonly string[]): Promise<number>; footer?: string }> = {
   peak: { summary: 'the seven simple queries of the peak queries/s study, each with its clients, one table', options: PEAK_OPTIONS, run: peakExperiment },
-  growth: { summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked', options: GROWTH_OPTIONS, run: growthExperiment, footer: "the workload's own options (e.g. tpcb -b select-only) apply at every size: see headroom list" },
+  growth: {
+    summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked',
+    options: GROWTH_OPTIONS,
+    run: growthExperiment,
+    footer: "the workload's own options (e.g. tpcb -b select-only) apply at every size: see headroom list",
+  },
   'chain-study': {
-    summary: "the address-chain study's sequence: three distributed runs from its generator offsets, then localized runs at 10, 20, ... terminals until refused",
+    summary:
+      "the address-chain study's sequence: three distributed runs from its generator offsets, then localized runs at 10, 20, ... terminals until refused",
     options: CHAIN_STUDY_OPTIONS,
     run: chainStudyExperiment,
   },
-  'dead-rows': { summary: "the kv read test, the update test, the read test, the DBMS's maintenance (VACUUM), the read test; table sizes and dead rows around each step", options: DEAD_ROWS_OPTIONS, run: deadRowsExperiment },
+  'dead-rows': {
+    summary: "the kv read test, the update test, the read test, the DBMS's maintenance (VACUUM), the read test; table sizes and dead rows around each step",
+    options: DEAD_ROWS_OPTIONS,
+    run: deadRowsExperiment,
+  },
 };
 
 const NAME_WIDTH = Math.max(...Object.keys(EXPERIMENTS).map((name) => name.length)) + 2;
@@ -22,13 +32,23 @@ const NAME_WIDTH = Math.max(...Object.keys(EXPERIMENTS).map((name) => name.lengt
 export async function experimentCommand(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h') {
-    process.stdout.write(`usage: headroom experiment NAME [options]\n\n${Object.entries(EXPERIMENTS).map(([n, e]) => `  ${n.padEnd(NAME_WIDTH)}${e.summary}`).join('\n')}\n\nheadroom experiment NAME --help shows its options.\n`);
+    process.stdout.write(
+      `usage: headroom experiment NAME [options]\n\n${Object.entries(EXPERIMENTS)
+        .map(([n, e]) => `  ${n.padEnd(NAME_WIDTH)}${e.summary}`)
+        .join('\n')}\n\nheadroom experiment NAME --help shows its options.\n`,
+    );
     return name === undefined ? 2 : 0;
   }
   const experiment = name === undefined ? undefined : EXPERIMENTS[name];
-  if (!experiment) throw new UserError(name === undefined ? 'which experiment?' : `unknown experiment "${name}"`, `experiments: ${Object.keys(EXPERIMENTS).join(', ')} (headroom experiment NAME --help)`);
+  if (!experiment)
+    throw new UserError(
+      name === undefined ? 'which experiment?' : `unknown experiment "${name}"`,
+      `experiments: ${Object.keys(EXPERIMENTS).join(', ')} (headroom experiment NAME --help)`,
+    );
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`usage: headroom experiment ${name} [options]\n\n${experiment.summary}\n\noptions:\n${formatOptionHelp(experiment.options)}\n${experiment.footer ? `\n${experiment.footer}\n` : ''}`);
+    process.stdout.write(
+      `usage: headroom experiment ${name} [options]\n\n${experiment.summary}\n\noptions:\n${formatOptionHelp(experiment.options)}\n${experiment.footer ? `\n${experiment.footer}\n` : ''}`,
+    );
     return 0;
   }
   return experiment.run(rest);

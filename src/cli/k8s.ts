@@ -5,13 +5,24 @@ import { HELP_OPTION } from './common.js';
 import { agentJobManifest, manifestYaml } from '../agents/k8s-manifest.js';
 
 export const K8S_OPTIONS: OptionSpec[] = [
-  { long: 'agents', type: 'integer', min: 1, value: 'K', help: 'agents to run: the Job\'s completions and parallelism' },
+  { long: 'agents', type: 'integer', min: 1, value: 'K', help: "agents to run: the Job's completions and parallelism" },
   { long: 'nats', type: 'string', value: 'URL', help: 'NATS server as the pods reach it, e.g. nats://nats.default.svc:4222' },
-  { long: 'name', type: 'string', value: 'NAME', help: 'the Job\'s name', default: 'headroom-agents' },
-  { long: 'namespace', type: 'string', value: 'NS', help: 'namespace of the Job (absent: kubectl\'s current)' },
+  { long: 'name', type: 'string', value: 'NAME', help: "the Job's name", default: 'headroom-agents' },
+  { long: 'namespace', type: 'string', value: 'NS', help: "namespace of the Job (absent: kubectl's current)" },
   { long: 'image', type: 'string', value: 'IMAGE', help: 'container image with Node.js 20 and headroom installed (npx headroom works in it)' },
-  { long: 'trust-secret', type: 'string', value: 'SECRET/KEY', help: 'Kubernetes Secret and key holding the shared secret (HEADROOM_TRUST)', default: 'headroom-trust/secret' },
-  { long: 'db-secret', type: 'string', value: 'SECRET', help: 'Kubernetes Secret whose keys become the agents\' environment (PGPASSWORD, MYSQL_PWD, ...): passwords never travel on the bus' },
+  {
+    long: 'trust-secret',
+    type: 'string',
+    value: 'SECRET/KEY',
+    help: 'Kubernetes Secret and key holding the shared secret (HEADROOM_TRUST)',
+    default: 'headroom-trust/secret',
+  },
+  {
+    long: 'db-secret',
+    type: 'string',
+    value: 'SECRET',
+    help: "Kubernetes Secret whose keys become the agents' environment (PGPASSWORD, MYSQL_PWD, ...): passwords never travel on the bus",
+  },
   { long: 'nats-subject', type: 'string', value: 'PREFIX', help: 'subject prefix, as given to headroom run', default: 'headroom' },
   { long: 'cpu', type: 'string', value: 'CPU', help: 'CPU request and limit per agent', default: '2' },
   { long: 'memory', type: 'string', value: 'SIZE', help: 'memory request and limit per agent', default: '1Gi' },
@@ -21,11 +32,15 @@ export const K8S_OPTIONS: OptionSpec[] = [
 /** `headroom k8s manifest`: prints an Indexed Job of K agents, one pod each, for kubectl apply -f -. */
 export async function k8sCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, K8S_OPTIONS, 'k8s');
-  if (positionals.length !== 1 || positionals[0] !== 'manifest') throw new UserError('"headroom k8s" has one subcommand: manifest', 'use: headroom k8s manifest --agents K --nats URL');
+  if (positionals.length !== 1 || positionals[0] !== 'manifest')
+    throw new UserError('"headroom k8s" has one subcommand: manifest', 'use: headroom k8s manifest --agents K --nats URL');
   const agents = values['agents'] as number | undefined;
   const nats = values['nats'] as string | undefined;
   if (agents === undefined || nats === undefined || values['image'] === undefined) {
-    throw new UserError('headroom k8s manifest needs --agents K, --nats URL and --image IMAGE', 'e.g. headroom k8s manifest --agents 3 --nats nats://nats:4222 --image registry.example/headroom:0.1');
+    throw new UserError(
+      'headroom k8s manifest needs --agents K, --nats URL and --image IMAGE',
+      'e.g. headroom k8s manifest --agents 3 --nats nats://nats:4222 --image registry.example/headroom:0.1',
+    );
   }
   const [trustSecret, trustKey] = (values['trust-secret'] as string).split('/');
   if (!trustSecret || !trustKey) throw new UserError('--trust-secret is SECRET/KEY', 'e.g. --trust-secret headroom-trust/secret');

@@ -132,7 +132,8 @@ export async function refuseUnfinishedLoad(session: Session, workload: Workload)
 }
 
 function reloadHint(workload: Workload, scale: string): string {
-  if (workload.appendsToSmaller) return `finish it with headroom init ${workload.name} -s ${scale}, which keeps the rows loaded, or remove it: headroom drop ${workload.name}`;
+  if (workload.appendsToSmaller)
+    return `finish it with headroom init ${workload.name} -s ${scale}, which keeps the rows loaded, or remove it: headroom drop ${workload.name}`;
   const otherLoader = workload.otherLoader ? `; ${workload.otherLoader.hint}` : '';
   return `load it again: headroom init ${workload.name} -s ${scale}, or remove it: headroom drop ${workload.name}${otherLoader}`;
 }

@@ -28,29 +28,78 @@ interface Verb {
 }
 
 const VERBS: Record<string, Verb> = {
-  run: { summary: 'load the data if missing, then measure (the default verb)', usage: 'headroom run [WORKLOAD] [options]', load: async () => ({ options: RUN_OPTIONS, action: runCommand }) },
-  init: { summary: "create the workload's schema and load its data (drops what is there; kv appends to a smaller table)", usage: 'headroom init [WORKLOAD] [options]', load: async () => import('./data-verbs.js').then((m) => ({ options: m.INIT_OPTIONS, action: m.initCommand })) },
-  check: { summary: "verify the workload's data invariants", usage: 'headroom check [WORKLOAD] [options]', load: async () => import('./data-verbs.js').then((m) => ({ options: m.CHECK_OPTIONS, action: m.checkCommand })) },
-  drop: { summary: "drop the workload's tables", usage: 'headroom drop [WORKLOAD] [options]', load: async () => import('./data-verbs.js').then((m) => ({ options: m.DROP_OPTIONS, action: m.dropCommand })) },
-  plan: { summary: "headroom of a run over a business's demand (any workload: --events-per-day or a module's demand; chain: bank or shop), and the machines it needs", usage: 'headroom plan RESULT.json [options]', load: async () => import('./plan.js').then((m) => ({ options: m.PLAN_OPTIONS, action: m.planCommand })) },
-  report: { summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request', usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown] [--normalise REFERENCE:YOURS]', load: async () => import('./report.js').then((m) => ({ options: m.REPORT_OPTIONS, action: m.reportCommand })) },
-  compare: { summary: 'result files side by side in the terminal, with ratios to the first', usage: 'headroom compare RESULT.json RESULT.json... | headroom compare --normalise REFERENCE:YOURS [RESULT.json...]', load: async () => import('./report.js').then((m) => ({ options: m.COMPARE_OPTIONS, action: m.compareCommand })) },
-  experiment: { summary: 'a named study re-run: peak (simple queries/s), growth (throughput as the data grows), dead-rows (kv read, update, read, VACUUM, read)', usage: 'headroom experiment NAME [options]', load: async () => import('./experiment.js').then((m) => ({ options: [], action: m.experimentCommand })), ownHelp: true },
+  run: {
+    summary: 'load the data if missing, then measure (the default verb)',
+    usage: 'headroom run [WORKLOAD] [options]',
+    load: async () => ({ options: RUN_OPTIONS, action: runCommand }),
+  },
+  init: {
+    summary: "create the workload's schema and load its data (drops what is there; kv appends to a smaller table)",
+    usage: 'headroom init [WORKLOAD] [options]',
+    load: async () => import('./data-verbs.js').then((m) => ({ options: m.INIT_OPTIONS, action: m.initCommand })),
+  },
+  check: {
+    summary: "verify the workload's data invariants",
+    usage: 'headroom check [WORKLOAD] [options]',
+    load: async () => import('./data-verbs.js').then((m) => ({ options: m.CHECK_OPTIONS, action: m.checkCommand })),
+  },
+  drop: {
+    summary: "drop the workload's tables",
+    usage: 'headroom drop [WORKLOAD] [options]',
+    load: async () => import('./data-verbs.js').then((m) => ({ options: m.DROP_OPTIONS, action: m.dropCommand })),
+  },
+  plan: {
+    summary: "headroom of a run over a business's demand (any workload: --events-per-day or a module's demand; chain: bank or shop), and the machines it needs",
+    usage: 'headroom plan RESULT.json [options]',
+    load: async () => import('./plan.js').then((m) => ({ options: m.PLAN_OPTIONS, action: m.planCommand })),
+  },
+  report: {
+    summary: 'one self-contained HTML page of one or more result files; CSV and Markdown on request',
+    usage: 'headroom report RESULT.json... [-o report.html] [--csv FILE] [--markdown] [--normalise REFERENCE:YOURS]',
+    load: async () => import('./report.js').then((m) => ({ options: m.REPORT_OPTIONS, action: m.reportCommand })),
+  },
+  compare: {
+    summary: 'result files side by side in the terminal, with ratios to the first',
+    usage: 'headroom compare RESULT.json RESULT.json... | headroom compare --normalise REFERENCE:YOURS [RESULT.json...]',
+    load: async () => import('./report.js').then((m) => ({ options: m.COMPARE_OPTIONS, action: m.compareCommand })),
+  },
+  experiment: {
+    summary: 'a named study re-run: peak (simple queries/s), growth (throughput as the data grows), dead-rows (kv read, update, read, VACUUM, read)',
+    usage: 'headroom experiment NAME [options]',
+    load: async () => import('./experiment.js').then((m) => ({ options: [], action: m.experimentCommand })),
+    ownHelp: true,
+  },
   'restore-settings': {
     summary: 'put back the server-wide settings a killed headroom command left changed (every command against a server does this first)',
     usage: 'headroom restore-settings --db URL',
     load: async () => import('./restore-settings.js').then((m) => ({ options: m.RESTORE_SETTINGS_OPTIONS, action: m.restoreSettingsCommand })),
   },
-  agent: { summary: 'wait for signed run plans over NATS and run their share of the terminals (headroom run --agents K)', usage: 'headroom agent --nats URL --trust SECRET [--name NAME]', load: async () => import('./agent.js').then((m) => ({ options: m.AGENT_OPTIONS, action: m.agentCommand })) },
-  k8s: { summary: 'print a Kubernetes Indexed Job of K agents (headroom k8s manifest --agents K --nats URL)', usage: 'headroom k8s manifest --agents K --nats URL [options]', load: async () => import('./k8s.js').then((m) => ({ options: m.K8S_OPTIONS, action: m.k8sCommand })) },
-  new: { summary: 'write a commented starter workload module: headroom new workload NAME', usage: 'headroom new workload NAME [-o FILE]', load: async () => import('./new-workload.js').then((m) => ({ options: m.NEW_OPTIONS, action: m.newCommand })) },
+  agent: {
+    summary: 'wait for signed run plans over NATS and run their share of the terminals (headroom run --agents K)',
+    usage: 'headroom agent --nats URL --trust SECRET [--name NAME]',
+    load: async () => import('./agent.js').then((m) => ({ options: m.AGENT_OPTIONS, action: m.agentCommand })),
+  },
+  k8s: {
+    summary: 'print a Kubernetes Indexed Job of K agents (headroom k8s manifest --agents K --nats URL)',
+    usage: 'headroom k8s manifest --agents K --nats URL [options]',
+    load: async () => import('./k8s.js').then((m) => ({ options: m.K8S_OPTIONS, action: m.k8sCommand })),
+  },
+  new: {
+    summary: 'write a commented starter workload module: headroom new workload NAME',
+    usage: 'headroom new workload NAME [-o FILE]',
+    load: async () => import('./new-workload.js').then((m) => ({ options: m.NEW_OPTIONS, action: m.newCommand })),
+  },
   pgbench: {
     summary: "pgbench's own command line (pgbench [options] [dbname]), run by headroom, with pgbench's output and exit codes",
     usage: 'headroom pgbench [pgbench options] [dbname | URL] [--headroom-summary] [--headroom-out FILE]',
     load: async () => import('./pgbench/command.js').then((m) => ({ options: [], action: (argv: readonly string[]) => m.pgbenchCommand(argv) })),
     ownHelp: true,
   },
-  list: { summary: 'workloads and drivers, with their options and defaults', usage: 'headroom list', load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })) },
+  list: {
+    summary: 'workloads and drivers, with their options and defaults',
+    usage: 'headroom list',
+    load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })),
+  },
 };
 
 const VERB_WIDTH = Math.max(...Object.keys(VERBS).map((name) => name.length)) + 2;
@@ -64,7 +113,7 @@ function mainHelp(): string {
     ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(VERB_WIDTH)}${v.summary}`),
     '',
     `With no --db, headroom uses ${DEFAULT_DB} (embedded SQLite, no server needed).`,
-    'headroom VERB --help shows the options of a verb; headroom list shows each workload\'s own.',
+    "headroom VERB --help shows the options of a verb; headroom list shows each workload's own.",
   ].join('\n');
 }
 
@@ -92,7 +141,8 @@ async function main(argv: string[]): Promise<number> {
   const loaded = await verb.load();
   // Workload modules named on the line are loaded before the verb parses it: their options are its options.
   const modules = await preloadModules(verbArgs, loaded.options);
-  if (!verb.ownHelp && (verbArgs.includes('--help') || verbArgs.includes('-h'))) return (process.stdout.write(`${verbHelp(verb, loaded.options, modules)}\n`), 0);
+  if (!verb.ownHelp && (verbArgs.includes('--help') || verbArgs.includes('-h')))
+    return (process.stdout.write(`${verbHelp(verb, loaded.options, modules)}\n`), 0);
   return loaded.action(verbArgs);
 }
 

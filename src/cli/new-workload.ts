@@ -19,7 +19,8 @@ export async function newCommand(argv: readonly string[]): Promise<number> {
   const usage = 'usage: headroom new workload NAME';
   if (kind !== 'workload') throw new UserError(kind === undefined ? 'headroom new needs what to make' : `headroom new cannot make "${kind}"`, usage);
   if (name === undefined || extra.length > 0) throw new UserError('headroom new workload takes one NAME', usage);
-  if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new UserError(`"${name}" is not a workload name`, 'lower case letters, digits and dashes, starting with a letter, at most 32 characters');
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(name))
+    throw new UserError(`"${name}" is not a workload name`, 'lower case letters, digits and dashes, starting with a letter, at most 32 characters');
   if (WORKLOADS.some((w) => w.name === name)) throw new UserError(`"${name}" is a built-in workload's name`, 'choose another');
   const file = (values['out'] as string | undefined) ?? `${name}.ts`;
   if (existsSync(file) && values['force'] !== true) throw new UserError(`${file} exists`, 'give --force to overwrite it, or -o another file');

@@ -32,7 +32,12 @@ export function checkWritable(file: string, what: string, hint: string): void {
 /** A run's (or an experiment's) files, checked before it starts: -o or the default folder, -l's logs, --journal. */
 export function checkRunOutputs(values: OptionValues, log?: TransactionLogConfig): void {
   const out = values['out'] as string | undefined;
-  if (out === undefined) checkWritable(path.join(DEFAULT_RESULTS_DIR, 'result.json'), `the result into ${DEFAULT_RESULTS_DIR}/`, 'run from a writable folder, or give -o FILE, or -o - for stdout');
+  if (out === undefined)
+    checkWritable(
+      path.join(DEFAULT_RESULTS_DIR, 'result.json'),
+      `the result into ${DEFAULT_RESULTS_DIR}/`,
+      'run from a writable folder, or give -o FILE, or -o - for stdout',
+    );
   else if (out !== STDOUT_PATH) checkWritable(out, `the result to ${out}`, 'give a writable path with -o, or -o - for stdout');
   if (log) checkWritable(transactionLogFile(log, 0), `the transaction log to ${transactionLogFile(log, 0)}`, 'give a writable --log-prefix');
   const journal = values['journal'] as string | undefined;

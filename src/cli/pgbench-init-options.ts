@@ -6,10 +6,25 @@ import type { PgbenchInitOptions } from '../workloads/tpcb/pgbench-init.js';
 /** pgbench -i's options, for `headroom init tpcb --pgbench`; they mean what they mean in pgbench. */
 export const PGBENCH_INIT_OPTIONS: OptionSpec[] = [
   { long: 'pgbench', type: 'boolean', help: 'tpcb: initialise exactly as pgbench -i does, step by step (-I), with the options below' },
-  { long: 'init-steps', short: 'I', type: 'string', value: 'STEPS', help: 'with --pgbench: d drop, t create, g client-side or G server-side data, v vacuum, p primary keys, f foreign keys', default: 'dtgvp' },
+  {
+    long: 'init-steps',
+    short: 'I',
+    type: 'string',
+    value: 'STEPS',
+    help: 'with --pgbench: d drop, t create, g client-side or G server-side data, v vacuum, p primary keys, f foreign keys',
+    default: 'dtgvp',
+  },
   { long: 'partitions', type: 'integer', min: 0, value: 'N', help: 'with --pgbench: partition pgbench_accounts in N parts (PostgreSQL)', default: 0 },
   { long: 'partition-method', type: 'string', value: 'METHOD', choices: ['range', 'hash'], help: 'with --partitions', default: 'range' },
-  { long: 'fillfactor', short: 'F', type: 'integer', min: 10, value: 'N', help: 'with --pgbench: fillfactor of accounts, tellers and branches (PostgreSQL)', default: 100 },
+  {
+    long: 'fillfactor',
+    short: 'F',
+    type: 'integer',
+    min: 10,
+    value: 'N',
+    help: 'with --pgbench: fillfactor of accounts, tellers and branches (PostgreSQL)',
+    default: 100,
+  },
   { long: 'unlogged-tables', type: 'boolean', help: 'with --pgbench: create the tables UNLOGGED (PostgreSQL)' },
   { long: 'foreign-keys', type: 'boolean', help: 'with --pgbench: add the foreign keys (the f step)' },
   { long: 'no-vacuum', short: 'n', type: 'boolean', help: 'with --pgbench: leave out the v step' },

@@ -5,7 +5,14 @@ import { UserError } from '../errors.js';
 
 /** pgbench's run options for lateness, failures and logs; they mean what they mean in pgbench. */
 export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
-  { long: 'latency-limit', short: 'L', type: 'number', min: 0.001, value: 'MS', help: 'count transactions slower than MS as late; under -R, skip those already MS late before they start' },
+  {
+    long: 'latency-limit',
+    short: 'L',
+    type: 'number',
+    min: 0.001,
+    value: 'MS',
+    help: 'count transactions slower than MS as late; under -R, skip those already MS late before they start',
+  },
   { long: 'failures-detailed', type: 'boolean', help: 'split failed transactions into serialization failures and deadlocks in the summary' },
   {
     long: 'abort-on-error',
@@ -14,7 +21,13 @@ export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
   },
   { long: 'log', short: 'l', type: 'boolean', help: "write each transaction to a log file per job, in pgbench's format" },
   { long: 'log-prefix', type: 'string', value: 'PREFIX', help: 'log file names: PREFIX.PID for the first job, PREFIX.PID.N for job N', default: 'pgbench_log' },
-  { long: 'aggregate-interval', type: 'integer', min: 1, value: 'SECONDS', help: "with -l: one line of pgbench's aggregate figures per SECONDS instead of one per transaction" },
+  {
+    long: 'aggregate-interval',
+    type: 'integer',
+    min: 1,
+    value: 'SECONDS',
+    help: "with -l: one line of pgbench's aggregate figures per SECONDS instead of one per transaction",
+  },
   { long: 'sampling-rate', type: 'number', min: 0, value: 'FRACTION', help: 'with -l: log this fraction of the transactions (e.g. 0.01)' },
 ];
 
@@ -28,7 +41,13 @@ export interface PgbenchRunSettings {
 }
 
 /** Reads and checks the options above; jobs is the number of jobs that will write logs. */
-export function pgbenchRunSettings(values: OptionValues, given: ReadonlySet<string>, jobs: number, rate: number | undefined, maxTries: number): PgbenchRunSettings {
+export function pgbenchRunSettings(
+  values: OptionValues,
+  given: ReadonlySet<string>,
+  jobs: number,
+  rate: number | undefined,
+  maxTries: number,
+): PgbenchRunSettings {
   const help = 'see: headroom run --help';
   const logging = values['log'] === true;
   for (const needsLog of ['aggregate-interval', 'sampling-rate', 'log-prefix']) {
@@ -55,7 +74,9 @@ export function pgbenchRunSettings(values: OptionValues, given: ReadonlySet<stri
       latencyLimitMs: latencyLimitMs ?? null,
       failuresDetailed,
       ...(abortOnError ? { abortOnError } : {}),
-      log: transactionLog ? { files: Array.from({ length: jobs }, (_, job) => transactionLogFile(transactionLog, job)), aggregateSeconds: aggregateSeconds ?? null, samplingRate } : null,
+      log: transactionLog
+        ? { files: Array.from({ length: jobs }, (_, job) => transactionLogFile(transactionLog, job)), aggregateSeconds: aggregateSeconds ?? null, samplingRate }
+        : null,
     },
   };
 }

@@ -22,11 +22,16 @@ export async function planEvents(result: RunResult, file: string, values: Option
   const demand = await moduleDemand(result);
   const eventsPerDay = (given.has('events-per-day') ? (values['events-per-day'] as number) : undefined) ?? demand?.eventsPerDay;
   if (eventsPerDay === undefined) {
-    throw new UserError(`${file} is a ${result.config.workload} run: plan needs the business's events a day`, 'give --events-per-day N (and --transactions-per-event N), or a demand in the workload module');
+    throw new UserError(
+      `${file} is a ${result.config.workload} run: plan needs the business's events a day`,
+      'give --events-per-day N (and --transactions-per-event N), or a demand in the workload module',
+    );
   }
   const perEvent = given.has('transactions-per-event') ? (values['transactions-per-event'] as number) : (demand?.transactionsPerEvent ?? 1);
   if (typeof perEvent !== 'number') {
-    for (const [type, cost] of Object.entries(perEvent)) if (cost > 0 && !result.transactions.some((t) => t.name === type && t.count > 0)) throw new UserError(`${file} ran no ${type} transaction, which the module's demand counts`, 'measure with the module as it is now');
+    for (const [type, cost] of Object.entries(perEvent))
+      if (cost > 0 && !result.transactions.some((t) => t.name === type && t.count > 0))
+        throw new UserError(`${file} ran no ${type} transaction, which the module's demand counts`, 'measure with the module as it is now');
   }
   const peakFactor = given.has('peak-factor') ? (values['peak-factor'] as number) : (demand?.peakFactor ?? 1);
   const utilisation = values['target-utilisation'] as number;
@@ -34,8 +39,16 @@ export async function planEvents(result: RunResult, file: string, values: Option
   const plan = planCapacity(capacity.requiredEventsPerSecond, capacity.measuredEventsPerSecond, peakFactor, utilisation);
   const event = demand?.event ?? 'event';
   const f = (v: number, digits = 1): string => v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  const cost = typeof perEvent === 'number' ? `${perEvent} transaction(s) of the run's mix` : Object.entries(perEvent).map(([t, n]) => `${n} ${t}`).join(' + ');
-  const normalised = values['normalise'] === undefined ? [] : normalisedLines(values['normalise'] as string, plan.measuredUnitsPerSecond, capacity.requiredEventsPerSecond, peakFactor, utilisation, event);
+  const cost =
+    typeof perEvent === 'number'
+      ? `${perEvent} transaction(s) of the run's mix`
+      : Object.entries(perEvent)
+          .map(([t, n]) => `${n} ${t}`)
+          .join(' + ');
+  const normalised =
+    values['normalise'] === undefined
+      ? []
+      : normalisedLines(values['normalise'] as string, plan.measuredUnitsPerSecond, capacity.requiredEventsPerSecond, peakFactor, utilisation, event);
   process.stdout.write(
     [
       `measured: ${f(result.summary.tps)} tps of ${result.config.workload} (${result.target.dbms}, ${result.config.clients} clients, scale ${result.config.scale}, ${file})`,
@@ -56,7 +69,8 @@ export async function planEvents(result: RunResult, file: string, values: Option
  */
 function normalisedLines(pair: string, measured: number, required: number, peakFactor: number, utilisation: number, event: string): string[] {
   const parts = pair.split(':');
-  if (parts.length !== 2 || parts.some((part) => part === '')) throw new UserError(`--normalise "${pair}" is not REFERENCE:YOURS`, 'e.g. --normalise reference/chain-study.json:my-chain-run.json');
+  if (parts.length !== 2 || parts.some((part) => part === ''))
+    throw new UserError(`--normalise "${pair}" is not REFERENCE:YOURS`, 'e.g. --normalise reference/chain-study.json:my-chain-run.json');
   const yours = { file: parts[1]!, label: path.basename(parts[1]!).replace(/\.json$/i, ''), result: readResult(parts[1]!) };
   const coefficients = normalisation(readReference(parts[0]!), yours);
   const tps = coefficients.metrics.find((m) => m.name === 'tps');
@@ -78,6 +92,7 @@ async function moduleDemand(result: RunResult): Promise<DemandDefinition | undef
     logLine(`note: the module ${module.path} is gone; its demand is not known (give --events-per-day and --transactions-per-event)`);
     return undefined;
   }
-  if (createHash('sha256').update(readFileSync(module.path)).digest('hex') !== module.sha256) logLine(`note: ${module.path} has changed since the run; its demand is read as it is now`);
+  if (createHash('sha256').update(readFileSync(module.path)).digest('hex') !== module.sha256)
+    logLine(`note: ${module.path} has changed since the run; its demand is read as it is now`);
   return (await loadWorkloadModule(module.path, { names: [], options: [] })).demand;
 }

@@ -10,15 +10,49 @@ import { planEvents } from './plan-events.js';
 import { parseArgs } from './args.js';
 
 export const PLAN_OPTIONS: OptionSpec[] = [
-  { long: 'preset', type: 'string', value: 'NAME', help: 'the business to carry: bank (clients x operations a day) or shop (orders, items, pages)', choices: ['bank', 'shop'], default: 'bank' },
+  {
+    long: 'preset',
+    type: 'string',
+    value: 'NAME',
+    help: 'the business to carry: bank (clients x operations a day) or shop (orders, items, pages)',
+    choices: ['bank', 'shop'],
+    default: 'bank',
+  },
   { long: 'clients', type: 'number', min: 1, value: 'N', help: 'bank: clients', default: BANK.clients },
   { long: 'ops-per-day', type: 'number', min: 0.001, value: 'N', help: 'bank: operations per client per day', default: BANK.operationsPerClientPerDay },
   { long: 'orders-per-second', type: 'number', min: 0.001, value: 'N', help: 'shop: orders per second', default: SHOP.ordersPerSecond },
-  { long: 'items-per-order', type: 'number', min: 0, value: 'N', help: 'shop: items per order (an order is items + 1 write units)', default: SHOP.itemsPerOrder },
-  { long: 'pages-per-purchase', type: 'number', min: 0, value: 'N', help: 'shop: result pages browsed per purchase, one unit each', default: SHOP.pagesPerPurchase },
-  { long: 'browse-visits', type: 'number', min: 0, value: 'N', help: 'shop: visits that browse without buying, per purchase', default: SHOP.browseOnlyVisitsPerPurchase },
+  {
+    long: 'items-per-order',
+    type: 'number',
+    min: 0,
+    value: 'N',
+    help: 'shop: items per order (an order is items + 1 write units)',
+    default: SHOP.itemsPerOrder,
+  },
+  {
+    long: 'pages-per-purchase',
+    type: 'number',
+    min: 0,
+    value: 'N',
+    help: 'shop: result pages browsed per purchase, one unit each',
+    default: SHOP.pagesPerPurchase,
+  },
+  {
+    long: 'browse-visits',
+    type: 'number',
+    min: 0,
+    value: 'N',
+    help: 'shop: visits that browse without buying, per purchase',
+    default: SHOP.browseOnlyVisitsPerPurchase,
+  },
   { long: 'events-per-day', type: 'number', min: 0.001, value: 'N', help: "any workload: the business's events a day (default: a module's demand)" },
-  { long: 'transactions-per-event', type: 'number', min: 0.001, value: 'N', help: "any workload: transactions of the run's mix one event costs (default: a module's demand, else 1)" },
+  {
+    long: 'transactions-per-event',
+    type: 'number',
+    min: 0.001,
+    value: 'N',
+    help: "any workload: transactions of the run's mix one event costs (default: a module's demand, else 1)",
+  },
   {
     long: 'normalise',
     type: 'string',
@@ -44,7 +78,12 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const num = (name: string): number => values[name] as number;
   const required =
     preset === 'shop'
-      ? shopUnitsPerSecond({ ordersPerSecond: num('orders-per-second'), itemsPerOrder: num('items-per-order'), pagesPerPurchase: num('pages-per-purchase'), browseOnlyVisitsPerPurchase: num('browse-visits') })
+      ? shopUnitsPerSecond({
+          ordersPerSecond: num('orders-per-second'),
+          itemsPerOrder: num('items-per-order'),
+          pagesPerPurchase: num('pages-per-purchase'),
+          browseOnlyVisitsPerPurchase: num('browse-visits'),
+        })
       : bankUnitsPerSecond({ clients: num('clients'), operationsPerClientPerDay: num('ops-per-day') });
   const plan = planCapacity(required, result.summary.tps, num('peak-factor'), utilisation);
   const f = (v: number, digits = 1): string => v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -63,7 +102,8 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
 function readChainResult(file: string): RunResult {
   const result = readResult(file);
   // Only the chain workload's unit is the unit the demand is counted in.
-  if (result.config.workload !== 'chain') throw new UserError(`${file} is a ${result.config.workload} run; plan counts chain model units`, 'measure with: headroom run chain');
+  if (result.config.workload !== 'chain')
+    throw new UserError(`${file} is a ${result.config.workload} run; plan counts chain model units`, 'measure with: headroom run chain');
   if (!(result.summary.tps > 0)) throw new UserError(`${file} measured no committed units`, 'use a completed chain run');
   return result;
 }

@@ -25,7 +25,7 @@ const NORMALISE_OPTION: OptionSpec = {
   long: 'normalise',
   type: 'string',
   value: 'REFERENCE:YOURS',
-  help: "coefficients between a reference (a result file, or a reference file such as reference/chain-study.json, FILE#ENTRY to pick an entry) and your run of the same workload on the same DBMS; the runs are shown as if on the reference machine",
+  help: 'coefficients between a reference (a result file, or a reference file such as reference/chain-study.json, FILE#ENTRY to pick an entry) and your run of the same workload on the same DBMS; the runs are shown as if on the reference machine',
 };
 
 export const REPORT_OPTIONS: OptionSpec[] = [
@@ -37,11 +37,7 @@ export const REPORT_OPTIONS: OptionSpec[] = [
   HELP_OPTION,
 ];
 
-export const COMPARE_OPTIONS: OptionSpec[] = [
-  NORMALISE_OPTION,
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+export const COMPARE_OPTIONS: OptionSpec[] = [NORMALISE_OPTION, VERBOSE_OPTION, HELP_OPTION];
 
 /** `headroom report FILE...`: one self-contained HTML page, and on request CSV and Markdown. */
 export async function reportCommand(argv: readonly string[]): Promise<number> {
@@ -49,8 +45,10 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   const { runs, sweeps, experiments } = readResults(positionals);
   const csv = values['csv'] as string | undefined;
   const html = (values['out'] as string | undefined) ?? (given.has('csv') || given.has('markdown') ? undefined : DEFAULT_REPORT_FILE);
-  if (html !== undefined && csv !== undefined && path.resolve(html) === path.resolve(csv)) throw new UserError('--out and --csv name the same file', 'give them different names');
-  if (html !== undefined && positionals.some((p) => path.resolve(p) === path.resolve(html))) throw new UserError(`--out ${html} would overwrite a result file`, 'name another file for the report');
+  if (html !== undefined && csv !== undefined && path.resolve(html) === path.resolve(csv))
+    throw new UserError('--out and --csv name the same file', 'give them different names');
+  if (html !== undefined && positionals.some((p) => path.resolve(p) === path.resolve(html)))
+    throw new UserError(`--out ${html} would overwrite a result file`, 'name another file for the report');
   const pair = values['normalise'] as string | undefined;
   const normalised = pair === undefined ? undefined : readNormalised(pair, { runs, sweeps });
   if (html !== undefined) {
@@ -68,7 +66,12 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     }
   }
   if (values['markdown'] === true) {
-    const parts = [...(runs.length > 0 ? [markdownSummary(runs)] : []), ...experiments.map(experimentMarkdown), ...(sweeps.length > 0 ? [sweepMarkdown(sweeps)] : []), ...(normalised ? [normaliseMarkdown(normalised)] : [])];
+    const parts = [
+      ...(runs.length > 0 ? [markdownSummary(runs)] : []),
+      ...experiments.map(experimentMarkdown),
+      ...(sweeps.length > 0 ? [sweepMarkdown(sweeps)] : []),
+      ...(normalised ? [normaliseMarkdown(normalised)] : []),
+    ];
     process.stdout.write(parts.join('\n'));
   }
   return 0;
@@ -83,10 +86,17 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${normaliseText(readNormalised(pair, others))}\n`);
     return 0;
   }
-  if (positionals.length < 2) throw new UserError(`"headroom compare" needs two or more result files, got ${positionals.length}`, 'e.g. headroom compare before.json after.json (headroom report shows a single run)');
+  if (positionals.length < 2)
+    throw new UserError(
+      `"headroom compare" needs two or more result files, got ${positionals.length}`,
+      'e.g. headroom compare before.json after.json (headroom report shows a single run)',
+    );
   const experiments = positionals.filter(isExperimentFile);
   if (experiments.length > 0 && experiments.length < positionals.length) {
-    throw new UserError(`${experiments[0]} is an experiment file and ${positionals.find((p) => !isExperimentFile(p))} is not: they do not compare`, 'compare run results with run results, experiment files with experiment files of the same experiment');
+    throw new UserError(
+      `${experiments[0]} is an experiment file and ${positionals.find((p) => !isExperimentFile(p))} is not: they do not compare`,
+      'compare run results with run results, experiment files with experiment files of the same experiment',
+    );
   }
   if (experiments.length > 0) return (process.stdout.write(`${compareExperimentsText(positionals)}\n`), 0);
   const { runs, sweeps } = readResults(positionals);
@@ -101,7 +111,10 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
 function readNormalised(pair: string, others: { runs: readonly LoadedResult[]; sweeps: readonly LoadedSweep[] }): NormalisedComparison {
   const parts = pair.split(':');
   if (parts.length !== 2 || parts.some((part) => part === '')) {
-    throw new UserError(`--normalise "${pair}" is not REFERENCE:YOURS`, 'e.g. --normalise reference/chain-study.json:my-postgres-run.json (file names without colons)');
+    throw new UserError(
+      `--normalise "${pair}" is not REFERENCE:YOURS`,
+      'e.g. --normalise reference/chain-study.json:my-postgres-run.json (file names without colons)',
+    );
   }
   const yours = readResult(parts[1]!);
   const label = path.basename(parts[1]!).replace(/\.json$/i, '');

@@ -15,7 +15,8 @@ export const RESTORE_SETTINGS_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION
  */
 export async function restoreSettingsCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, RESTORE_SETTINGS_OPTIONS, 'restore-settings');
-  if (positionals.length > 0) throw new UserError(`"headroom restore-settings" takes no workload, got: ${positionals.join(' ')}`, 'use: headroom restore-settings --db URL');
+  if (positionals.length > 0)
+    throw new UserError(`"headroom restore-settings" takes no workload, got: ${positionals.join(' ')}`, 'use: headroom restore-settings --db URL');
   const target = resolveTarget(values['db'] as string | undefined);
   const driver = createDriver(target);
   const conn = await driver.connect();

@@ -77,15 +77,40 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   // A fresh id per run: journal ids are runId.terminal.sequence, and every run restarts the sequences.
   const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
   const { durationSeconds, transactionsPerClient, scale, seed, pgbench, routing } = plan;
-  logLine(`running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`);
-  const observer = values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables);
+  logLine(
+    `running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`,
+  );
+  const observer =
+    values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables);
   const server = serverTargetOf(session.target);
   const lagSampler = routing && values['observe'] !== false && server?.replicas ? await ReplicaLagSampler.start(server) : undefined;
   const agents = plan.agents;
   const engine = (c: EngineConfig, s: AbortSignal, i: (point: SeriesPoint) => void): Promise<EngineOutcome & { agents?: AgentsRecord }> =>
     agents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
   const outcome = await engine(
-    { target: session.target, workload: engineWorkload(workload), options: plan.workloadOptions, scale, clients, jobs, durationSeconds, transactionsPerClient, rate, warmupSeconds, maxTries, abortOnError: pgbench.abortOnError, seed, journal, acceptRefusals: plan.force, latencyLimitMs: pgbench.latencyLimitMs, transactionLog: pgbench.transactionLog, routing, protocol, perCommand, sessionStatements: plan.settings.sessionStatements },
+    {
+      target: session.target,
+      workload: engineWorkload(workload),
+      options: plan.workloadOptions,
+      scale,
+      clients,
+      jobs,
+      durationSeconds,
+      transactionsPerClient,
+      rate,
+      warmupSeconds,
+      maxTries,
+      abortOnError: pgbench.abortOnError,
+      seed,
+      journal,
+      acceptRefusals: plan.force,
+      latencyLimitMs: pgbench.latencyLimitMs,
+      transactionLog: pgbench.transactionLog,
+      routing,
+      protocol,
+      perCommand,
+      sessionStatements: plan.settings.sessionStatements,
+    },
     plan.signal,
     (point) => {
       if (live) live.update(point);
@@ -153,8 +178,10 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       : outcome.jobFailure
         ? { statusReason: jobFailureReason(outcome) }
         : outcome.failure
-        ? { statusReason: `${outcome.totals.terminals.filter((t) => t.aborted !== undefined).length} of ${clients} client(s) aborted: ${outcome.failure.message}` }
-        : {}),
+          ? {
+              statusReason: `${outcome.totals.terminals.filter((t) => t.aborted !== undefined).length} of ${clients} client(s) aborted: ${outcome.failure.message}`,
+            }
+          : {}),
   });
   if (routing && outcome.totals.nodes) {
     const urls = server ? nodeTargets(server).map((t) => describeTarget(t)) : [session.url];

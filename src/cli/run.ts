@@ -14,7 +14,20 @@ import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { parseSettings, ServerSettings } from '../engine/server-settings.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs, settingsContext } from './common.js';
+import {
+  ACCEPT_DATA_LOSS_OPTION,
+  DB_OPTION,
+  HELP_OPTION,
+  SCALE_OPTION,
+  SET_OPTION,
+  VERBOSE_OPTION,
+  askedScale,
+  dataContext,
+  logLine,
+  openSession,
+  parseVerbArgs,
+  settingsContext,
+} from './common.js';
 import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
@@ -30,19 +43,50 @@ export const DEFAULT_DURATION_SECONDS = 10;
 
 export const RUN_OPTIONS: OptionSpec[] = [
   { ...DB_OPTION, help: `${DB_OPTION.help} (add ?replicas=host:port,... for --route)` },
-  { long: 'clients', short: 'c', type: 'string', value: 'N', help: 'terminals, each on its own connection; a list (10,20,40) or range (10:200:10, 1:256:x2) sweeps them, one run per step', default: '1' },
+  {
+    long: 'clients',
+    short: 'c',
+    type: 'string',
+    value: 'N',
+    help: 'terminals, each on its own connection; a list (10,20,40) or range (10:200:10, 1:256:x2) sweeps them, one run per step',
+    default: '1',
+  },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: `measured duration (default ${DEFAULT_DURATION_SECONDS} unless -t is given)` },
   { long: 'transactions', short: 't', type: 'integer', min: 1, value: 'N', help: 'transactions per client instead of a duration' },
   SCALE_OPTION,
   { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 1 },
-  { long: 'rate', short: 'R', type: 'number', min: 0.001, value: 'TPS', help: 'open loop: schedule TPS transactions per second in all, latency counted from the scheduled start' },
+  {
+    long: 'rate',
+    short: 'R',
+    type: 'number',
+    min: 0.001,
+    value: 'TPS',
+    help: 'open loop: schedule TPS transactions per second in all, latency counted from the scheduled start',
+  },
   { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
-  { long: 'protocol', type: 'string', value: 'MODE', choices: PROTOCOLS, help: "how statements are sent: simple (values written into the text), extended (one-off parameterised statements), prepared (pgbench's default is simple)", default: 'prepared' },
-  { long: 'report-per-command', short: 'r', type: 'boolean', help: "per-command average latency and failures of each script, stored in the result and printed after the summary (pgbench -r)" },
+  {
+    long: 'protocol',
+    type: 'string',
+    value: 'MODE',
+    choices: PROTOCOLS,
+    help: "how statements are sent: simple (values written into the text), extended (one-off parameterised statements), prepared (pgbench's default is simple)",
+    default: 'prepared',
+  },
+  {
+    long: 'report-per-command',
+    short: 'r',
+    type: 'boolean',
+    help: 'per-command average latency and failures of each script, stored in the result and printed after the summary (pgbench -r)',
+  },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed (default: a new one each run, stored in the result)' },
-  { long: 'observe', type: 'boolean', help: "sample the server beside the run: its CPU and I/O, waits, sizes, top statements (--observe=false: don't)", default: true },
+  {
+    long: 'observe',
+    type: 'boolean',
+    help: "sample the server beside the run: its CPU and I/O, waits, sizes, top statements (--observe=false: don't)",
+    default: true,
+  },
   { long: 'live', type: 'boolean', help: 'on a terminal, redraw a compact live view in place of the progress lines (--live=false: lines)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'result file (default headroom-results/WORKLOAD-DBMS-TIME.json)' },
   {
@@ -100,7 +144,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
 export async function runWithStyle(argv: readonly string[], style: RunStyle): Promise<number> {
   refusePgbenchOnly(argv);
   const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'run', RUN_OPTIONS);
-  if (given.has('time') && given.has('transactions')) throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
+  if (given.has('time') && given.has('transactions'))
+    throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
   if (given.has('protocol') && workload.honoursProtocol !== true) {
     throw new UserError(`--protocol does not apply to ${workload.name}: its statements are sent as the workload defines them`, protocolHint(workload));
   }
@@ -109,12 +154,16 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   const steps = parseClientSteps(values['clients'] as string);
   const jobs = values['jobs'] as number;
   // In a sweep a step with fewer clients than -j runs one job per client.
-  if (steps.length === 1 && jobs > steps[0]!) throw new UserError(`-j ${jobs} is more than -c ${steps[0]}`, 'each job needs at least one client: use -j up to -c');
+  if (steps.length === 1 && jobs > steps[0]!)
+    throw new UserError(`-j ${jobs} is more than -c ${steps[0]}`, 'each job needs at least one client: use -j up to -c');
   // A bad mix, or a type that cannot be sent the --protocol way, is refused before anything is loaded.
   const types = workload.transactions(workloadOptions);
   checkWeights(types.map((t) => t.weight));
   const thresholds = ((values['threshold'] as string[] | undefined) ?? []).map(parseThreshold);
-  checkThresholdTypes(thresholds, types.map((t) => t.name));
+  checkThresholdTypes(
+    thresholds,
+    types.map((t) => t.name),
+  );
   if (thresholds.length > 0 && steps.length > 1) throw new UserError('--threshold applies to one run, not to a sweep of -c', 'give -c one number');
   for (const type of types) type.checkProtocol?.(values['protocol'] as Protocol);
   const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
@@ -143,13 +192,18 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
       if (refusal) throw new UserError(refusal.message, refusal.hint);
     }
     const needsData = workload.needsData?.(workloadOptions) ?? true;
-    const present = needsData ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine }) : undefined;
+    const present = needsData
+      ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine })
+      : undefined;
     // A half-loaded dataset is not to be measured at any scale, nor quietly loaded over; where the
     // workload sees data, refuseIncompleteData reads the load record itself.
     if (present !== undefined) await refuseIncompleteData(session, workload, workloadOptions, present);
     else if (needsData) await refuseUnfinishedLoad(session, workload);
     if (present !== undefined && asked !== undefined && present !== asked) {
-      throw new UserError(`the database holds ${workload.name} data at scale ${present}, not ${asked}`, `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`);
+      throw new UserError(
+        `the database holds ${workload.name} data at scale ${present}, not ${asked}`,
+        `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`,
+      );
     }
     const scale = present ?? asked ?? workload.defaultScale;
     let phases: LoadPhase[] = [];
@@ -164,7 +218,13 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
     }
 
     await style.beforeRun?.(session, scale);
-    const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
+    const loadMode = await workload.loadMode?.({
+      conn: session.conn,
+      driver: session.driver,
+      dbms: session.target.dbms,
+      options: workloadOptions,
+      log: logLine,
+    });
     if (values['journal'] !== undefined) await session.conn.query(journalTableDdl(session.target.dbms));
 
     const abort = new AbortController();

@@ -77,7 +77,9 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
       const { accepted, refused } = result.summary.connections;
       if (refused > 0) refuse(clients, `the server accepted ${accepted} of ${clients} connections`);
       else if (result.status === 'completed') sweep.accepted = clients;
-      logLine(`step ${i + 1} of ${steps.length}: ${clients} clients, ${result.summary.tps.toFixed(1)} tps, p99 ${result.summary.latencyMs.p99.toFixed(3)} ms, ${result.status}`);
+      logLine(
+        `step ${i + 1} of ${steps.length}: ${clients} clients, ${result.summary.tps.toFixed(1)} tps, p99 ${result.summary.latencyMs.p99.toFixed(3)} ms, ${result.status}`,
+      );
       if (result.status !== 'completed') {
         sweep.status = result.status;
         sweep.statusReason = `step ${clients}: ${result.statusReason ?? result.status}`;

@@ -39,7 +39,12 @@ export function parseClientSteps(text: string): number[] {
       const factor = Number(step.slice(1));
       if (step.length === 1 || !Number.isFinite(factor)) fail(`the factor "${step}" is not a number (e.g. x2)`);
       if (factor <= 1) fail(`the factor must be more than 1, not ${step.slice(1)}`);
-      for (let next = Math.max(start + 1, Math.round(start * factor)); next <= end && steps.length <= MAX_SWEEP_STEPS; next = Math.max(next + 1, Math.round(next * factor))) steps.push(next);
+      for (
+        let next = Math.max(start + 1, Math.round(start * factor));
+        next <= end && steps.length <= MAX_SWEEP_STEPS;
+        next = Math.max(next + 1, Math.round(next * factor))
+      )
+        steps.push(next);
     } else {
       const increment = count(step, 'the step');
       for (let next = start + increment; next <= end && steps.length <= MAX_SWEEP_STEPS; next += increment) steps.push(next);

@@ -15,7 +15,10 @@ export function routingOf(values: OptionValues, target: Target): { route: Route;
   const balance = values['balance'] as Balance;
   const replicas = serverTargetOf(target)?.replicas;
   if (route !== 'none' && !replicas) {
-    throw new UserError(`--route ${route} needs replicas to route to`, 'list them in the URL: --db postgres://u@primary:5432/db?replicas=host2:5432,host3:5432');
+    throw new UserError(
+      `--route ${route} needs replicas to route to`,
+      'list them in the URL: --db postgres://u@primary:5432/db?replicas=host2:5432,host3:5432',
+    );
   }
   return replicas ? { route, balance } : undefined;
 }

@@ -165,7 +165,10 @@ export function nodeTargets(target: ServerTarget): ServerTarget[] {
  */
 function firebirdDatabase(path: string | undefined, text: string): string {
   if (path === undefined) {
-    throw new UserError(`the Firebird URL "${redact(text)}" names no database`, 'add the database file or alias, e.g. firebird://SYSDBA@127.0.0.1:3050//var/lib/firebird/3.0/data/bench.fdb');
+    throw new UserError(
+      `the Firebird URL "${redact(text)}" names no database`,
+      'add the database file or alias, e.g. firebird://SYSDBA@127.0.0.1:3050//var/lib/firebird/3.0/data/bench.fdb',
+    );
   }
   return path.includes('/') && !path.startsWith('/') ? `/${path}` : path;
 }

@@ -26,8 +26,10 @@ export function maintenanceFor(dbms: DbmsName, table: string): Maintenance {
       return {
         name: 'optimize',
         statements: [`OPTIMIZE TABLE ${table}`],
-        description: "InnoDB's purge removes old row versions on its own; OPTIMIZE TABLE rebuilds the table and its index (recreate + analyze), returning the space of half-empty pages",
-        sizesNote: "sizes from information_schema.TABLES, InnoDB's statistics: they are refreshed when 10% of the rows change or by ANALYZE TABLE, so between steps they may lag; InnoDB counts no dead rows",
+        description:
+          "InnoDB's purge removes old row versions on its own; OPTIMIZE TABLE rebuilds the table and its index (recreate + analyze), returning the space of half-empty pages",
+        sizesNote:
+          "sizes from information_schema.TABLES, InnoDB's statistics: they are refreshed when 10% of the rows change or by ANALYZE TABLE, so between steps they may lag; InnoDB counts no dead rows",
       };
     case 'sqlite':
       return {

@@ -19,7 +19,9 @@ function isChange(value: unknown): value is PendingChange {
 
 function isRecord(value: unknown): value is PendingRecord {
   const r = value as PendingRecord;
-  return typeof r === 'object' && r !== null && typeof r.id === 'string' && typeof r.holder === 'string' && Array.isArray(r.changes) && r.changes.every(isChange);
+  return (
+    typeof r === 'object' && r !== null && typeof r.id === 'string' && typeof r.holder === 'string' && Array.isArray(r.changes) && r.changes.every(isChange)
+  );
 }
 
 /** Records from JSON (one record or a list); what does not have their shape is left out. */

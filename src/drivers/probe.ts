@@ -45,9 +45,7 @@ const CONNECT_WAIT_MS = 3000;
  * user identification, one protocol: 10, rpc to batch_send): a Firebird server answers op_accept
  * (3), op_reject (4), op_cond_accept (98) or op_accept_data (94).
  */
-const FIREBIRD_CONNECT = Buffer.from(
-  [1, 19, 3, 1, 0, 1, 0, 10, 1, 2, 3, 2].flatMap((n) => [0, 0, 0, n]),
-);
+const FIREBIRD_CONNECT = Buffer.from([1, 19, 3, 1, 0, 1, 0, 10, 1, 2, 3, 2].flatMap((n) => [0, 0, 0, n]));
 const FIREBIRD_ANSWERS = new Set([3, 4, 94, 98]);
 
 const cache = new Map<string, Promise<Identified>>();
@@ -76,11 +74,13 @@ async function identify(address: SocketAddress): Promise<Identified> {
   if (greeting instanceof Buffer) return describeGreeting(greeting, 0, greeting.length);
   const ssl = await exchange(address, SSL_REQUEST, ANSWER_WAIT_MS);
   // S or N; an ErrorResponse (E) from a server that refuses at once.
-  if (ssl instanceof Buffer && ((ssl.length === 1 && (ssl[0] === 0x53 || ssl[0] === 0x4e)) || ssl[0] === 0x45)) return { kind: 'PostgreSQL', description: 'a PostgreSQL server' };
+  if (ssl instanceof Buffer && ((ssl.length === 1 && (ssl[0] === 0x53 || ssl[0] === 0x4e)) || ssl[0] === 0x45))
+    return { kind: 'PostgreSQL', description: 'a PostgreSQL server' };
   // A slow greeter (a busy MariaDB) greets even after bytes were sent.
   if (ssl instanceof Buffer && describeGreeting(ssl, 0, ssl.length).kind) return describeGreeting(ssl, 0, ssl.length);
   const firebird = await exchange(address, FIREBIRD_CONNECT, ANSWER_WAIT_MS);
-  if (firebird instanceof Buffer && firebird.length >= 4 && FIREBIRD_ANSWERS.has(firebird.readInt32BE(0))) return { kind: 'Firebird', description: 'a Firebird server' };
+  if (firebird instanceof Buffer && firebird.length >= 4 && FIREBIRD_ANSWERS.has(firebird.readInt32BE(0)))
+    return { kind: 'Firebird', description: 'a Firebird server' };
   return { kind: undefined, description: 'a server that answers neither as PostgreSQL, MariaDB nor Firebird' };
 }
 

@@ -19,13 +19,15 @@ export const DRIVERS: readonly DriverDescription[] = [
     dbms: 'postgres',
     url: 'postgres://user:password@host:5432/database',
     client: "headroom's own protocol client (src/drivers/postgres/wire)",
-    notes: 'prepared statements, COPY for loading; trust, password, MD5 and SCRAM-SHA-256 logins; URL parameters as in libpq; PG* variables, the service file and the password file fill in what the URL leaves out',
+    notes:
+      'prepared statements, COPY for loading; trust, password, MD5 and SCRAM-SHA-256 logins; URL parameters as in libpq; PG* variables, the service file and the password file fill in what the URL leaves out',
   },
   {
     dbms: 'mariadb',
     url: 'mariadb://user:password@host:3306/database (or mysql://)',
     client: "headroom's own protocol client (src/drivers/mariadb/wire)",
-    notes: 'binary-protocol prepared statements (without repeated metadata on MariaDB 10.6+), multi-row INSERT for loading; mysql_native_password and caching_sha2_password (fast path) logins; ?socket= and ?connect_timeout=; MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_UNIX_PORT, MYSQL_USER, MYSQL_PWD, MYSQL_DATABASE fill in the rest',
+    notes:
+      'binary-protocol prepared statements (without repeated metadata on MariaDB 10.6+), multi-row INSERT for loading; mysql_native_password and caching_sha2_password (fast path) logins; ?socket= and ?connect_timeout=; MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_UNIX_PORT, MYSQL_USER, MYSQL_PWD, MYSQL_DATABASE fill in the rest',
   },
   {
     dbms: 'firebird',

@@ -127,7 +127,8 @@ export class LocalJob implements JobHandle {
     const connectStarted = performance.now();
     const opened = await Promise.allSettled(connectors.map((connect) => connect()));
     recorder.connectMs = performance.now() - connectStarted;
-    const refused = (o: PromiseSettledResult<Connection>): boolean => o.status === 'rejected' && o.reason instanceof DbError && o.reason.errorClass === 'capacity';
+    const refused = (o: PromiseSettledResult<Connection>): boolean =>
+      o.status === 'rejected' && o.reason instanceof DbError && o.reason.errorClass === 'capacity';
     const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected' && !(config.acceptRefusals && refused(o)));
     const accepted = opened.flatMap((o, i) => (o.status === 'fulfilled' ? [{ connection: o.value, plan: config.terminals[i]!, connect: connectors[i]! }] : []));
     if (failure || accepted.length === 0) {
@@ -137,11 +138,30 @@ export class LocalJob implements JobHandle {
       await router?.close();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
-    const context = { scale: config.scale, dbms: config.target.dbms, pipelines: driver.pipelines, options: config.options, protocol: config.protocol, seed: config.seed, ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}) };
+    const context = {
+      scale: config.scale,
+      dbms: config.target.dbms,
+      pipelines: driver.pipelines,
+      options: config.options,
+      protocol: config.protocol,
+      seed: config.seed,
+      ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}),
+    };
     const gate = driver.blocking ? new Gate() : undefined;
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>
-        new Terminal({ plan: { ...plan, latencyLimitMs: config.latencyLimitMs, startDelayMs: plan.id * stagger }, types, recorder, stop: stopSignal, connection, connect, blocking: driver.blocking, gate, context, log }),
+        new Terminal({
+          plan: { ...plan, latencyLimitMs: config.latencyLimitMs, startDelayMs: plan.id * stagger },
+          types,
+          recorder,
+          stop: stopSignal,
+          connection,
+          connect,
+          blocking: driver.blocking,
+          gate,
+          context,
+          log,
+        }),
     );
     recorder.refusedConnections = opened.length - accepted.length;
     try {

@@ -32,7 +32,14 @@ export interface SeriesPoint {
   eventLoopDelayMs?: { p99: number; max: number };
 }
 
-export function intervalPoint(snapshots: readonly IntervalSnapshot[], t: number, seconds: number, phase: SeriesPoint['phase'], cpuPercent: number, rated: boolean): SeriesPoint {
+export function intervalPoint(
+  snapshots: readonly IntervalSnapshot[],
+  t: number,
+  seconds: number,
+  phase: SeriesPoint['phase'],
+  cpuPercent: number,
+  rated: boolean,
+): SeriesPoint {
   const histogram = mergeEncoded(snapshots.map((s) => s.histogram));
   const transactions = sum(snapshots.map((s) => s.count));
   const latency = summarize(histogram);
@@ -182,7 +189,13 @@ function mergeOutages(episodes: readonly OutageEpisode[]): Outage[] {
       merged.push({ startMs: e.startMs, endMs: e.endMs, terminals: 1, errors: e.errors, recovered: e.recovered });
     }
   }
-  return merged.map((o) => ({ startedAt: new Date(o.startMs).toISOString(), seconds: round((o.endMs - o.startMs) / 1000, 3), terminals: o.terminals, errors: o.errors, recovered: o.recovered }));
+  return merged.map((o) => ({
+    startedAt: new Date(o.startMs).toISOString(),
+    seconds: round((o.endMs - o.startMs) / 1000, 3),
+    terminals: o.terminals,
+    errors: o.errors,
+    recovered: o.recovered,
+  }));
 }
 
 function mergeEncoded(encoded: readonly string[]): Histogram {

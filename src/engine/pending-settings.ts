@@ -60,7 +60,9 @@ function clientRecords(server: string): { record: PendingRecord; file: string }[
   return names.flatMap((name) => {
     const file = path.join(recordsDir(), name);
     try {
-      return parsePendingRecords(readFileSync(file, 'utf8')).filter((r) => r.server === server).map((record) => ({ record, file }));
+      return parsePendingRecords(readFileSync(file, 'utf8'))
+        .filter((r) => r.server === server)
+        .map((record) => ({ record, file }));
     } catch {
       return [];
     }
@@ -85,7 +87,14 @@ export class PendingChanges {
     const store = driver.pendingStore;
     const server = serverKey(target);
     if (!store || !server) throw new Error(`${driver.dbms} keeps no record of changes that outlive a connection`);
-    const record: PendingRecord = { id: randomUUID(), server, writtenAt: new Date().toISOString(), client: `${hostname()} pid ${process.pid}`, holder: await store.holder(conn), changes };
+    const record: PendingRecord = {
+      id: randomUUID(),
+      server,
+      writtenAt: new Date().toISOString(),
+      client: `${hostname()} pid ${process.pid}`,
+      holder: await store.holder(conn),
+      changes,
+    };
     const file = path.join(recordsDir(), `${record.id}.json`);
     try {
       writeDurably(file, `${JSON.stringify(record, null, 2)}\n`);
@@ -103,7 +112,9 @@ export class PendingChanges {
     for (const change of changes) {
       const scope = change.kind === 'global' ? ' for everyone on the server' : '';
       const when = 'headroom puts it back when this command ends, or at its next command against this server if this one is killed';
-      warn(`changing ${describeChange(change)} to ${change.set} (was ${change.previous})${scope}; ${when}; by hand: ${store.restoreStatements(change).join('; ')}`);
+      warn(
+        `changing ${describeChange(change)} to ${change.set} (was ${change.previous})${scope}; ${when}; by hand: ${store.restoreStatements(change).join('; ')}`,
+      );
     }
     return new PendingChanges(store, record, file, warn);
   }
@@ -113,7 +124,9 @@ export class PendingChanges {
     try {
       await this.store.remove(conn, this.record.id);
     } catch (error) {
-      this.warn(`could not remove headroom's record of the changes from the server (${(error as Error).message}); the next command will find the values back and drop it`);
+      this.warn(
+        `could not remove headroom's record of the changes from the server (${(error as Error).message}); the next command will find the values back and drop it`,
+      );
     }
     rmSync(this.file, { force: true });
   }
@@ -154,14 +167,18 @@ export async function settlePendingChanges(driver: Driver, conn: Connection, tar
   for (const { record, files } of found.values()) {
     const by = `by headroom on ${record.client} at ${record.writtenAt}`;
     if (await holderAlive(store, conn, record.holder)) {
-      log(`left in place: ${record.changes.map((c) => `${describeChange(c)}=${c.set}`).join(', ')}, set ${by}, which is still running (server session ${record.holder})`);
+      log(
+        `left in place: ${record.changes.map((c) => `${describeChange(c)}=${c.set}`).join(', ')}, set ${by}, which is still running (server session ${record.holder})`,
+      );
       continue;
     }
     let settled = true;
     for (const change of [...record.changes].reverse()) {
       const byHand = store.restoreStatements(change).join('; ');
       if (change.kind === 'table' && change.database !== (await store.database(conn))) {
-        log(`${describeChange(change)} was left at ${change.set} ${by}; run headroom restore-settings with --db naming database ${change.database}, or by hand there: ${byHand}`);
+        log(
+          `${describeChange(change)} was left at ${change.set} ${by}; run headroom restore-settings with --db naming database ${change.database}, or by hand there: ${byHand}`,
+        );
         settled = false;
         continue;
       }
@@ -171,7 +188,9 @@ export async function settlePendingChanges(driver: Driver, conn: Connection, tar
           for (const sql of store.restoreStatements(change)) await conn.query(sql);
           log(`put ${describeChange(change)} back to ${change.previous}: it was left at ${change.set} ${by}, which ended before it could put it back`);
         } catch (error) {
-          log(`could not put ${describeChange(change)} back to ${change.previous} (left at ${change.set} ${by}): ${(error as Error).message}; by hand: ${byHand}`);
+          log(
+            `could not put ${describeChange(change)} back to ${change.previous} (left at ${change.set} ${by}): ${(error as Error).message}; by hand: ${byHand}`,
+          );
           settled = false;
         }
       } else if (!sameValue(now, change.restoreTo)) {

@@ -61,7 +61,13 @@ export class ServerSettings {
     private readonly warn: (message: string) => void,
   ) {}
 
-  static async apply(driver: Driver, conn: Connection, asked: readonly SettingAsked[], warn: (message: string) => void, context: SettingsContext): Promise<ServerSettings> {
+  static async apply(
+    driver: Driver,
+    conn: Connection,
+    asked: readonly SettingAsked[],
+    warn: (message: string) => void,
+    context: SettingsContext,
+  ): Promise<ServerSettings> {
     const plans = [];
     for (const setting of asked) {
       const plan = await driver.planSetting(conn, setting.name, setting.value);

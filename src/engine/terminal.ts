@@ -84,7 +84,17 @@ export class Terminal {
   private logged = 0;
 
   constructor(parts: TerminalParts) {
-    ({ plan: this.plan, types: this.types, recorder: this.recorder, stop: this.stop, connection: this.conn, connect: this.connect, blocking: this.blocking, gate: this.gate, log: this.log } = parts);
+    ({
+      plan: this.plan,
+      types: this.types,
+      recorder: this.recorder,
+      stop: this.stop,
+      connection: this.conn,
+      connect: this.connect,
+      blocking: this.blocking,
+      gate: this.gate,
+      log: this.log,
+    } = parts);
     this.random = this.types[0]?.random?.({ seed: parts.context.seed, terminal: this.plan.id, terminals: this.plan.terminals }) ?? new Random(this.plan.seed);
     this.pacing = new Pacing(this.plan.seed);
     this.tally = this.recorder.tally(this.plan.id);
@@ -92,7 +102,13 @@ export class Terminal {
       this.types.map((t) => t.weight),
       new Random(this.plan.seed ^ 0x5bd1e995),
     );
-    this.context = { ...parts.context, terminal: this.plan.id, terminals: this.plan.terminals, transactionsPerTerminal: this.plan.transactions, random: this.random };
+    this.context = {
+      ...parts.context,
+      terminal: this.plan.id,
+      terminals: this.plan.terminals,
+      transactionsPerTerminal: this.plan.transactions,
+      random: this.random,
+    };
   }
 
   async prepare(): Promise<void> {
@@ -181,7 +197,16 @@ export class Terminal {
         if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
       } else {
         recorder.failure(type, error, this.tally, ended, tries);
-        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'failed', deadlock: error.errorClass === 'retryable' ? error.deadlock : undefined }, lagUs, tries, ended);
+        if (this.log && recorder.measuring)
+          this.log.record(
+            plan.id,
+            this.logged,
+            type,
+            { kind: 'failed', deadlock: error.errorClass === 'retryable' ? error.deadlock : undefined },
+            lagUs,
+            tries,
+            ended,
+          );
         if (error.errorClass === 'connection_lost') await this.reconnect();
         else if (error.errorClass === 'bad_request') {
           this.abortedBy = error;
@@ -205,7 +230,11 @@ export class Terminal {
    * values while the error is retryable and --max-tries allows. Returns the error that ended it, if
    * any, and the tries made.
    */
-  private async retry(type: number, first: DbError, state: ReturnType<Random['save']> | undefined): Promise<{ error: DbError | undefined; tries: number; rolledBack: boolean }> {
+  private async retry(
+    type: number,
+    first: DbError,
+    state: ReturnType<Random['save']> | undefined,
+  ): Promise<{ error: DbError | undefined; tries: number; rolledBack: boolean }> {
     let error = first;
     for (let tries = 1; ; tries++) {
       if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});

@@ -159,7 +159,23 @@ export class TransactionLog {
 }
 
 function emptyAggregate(startSec: number): Aggregate {
-  return { startSec, count: 0, latencySum: 0, latencySum2: 0, latencyMin: Infinity, latencyMax: 0, lagSum: 0, lagSum2: 0, lagMin: Infinity, lagMax: 0, skipped: 0, retried: 0, retries: 0, serialization: 0, deadlock: 0 };
+  return {
+    startSec,
+    count: 0,
+    latencySum: 0,
+    latencySum2: 0,
+    latencyMin: Infinity,
+    latencyMax: 0,
+    lagSum: 0,
+    lagSum2: 0,
+    lagMin: Infinity,
+    lagMax: 0,
+    skipped: 0,
+    retried: 0,
+    retries: 0,
+    serialization: 0,
+    deadlock: 0,
+  };
 }
 
 /**

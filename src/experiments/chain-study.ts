@@ -41,11 +41,32 @@ export interface ChainStudyRow {
 
 export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
   DB_OPTION,
-  { long: 'scale', short: 's', type: 'string', value: 'SCALE', help: 'chain data to run on (loaded when the database holds none or another scale)', default: '1/100' },
-  { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: "terminals of the distributed runs (default the study's: 33 on PostgreSQL, 150 on MariaDB, 33 elsewhere)" },
+  {
+    long: 'scale',
+    short: 's',
+    type: 'string',
+    value: 'SCALE',
+    help: 'chain data to run on (loaded when the database holds none or another scale)',
+    default: '1/100',
+  },
+  {
+    long: 'clients',
+    short: 'c',
+    type: 'integer',
+    min: 1,
+    value: 'N',
+    help: "terminals of the distributed runs (default the study's: 33 on PostgreSQL, 150 on MariaDB, 33 elsewhere)",
+  },
   { long: 'runs', type: 'integer', min: 1, value: 'N', help: 'distributed runs in a row, each one client batch split among the terminals', default: 3 },
   { long: 'localized-step', type: 'integer', min: 1, value: 'N', help: 'the localized sweep runs N, 2N, 3N ... terminals', default: 10 },
-  { long: 'localized-max', type: 'integer', min: 0, value: 'N', help: 'last terminal count of the sweep (0: until the server refuses, as the study went)', default: 0 },
+  {
+    long: 'localized-max',
+    type: 'integer',
+    min: 0,
+    value: 'N',
+    help: 'last terminal count of the sweep (0: until the server refuses, as the study went)',
+    default: 0,
+  },
   {
     long: 'statements',
     type: 'string',
@@ -55,7 +76,14 @@ export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
     default: 'study',
   },
   { long: 'load', type: 'string', value: 'MODE', choices: ['faithful', 'bulk'], help: 'how to load when data must be loaded', default: 'bulk' },
-  { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per unit on deadlocks and serialization failures (1: the study retried none)', default: 1 },
+  {
+    long: 'max-tries',
+    type: 'integer',
+    min: 1,
+    value: 'N',
+    help: 'tries per unit on deadlocks and serialization failures (1: the study retried none)',
+    default: 1,
+  },
   { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
   SET_OPTION,
   ACCEPT_DATA_LOSS_OPTION,
@@ -74,56 +102,75 @@ export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
  */
 export async function chainStudyExperiment(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, CHAIN_STUDY_OPTIONS, 'experiment chain-study');
-  if (positionals.length > 0) throw new UserError(`"headroom experiment chain-study" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment chain-study --help');
+  if (positionals.length > 0)
+    throw new UserError(`"headroom experiment chain-study" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment chain-study --help');
   const scale = chain.parseScale(values['scale'] as string);
   const asked = values['statements'] as string;
   const styles = asked === 'both' ? [...STATEMENT_STYLES] : [asked];
-  return runExperiment<ChainStudyRow>('chain-study', argv, values, chain, async (ctx) => {
-    const { session } = ctx;
-    const dbms = session.target.dbms;
-    const clients = (values['clients'] as number | undefined) ?? STUDY_CLIENTS[dbms] ?? 33;
-    await checkClients(session, clients, `-c ${clients}`);
-    const base = { conn: session.conn, driver: session.driver, dbms, options: { load: values['load'] } as OptionValues, log: logLine };
-    const present = await chain.detectScale(base);
-    let phases: RunResult['data']['phases'] = [];
-    if (present !== scale) {
-      logLine(`loading chain at scale ${scale}`);
-      phases = await loadData({ session, workload: chain, options: base.options, scale, present, verb: 'experiment chain-study', force: values['force'] === true, signal: ctx.signal });
-    } else await refuseIncompleteData(session, chain, base.options, scale);
-    const batch = chainSizes(scale).clientsPerBatch;
-    for (const statements of styles) {
-      // The first run starts its generators at startR only on an empty operation table.
-      await session.conn.query('DELETE FROM operation');
-      ctx.note(`${statements}: the operation table was emptied before the distributed runs`);
-      const step = (mode: string, terminals: number, units: number, run: string): Promise<RunResult> =>
-        measureOne(ctx, values, { load: values['load'] as string, mode, statements }, scale, terminals, units, run, phases);
-      for (let n = 1; n <= (values['runs'] as number) && !ctx.signal.aborted; n++) {
-        const result = await step('distributed', clients, Math.max(1, Math.floor(batch / clients)), `distributed ${n}`);
-        if (result.status !== 'completed') return;
-      }
-      const stride = values['localized-step'] as number;
-      const last = values['localized-max'] as number;
-      for (let terminals = stride; (last === 0 || terminals <= last) && !ctx.signal.aborted; terminals += stride) {
-        const budget = await session.driver.connectionBudget(session.conn);
-        if (budget && terminals > budget.max - budget.inUse) {
-          ctx.note(`${statements}: the localized sweep ended before ${terminals} terminals: the server accepts ${budget.max - budget.inUse} more connections`);
-          break;
-        }
-        const units = Math.max(1, Math.floor(batch / LOCALIZED_DIVISOR / terminals));
-        const result = await step('localized', terminals, units, `localized ${terminals}`).catch((error: unknown) => {
-          // The study's own finding on PostgreSQL: the server refused terminals at some count.
-          if (error instanceof DbError && (error.errorClass === 'capacity' || error.errorClass === 'connection_lost')) {
-            ctx.note(`${statements}: the server refused ${terminals} localized terminals: ${error.message}`);
-            return undefined;
-          }
-          throw error;
+  return runExperiment<ChainStudyRow>(
+    'chain-study',
+    argv,
+    values,
+    chain,
+    async (ctx) => {
+      const { session } = ctx;
+      const dbms = session.target.dbms;
+      const clients = (values['clients'] as number | undefined) ?? STUDY_CLIENTS[dbms] ?? 33;
+      await checkClients(session, clients, `-c ${clients}`);
+      const base = { conn: session.conn, driver: session.driver, dbms, options: { load: values['load'] } as OptionValues, log: logLine };
+      const present = await chain.detectScale(base);
+      let phases: RunResult['data']['phases'] = [];
+      if (present !== scale) {
+        logLine(`loading chain at scale ${scale}`);
+        phases = await loadData({
+          session,
+          workload: chain,
+          options: base.options,
+          scale,
+          present,
+          verb: 'experiment chain-study',
+          force: values['force'] === true,
+          signal: ctx.signal,
         });
-        if (result === undefined || result.status !== 'completed') break;
-        // A sweep without a limit on a server without one (SQLite) would not end.
-        if (last === 0 && budget === undefined && terminals >= 15 * stride) break;
+      } else await refuseIncompleteData(session, chain, base.options, scale);
+      const batch = chainSizes(scale).clientsPerBatch;
+      for (const statements of styles) {
+        // The first run starts its generators at startR only on an empty operation table.
+        await session.conn.query('DELETE FROM operation');
+        ctx.note(`${statements}: the operation table was emptied before the distributed runs`);
+        const step = (mode: string, terminals: number, units: number, run: string): Promise<RunResult> =>
+          measureOne(ctx, values, { load: values['load'] as string, mode, statements }, scale, terminals, units, run, phases);
+        for (let n = 1; n <= (values['runs'] as number) && !ctx.signal.aborted; n++) {
+          const result = await step('distributed', clients, Math.max(1, Math.floor(batch / clients)), `distributed ${n}`);
+          if (result.status !== 'completed') return;
+        }
+        const stride = values['localized-step'] as number;
+        const last = values['localized-max'] as number;
+        for (let terminals = stride; (last === 0 || terminals <= last) && !ctx.signal.aborted; terminals += stride) {
+          const budget = await session.driver.connectionBudget(session.conn);
+          if (budget && terminals > budget.max - budget.inUse) {
+            ctx.note(
+              `${statements}: the localized sweep ended before ${terminals} terminals: the server accepts ${budget.max - budget.inUse} more connections`,
+            );
+            break;
+          }
+          const units = Math.max(1, Math.floor(batch / LOCALIZED_DIVISOR / terminals));
+          const result = await step('localized', terminals, units, `localized ${terminals}`).catch((error: unknown) => {
+            // The study's own finding on PostgreSQL: the server refused terminals at some count.
+            if (error instanceof DbError && (error.errorClass === 'capacity' || error.errorClass === 'connection_lost')) {
+              ctx.note(`${statements}: the server refused ${terminals} localized terminals: ${error.message}`);
+              return undefined;
+            }
+            throw error;
+          });
+          if (result === undefined || result.status !== 'completed') break;
+          // A sweep without a limit on a server without one (SQLite) would not end.
+          if (last === 0 && budget === undefined && terminals >= 15 * stride) break;
+        }
       }
-    }
-  }, chainStudyText);
+    },
+    chainStudyText,
+  );
 }
 
 async function measureOne(
@@ -157,7 +204,9 @@ async function measureOne(
     ctx.signal,
   );
   if (observe && run.status === 'completed') {
-    const sample = await chain.samplePlanning!(dataContext(session, workloadOptions, scale, logLine)).catch((error: unknown) => void logLine(`planning not sampled: ${(error as Error).message}`));
+    const sample = await chain.samplePlanning!(dataContext(session, workloadOptions, scale, logLine)).catch(
+      (error: unknown) => void logLine(`planning not sampled: ${(error as Error).message}`),
+    );
     if (sample) run.planning = planningResult(sample, run);
   }
   const maxWaitMs = Math.max(0, ...run.terminals.map((t) => t.maxMs));
@@ -187,7 +236,21 @@ async function measureOne(
 /** The study's per-run table: its Total time line's figures, headroom's tps beside them, and the sampled planning. */
 export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: string): string {
   const fixed = (v: number | null, digits: number): string => (v === null ? '-' : v.toFixed(digits));
-  const header = ['statements', 'run', 'terminals', 'units each', 'Total time ms', 'ms/tr', 'tr/sec', 'tps', 'maxWait ms', 'avgWait ms', 'failed', 'plan ms/unit', 'plan % srv CPU'];
+  const header = [
+    'statements',
+    'run',
+    'terminals',
+    'units each',
+    'Total time ms',
+    'ms/tr',
+    'tr/sec',
+    'tps',
+    'maxWait ms',
+    'avgWait ms',
+    'failed',
+    'plan ms/unit',
+    'plan % srv CPU',
+  ];
   const rows = result.rows.map((r) => [
     r.statements,
     r.run,
@@ -207,8 +270,8 @@ export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: st
   const lines = [`chain study on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${status}`, '', ...table([header, ...rows]), ''];
   lines.push(
     "Total time, ms/tr and tr/sec as the study printed them: from before the first connection to the last terminal's end" +
-      ' (study style: terminals started 10 ms apart, as the study\'s were); tps: headroom\'s over the measured period.',
-    'plan: the two joins\' planning per unit, sampled after each run (see each run\'s planning.method), and its share of the server processes\' CPU per unit.',
+      " (study style: terminals started 10 ms apart, as the study's were); tps: headroom's over the measured period.",
+    "plan: the two joins' planning per unit, sampled after each run (see each run's planning.method), and its share of the server processes' CPU per unit.",
   );
   for (const note of result.notes ?? []) lines.push(`note: ${note}`);
   const set = settingsLine(result.serverSettings);

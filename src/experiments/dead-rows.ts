@@ -84,7 +84,16 @@ export async function runDeadRows(ctx: ExperimentContext<DeadRowsRow>, config: D
         for (const sql of maintenance.statements) await session.conn.query(sql);
         const seconds = Math.round((performance.now() - started) / 10) / 100;
         const sizesAfter = await tableSizes(observation, TABLE);
-        ctx.record({ step: index + 1, name: maintenance.name, kind: 'maintenance', seconds, sizesBefore, sizesAfter, statements: maintenance.statements, description: maintenance.description });
+        ctx.record({
+          step: index + 1,
+          name: maintenance.name,
+          kind: 'maintenance',
+          seconds,
+          sizesBefore,
+          sizesAfter,
+          statements: maintenance.statements,
+          description: maintenance.description,
+        });
         continue;
       }
       logLine(`step ${index + 1}/${plan.length}: ${step.name}, ${config.clients} client(s), ${config.durationSeconds} s`);
@@ -113,7 +122,19 @@ export async function runDeadRows(ctx: ExperimentContext<DeadRowsRow>, config: D
       const sizesAfter = await tableSizes(observation, TABLE);
       const { summary } = run;
       ctx.record(
-        { step: index + 1, name: step.name, kind: 'run', seconds: summary.measuredSeconds, sizesBefore, sizesAfter, test: step.test, tps: summary.tps, p50Ms: summary.latencyMs.p50, p99Ms: summary.latencyMs.p99, failed: summary.failed },
+        {
+          step: index + 1,
+          name: step.name,
+          kind: 'run',
+          seconds: summary.measuredSeconds,
+          sizesBefore,
+          sizesAfter,
+          test: step.test,
+          tps: summary.tps,
+          p50Ms: summary.latencyMs.p50,
+          p99Ms: summary.latencyMs.p99,
+          failed: summary.failed,
+        },
         run,
       );
       if (run.status !== 'completed') break;

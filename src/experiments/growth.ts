@@ -42,8 +42,21 @@ export interface GrowthRow {
 
 export const GROWTH_OPTIONS: OptionSpec[] = [
   DB_OPTION,
-  { long: 'workload', type: 'string', value: 'NAME', help: 'the workload whose data grows and whose mix runs at each size (tpcc: the TPC-C-like mix the study grew, -s in warehouses)', default: 'tpcc' },
-  { long: 'scale', short: 's', type: 'string', value: 'LIST', help: "the sizes, comma-separated, in the workload's -s unit (e.g. tpcc warehouses 1,2,4; chain 1/1000,1/100)", default: '1,2,4' },
+  {
+    long: 'workload',
+    type: 'string',
+    value: 'NAME',
+    help: 'the workload whose data grows and whose mix runs at each size (tpcc: the TPC-C-like mix the study grew, -s in warehouses)',
+    default: 'tpcc',
+  },
+  {
+    long: 'scale',
+    short: 's',
+    type: 'string',
+    value: 'LIST',
+    help: "the sizes, comma-separated, in the workload's -s unit (e.g. tpcc warehouses 1,2,4; chain 1/1000,1/100)",
+    default: '1,2,4',
+  },
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of the fixed load at every size', default: GROWTH_DEFAULT_CLIENTS },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds at every size', default: GROWTH_DEFAULT_SECONDS },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
@@ -65,7 +78,8 @@ export const GROWTH_OPTIONS: OptionSpec[] = [
  */
 export async function growthExperiment(argv: readonly string[]): Promise<number> {
   const { values, positionals, given } = parseArgs(argv, [...GROWTH_OPTIONS, ...workloadOptionSpecs()], 'experiment growth');
-  if (positionals.length > 0) throw new UserError(`"headroom experiment growth" takes no arguments, got: ${positionals.join(' ')}`, 'name the workload with --workload');
+  if (positionals.length > 0)
+    throw new UserError(`"headroom experiment growth" takes no arguments, got: ${positionals.join(' ')}`, 'name the workload with --workload');
   const workload = findWorkload(values['workload'] as string);
   const own = new Set(workload.options.map((o) => o.long));
   const foreign = [...given].find((name) => !GROWTH_OPTIONS.some((s) => s.long === name) && !own.has(name));
@@ -78,58 +92,86 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
   const jobs = values['jobs'] as number;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'use -j up to -c');
 
-  return runExperiment<GrowthRow>('growth', argv, values, workload, async (ctx) => {
-    const { session } = ctx;
-    await checkClients(session, clients, `-c ${clients}`);
-    const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
-    const observation = session.driver.observe(session.conn);
-    const memory = ctx.serverOnThisMachine ? memTotalBytes() : undefined;
-    // The first step drops what is there: said (or refused, when it is larger) before anything starts.
-    const force = values['force'] === true;
-    announceReplacement({ workload, present: await workload.detectScale(base), scale: scales[0]!, verb: 'experiment growth', force });
-    for (const [i, scale] of scales.entries()) {
-      if (ctx.signal.aborted) break;
-      logLine(`step ${i + 1} of ${scales.length}: loading ${workload.name} at scale ${scale}`);
-      // Dropped first so that the load's time is the load's alone (the workloads' load drops too).
-      await workload.drop(base);
-      const started = performance.now();
-      const phases = await loadData({ session, workload, options: workloadOptions, scale, present: undefined, verb: 'experiment growth', force, signal: ctx.signal });
-      const loadSeconds = (performance.now() - started) / 1000;
-      const sizes = await observation.sizes(workload.tables);
-      const { databaseBytes } = sizes;
-      const workloadBytes = tablesBytes(sizes);
-      // The workload's tables where the DBMS tells them apart; the database otherwise (said in the table).
-      const sizeBytes = workloadBytes ?? databaseBytes;
-      logLine(`step ${i + 1}: ${clients} terminal(s), ${values['time']} s`);
-      const run = await measureStep(
-        { ...ctx, workload, workloadOptions, scale, clients, jobs, durationSeconds: values['time'] as number, maxTries: values['max-tries'] as number, observe: values['observe'] === true, data: { loadedBy: 'this-run', phases }, argv },
-        ctx.signal,
-      );
-      ctx.record(
-        {
-          step: i + 1,
+  return runExperiment<GrowthRow>(
+    'growth',
+    argv,
+    values,
+    workload,
+    async (ctx) => {
+      const { session } = ctx;
+      await checkClients(session, clients, `-c ${clients}`);
+      const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
+      const observation = session.driver.observe(session.conn);
+      const memory = ctx.serverOnThisMachine ? memTotalBytes() : undefined;
+      // The first step drops what is there: said (or refused, when it is larger) before anything starts.
+      const force = values['force'] === true;
+      announceReplacement({ workload, present: await workload.detectScale(base), scale: scales[0]!, verb: 'experiment growth', force });
+      for (const [i, scale] of scales.entries()) {
+        if (ctx.signal.aborted) break;
+        logLine(`step ${i + 1} of ${scales.length}: loading ${workload.name} at scale ${scale}`);
+        // Dropped first so that the load's time is the load's alone (the workloads' load drops too).
+        await workload.drop(base);
+        const started = performance.now();
+        const phases = await loadData({
+          session,
+          workload,
+          options: workloadOptions,
           scale,
-          databaseBytes,
-          tablesBytes: workloadBytes,
-          loadSeconds: Math.round(loadSeconds * 1000) / 1000,
-          // The data's size over the load's time, as the study gave load speed. Not the size
-          // added: SQLite and Firebird files keep the pages of dropped tables, so a difference would
-          // count only what outgrew the last step.
-          loadMBps: sizeBytes === null || loadSeconds <= 0 ? null : Math.round((sizeBytes / MB / loadSeconds) * 100) / 100,
-          clients,
-          measuredSeconds: run.summary.measuredSeconds,
-          tps: run.summary.tps,
-          p50Ms: run.summary.latencyMs.p50,
-          p99Ms: run.summary.latencyMs.p99,
-          failed: run.summary.failed,
-          clientCpuPercent: run.summary.clientCpu.percentOfOneCore,
-          largerThanRam: memory === undefined || sizeBytes === null ? null : sizeBytes > memory,
-        },
-        run,
-      );
-      if (run.status === 'failed') break;
-    }
-  }, growthText);
+          present: undefined,
+          verb: 'experiment growth',
+          force,
+          signal: ctx.signal,
+        });
+        const loadSeconds = (performance.now() - started) / 1000;
+        const sizes = await observation.sizes(workload.tables);
+        const { databaseBytes } = sizes;
+        const workloadBytes = tablesBytes(sizes);
+        // The workload's tables where the DBMS tells them apart; the database otherwise (said in the table).
+        const sizeBytes = workloadBytes ?? databaseBytes;
+        logLine(`step ${i + 1}: ${clients} terminal(s), ${values['time']} s`);
+        const run = await measureStep(
+          {
+            ...ctx,
+            workload,
+            workloadOptions,
+            scale,
+            clients,
+            jobs,
+            durationSeconds: values['time'] as number,
+            maxTries: values['max-tries'] as number,
+            observe: values['observe'] === true,
+            data: { loadedBy: 'this-run', phases },
+            argv,
+          },
+          ctx.signal,
+        );
+        ctx.record(
+          {
+            step: i + 1,
+            scale,
+            databaseBytes,
+            tablesBytes: workloadBytes,
+            loadSeconds: Math.round(loadSeconds * 1000) / 1000,
+            // The data's size over the load's time, as the study gave load speed. Not the size
+            // added: SQLite and Firebird files keep the pages of dropped tables, so a difference would
+            // count only what outgrew the last step.
+            loadMBps: sizeBytes === null || loadSeconds <= 0 ? null : Math.round((sizeBytes / MB / loadSeconds) * 100) / 100,
+            clients,
+            measuredSeconds: run.summary.measuredSeconds,
+            tps: run.summary.tps,
+            p50Ms: run.summary.latencyMs.p50,
+            p99Ms: run.summary.latencyMs.p99,
+            failed: run.summary.failed,
+            clientCpuPercent: run.summary.clientCpu.percentOfOneCore,
+            largerThanRam: memory === undefined || sizeBytes === null ? null : sizeBytes > memory,
+          },
+          run,
+        );
+        if (run.status === 'failed') break;
+      }
+    },
+    growthText,
+  );
 }
 
 /** The study's table: size, load speed, throughput; the first size above RAM is marked. */
@@ -154,7 +196,11 @@ export function growthText(result: ExperimentResult<GrowthRow>, file: string): s
   const ram = result.host.serverOnThisMachine
     ? `this machine's RAM: ${(result.host.memTotalBytes / MB).toFixed(0)} MB${result.rows.some((r) => r.largerThanRam) ? ' (>RAM: a database larger than that)' : ', no size above it'}`
     : `the server runs on another machine: its RAM is not known here, so no size is marked against it`;
-  const lines = [`growth of ${workload} on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}; ${ram}`, '', ...table([header, ...rows])];
+  const lines = [
+    `growth of ${workload} on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}; ${ram}`,
+    '',
+    ...table([header, ...rows]),
+  ];
   const set = settingsLine(result.serverSettings);
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);

@@ -110,7 +110,13 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       ...(workload.statements ? { statements: workload.statements(step.workloadOptions) } : {}),
       ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
     },
-    ...(outcome.status === 'interrupted' ? { statusReason: 'interrupted by a signal' } : outcome.jobFailure ? { statusReason: jobFailureReason(outcome) } : outcome.failure ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` } : {}),
+    ...(outcome.status === 'interrupted'
+      ? { statusReason: 'interrupted by a signal' }
+      : outcome.jobFailure
+        ? { statusReason: jobFailureReason(outcome) }
+        : outcome.failure
+          ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
+          : {}),
   });
 }
 

@@ -38,7 +38,12 @@ export const PEAK_OPTIONS: OptionSpec[] = [
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: "clients for every query (default: the study's, 90, 90, 26, 26, 9, 9, 9)" },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds per query', default: PEAK_DEFAULT_SECONDS },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the clients are spread over', default: 1 },
-  { long: 'queries', type: 'string', value: 'LIST', help: `which queries, by number or name, comma-separated (default all: ${PEAK_QUERIES.map((q) => q.name).join(',')})` },
+  {
+    long: 'queries',
+    type: 'string',
+    value: 'LIST',
+    help: `which queries, by number or name, comma-separated (default all: ${PEAK_QUERIES.map((q) => q.name).join(',')})`,
+  },
   { long: 'scale', short: 's', type: 'string', value: 'N', help: 'rows of the reference table of query 2 (default 100)' },
   ...peak.options.filter((o) => o.long === 'join-rows'),
   { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
@@ -53,55 +58,82 @@ export const PEAK_OPTIONS: OptionSpec[] = [
 /** `headroom experiment peak`: the seven simple queries one after another, one table, one file. */
 export async function peakExperiment(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, PEAK_OPTIONS, 'experiment peak');
-  if (positionals.length > 0) throw new UserError(`"headroom experiment peak" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment peak --help');
+  if (positionals.length > 0)
+    throw new UserError(`"headroom experiment peak" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment peak --help');
   const queries = selectQueries(values['queries'] as string | undefined);
   const clientsOf = (q: PeakQuery): number => (values['clients'] as number | undefined) ?? q.clients;
   const jobs = values['jobs'] as number;
   const tooFew = queries.find((q) => clientsOf(q) < jobs);
-  if (tooFew) throw new UserError(`-j ${jobs} is more than the ${clientsOf(tooFew)} clients of query ${tooFew.number}`, 'use -j up to the smallest client count');
+  if (tooFew)
+    throw new UserError(`-j ${jobs} is more than the ${clientsOf(tooFew)} clients of query ${tooFew.number}`, 'use -j up to the smallest client count');
   const seconds = values['time'] as number;
   const asked = values['scale'] === undefined ? undefined : peak.parseScale(values['scale'] as string);
   const workloadOptions = { 'join-rows': values['join-rows'] as number };
 
-  return runExperiment<PeakRow>('peak', argv, values, peak, async (ctx) => {
-    const { session } = ctx;
-    await checkClients(session, Math.max(...queries.map(clientsOf)), `query ${queries.reduce((a, q) => (clientsOf(q) > clientsOf(a) ? q : a)).number} of the experiment`);
-    const present = await peak.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
-    const scale = asked ?? present ?? peak.defaultScale;
-    if (present === scale) await refuseIncompleteData(session, peak, workloadOptions, scale);
-    const force = values['force'] === true;
-    const phases = present === scale ? [] : await loadData({ session, workload: peak, options: workloadOptions, scale, present, verb: 'experiment peak', force, signal: ctx.signal });
-    for (const query of queries) {
-      if (ctx.signal.aborted) break;
-      const clients = clientsOf(query);
-      logLine(`query ${query.number} (${query.name}): ${clients} client(s), ${seconds} s`);
-      const run = await measureStep(
-        { ...ctx, workload: peak, workloadOptions: { ...workloadOptions, query: query.name }, scale, clients, jobs, durationSeconds: seconds, observe: values['observe'] === true, data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases }, argv },
-        ctx.signal,
+  return runExperiment<PeakRow>(
+    'peak',
+    argv,
+    values,
+    peak,
+    async (ctx) => {
+      const { session } = ctx;
+      await checkClients(
+        session,
+        Math.max(...queries.map(clientsOf)),
+        `query ${queries.reduce((a, q) => (clientsOf(q) > clientsOf(a) ? q : a)).number} of the experiment`,
       );
-      const { peak: peakQps, mean } = perSecond(run);
-      const cpu = run.summary.clientCpu.percentOfOneCore;
-      ctx.record(
-        {
-          number: query.number,
-          query: query.name,
-          title: query.title,
-          clients,
-          measuredSeconds: run.summary.measuredSeconds,
-          queries: run.summary.transactions,
-          failed: run.summary.failed,
-          peakQps,
-          meanQps: mean,
-          p50Ms: run.summary.latencyMs.p50,
-          p99Ms: run.summary.latencyMs.p99,
-          clientCpuPercent: cpu,
-          clientBound: cpu >= CLIENT_BOUND_SHARE * 100 * Math.min(jobs, run.host.cores),
-        },
-        run,
-      );
-      if (run.status === 'failed') break;
-    }
-  }, peakText);
+      const present = await peak.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
+      const scale = asked ?? present ?? peak.defaultScale;
+      if (present === scale) await refuseIncompleteData(session, peak, workloadOptions, scale);
+      const force = values['force'] === true;
+      const phases =
+        present === scale
+          ? []
+          : await loadData({ session, workload: peak, options: workloadOptions, scale, present, verb: 'experiment peak', force, signal: ctx.signal });
+      for (const query of queries) {
+        if (ctx.signal.aborted) break;
+        const clients = clientsOf(query);
+        logLine(`query ${query.number} (${query.name}): ${clients} client(s), ${seconds} s`);
+        const run = await measureStep(
+          {
+            ...ctx,
+            workload: peak,
+            workloadOptions: { ...workloadOptions, query: query.name },
+            scale,
+            clients,
+            jobs,
+            durationSeconds: seconds,
+            observe: values['observe'] === true,
+            data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases },
+            argv,
+          },
+          ctx.signal,
+        );
+        const { peak: peakQps, mean } = perSecond(run);
+        const cpu = run.summary.clientCpu.percentOfOneCore;
+        ctx.record(
+          {
+            number: query.number,
+            query: query.name,
+            title: query.title,
+            clients,
+            measuredSeconds: run.summary.measuredSeconds,
+            queries: run.summary.transactions,
+            failed: run.summary.failed,
+            peakQps,
+            meanQps: mean,
+            p50Ms: run.summary.latencyMs.p50,
+            p99Ms: run.summary.latencyMs.p99,
+            clientCpuPercent: cpu,
+            clientBound: cpu >= CLIENT_BOUND_SHARE * 100 * Math.min(jobs, run.host.cores),
+          },
+          run,
+        );
+        if (run.status === 'failed') break;
+      }
+    },
+    peakText,
+  );
 }
 
 function selectQueries(text: string | undefined): PeakQuery[] {
@@ -127,9 +159,13 @@ export function peakText(result: ExperimentResult<PeakRow>, file: string): strin
     String(r.failed),
   ]);
   const lines = [`peak queries/s on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}`, '', ...table([header, ...rows])];
-  if (result.rows.some((r) => r.clientBound)) lines.push('', '* the client used nearly all the CPU its jobs can (one core per job): it, not the DBMS, may have set the pace; raise -j or run the client on another machine');
+  if (result.rows.some((r) => r.clientBound))
+    lines.push(
+      '',
+      '* the client used nearly all the CPU its jobs can (one core per job): it, not the DBMS, may have set the pace; raise -j or run the client on another machine',
+    );
   // Embedded SQLite executes inside the client's process: its CPU is counted as the client's.
-  if (result.target.dbms === 'sqlite') lines.push('SQLite runs inside the client process: client CPU includes the database engine\'s');
+  if (result.target.dbms === 'sqlite') lines.push("SQLite runs inside the client process: client CPU includes the database engine's");
   const set = settingsLine(result.serverSettings);
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);

@@ -43,10 +43,10 @@ export async function runExperiment<Row>(
   const abort = new AbortController();
   const onSignal = (): void => {
     if (abort.signal.aborted) {
-        const left = settings?.unrestored();
-        if (left) logLine(left);
-        process.exit(130);
-      }
+      const left = settings?.unrestored();
+      if (left) logLine(left);
+      process.exit(130);
+    }
     logLine('interrupted: stopping this step, putting settings back and writing what was measured (Ctrl-C again to quit at once)');
     abort.abort();
   };
@@ -62,13 +62,34 @@ export async function runExperiment<Row>(
     process.on('SIGTERM', onSignal);
     let failure: unknown;
     try {
-      await steps({ session, server, settings, signal: abort.signal, serverOnThisMachine, record: (row, run) => void (rows.push(row), run && runs.push(run)), note: (text) => void notes.push(text) });
+      await steps({
+        session,
+        server,
+        settings,
+        signal: abort.signal,
+        serverOnThisMachine,
+        record: (row, run) => void (rows.push(row), run && runs.push(run)),
+        note: (text) => void notes.push(text),
+      });
     } catch (error) {
       failure = error;
     }
     await settings.restore();
-    const status = abort.signal.aborted || runs.some((r) => r.status === 'interrupted') ? 'interrupted' : failure !== undefined || runs.some((r) => r.status === 'failed') ? 'failed' : 'completed';
-    const result: ExperimentResult<Row> = { ...header, status, endedAt: new Date().toISOString(), serverSettings: settings.record(), rows, runs, ...(notes.length > 0 ? { notes } : {}) };
+    const status =
+      abort.signal.aborted || runs.some((r) => r.status === 'interrupted')
+        ? 'interrupted'
+        : failure !== undefined || runs.some((r) => r.status === 'failed')
+          ? 'failed'
+          : 'completed';
+    const result: ExperimentResult<Row> = {
+      ...header,
+      status,
+      endedAt: new Date().toISOString(),
+      serverSettings: settings.record(),
+      rows,
+      runs,
+      ...(notes.length > 0 ? { notes } : {}),
+    };
     if (status === 'interrupted') result.statusReason = 'interrupted by a signal';
     else if (failure !== undefined) result.statusReason = (failure as Error).message;
     else if (status === 'failed') result.statusReason = runs.find((r) => r.status === 'failed')?.statusReason ?? 'a step failed';

@@ -52,7 +52,13 @@ export class CommandTimings {
   }
 
   totals(): ScriptCommandTotals[] {
-    return [...this.scripts.values()].map((s) => ({ script: s.script, commands: [...s.commands], count: [...s.count], sumUs: [...s.sumUs], failed: [...s.failed] }));
+    return [...this.scripts.values()].map((s) => ({
+      script: s.script,
+      commands: [...s.commands],
+      count: [...s.count],
+      sumUs: [...s.sumUs],
+      failed: [...s.failed],
+    }));
   }
 }
 

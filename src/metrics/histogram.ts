@@ -230,7 +230,7 @@ function encodeCounts(counts: Float64Array, length: number): Buffer {
     }
     bytes.push(v);
   };
-  for (let i = 0; i < length; ) {
+  for (let i = 0; i < length;) {
     const count = counts[i++]!;
     if (count !== 0) {
       put(count);

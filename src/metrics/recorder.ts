@@ -89,7 +89,14 @@ export class Recorder {
   refusedConnections = 0;
   connectMs = 0;
   private readonly totals: Histogram[];
-  private readonly counts: ({ count: number; failed: number; retried: number; rolledBack: number; failures: FailureCounts; counters: Record<string, number> } & PgbenchCounts)[];
+  private readonly counts: ({
+    count: number;
+    failed: number;
+    retried: number;
+    rolledBack: number;
+    failures: FailureCounts;
+    counters: Record<string, number>;
+  } & PgbenchCounts)[];
   private readonly interval = new Histogram();
   private intervalCount = 0;
   private intervalFailed = 0;

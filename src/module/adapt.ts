@@ -71,7 +71,8 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
       if (!clock) throw new UserError(`${def.name}: phase() is for load() only`);
       await clock.timed(name, async () => (await work()) ?? 0);
     },
-    bulkInsert: (table, columns, rows, expectedRows) => ctx.conn.bulkInsert(table, columns, new RowProgress(ctx, table, expectedRows).rows(rows as Iterable<SqlValue[]>)),
+    bulkInsert: (table, columns, rows, expectedRows) =>
+      ctx.conn.bulkInsert(table, columns, new RowProgress(ctx, table, expectedRows).rows(rows as Iterable<SqlValue[]>)),
     referenceGenerator: (at) => new RefGenerator(at),
     random: (seed) => new Random(seed),
   });
@@ -111,7 +112,11 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
       await def.load(loadContext(ctx, clock));
       let failed: CheckOutcome[] = [];
       if (def.check) await clock.timed('check', async () => ((failed = (await check(ctx)).filter((c) => !c.ok)), 0));
-      if (failed.length > 0) throw new UserError(`${def.name}: the check after the load failed: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`, 'fix load() or check()');
+      if (failed.length > 0)
+        throw new UserError(
+          `${def.name}: the check after the load failed: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
+          'fix load() or check()',
+        );
       return clock.phases;
     }),
     check,

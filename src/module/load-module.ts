@@ -46,7 +46,8 @@ export async function loadWorkloadModule(text: string, reserved: Reserved): Prom
   const known = loadedModule(text);
   if (known) return known;
   const path = resolve(text);
-  if (!existsSync(path)) throw new UserError(`workload module ${text} does not exist`, 'give the path of a .ts, .js or .mjs file, or a built-in workload (headroom list)');
+  if (!existsSync(path))
+    throw new UserError(`workload module ${text} does not exist`, 'give the path of a .ts, .js or .mjs file, or a built-in workload (headroom list)');
   const source = readFileSync(path);
   const sha256 = createHash('sha256').update(source).digest('hex');
   const code = await bundle(path, text);
@@ -102,12 +103,18 @@ async function importBundle(path: string, text: string, code: string): Promise<R
   try {
     writeFileSync(file, code);
   } catch (error) {
-    throw new UserError(`cannot write the compiled ${text} beside it (${(error as Error).message})`, 'put the module in a folder you can write to', { cause: error });
+    throw new UserError(`cannot write the compiled ${text} beside it (${(error as Error).message})`, 'put the module in a folder you can write to', {
+      cause: error,
+    });
   }
   try {
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new UserError(`${text} threw when imported: ${error instanceof Error ? error.message : String(error)}`, 'fix the module (--verbose shows the stack)', { cause: error });
+    throw new UserError(
+      `${text} threw when imported: ${error instanceof Error ? error.message : String(error)}`,
+      'fix the module (--verbose shows the stack)',
+      { cause: error },
+    );
   } finally {
     try {
       unlinkSync(file);

@@ -15,12 +15,15 @@ export function validateDefinition(file: string, value: unknown, reserved: reado
     throw new UserError(`${file}: ${what}`, hint);
   };
   if (value === undefined) fail('has no default export', 'end the module with: export default defineWorkload({ ... })');
-  if (typeof value !== 'object' || value === null) fail(`its default export is a ${value === null ? 'null' : typeof value}, not a workload`, 'export default defineWorkload({ ... })');
+  if (typeof value !== 'object' || value === null)
+    fail(`its default export is a ${value === null ? 'null' : typeof value}, not a workload`, 'export default defineWorkload({ ... })');
   const def = value as Record<string | symbol, unknown>;
-  if (def[WORKLOAD_MARK] !== true) fail('its default export was not made with defineWorkload()', "import { defineWorkload } from 'headroom-oltp' and export default defineWorkload({ ... })");
+  if (def[WORKLOAD_MARK] !== true)
+    fail('its default export was not made with defineWorkload()', "import { defineWorkload } from 'headroom-oltp' and export default defineWorkload({ ... })");
   const str = (path: string, v: unknown): void => void (typeof v !== 'string' || v.trim() === '' ? fail(`${path} must be a non-empty string`) : undefined);
   const fn = (path: string, v: unknown): void => void (typeof v !== 'function' ? fail(`${path} must be a function, got ${describe(v)}`) : undefined);
-  const obj = (path: string, v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : fail(`${path} must be an object, got ${describe(v)}`));
+  const obj = (path: string, v: unknown): Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : fail(`${path} must be an object, got ${describe(v)}`);
 
   str('name', def['name']);
   const name = def['name'] as string;
@@ -54,15 +57,19 @@ export function validateDefinition(file: string, value: unknown, reserved: reado
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) fail(`tables: "${table}" is not a plain SQL table name`);
     const t = obj(`tables.${table}`, spec);
     str(`tables.${table}.create`, t['create']);
-    if (t['indexes'] !== undefined && !(Array.isArray(t['indexes']) && t['indexes'].every((s) => typeof s === 'string'))) fail(`tables.${table}.indexes must be a list of statements`);
-    if (t['dialect'] !== undefined) for (const d of Object.keys(obj(`tables.${table}.dialect`, t['dialect']))) if (!DBMSS.includes(d)) fail(`tables.${table}.dialect: "${d}" is not one of ${DBMSS.join(', ')}`);
+    if (t['indexes'] !== undefined && !(Array.isArray(t['indexes']) && t['indexes'].every((s) => typeof s === 'string')))
+      fail(`tables.${table}.indexes must be a list of statements`);
+    if (t['dialect'] !== undefined)
+      for (const d of Object.keys(obj(`tables.${table}.dialect`, t['dialect'])))
+        if (!DBMSS.includes(d)) fail(`tables.${table}.dialect: "${d}" is not one of ${DBMSS.join(', ')}`);
   }
   fn('load', def['load']);
   const transactions = Object.entries(obj('transactions', def['transactions']));
   if (transactions.length === 0) fail('transactions must hold at least one transaction type');
   for (const [type, spec] of transactions) {
     const t = obj(`transactions.${type}`, spec);
-    if (!Number.isInteger(t['weight']) || (t['weight'] as number) < 0) fail(`transactions.${type}.weight must be a whole number >= 0, got ${describe(t['weight'])}`);
+    if (!Number.isInteger(t['weight']) || (t['weight'] as number) < 0)
+      fail(`transactions.${type}.weight must be a whole number >= 0, got ${describe(t['weight'])}`);
     fn(`transactions.${type}.prepare`, t['prepare']);
   }
   if (transactions.every(([, t]) => (t as { weight: number }).weight === 0)) fail('transactions: at least one weight must be above 0');
@@ -75,11 +82,13 @@ export function validateDefinition(file: string, value: unknown, reserved: reado
       if (!(per > 0)) fail('demand.transactionsPerEvent must be above 0');
     } else {
       for (const [type, count] of Object.entries(obj('demand.transactionsPerEvent', per))) {
-        if (!transactions.some(([t]) => t === type)) fail(`demand.transactionsPerEvent: "${type}" is not one of the transactions (${transactions.map(([t]) => t).join(', ')})`);
+        if (!transactions.some(([t]) => t === type))
+          fail(`demand.transactionsPerEvent: "${type}" is not one of the transactions (${transactions.map(([t]) => t).join(', ')})`);
         if (typeof count !== 'number' || !(count >= 0)) fail(`demand.transactionsPerEvent.${type} must be a number >= 0`);
       }
     }
-    for (const key of ['eventsPerDay', 'peakFactor']) if (demand[key] !== undefined && !(typeof demand[key] === 'number' && demand[key] > 0)) fail(`demand.${key} must be a number above 0`);
+    for (const key of ['eventsPerDay', 'peakFactor'])
+      if (demand[key] !== undefined && !(typeof demand[key] === 'number' && demand[key] > 0)) fail(`demand.${key} must be a number above 0`);
   }
   return def as unknown as WorkloadDefinition;
 }

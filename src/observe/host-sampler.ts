@@ -64,7 +64,13 @@ export function sampleProcesses(filter: ProcessFilter, previous?: ProcessSample)
       // utime, stime, cutime and cstime are fields 14 to 17 (indexes 11 to 14 after the command).
       const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
       const last = previous?.byPid.get(pid);
-      const counters = { cpuSeconds: ticks / TICKS_PER_SECOND, readBytes: last?.readBytes ?? 0, writeBytes: last?.writeBytes ?? 0, writeCallBytes: last?.writeCallBytes ?? 0, parentPid: parent };
+      const counters = {
+        cpuSeconds: ticks / TICKS_PER_SECOND,
+        readBytes: last?.readBytes ?? 0,
+        writeBytes: last?.writeBytes ?? 0,
+        writeCallBytes: last?.writeCallBytes ?? 0,
+        parentPid: parent,
+      };
       byPid.set(pid, counters);
       const io = readFileSync(`/proc/${entry}/io`, 'utf8');
       counters.readBytes = Number(/^read_bytes: (\d+)/m.exec(io)?.[1] ?? 0);

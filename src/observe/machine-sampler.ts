@@ -44,7 +44,9 @@ export function parseDiskstats(text: string, keep: (name: string) => boolean): M
  */
 export function physicalDisk(name: string, sysBlock = '/sys/block'): boolean {
   if (existsSync(sysBlock)) return existsSync(`${sysBlock}/${name}/device`);
-  return !/^(loop|ram|zram|dm-|md|sr|fd)/.test(name) && !/^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|hd[a-z]+)\d+$/.test(name) && !/^(nvme\d+n\d+|mmcblk\d+)p\d+$/.test(name);
+  return (
+    !/^(loop|ram|zram|dm-|md|sr|fd)/.test(name) && !/^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|hd[a-z]+)\d+$/.test(name) && !/^(nvme\d+n\d+|mmcblk\d+)p\d+$/.test(name)
+  );
 }
 
 /** The machine now, or undefined off Linux. */

@@ -49,7 +49,11 @@ export class ReplicaLagSampler {
       await Promise.all(drivers.map((d) => d.close().catch(() => {})));
       throw error;
     }
-    const sampler = new ReplicaLagSampler(drivers, conns, drivers.slice(1).map((_, i) => `replica${i + 1}`));
+    const sampler = new ReplicaLagSampler(
+      drivers,
+      conns,
+      drivers.slice(1).map((_, i) => `replica${i + 1}`),
+    );
     sampler.timer = setInterval(() => {
       if (sampler.busy) return;
       sampler.busy = sampler.take(sample).finally(() => (sampler.busy = undefined));

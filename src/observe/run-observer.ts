@@ -88,7 +88,10 @@ export class RunObserver {
     const sizes = await observation.sizes(tables);
     const unavailable = await observation.startStatements();
     const sampled = local && observation.serverProcessNames.length > 0;
-    const filter: ProcessFilter = { names: observation.serverProcessNames, rootPid: sampled ? await observation.serverPid?.().catch(() => undefined) : undefined };
+    const filter: ProcessFilter = {
+      names: observation.serverProcessNames,
+      rootPid: sampled ? await observation.serverPid?.().catch(() => undefined) : undefined,
+    };
     const processes = sampled ? sampleProcesses(filter) : undefined;
     const activity = await observation.activity?.().catch(() => undefined);
     const observer = new RunObserver(observation, sizes, unavailable, filter, processes, tables, activity);

@@ -21,7 +21,11 @@ const SHAPES: Record<string, { key: string; label(row: Record<string, unknown>):
 export function compareExperimentsText(files: readonly string[]): string {
   const experiments = files.map((file) => readExperiment(file));
   const kinds = [...new Set(experiments.map((e) => e.experiment))];
-  if (kinds.length > 1) throw new UserError(`these files hold different experiments (${kinds.join(', ')}), which do not compare`, 'compare files of one experiment, e.g. two peak files');
+  if (kinds.length > 1)
+    throw new UserError(
+      `these files hold different experiments (${kinds.join(', ')}), which do not compare`,
+      'compare files of one experiment, e.g. two peak files',
+    );
   const shape = SHAPES[kinds[0]!];
   if (!shape) throw new UserError(`headroom compare does not know experiment "${kinds[0]}"`, `it compares ${Object.keys(SHAPES).join(', ')} files`);
   const keys: unknown[] = [];
@@ -63,7 +67,9 @@ function unlikeExperiments(experiments: readonly ExperimentResult<Record<string,
     .filter((name) => new Set(experiments.map(value[name])).size > 1)
     .map((name) => `${name} (${experiments.map((e, i) => `${i + 1}: ${value[name](e)}`).join(', ')})`);
   const settings = (e: ExperimentResult<Record<string, unknown>>): string => JSON.stringify(Object.entries(e.target.settings).sort());
-  const changed = [...new Set(experiments.map((e) => e.target.dbms))].filter((dbms) => new Set(experiments.filter((e) => e.target.dbms === dbms).map(settings)).size > 1);
+  const changed = [...new Set(experiments.map((e) => e.target.dbms))].filter(
+    (dbms) => new Set(experiments.filter((e) => e.target.dbms === dbms).map(settings)).size > 1,
+  );
   if (changed.length > 0) detail.push(`${changed.join(' and ')} server settings`);
   return detail.length === 0 ? [] : [`warning: these files differ in ${detail.join(', ')}: the ratios compare unlike things`];
 }

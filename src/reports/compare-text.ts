@@ -9,7 +9,10 @@ function settingDifferences(runs: readonly LoadedResult[]): string[] {
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.result.target.settings)))];
   const differing = names.filter((name) => new Set(runs.map((r) => r.result.target.settings[name] ?? '-')).size > 1);
   if (differing.length === 0) return [];
-  return ['settings that differ:', ...differing.map((name) => `  ${name}: ${runs.map((r, i) => `${i + 1}: ${r.result.target.settings[name] ?? '-'}`).join(', ')}`)];
+  return [
+    'settings that differ:',
+    ...differing.map((name) => `  ${name}: ${runs.map((r, i) => `${i + 1}: ${r.result.target.settings[name] ?? '-'}`).join(', ')}`),
+  ];
 }
 
 /** `headroom compare` in the terminal: each metric, with difference and ratio to the first run. */
@@ -27,5 +30,14 @@ export function compareText(runs: readonly LoadedResult[]): string {
     const set = settingsLine(run.result.config.serverSettings);
     return `${i + 1}: ${run.label}: ${describeRun(run)}${set ? `, ${set}` : ''}${run.result.target.durable ? '' : ', non-durable'}`;
   });
-  return [...legend, ...settingDifferences(runs), ...statementDifferenceLines(runs), '', ...unlikeRuns(runs), ...table([header, ...rows]), '', 'diff and ratio are against run 1; lower is better except tps.'].join('\n');
+  return [
+    ...legend,
+    ...settingDifferences(runs),
+    ...statementDifferenceLines(runs),
+    '',
+    ...unlikeRuns(runs),
+    ...table([header, ...rows]),
+    '',
+    'diff and ratio are against run 1; lower is better except tps.',
+  ].join('\n');
 }

@@ -61,7 +61,9 @@ export function unlikeRuns(runs: readonly LoadedResult[]): string[] {
     ['scale', (r) => String(r.result.config.scale)],
     ['durability', (r) => (r.result.target.durable ? 'durable' : `non-durable (${r.result.target.durabilityRisks.join(', ')})`)],
   ];
-  const detail = aspects.filter(([, value]) => new Set(runs.map(value)).size > 1).map(([name, value]) => `${name} (${runs.map((r, i) => `${i + 1}: ${value(r)}`).join(', ')})`);
+  const detail = aspects
+    .filter(([, value]) => new Set(runs.map(value)).size > 1)
+    .map(([name, value]) => `${name} (${runs.map((r, i) => `${i + 1}: ${value(r)}`).join(', ')})`);
   // Settings are each DBMS's own: they differ between runs of one DBMS only.
   const settings = (r: LoadedResult): string => JSON.stringify(Object.entries(r.result.target.settings).sort());
   const dbmss = [...new Set(runs.map((r) => r.result.target.dbms))];

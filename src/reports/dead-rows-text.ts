@@ -25,7 +25,11 @@ export function deadRowsText(result: ExperimentResult<DeadRowsRow>, file: string
     lines.push([row.name, row.tps.toFixed(0), row.p50Ms.toFixed(3), row.p99Ms.toFixed(3), String(row.failed), ratio, ...sizeCells(row.sizesAfter)]);
   }
   const widths = HEAD.map((h, i) => Math.max(h.length, ...lines.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const c = result.runs[0]?.config;
   const set = settingsLine(result.serverSettings);
   return [

@@ -62,7 +62,10 @@ export function progressBar(update: LoadProgress, seconds: number, width = 120):
 /** The same figures as a line for logs: "load accounts: 52%, 5,200,000 of 10,000,000 rows, ...". */
 export function progressText(update: LoadProgress, seconds: number): string {
   const r = loadRates(update, seconds);
-  const done = r.fraction === undefined ? `${count(update.rowsDone)} rows` : `${(r.fraction * 100).toFixed(0)}%, ${count(update.rowsDone)} of ${count(update.rowsTotal!)} rows`;
+  const done =
+    r.fraction === undefined
+      ? `${count(update.rowsDone)} rows`
+      : `${(r.fraction * 100).toFixed(0)}%, ${count(update.rowsDone)} of ${count(update.rowsTotal!)} rows`;
   return `load ${update.phase}: ${done}, ${count(r.rowsPerSecond)} rows/s, ${r.megabytesPerSecond.toFixed(1)} MB/s${r.etaSeconds === undefined ? '' : `, ETA ${formatEta(r.etaSeconds)}`}`;
 }
 

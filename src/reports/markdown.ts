@@ -43,7 +43,11 @@ export function markdownSummary(runs: readonly LoadedResult[]): string {
 /** `--normalise`: the coefficients and each run as if on the reference machine, as `compare` prints them. */
 export function normaliseMarkdown(c: NormalisedComparison): string {
   const { n, runs } = c;
-  const table = (header: readonly string[], rows: readonly (readonly string[])[], textColumns = 1): string[] => [row(header), row(header.map((_, i) => (i < textColumns ? '---' : '---:'))), ...rows.map(row)];
+  const table = (header: readonly string[], rows: readonly (readonly string[])[], textColumns = 1): string[] => [
+    row(header),
+    row(header.map((_, i) => (i < textColumns ? '---' : '---:'))),
+    ...rows.map(row),
+  ];
   const lines = [
     ...whatWasNormalised(c).map(([what, line]) => `${what[0]!.toUpperCase()}${what.slice(1)}: ${line}.`),
     '',
@@ -57,14 +61,35 @@ export function normaliseMarkdown(c: NormalisedComparison): string {
     '',
     ...table(
       ['run', 'DBMS', ...n.metrics.flatMap((m) => [figureName(m.name), 'normalised', 'reference', 'vs ref'])],
-      runs.map((r) => [code(r.run.label), dbmsLabel(r.run), ...r.metrics.flatMap((m) => [formatFigure(m.name, m.measured), formatFigure(m.name, m.normalised), formatFigure(m.name, m.reference), formatVsReference(m)])]),
+      runs.map((r) => [
+        code(r.run.label),
+        dbmsLabel(r.run),
+        ...r.metrics.flatMap((m) => [
+          formatFigure(m.name, m.measured),
+          formatFigure(m.name, m.normalised),
+          formatFigure(m.name, m.reference),
+          formatVsReference(m),
+        ]),
+      ]),
       2,
     ),
   ];
   if (n.phases.length > 0) {
-    lines.push('', ...table(['run', ...n.phases.map((p) => `${p.name} s`)], runs.map((r) => [code(r.run.label), ...r.phases.map((p) => (p.measured === null ? '-' : `${formatSeconds(p.measured)} -> ${formatSeconds(p.normalised!)}`))])));
+    lines.push(
+      '',
+      ...table(
+        ['run', ...n.phases.map((p) => `${p.name} s`)],
+        runs.map((r) => [
+          code(r.run.label),
+          ...r.phases.map((p) => (p.measured === null ? '-' : `${formatSeconds(p.measured)} -> ${formatSeconds(p.normalised!)}`)),
+        ]),
+      ),
+    );
   }
-  lines.push('', 'Coefficient = reference / yours; normalised = measured x coefficient, the figure as if on the reference machine; vs ref = normalised / the reference figure for the run\'s DBMS; load phases in seconds, measured -> normalised.');
+  lines.push(
+    '',
+    "Coefficient = reference / yours; normalised = measured x coefficient, the figure as if on the reference machine; vs ref = normalised / the reference figure for the run's DBMS; load phases in seconds, measured -> normalised.",
+  );
   lines.push(...n.notes.map((note) => `Note: ${note}.`));
   return `${lines.join('\n')}\n`;
 }

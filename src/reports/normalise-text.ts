@@ -35,7 +35,10 @@ export function normaliseText({ n, runs }: NormalisedComparison): string {
       'load phases as if on the reference machine, seconds (measured -> normalised):',
       ...table([
         ['run', ...n.phases.map((c) => c.name)],
-        ...runs.map((r, i) => [`${i + 1}: ${r.run.label}`, ...r.phases.map((p) => (p.measured === null ? '-' : `${seconds(p.measured)} -> ${seconds(p.normalised!)}`))]),
+        ...runs.map((r, i) => [
+          `${i + 1}: ${r.run.label}`,
+          ...r.phases.map((p) => (p.measured === null ? '-' : `${seconds(p.measured)} -> ${seconds(p.normalised!)}`)),
+        ]),
       ]),
     );
   }
@@ -46,7 +49,10 @@ export function normaliseText({ n, runs }: NormalisedComparison): string {
 export function whatWasNormalised({ n, runs }: NormalisedComparison): [string, string][] {
   const yours = runs[0]!.run;
   return [
-    ['reference', `${n.reference.label}: ${n.reference.workload} on ${n.reference.version}${n.reference.clients === null ? '' : `, ${n.reference.clients} clients`} (${n.reference.describe})`],
+    [
+      'reference',
+      `${n.reference.label}: ${n.reference.workload} on ${n.reference.version}${n.reference.clients === null ? '' : `, ${n.reference.clients} clients`} (${n.reference.describe})`,
+    ],
     ['your run of it', `${yours.label}: ${n.yours.workload} on ${dbmsLabel(yours)}, ${n.yours.clients} clients (${n.yours.describe})`],
   ];
 }

@@ -49,15 +49,20 @@ export function normalisation(candidates: readonly ReferenceEntry[], yoursRun: L
     return c ? [c] : [];
   });
   if (metrics.length === 0 && phases.length === 0) {
-    throw new UserError(`${reference.label} and ${yours.label} have no figure in common (no tps, latency or load phase of the same name)`, 'normalise with a run that measured what the reference measured');
+    throw new UserError(
+      `${reference.label} and ${yours.label} have no figure in common (no tps, latency or load phase of the same name)`,
+      'normalise with a run that measured what the reference measured',
+    );
   }
   return { reference, yours, metrics, phases, notes: differences(reference, yours) };
 }
 
 function differences(reference: ReferenceEntry, yours: ReferenceEntry): string[] {
   const notes: string[] = [];
-  if (reference.clients !== null && reference.clients !== yours.clients) notes.push(`clients differ: the reference ran ${reference.clients}, your run ${yours.clients}`);
-  if (reference.scale !== null && reference.scale !== yours.scale) notes.push(`scales differ: the reference ran at scale ${reference.scale}, your run at ${yours.scale}`);
+  if (reference.clients !== null && reference.clients !== yours.clients)
+    notes.push(`clients differ: the reference ran ${reference.clients}, your run ${yours.clients}`);
+  if (reference.scale !== null && reference.scale !== yours.scale)
+    notes.push(`scales differ: the reference ran at scale ${reference.scale}, your run at ${yours.scale}`);
   for (const [option, value] of Object.entries(reference.workloadOptions)) {
     if (yours.workloadOptions[option] !== undefined && String(yours.workloadOptions[option]) !== String(value)) {
       notes.push(`--${option} differs: the reference ran ${String(value)}, your run ${String(yours.workloadOptions[option])}`);
@@ -82,7 +87,10 @@ export interface NormalisedRun {
 export function applyNormalisation(n: Normalisation, run: LoadedResult, candidates: readonly ReferenceEntry[]): NormalisedRun {
   const entry = entryFromResult(run);
   if (entry.workload !== n.yours.workload) {
-    throw new UserError(`${run.label} is a ${entry.workload} run; the coefficients are for ${n.yours.workload}`, `compare ${n.yours.workload} runs only, or normalise with a ${entry.workload} reference`);
+    throw new UserError(
+      `${run.label} is a ${entry.workload} run; the coefficients are for ${n.yours.workload}`,
+      `compare ${n.yours.workload} runs only, or normalise with a ${entry.workload} reference`,
+    );
   }
   const sameDbms = candidates.filter((e) => e.workload === entry.workload && e.dbms === entry.dbms);
   const reference = sameDbms.find((e) => e.clients === entry.clients) ?? sameDbms[0];

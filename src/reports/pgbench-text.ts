@@ -56,10 +56,20 @@ export function mergePoints(points: readonly SeriesPoint[]): SeriesPoint {
     retried: add((p) => p.retried),
     transactionsRetried: add((p) => p.transactionsRetried ?? 0),
     skipped: add((p) => p.skipped ?? 0),
-    latencyMs: { avg: mean, stddev, p50: last.latencyMs.p50, p99: Math.max(...points.map((p) => p.latencyMs.p99)), max: Math.max(...points.map((p) => p.latencyMs.max)) },
+    latencyMs: {
+      avg: mean,
+      stddev,
+      p50: last.latencyMs.p50,
+      p99: Math.max(...points.map((p) => p.latencyMs.p99)),
+      max: Math.max(...points.map((p) => p.latencyMs.max)),
+    },
     clientCpuPercent: seconds > 0 ? add((p) => p.clientCpuPercent * p.seconds) / seconds : 0,
   };
-  if (last.lagMs) merged.lagMs = { avg: transactions === 0 ? 0 : add((p) => p.transactions * (p.lagMs?.avg ?? 0)) / transactions, max: Math.max(...points.map((p) => p.lagMs?.max ?? 0)) };
+  if (last.lagMs)
+    merged.lagMs = {
+      avg: transactions === 0 ? 0 : add((p) => p.transactions * (p.lagMs?.avg ?? 0)) / transactions,
+      max: Math.max(...points.map((p) => p.lagMs?.max ?? 0)),
+    };
   return merged;
 }
 
@@ -92,9 +102,13 @@ export function pgbenchBlock(result: RunResult): string[] {
     lines.push(`total number of retries: ${summary.retried}`);
   }
   if (rated && limit !== null) lines.push(`number of transactions skipped: ${pg.skipped} (${percent(pg.skipped, summary.transactions + pg.skipped)})`);
-  if (limit !== null) lines.push(`number of transactions above the ${limit.toFixed(1)} ms latency limit: ${pg.late}/${summary.transactions} (${percent(pg.late, summary.transactions)})`);
+  if (limit !== null)
+    lines.push(
+      `number of transactions above the ${limit.toFixed(1)} ms latency limit: ${pg.late}/${summary.transactions} (${percent(pg.late, summary.transactions)})`,
+    );
   lines.push(`latency average = ${pg.latencyAverageMs.toFixed(3)} ms`, `latency stddev = ${pg.latencyStddevMs.toFixed(3)} ms`);
-  if (summary.scheduleLagMs) lines.push(`rate limit schedule lag: avg ${summary.scheduleLagMs.avg.toFixed(3)} (max ${summary.scheduleLagMs.max.toFixed(3)}) ms`);
+  if (summary.scheduleLagMs)
+    lines.push(`rate limit schedule lag: avg ${summary.scheduleLagMs.avg.toFixed(3)} (max ${summary.scheduleLagMs.max.toFixed(3)}) ms`);
   lines.push(`initial connection time = ${pg.initialConnectionMs.toFixed(3)} ms`);
   // summary.tps itself (3 decimals), so the block and the result file agree to the digit.
   lines.push(`tps = ${summary.tps.toFixed(6)} (without initial connection time)`);
@@ -110,15 +124,20 @@ function scriptLines(result: RunResult): string[] {
   const lines: string[] = [];
   transactions.forEach((t, i) => {
     lines.push(`SQL script ${i + 1}: ${title(t.name)}`);
-    if (weights.length === transactions.length && totalWeight > 0) lines.push(` - weight: ${weights[i]} (targets ${((weights[i]! / totalWeight) * 100).toFixed(1)}% of total)`);
-    lines.push(` - ${t.count} transactions (${summary.transactions === 0 ? '0.0' : ((t.count / summary.transactions) * 100).toFixed(1)}% of total, tps = ${t.tps.toFixed(6)})`);
+    if (weights.length === transactions.length && totalWeight > 0)
+      lines.push(` - weight: ${weights[i]} (targets ${((weights[i]! / totalWeight) * 100).toFixed(1)}% of total)`);
+    lines.push(
+      ` - ${t.count} transactions (${summary.transactions === 0 ? '0.0' : ((t.count / summary.transactions) * 100).toFixed(1)}% of total, tps = ${t.tps.toFixed(6)})`,
+    );
     lines.push(` - number of failed transactions: ${t.failed} (${percent(t.failed, t.count + t.failed)})`);
     if (result.config.maxTries !== 1 && t.pgbench) {
       lines.push(` - number of transactions retried: ${t.pgbench.transactionsRetried} (${percent(t.pgbench.transactionsRetried, t.count + t.failed)})`);
       lines.push(` - total number of retries: ${t.retried}`);
     }
-    if (result.config.rate !== null && result.config.latencyLimitMs != null && t.pgbench) lines.push(` - number of transactions skipped: ${t.pgbench.skipped} (${percent(t.pgbench.skipped, t.count + t.pgbench.skipped)})`);
-    if (t.pgbench) lines.push(` - latency average = ${t.pgbench.latencyAverageMs.toFixed(3)} ms`, ` - latency stddev = ${t.pgbench.latencyStddevMs.toFixed(3)} ms`);
+    if (result.config.rate !== null && result.config.latencyLimitMs != null && t.pgbench)
+      lines.push(` - number of transactions skipped: ${t.pgbench.skipped} (${percent(t.pgbench.skipped, t.count + t.pgbench.skipped)})`);
+    if (t.pgbench)
+      lines.push(` - latency average = ${t.pgbench.latencyAverageMs.toFixed(3)} ms`, ` - latency stddev = ${t.pgbench.latencyStddevMs.toFixed(3)} ms`);
   });
   return lines;
 }

@@ -83,7 +83,10 @@ function checkEntries(file: string, parsed: Record<string, unknown>): ReferenceE
     const phases = isRecord(e['phases']) ? e['phases'] : {};
     const numbers = (o: Record<string, unknown>): boolean => Object.values(o).every((v) => typeof v === 'number' && v > 0);
     if (typeof e['id'] !== 'string' || typeof e['workload'] !== 'string' || typeof e['dbms'] !== 'string' || !numbers(metrics) || !numbers(phases)) {
-      throw new UserError(`${file} is a damaged reference file (entry ${i + 1} needs id, workload, dbms, and positive numbers in metrics and phases)`, 'see docs/reference-format.md');
+      throw new UserError(
+        `${file} is a damaged reference file (entry ${i + 1} needs id, workload, dbms, and positive numbers in metrics and phases)`,
+        'see docs/reference-format.md',
+      );
     }
     return {
       id: e['id'],
@@ -96,7 +99,13 @@ function checkEntries(file: string, parsed: Record<string, unknown>): ReferenceE
       workloadOptions: isRecord(e['workloadOptions']) ? e['workloadOptions'] : {},
       metrics: Object.fromEntries(Object.entries(metrics).filter(([k]) => (NORMALISED_METRICS as readonly string[]).includes(k))) as ReferenceEntry['metrics'],
       phases: phases as Record<string, number>,
-      describe: [machine, typeof e['storage'] === 'string' ? e['storage'] : undefined, typeof e['settings'] === 'string' ? `settings: ${e['settings']}` : undefined].filter(Boolean).join(', '),
+      describe: [
+        machine,
+        typeof e['storage'] === 'string' ? e['storage'] : undefined,
+        typeof e['settings'] === 'string' ? `settings: ${e['settings']}` : undefined,
+      ]
+        .filter(Boolean)
+        .join(', '),
     };
   });
 }
@@ -113,7 +122,10 @@ function parseJson(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UserError(`${file} is neither a reference file nor a result file (not JSON)`, `give a ${REFERENCE_SCHEMA} file or a file written by headroom run`);
+    throw new UserError(
+      `${file} is neither a reference file nor a result file (not JSON)`,
+      `give a ${REFERENCE_SCHEMA} file or a file written by headroom run`,
+    );
   }
 }
 

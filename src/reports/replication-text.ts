@@ -8,7 +8,15 @@ export function replicationLines(result: RunResult): string[] {
   const ms = (v: number): string => v.toFixed(3);
   const lines = [`routing: ${r.route}, balance ${r.balance}; statements per node:`];
   const header = ['node', 'statements', 'share', 'reads', 'transactions', 'avg ms', 'p99 ms'];
-  const rows = r.nodes.map((n) => [`${n.node} ${n.url.replace(/^[a-z]+:\/\/[^@]*@/, '')}`, String(n.statements), `${(n.share * 100).toFixed(1)}%`, String(n.reads), String(n.transactions), ms(n.latencyMs.avg), ms(n.latencyMs.p99)]);
+  const rows = r.nodes.map((n) => [
+    `${n.node} ${n.url.replace(/^[a-z]+:\/\/[^@]*@/, '')}`,
+    String(n.statements),
+    `${(n.share * 100).toFixed(1)}%`,
+    String(n.reads),
+    String(n.transactions),
+    ms(n.latencyMs.avg),
+    ms(n.latencyMs.p99),
+  ]);
   lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   for (const replica of r.lag?.replicas ?? []) {
     const figures = Object.keys(replica.max).map((k) => `${k} avg ${replica.avg[k]} max ${replica.max[k]}`);

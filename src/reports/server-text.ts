@@ -38,7 +38,10 @@ export function serverLines(result: RunResult, cores: number): string[] {
     for (const sample of server.waits) for (const [event, count] of Object.entries(sample.counts)) totals.set(event, (totals.get(event) ?? 0) + count);
     const all = [...totals.values()].reduce((a, b) => a + b, 0);
     if (all > 0) {
-      const shares = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([event, n]) => `${event} ${((n / all) * 100).toFixed(0)}%`);
+      const shares = [...totals.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([event, n]) => `${event} ${((n / all) * 100).toFixed(0)}%`);
       lines.push(`sessions were (sampled once a second): ${shares.join(', ')}`);
     }
   }
@@ -57,7 +60,16 @@ export function serverLines(result: RunResult, cores: number): string[] {
     }
     lines.push('top statements by total time:');
     const planned = counted.length > 0;
-    const rows = top.slice(0, 5).map((s) => [oneLine(s.statement), String(s.calls), s.totalMs.toFixed(0), ...(planned ? [(s.planMs ?? 0).toFixed(0)] : []), s.meanMs.toFixed(3), String(s.rows)]);
+    const rows = top
+      .slice(0, 5)
+      .map((s) => [
+        oneLine(s.statement),
+        String(s.calls),
+        s.totalMs.toFixed(0),
+        ...(planned ? [(s.planMs ?? 0).toFixed(0)] : []),
+        s.meanMs.toFixed(3),
+        String(s.rows),
+      ]);
     lines.push(...table([['statement', 'calls', 'total ms', ...(planned ? ['plan ms'] : []), 'mean ms', 'rows'], ...rows]).map((l) => `  ${l}`));
   }
   return lines;
@@ -71,7 +83,10 @@ export function planningLines(result: RunResult): string[] {
   const p = result.planning;
   if (!p) return [];
   const ms = (v: number): string => v.toFixed(3);
-  const ofJoins = p.planningMsPerUnit + p.executionMsPerUnit > 0 ? `${((p.planningMsPerUnit / (p.planningMsPerUnit + p.executionMsPerUnit)) * 100).toFixed(0)}% of the joins' server time` : '';
+  const ofJoins =
+    p.planningMsPerUnit + p.executionMsPerUnit > 0
+      ? `${((p.planningMsPerUnit / (p.planningMsPerUnit + p.executionMsPerUnit)) * 100).toFixed(0)}% of the joins' server time`
+      : '';
   const share =
     p.shareOfServerCpu === null
       ? "; the server's CPU per unit was not measured (server elsewhere, or a run shorter than the one-second sampling)"
@@ -83,7 +98,9 @@ export function planningLines(result: RunResult): string[] {
       ? []
       : [
           `  parsing and planning the joins' literal text cost ${ms(p.textOverheadMsPerUnit)} ms per unit beyond running them prepared` +
-            (p.textShareOfServerCpu === undefined ? '' : `: ${mostOrPart(p.textShareOfServerCpu)}, about ${percent(p.textShareOfServerCpu)} of its CPU per unit`),
+            (p.textShareOfServerCpu === undefined
+              ? ''
+              : `: ${mostOrPart(p.textShareOfServerCpu)}, about ${percent(p.textShareOfServerCpu)} of its CPU per unit`),
         ];
   return [
     `planning: ${ms(p.planningMsPerUnit)} ms planning and ${ms(p.executionMsPerUnit)} ms executing per unit (${ofJoins})${share} (${p.statements.map((s) => `${s.name}: ${ms(s.planningMs)} + ${ms(s.executionMs)} ms`).join('; ')})`,

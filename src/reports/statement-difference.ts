@@ -7,7 +7,9 @@ import type { LoadedResult } from './input.js';
 export function statementDifferenceLines(runs: readonly LoadedResult[]): string[] {
   const styles = runs.map((r) => r.result.config.statements?.style ?? '-');
   if (new Set(styles).size <= 1) return [];
-  const described = runs.map((r, i) => `${i + 1}: ${r.result.config.statements ? `${r.result.config.statements.style} (${r.result.config.statements.description})` : '-'}`);
+  const described = runs.map(
+    (r, i) => `${i + 1}: ${r.result.config.statements ? `${r.result.config.statements.style} (${r.result.config.statements.description})` : '-'}`,
+  );
   const lines = [`statements sent differ: ${described.join('; ')}`];
   const first = runs[0]!.result;
   for (const [i, run] of runs.entries()) {
@@ -22,7 +24,10 @@ export function statementDifferenceLines(runs: readonly LoadedResult[]): string[
     }
     const planning = b.planningMsPerUnit - a.planningMsPerUnit;
     const cpu = a.serverCpuMsPerUnit !== null && b.serverCpuMsPerUnit !== null ? b.serverCpuMsPerUnit - a.serverCpuMsPerUnit : null;
-    const part = cpu !== null && cpu !== 0 && Math.sign(cpu) === Math.sign(planning) ? `, planning ${signed(planning)} ms of it (${Math.min(999, Math.round((planning / cpu) * 100))}%)` : '';
+    const part =
+      cpu !== null && cpu !== 0 && Math.sign(cpu) === Math.sign(planning)
+        ? `, planning ${signed(planning)} ms of it (${Math.min(999, Math.round((planning / cpu) * 100))}%)`
+        : '';
     lines.push(
       `  ${i + 1} against 1:${tps} planning per unit ${a.planningMsPerUnit.toFixed(3)} -> ${b.planningMsPerUnit.toFixed(3)} ms (${signed(planning)} ms, sampled)` +
         (cpu === null

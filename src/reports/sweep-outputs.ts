@@ -33,7 +33,20 @@ export function sweepMarkdown(sweeps: readonly LoadedSweep[]): string {
     .join('\n');
 }
 
-const CSV_HEADER = ['sweep', 'terminals', 'accepted', 'status', 'tps', 'latency_p50_ms', 'latency_p99_ms', 'latency_max_ms', 'failed', 'client_cpu_us_per_txn', 'knee', 'refused'];
+const CSV_HEADER = [
+  'sweep',
+  'terminals',
+  'accepted',
+  'status',
+  'tps',
+  'latency_p50_ms',
+  'latency_p99_ms',
+  'latency_max_ms',
+  'failed',
+  'client_cpu_us_per_txn',
+  'knee',
+  'refused',
+];
 
 /** One row per step of every sweep, and one for each refused step, with the figures unrounded. */
 export function sweepCsv(sweeps: readonly LoadedSweep[]): string {
@@ -41,16 +54,33 @@ export function sweepCsv(sweeps: readonly LoadedSweep[]): string {
     ...sweep.steps.map((step) => {
       const s = step.summary;
       const clients = step.config.clients;
-      return [label, clients, s.connections.accepted, step.status, s.tps, s.latencyMs.p50, s.latencyMs.p99, s.latencyMs.max, s.failed, s.clientCpu.usPerTransaction ?? '', clients === sweep.knee, clients === sweep.refusedAt];
+      return [
+        label,
+        clients,
+        s.connections.accepted,
+        step.status,
+        s.tps,
+        s.latencyMs.p50,
+        s.latencyMs.p99,
+        s.latencyMs.max,
+        s.failed,
+        s.clientCpu.usPerTransaction ?? '',
+        clients === sweep.knee,
+        clients === sweep.refusedAt,
+      ];
     }),
-    ...(sweep.refusedAt !== null && !sweep.steps.some((s) => s.config.clients === sweep.refusedAt) ? [[label, sweep.refusedAt, '', 'refused', '', '', '', '', '', '', false, true]] : []),
+    ...(sweep.refusedAt !== null && !sweep.steps.some((s) => s.config.clients === sweep.refusedAt)
+      ? [[label, sweep.refusedAt, '', 'refused', '', '', '', '', '', '', false, true]]
+      : []),
   ]);
   return [CSV_HEADER, ...rows].map((row) => row.map((cell) => csvCell(String(cell))).join(',')).join('\r\n') + '\r\n';
 }
 
 /** Sweeps side by side in the terminal: per count of terminals, each sweep's tps (with its ratio to the first sweep's) and p99. */
 export function sweepCompareText(sweeps: readonly LoadedSweep[]): string {
-  const terminals = [...new Set(sweeps.flatMap(({ sweep }) => [...sweep.steps.map((step) => step.config.clients), ...(sweep.refusedAt === null ? [] : [sweep.refusedAt])]))].sort((a, b) => a - b);
+  const terminals = [
+    ...new Set(sweeps.flatMap(({ sweep }) => [...sweep.steps.map((step) => step.config.clients), ...(sweep.refusedAt === null ? [] : [sweep.refusedAt])])),
+  ].sort((a, b) => a - b);
   const at = (loaded: LoadedSweep, clients: number) => loaded.sweep.steps.find((s) => s.config.clients === clients);
   const header = ['terminals', ...sweeps.flatMap((_, i) => [`${i + 1}: tps`, 'ratio', `${i + 1}: p99 ms`])];
   const rows = terminals.map((clients) => [

@@ -17,7 +17,16 @@ export function sweepRows(sweep: SweepResult): string[][] {
       ...(step.status !== 'completed' ? [step.status] : []),
     ];
     const cpu = s.clientCpu.usPerTransaction;
-    return [String(clients), s.tps.toFixed(1), s.latencyMs.p50.toFixed(3), s.latencyMs.p99.toFixed(3), s.latencyMs.max.toFixed(3), String(s.failed), cpu === null ? '-' : cpu.toFixed(1), notes.join(', ')];
+    return [
+      String(clients),
+      s.tps.toFixed(1),
+      s.latencyMs.p50.toFixed(3),
+      s.latencyMs.p99.toFixed(3),
+      s.latencyMs.max.toFixed(3),
+      String(s.failed),
+      cpu === null ? '-' : cpu.toFixed(1),
+      notes.join(', '),
+    ];
   });
   const ran = new Set(sweep.steps.map((s) => s.config.clients));
   if (sweep.refusedAt !== null && !ran.has(sweep.refusedAt)) rows.push([String(sweep.refusedAt), '-', '-', '-', '-', '-', '-', 'refused by the server']);
@@ -43,7 +52,11 @@ export function sweepText(sweep: SweepResult, file: string | undefined): string 
   const first = sweep.steps[0];
   const lines = [
     `sweep: ${sweep.status}${sweep.statusReason ? ` (${sweep.statusReason})` : ''}`,
-    ...(first ? [`workload: ${first.config.workload}, target: ${first.target.url} (${first.target.version}), ${first.config.durationSeconds !== null ? `${first.config.durationSeconds} s` : `${first.config.transactionsPerClient} transactions per client`} per step`] : []),
+    ...(first
+      ? [
+          `workload: ${first.config.workload}, target: ${first.target.url} (${first.target.version}), ${first.config.durationSeconds !== null ? `${first.config.durationSeconds} s` : `${first.config.transactionsPerClient} transactions per client`} per step`,
+        ]
+      : []),
     ...table([[...SWEEP_HEADER], ...sweepRows(sweep)]).map((l) => `  ${l.trimEnd()}`),
     kneeLine(sweep),
   ];

@@ -39,10 +39,14 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   ];
   // The address-chain study's per-run line; it reads the same for any workload, so every run gets it.
   lines.push(studyLine(summary));
-  if (summary.scheduleLagMs) lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
+  if (summary.scheduleLagMs)
+    lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
   const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
   if (failures.length > 0) lines.push(`failures by class: ${failures.join(', ')}`);
-  if (summary.connections.refused > 0) lines.push(`connections: the server accepted ${summary.connections.accepted} of ${config.clients} and refused ${summary.connections.refused}; the run used ${summary.connections.accepted}`);
+  if (summary.connections.refused > 0)
+    lines.push(
+      `connections: the server accepted ${summary.connections.accepted} of ${config.clients} and refused ${summary.connections.refused}; the run used ${summary.connections.accepted}`,
+    );
   for (const outage of summary.connections.outages) {
     lines.push(
       `outage at ${outage.startedAt}: ${outage.seconds.toFixed(1)} s, ${outage.terminals} terminal connection(s) lost, ${outage.errors} error(s)${outage.recovered ? '' : ', not recovered by the end'}`,
@@ -53,7 +57,9 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')} (a crash can take back acknowledged commits)`);
   const cpu = summary.clientCpu;
   const memory = summary.clientMemory ? `; peak memory ${summary.clientMemory.peakRssMB.toFixed(0)} MB` : '';
-  lines.push(`client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms${memory}`);
+  lines.push(
+    `client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms${memory}`,
+  );
   if (result.transactions.length > 1 || result.transactions.some((t) => t.failed > 0)) {
     lines.push('per transaction type:');
     // The rolled-back column only where a workload asks for rollbacks (tpcc's New-Order).
@@ -76,7 +82,8 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   lines.push(...terminalLines(result));
   lines.push(...replicationLines(result));
   lines.push(...serverLines(result, result.host.cores));
-  for (const error of result.errors.slice(0, 5)) lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
+  for (const error of result.errors.slice(0, 5))
+    lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
   for (const check of result.checks ?? []) lines.push(`check ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
   if (result.thresholds) lines.push(...thresholdLines(result.thresholds));
   if (resultPath) lines.push(`result: ${resultPath}`);
@@ -106,15 +113,22 @@ function terminalLines(result: RunResult): string[] {
   const terminals = result.terminals;
   if (terminals.length === 0) return [];
   if (terminals.length <= 16) {
-    return terminals.map((t) => `terminal ${t.terminal}: finished ${t.transactions}${t.failed > 0 ? ` (+${t.failed} failed)` : ''}, time ${t.seconds.toFixed(1)} s, maxWait ${t.maxMs.toFixed(1)} ms, avgWait ${t.avgMs.toFixed(3)} ms`);
+    return terminals.map(
+      (t) =>
+        `terminal ${t.terminal}: finished ${t.transactions}${t.failed > 0 ? ` (+${t.failed} failed)` : ''}, time ${t.seconds.toFixed(1)} s, maxWait ${t.maxMs.toFixed(1)} ms, avgWait ${t.avgMs.toFixed(3)} ms`,
+    );
   }
   const counts = terminals.map((t) => t.transactions);
   const slowest = terminals.reduce((a, b) => (b.maxMs > a.maxMs ? b : a));
-  return [`terminals: ${terminals.length}; finished per terminal ${Math.min(...counts)} to ${Math.max(...counts)}; slowest unit ${slowest.maxMs.toFixed(1)} ms (terminal ${slowest.terminal})`];
+  return [
+    `terminals: ${terminals.length}; finished per terminal ${Math.min(...counts)} to ${Math.max(...counts)}; slowest unit ${slowest.maxMs.toFixed(1)} ms (terminal ${slowest.terminal})`,
+  ];
 }
 
 function describeOptions(options: Record<string, unknown>): string {
-  const parts = Object.entries(options).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`);
+  const parts = Object.entries(options)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`);
   return parts.length > 0 ? ` (${parts.join('; ')})` : '';
 }
 

@@ -38,7 +38,15 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     measureStartedAt: outcome.measureStartedAt?.toISOString() ?? null,
     endedAt: new Date().toISOString(),
     config,
-    target: { dbms: server.dbms, url, version: server.version, settings: server.settings, durable: server.durabilityRisks.length === 0, durabilityRisks: server.durabilityRisks, ...(server.tls ? { tls: server.tls } : {}) },
+    target: {
+      dbms: server.dbms,
+      url,
+      version: server.version,
+      settings: server.settings,
+      durable: server.durabilityRisks.length === 0,
+      durabilityRisks: server.durabilityRisks,
+      ...(server.tls ? { tls: server.tls } : {}),
+    },
     host: describeHost(),
     data,
     summary: {
@@ -49,12 +57,13 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       tps: perSecond(transactions),
       latencyMs: summarize(totals.all),
       failures: totals.failures,
-      scheduleLagMs: config.rate === null ? null : { avg: transactions > 0 ? round(totals.lagSumUs / transactions / 1000, 3) : 0, max: round(totals.lagMaxUs / 1000, 3) },
+      scheduleLagMs:
+        config.rate === null ? null : { avg: transactions > 0 ? round(totals.lagSumUs / transactions / 1000, 3) : 0, max: round(totals.lagMaxUs / 1000, 3) },
       clientCpu: {
         userUs: outcome.clientCpu.userUs,
         systemUs: outcome.clientCpu.systemUs,
         usPerTransaction: transactions + failed > 0 ? round(cpuUs / (transactions + failed), 2) : null,
-        percentOfOneCore: measuredSeconds > 0 ? round(cpuUs / 1e6 / measuredSeconds * 100, 1) : 0,
+        percentOfOneCore: measuredSeconds > 0 ? round((cpuUs / 1e6 / measuredSeconds) * 100, 1) : 0,
         // The admin connection's own transport, where the driver's client rides one (ServerInfo.transport).
         ...(server.transport ? { transport: server.transport } : {}),
       },
@@ -96,7 +105,12 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       ? {
           perCommand: totals.commands.map((s) => ({
             script: s.script,
-            commands: s.commands.map((command, i) => ({ command, count: s.count[i]!, avgMs: s.count[i]! > 0 ? round(s.sumUs[i]! / s.count[i]! / 1000, 3) : 0, failed: s.failed[i]! })),
+            commands: s.commands.map((command, i) => ({
+              command,
+              count: s.count[i]!,
+              avgMs: s.count[i]! > 0 ? round(s.sumUs[i]! / s.count[i]! / 1000, 3) : 0,
+              failed: s.failed[i]!,
+            })),
           })),
         }
       : {}),
@@ -111,7 +125,6 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
   if (metrics) result.summary.workloadMetrics = metrics;
   return result;
 }
-
 
 function addCounts(types: readonly PgbenchCounts[]): PgbenchCounts {
   const total = noPgbenchCounts();
@@ -142,5 +155,9 @@ function studyTotalTime(outcome: EngineOutcome, transactions: number): NonNullab
   const lastEndMs = Math.max(0, ...totals.terminals.map((t) => t.lastEndMs));
   if (lastEndMs === 0) return undefined;
   const ms = lastEndMs - openingAt.getTime();
-  return { ms: round(ms, 1), msPerTransaction: transactions > 0 ? round(ms / transactions, 3) : null, trPerSec: ms > 0 ? round((transactions * 1000) / ms, 1) : null };
+  return {
+    ms: round(ms, 1),
+    msPerTransaction: transactions > 0 ? round(ms / transactions, 3) : null,
+    trPerSec: ms > 0 ? round((transactions * 1000) / ms, 1) : null,
+  };
 }

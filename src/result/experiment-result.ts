@@ -18,7 +18,15 @@ export interface ExperimentResult<Row> {
   startedAt: string;
   endedAt: string;
   argv: string[];
-  target: { dbms: ServerInfo['dbms']; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[]; tls?: ServerInfo['tls'] };
+  target: {
+    dbms: ServerInfo['dbms'];
+    url: string;
+    version: string;
+    settings: Record<string, string>;
+    durable: boolean;
+    durabilityRisks: string[];
+    tls?: ServerInfo['tls'];
+  };
   /** memTotalBytes: MemTotal from /proc/meminfo (os.totalmem() elsewhere); serverOnThisMachine: whether that RAM is the server's. */
   host: HostInfo & { memTotalBytes: number; serverOnThisMachine: boolean };
   serverSettings: ServerSettingsRecord;
@@ -41,14 +49,29 @@ export function memTotalBytes(): number {
   return os.totalmem();
 }
 
-export function experimentHeader(experiment: string, argv: readonly string[], url: string, server: ServerInfo, settings: ServerSettingsRecord, serverOnThisMachine: boolean): Omit<ExperimentResult<never>, 'rows' | 'runs' | 'status' | 'endedAt'> {
+export function experimentHeader(
+  experiment: string,
+  argv: readonly string[],
+  url: string,
+  server: ServerInfo,
+  settings: ServerSettingsRecord,
+  serverOnThisMachine: boolean,
+): Omit<ExperimentResult<never>, 'rows' | 'runs' | 'status' | 'endedAt'> {
   return {
     schema: EXPERIMENT_SCHEMA,
     tool: { name: 'headroom', version: TOOL_VERSION },
     experiment,
     startedAt: new Date().toISOString(),
     argv: [...argv],
-    target: { dbms: server.dbms, url, version: server.version, settings: server.settings, durable: server.durabilityRisks.length === 0, durabilityRisks: server.durabilityRisks, ...(server.tls ? { tls: server.tls } : {}) },
+    target: {
+      dbms: server.dbms,
+      url,
+      version: server.version,
+      settings: server.settings,
+      durable: server.durabilityRisks.length === 0,
+      durabilityRisks: server.durabilityRisks,
+      ...(server.tls ? { tls: server.tls } : {}),
+    },
     host: { ...describeHost(), memTotalBytes: memTotalBytes(), serverOnThisMachine },
     serverSettings: settings,
   };

@@ -21,7 +21,10 @@ export function isExperimentFile(file: string): boolean {
 export function readExperiment(file: string): ExperimentResult<Record<string, unknown>> {
   const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   if (parsed['schema'] !== EXPERIMENT_SCHEMA) {
-    throw new UserError(`${file} has schema ${String(parsed['schema'])}; this version of headroom reads ${EXPERIMENT_SCHEMA}`, 'use the headroom version that wrote it, or rerun the experiment with this one');
+    throw new UserError(
+      `${file} has schema ${String(parsed['schema'])}; this version of headroom reads ${EXPERIMENT_SCHEMA}`,
+      'use the headroom version that wrote it, or rerun the experiment with this one',
+    );
   }
   if (typeof parsed['experiment'] !== 'string' || !Array.isArray(parsed['rows']) || !Array.isArray(parsed['runs']) || typeof parsed['target'] !== 'object') {
     throw new UserError(`${file} is a damaged experiment file (experiment, rows, runs or target missing)`, 'rerun the experiment to write it again');

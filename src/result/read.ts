@@ -12,9 +12,14 @@ export function readResultFile(file: string): ResultFile {
   const parsed = readJson(file);
   const schema = isRecord(parsed) ? parsed['schema'] : undefined;
   if (typeof schema !== 'string' || !schema.startsWith('headroom.sweep/')) return { kind: 'run', result: checkResult(file, parsed) };
-  if (schema !== SWEEP_SCHEMA) throw new UserError(`${file} has schema ${schema}; this version of headroom reads ${SWEEP_SCHEMA}`, 'use the headroom version that wrote it, or rerun the sweep with this one');
+  if (schema !== SWEEP_SCHEMA)
+    throw new UserError(
+      `${file} has schema ${schema}; this version of headroom reads ${SWEEP_SCHEMA}`,
+      'use the headroom version that wrote it, or rerun the sweep with this one',
+    );
   const sweep = parsed as SweepResult;
-  if (!Array.isArray(sweep.steps) || !Array.isArray(sweep.clients)) throw new UserError(`${file} is a damaged sweep file (field "steps" or "clients" is missing or wrong)`, 'rerun the sweep to write it again');
+  if (!Array.isArray(sweep.steps) || !Array.isArray(sweep.clients))
+    throw new UserError(`${file} is a damaged sweep file (field "steps" or "clients" is missing or wrong)`, 'rerun the sweep to write it again');
   sweep.steps.forEach((step, i) => checkResult(`${file} (step ${i + 1})`, step));
   return { kind: 'sweep', sweep };
 }
@@ -37,7 +42,8 @@ function readJson(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`no such file: ${file}`, 'give the path of a result file written by headroom run (default folder headroom-results/)');
+    if (code === 'ENOENT')
+      throw new UserError(`no such file: ${file}`, 'give the path of a result file written by headroom run (default folder headroom-results/)');
     if (code === 'EISDIR') throw new UserError(`${file} is a folder, not a result file`, `name the files in it, e.g. ${path.join(file, '*.json')}`);
     throw new UserError(`cannot read ${file}: ${(error as Error).message}`, 'check the path and its permissions', { cause: error });
   }
@@ -51,17 +57,26 @@ function readJson(file: string): unknown {
 function checkResult(file: string, parsed: unknown): RunResult {
   const schema = isRecord(parsed) ? parsed['schema'] : undefined;
   if (typeof schema === 'string' && schema.startsWith('headroom.experiment/')) {
-    throw new UserError(`${file} is an experiment file, not a run result`, 'headroom compare and headroom report read experiment files; each of its runs is in its "runs" field');
+    throw new UserError(
+      `${file} is an experiment file, not a run result`,
+      'headroom compare and headroom report read experiment files; each of its runs is in its "runs" field',
+    );
   }
   if (typeof schema !== 'string' || !schema.startsWith('headroom.result/')) {
     throw new UserError(`${file} is not a headroom result file (no "schema": "${RESULT_SCHEMA}")`, 'give a file written by headroom run');
   }
   if (schema !== RESULT_SCHEMA) {
-    throw new UserError(`${file} has schema ${schema}; this version of headroom reads ${RESULT_SCHEMA}`, 'use the headroom version that wrote it, or rerun the benchmark with this one');
+    throw new UserError(
+      `${file} has schema ${schema}; this version of headroom reads ${RESULT_SCHEMA}`,
+      'use the headroom version that wrote it, or rerun the benchmark with this one',
+    );
   }
   const record = parsed as Record<string, unknown>;
-  const damaged = REQUIRED.find((key) => (key === 'series' || key === 'transactions' ? !Array.isArray(record[key]) : !isRecord(record[key]) && typeof record[key] !== 'string'));
-  if (damaged !== undefined) throw new UserError(`${file} is a damaged result file (field "${damaged}" is missing or wrong)`, 'rerun the benchmark to write it again');
+  const damaged = REQUIRED.find((key) =>
+    key === 'series' || key === 'transactions' ? !Array.isArray(record[key]) : !isRecord(record[key]) && typeof record[key] !== 'string',
+  );
+  if (damaged !== undefined)
+    throw new UserError(`${file} is a damaged result file (field "${damaged}" is missing or wrong)`, 'rerun the benchmark to write it again');
   return parsed as RunResult;
 }
 

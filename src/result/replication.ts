@@ -16,7 +16,14 @@ export interface ReplicationResult {
   check: CheckOutcome[] | null;
 }
 
-export function replicationResult(route: string, balance: string, urls: readonly string[], nodes: readonly MergedNodeTotals[], lag: ReplicationLag | null, check: CheckOutcome[] | null): ReplicationResult {
+export function replicationResult(
+  route: string,
+  balance: string,
+  urls: readonly string[],
+  nodes: readonly MergedNodeTotals[],
+  lag: ReplicationLag | null,
+  check: CheckOutcome[] | null,
+): ReplicationResult {
   const total = nodes.reduce((n, x) => n + x.statements, 0);
   return {
     route,

@@ -60,7 +60,15 @@ export interface RunResult {
     /** -l / --log: the files written; absent or null without it. */
     log?: { files: string[]; aggregateSeconds: number | null; samplingRate: number } | null;
   };
-  target: { dbms: DbmsName; url: string; version: string; settings: Record<string, string>; durable: boolean; durabilityRisks: string[]; tls?: { protocol: string; cipher: string } };
+  target: {
+    dbms: DbmsName;
+    url: string;
+    version: string;
+    settings: Record<string, string>;
+    durable: boolean;
+    durabilityRisks: string[];
+    tls?: { protocol: string; cipher: string };
+  };
   host: HostInfo;
   /** loadMode: how the data was loaded, when the workload records it (chain: faithful or bulk). */
   data: { loadedBy: 'this-run' | 'earlier' | 'none'; phases: LoadPhase[]; loadMode?: string };

@@ -57,12 +57,21 @@ export function kneeOf(points: readonly KneePoint[]): number | null {
   for (let i = 1; i < points.length; i++) {
     const [before, step] = [points[i - 1]!, points[i]!];
     const clientRise = step.clients / before.clients;
-    const pays = step.whole && before.tps > 0 && step.tps / before.tps - 1 >= KNEE_ELASTICITY * (clientRise - 1) && (before.p99 <= 0 || step.p99 / before.p99 <= clientRise);
+    const pays =
+      step.whole &&
+      before.tps > 0 &&
+      step.tps / before.tps - 1 >= KNEE_ELASTICITY * (clientRise - 1) &&
+      (before.p99 <= 0 || step.p99 / before.p99 <= clientRise);
     if (!pays) return before.clients;
   }
   return null;
 }
 
 export function kneePoints(steps: readonly RunResult[]): KneePoint[] {
-  return steps.map((s) => ({ clients: s.config.clients, tps: s.summary.tps, p99: s.summary.latencyMs.p99, whole: s.status === 'completed' && s.summary.connections.refused === 0 }));
+  return steps.map((s) => ({
+    clients: s.config.clients,
+    tps: s.summary.tps,
+    p99: s.summary.latencyMs.p99,
+    whole: s.status === 'completed' && s.summary.connections.refused === 0,
+  }));
 }

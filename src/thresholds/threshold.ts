@@ -30,7 +30,8 @@ const METRICS = [...LATENCY, 'tps', 'failed', 'retried'] as const;
 type Metric = (typeof METRICS)[number];
 
 const SYNTAX = /^(?:(.+):)?(avg|p50|p95|p99|p99\.9|max|tps|failed|retried)\s*(<=|>=|<|>)\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|%)?$/;
-const HINT = "[TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms' (METRIC: avg, p50, p95, p99, p99.9, max, tps, failed, retried)";
+const HINT =
+  "[TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms' (METRIC: avg, p50, p95, p99, p99.9, max, tps, failed, retried)";
 
 export function parseThreshold(text: string): Threshold {
   const match = SYNTAX.exec(text.trim());
@@ -46,10 +47,10 @@ export function parseThreshold(text: string): Threshold {
 /** Refuses a threshold on a transaction type the workload does not have, before anything runs. */
 export function checkThresholdTypes(thresholds: readonly Threshold[], types: readonly string[]): void {
   for (const t of thresholds) {
-    if (t.type !== undefined && !types.includes(t.type)) throw new UserError(`--threshold '${t.text}': the workload has no transaction type "${t.type}"`, `its types: ${types.join(', ')}`);
+    if (t.type !== undefined && !types.includes(t.type))
+      throw new UserError(`--threshold '${t.text}': the workload has no transaction type "${t.type}"`, `its types: ${types.join(', ')}`);
   }
 }
-
 
 export function evaluateThresholds(thresholds: readonly Threshold[], result: RunResult): ThresholdOutcome[] {
   return thresholds.map((t) => {
@@ -84,7 +85,10 @@ export function thresholdLines(outcomes: readonly ThresholdOutcome[]): string[] 
   const passed = outcomes.filter((o) => o.ok).length;
   return [
     `thresholds: ${passed} of ${outcomes.length} passed${passed < outcomes.length ? ` (exit code ${THRESHOLD_EXIT_CODE})` : ''}`,
-    ...outcomes.map((o) => `  ${o.ok ? 'pass' : 'FAIL'} ${o.threshold} (measured ${Number.isFinite(o.actual) ? `${round(o.actual)}${o.unit === 'ms' ? ' ms' : o.unit}` : 'nothing: the type did not run'})`),
+    ...outcomes.map(
+      (o) =>
+        `  ${o.ok ? 'pass' : 'FAIL'} ${o.threshold} (measured ${Number.isFinite(o.actual) ? `${round(o.actual)}${o.unit === 'ms' ? ' ms' : o.unit}` : 'nothing: the type did not run'})`,
+    ),
   ];
 }
 

@@ -57,7 +57,11 @@ export async function clearLoadMark(ctx: MarkerContext, workload: string): Promi
  * completed after its last commit. `completes` false: the steps make no complete dataset (pgbench -i
  * steps without data generation), so the record stays unfinished.
  */
-export function recordedLoad<C extends DataContext>(workload: string, load: (ctx: C) => Promise<LoadPhase[]>, completes = true): (ctx: C) => Promise<LoadPhase[]> {
+export function recordedLoad<C extends DataContext>(
+  workload: string,
+  load: (ctx: C) => Promise<LoadPhase[]>,
+  completes = true,
+): (ctx: C) => Promise<LoadPhase[]> {
   return async (ctx) => {
     await markLoadStarted(ctx, workload, ctx.scale);
     const phases = await load(ctx);

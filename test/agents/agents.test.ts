@@ -44,21 +44,60 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     const out = mkdtempSync(path.join(tmpdir(), 'headroom-coordinator-'));
     t.after(() => rmSync(out, { recursive: true, force: true }));
     const file = path.join(out, 'result.json');
-    const run = await runCli(['run', 'tpcb', '-b', 'select-only', '--db', db.url, '-c', '5', '-T', '2', '-l', '--agents', '3', '--nats', NATS_URL, '--nats-subject', prefix, '--trust', TRUST, '-o', file, '--observe=false'], { cwd: out });
+    const run = await runCli(
+      [
+        'run',
+        'tpcb',
+        '-b',
+        'select-only',
+        '--db',
+        db.url,
+        '-c',
+        '5',
+        '-T',
+        '2',
+        '-l',
+        '--agents',
+        '3',
+        '--nats',
+        NATS_URL,
+        '--nats-subject',
+        prefix,
+        '--trust',
+        TRUST,
+        '-o',
+        file,
+        '--observe=false',
+      ],
+      { cwd: out },
+    );
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
     assert.equal(result.status, 'completed');
     const record = result.agents!;
     assert.equal(record.count, 3);
     // Terminals 0..4 dealt 2, 2, 1, each to exactly one agent.
-    assert.deepEqual(record.members.map((m) => m.terminals).sort((a, b) => a.first - b.first), [{ first: 0, count: 2 }, { first: 2, count: 2 }, { first: 4, count: 1 }]);
+    assert.deepEqual(
+      record.members.map((m) => m.terminals).sort((a, b) => a.first - b.first),
+      [
+        { first: 0, count: 2 },
+        { first: 2, count: 2 },
+        { first: 4, count: 1 },
+      ],
+    );
     assert.deepEqual(result.terminals?.map((tt) => tt.terminal) ?? [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]);
     await Promise.all(agents.map((a) => a.exited));
     // Each agent's own count, as it printed it in its own process.
     const own = agents.map((a) => Number(/completed, (\d+) transactions/.exec(a.stderr())?.[1] ?? NaN));
-    assert.ok(own.every((n) => n > 0), agents.map((a) => a.stderr()).join('\n'));
+    assert.ok(
+      own.every((n) => n > 0),
+      agents.map((a) => a.stderr()).join('\n'),
+    );
     assert.equal(result.summary.transactions, own[0]! + own[1]! + own[2]!);
-    assert.equal(result.summary.transactions, record.members.reduce((n, m) => n + m.transactions, 0));
+    assert.equal(
+      result.summary.transactions,
+      record.members.reduce((n, m) => n + m.transactions, 0),
+    );
 
     const samples = reference();
     let logged = 0;
@@ -68,7 +107,7 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
         logged++;
       }
     }
-    assert.equal(logged, result.summary.transactions, 'every measured transaction is in some agent\'s log');
+    assert.equal(logged, result.summary.transactions, "every measured transaction is in some agent's log");
     // Both as stored: HdrHistogram's encoding keeps buckets, so a recorded histogram's exact max becomes its bucket's top.
     const merged = hdr.decodeFromCompressedBase64(result.transactions[0]!.histogram, 32, false);
     const stored = hdr.decodeFromCompressedBase64(hdr.encodeIntoCompressedBase64(samples), 32, false);

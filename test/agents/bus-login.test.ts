@@ -36,7 +36,11 @@ test('the bus login is passed through: a URL user and password, an NKEY seed fil
   writeFileSync(config, `listen: 127.0.0.1:${port}\nauthorization { users = [ { user: bench, password: s3cret }, { nkey: ${user.getPublicKey()} } ] }\n`);
   const server = spawn('nats-server', ['-c', config], { stdio: 'ignore' });
   t.after(() => server.kill('SIGKILL'));
-  await waitFor('nats-server listening', async () => (await runCli(['agent', '--nats', `nats://127.0.0.1:${port}`, '--trust', TRUST])).stderr.includes('not authorised'), 10_000);
+  await waitFor(
+    'nats-server listening',
+    async () => (await runCli(['agent', '--nats', `nats://127.0.0.1:${port}`, '--trust', TRUST])).stderr.includes('not authorised'),
+    10_000,
+  );
 
   const refused = await runCli(['agent', '--nats', `nats://127.0.0.1:${port}`, '--trust', TRUST]);
   assert.equal(refused.code, 2);
@@ -45,8 +49,13 @@ test('the bus login is passed through: a URL user and password, an NKEY seed fil
   assert.equal(wrong.code, 2);
   assert.doesNotMatch(wrong.stderr, /wrong/, 'the password is not printed');
 
-  for (const login of [['--nats', `nats://bench:s3cret@127.0.0.1:${port}`], ['--nats', `nats://127.0.0.1:${port}`, '--nats-nkey', seedFile]]) {
-    const agent = spawn(process.execPath, [(await import('../helpers/cli.js')).CLI, 'agent', ...login, '--trust', TRUST, '--name', 'login'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  for (const login of [
+    ['--nats', `nats://bench:s3cret@127.0.0.1:${port}`],
+    ['--nats', `nats://127.0.0.1:${port}`, '--nats-nkey', seedFile],
+  ]) {
+    const agent = spawn(process.execPath, [(await import('../helpers/cli.js')).CLI, 'agent', ...login, '--trust', TRUST, '--name', 'login'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     t.after(() => agent.kill('SIGKILL'));
     let stderr = '';
     agent.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -31,11 +31,35 @@ for (const mode of ['continue', 'stop'] as const) {
     const file = path.join(out, 'result.json');
     const victim = agents[1]!;
     let killedAt = 0;
-    const run = await runCli(['run', 'tpcb', '-b', 'select-only', '--db', db.url, '-c', '3', '-T', '12', '--on-agent-loss', mode, '--agents', '3', ...BUS(prefix), '-o', file, '--observe=false', '-P', '1'], {
-      cwd: out,
-      // The third progress line: every agent is running and has streamed.
-      whenStderr: [/(progress:.*\n){3}/, () => ((killedAt = Date.now()), victim.child.kill('SIGKILL'))],
-    });
+    const run = await runCli(
+      [
+        'run',
+        'tpcb',
+        '-b',
+        'select-only',
+        '--db',
+        db.url,
+        '-c',
+        '3',
+        '-T',
+        '12',
+        '--on-agent-loss',
+        mode,
+        '--agents',
+        '3',
+        ...BUS(prefix),
+        '-o',
+        file,
+        '--observe=false',
+        '-P',
+        '1',
+      ],
+      {
+        cwd: out,
+        // The third progress line: every agent is running and has streamed.
+        whenStderr: [/(progress:.*\n){3}/, () => ((killedAt = Date.now()), victim.child.kill('SIGKILL'))],
+      },
+    );
     assert.ok(killedAt > 0, run.stderr);
     const result = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
     const lost = result.agents!.members.filter((m) => m.lost);
@@ -46,7 +70,10 @@ for (const mode of ['continue', 'stop'] as const) {
     assert.match(run.stdout, /a1: .*LOST at/);
     const others = result.agents!.members.filter((m) => !m.lost);
     // The totals are the two survivors' own.
-    assert.equal(result.summary.transactions, others.reduce((n, m) => n + m.transactions, 0));
+    assert.equal(
+      result.summary.transactions,
+      others.reduce((n, m) => n + m.transactions, 0),
+    );
     if (mode === 'continue') {
       assert.equal(run.code, 0, run.stderr);
       assert.equal(result.status, 'completed');
@@ -72,10 +99,14 @@ test('postgres: killing the coordinator stops every agent within seconds and lea
   await agentsListening(agents);
   const app = `headroom_${prefix}`;
   const url = `${db.url}?application_name=${app}`;
-  const coordinator = spawn(process.execPath, [CLI, 'run', 'tpcb', '-b', 'select-only', '--db', url, '-c', '4', '-T', '60', '--agents', '2', ...BUS(prefix), '--observe=false', '-o', '-'], {
-    env: { ...process.env, DATABASE_URL: undefined },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const coordinator = spawn(
+    process.execPath,
+    [CLI, 'run', 'tpcb', '-b', 'select-only', '--db', url, '-c', '4', '-T', '60', '--agents', '2', ...BUS(prefix), '--observe=false', '-o', '-'],
+    {
+      env: { ...process.env, DATABASE_URL: undefined },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   t.after(() => coordinator.kill('SIGKILL'));
   let stderr = '';
   coordinator.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -83,8 +114,9 @@ test('postgres: killing the coordinator stops every agent within seconds and lea
   const admin = createDriver(db.admin);
   const conn = await admin.connect();
   t.after(() => conn.close());
-  const sessions = async (): Promise<number> => Number(((await conn.query(`SELECT count(*) FROM pg_stat_activity WHERE application_name = '${app}'`)) as [[unknown]])[0][0]);
-  assert.ok((await sessions()) >= 4, 'the agents\' terminals are connected');
+  const sessions = async (): Promise<number> =>
+    Number(((await conn.query(`SELECT count(*) FROM pg_stat_activity WHERE application_name = '${app}'`)) as [[unknown]])[0][0]);
+  assert.ok((await sessions()) >= 4, "the agents' terminals are connected");
   coordinator.kill('SIGKILL');
   const killed = Date.now();
   const codes = await Promise.all(agents.map((a) => a.exited));

@@ -10,7 +10,22 @@ import { runCli } from '../helpers/cli.js';
  * Indexed Job of K agents it claims to be.
  */
 test('headroom k8s manifest prints an Indexed Job of K agents that validates against the Kubernetes API schema', async () => {
-  const run = await runCli(['k8s', 'manifest', '--agents', '4', '--nats', 'nats://nats.bench.svc:4222', '--image', 'registry.example/headroom:0.1', '--db-secret', 'pg-login', '--namespace', 'bench', '--nats-subject', 'team_a']);
+  const run = await runCli([
+    'k8s',
+    'manifest',
+    '--agents',
+    '4',
+    '--nats',
+    'nats://nats.bench.svc:4222',
+    '--image',
+    'registry.example/headroom:0.1',
+    '--db-secret',
+    'pg-login',
+    '--namespace',
+    'bench',
+    '--nats-subject',
+    'team_a',
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const manifest = parse(run.stdout) as Record<string, unknown>;
   const job = new Job(manifest as ConstructorParameters<typeof Job>[0]);
@@ -29,7 +44,8 @@ test('headroom k8s manifest prints an Indexed Job of K agents that validates aga
 
 // The schema admits unknown fields (as the API server's non-strict decoding does), so these are the failures it can catch.
 test('the schema check can fail: a wrong type, a missing required field and a value outside an enum are refused', () => {
-  const job = (spec: unknown): Job => new Job({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x' }, spec } as unknown as ConstructorParameters<typeof Job>[0]);
+  const job = (spec: unknown): Job =>
+    new Job({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x' }, spec } as unknown as ConstructorParameters<typeof Job>[0]);
   assert.throws(() => job({ completions: 'three', template: { spec: { containers: [{ name: 'a' }] } } }).validate(), /completions must be integer/);
   assert.throws(() => job({ template: { spec: { containers: [{ image: 'a' }] } } }).validate(), /required property name/);
   assert.throws(() => job({ template: { spec: { restartPolicy: 'Sometimes', containers: [{ name: 'a' }] } } }).validate(), /allowed values/);

@@ -12,8 +12,25 @@ import { NATS_URL, TRUST, agentsListening, natsOrSkip, startAgent, uniquePrefix,
 /** A plan as a coordinator would send it; nothing answers its claims, so a fooled agent only asks. */
 function planBody(runId: string): Record<string, unknown> {
   return {
-    kind: 'plan', runId, coordinator: 'test', agents: 1, target: { dbms: 'sqlite', file: '/tmp/headroom-never.db' }, workload: 'tpcb', options: {}, files: [],
-    scale: 1, clients: 1, jobs: 1, durationSeconds: 1, warmupSeconds: 0, maxTries: 1, seed: 1, protocol: 'prepared', perCommand: false, acceptRefusals: false, sessionStatements: [],
+    kind: 'plan',
+    runId,
+    coordinator: 'test',
+    agents: 1,
+    target: { dbms: 'sqlite', file: '/tmp/headroom-never.db' },
+    workload: 'tpcb',
+    options: {},
+    files: [],
+    scale: 1,
+    clients: 1,
+    jobs: 1,
+    durationSeconds: 1,
+    warmupSeconds: 0,
+    maxTries: 1,
+    seed: 1,
+    protocol: 'prepared',
+    perCommand: false,
+    acceptRefusals: false,
+    sessionStatements: [],
   };
 }
 
@@ -66,7 +83,29 @@ test('postgres: a plan carries no database password, and a run that finds too fe
   await nc.flush();
   const password = 'never-on-the-bus-4711';
   const url = db.url.replace('postgres://postgres@', `postgres://postgres:${password}@`);
-  const run = await runCli(['run', 'tpcb', '-b', 'select-only', '--db', url, '-c', '2', '-T', '1', '--agents', '2', '--agent-wait', '3', '--nats', NATS_URL, '--nats-subject', prefix, '--trust', TRUST, '--observe=false']);
+  const run = await runCli([
+    'run',
+    'tpcb',
+    '-b',
+    'select-only',
+    '--db',
+    url,
+    '-c',
+    '2',
+    '-T',
+    '1',
+    '--agents',
+    '2',
+    '--agent-wait',
+    '3',
+    '--nats',
+    NATS_URL,
+    '--nats-subject',
+    prefix,
+    '--trust',
+    TRUST,
+    '--observe=false',
+  ]);
   assert.equal(run.code, 2, run.stderr);
   assert.match(run.stderr, /only 0 of 2 agent\(s\) claimed a shard \(0 ready\) within 3 s/);
   assert.ok(seen.length >= 2, 'the plan went out every second');
@@ -90,10 +129,22 @@ test('an agent refuses a genuine plan whose script file is missing or differs on
   const claims: string[] = [];
   nc.subscribe(`${prefix}.run.*.claim`, { callback: (_e, m) => claims.push(m.subject.split('.')[2]!) });
   const signer = new Signer(TRUST);
-  nc.publish(`${prefix}.plans`, signer.seal({ ...planBody('differs'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 2;\n').digest('hex') }] }));
+  nc.publish(
+    `${prefix}.plans`,
+    signer.seal({ ...planBody('differs'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 2;\n').digest('hex') }] }),
+  );
   nc.publish(`${prefix}.plans`, signer.seal({ ...planBody('missing'), files: [{ path: path.join(agent.cwd, 'absent.sql'), sha256: '00' }] }));
-  await waitFor('both refused', () => /refused plan differs: .*mine\.sql differs/.test(agent.stderr()) && /refused plan missing: .*absent\.sql is not on this agent's disk/.test(agent.stderr()), 10_000);
-  nc.publish(`${prefix}.plans`, signer.seal({ ...planBody('same'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 1;\n').digest('hex') }] }));
+  await waitFor(
+    'both refused',
+    () =>
+      /refused plan differs: .*mine\.sql differs/.test(agent.stderr()) &&
+      /refused plan missing: .*absent\.sql is not on this agent's disk/.test(agent.stderr()),
+    10_000,
+  );
+  nc.publish(
+    `${prefix}.plans`,
+    signer.seal({ ...planBody('same'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 1;\n').digest('hex') }] }),
+  );
   await waitFor('the matching plan claimed', () => claims.includes('same'), 10_000);
   assert.deepEqual(claims, ['same']);
 });

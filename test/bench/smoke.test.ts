@@ -36,7 +36,11 @@ test('bench/pgbench-script.mjs runs pgbench -f and headroom -f / -b on one scrip
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
   await db.dispose();
-  const child = spawnSync(process.execPath, [SCRIPT_BENCH, '--db', `${db.url}_sbench`, '--time', '1', '--scale', '1', '--clients', '2', '--scripts', 'select-only'], { encoding: 'utf8' });
+  const child = spawnSync(
+    process.execPath,
+    [SCRIPT_BENCH, '--db', `${db.url}_sbench`, '--time', '1', '--scale', '1', '--clients', '2', '--scripts', 'select-only'],
+    { encoding: 'utf8' },
+  );
   assert.equal(child.status, 0, child.stderr);
   for (const what of ['pgbench -f vs headroom -f', 'headroom -b vs headroom -f']) {
     const row = new RegExp(`^select-only: ${what} +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
@@ -49,13 +53,16 @@ test('bench/pgbench-script.mjs runs pgbench -f and headroom -f / -b on one scrip
 test('bench/script-interpreter-cpu.mjs measures both ways of running the built-ins', () => {
   const child = spawnSync(process.execPath, [INTERPRETER_BENCH, '--transactions', '2000', '--rounds', '1'], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
-  for (const name of ['select-only', 'tpcb-like']) assert.match(child.stdout, new RegExp(`^${name} +round 1: hand-coded [\\d.]+ us/tx, interpreter [\\d.]+ us/tx`, 'm'));
+  for (const name of ['select-only', 'tpcb-like'])
+    assert.match(child.stdout, new RegExp(`^${name} +round 1: hand-coded [\\d.]+ us/tx, interpreter [\\d.]+ us/tx`, 'm'));
 });
 
 const SYSBENCH_BENCH = fileURLToPath(new URL('../../../bench/sysbench-vs-headroom.mjs', import.meta.url));
 
 const sysbenchMissing = (): string | undefined =>
-  spawnSync('sysbench', ['--version']).status !== 0 ? 'sysbench is not installed (bash scripts/services.sh installs it, or apt-get install sysbench)' : undefined;
+  spawnSync('sysbench', ['--version']).status !== 0
+    ? 'sysbench is not installed (bash scripts/services.sh installs it, or apt-get install sysbench)'
+    : undefined;
 
 test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sysbench prepared and prints the ratios', async (t) => {
   if (skipOrFail(t, sysbenchMissing())) return;
@@ -63,7 +70,9 @@ test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sys
   if (!db) return;
   // The script creates and drops a database of its own; the fresh one only names it.
   await db.dispose();
-  const child = spawnSync(process.execPath, [SYSBENCH_BENCH, '--db', `${db.url}_sb`, '--time', '1', '--table-size', '1000', '--clients', '2'], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [SYSBENCH_BENCH, '--db', `${db.url}_sb`, '--time', '1', '--table-size', '1000', '--clients', '2'], {
+    encoding: 'utf8',
+  });
   assert.equal(child.status, 0, child.stderr);
   for (const name of ['oltp_point_select', 'oltp_read_write']) {
     const row = new RegExp(`^${name} +1 +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
@@ -86,7 +95,22 @@ test('bench/client-efficiency.mjs runs the four comparisons against pgbench and 
   // The script creates and drops databases of its own; the fresh ones only name them.
   await pg.dispose();
   await my.dispose();
-  const args = ['--pg-db', `${pg.url}_eff`, '--my-db', `${my.url}_eff`, '--rounds', '1', '--time', '1', '--clients', '2', '--scale', '1', '--table-size', '1000'];
+  const args = [
+    '--pg-db',
+    `${pg.url}_eff`,
+    '--my-db',
+    `${my.url}_eff`,
+    '--rounds',
+    '1',
+    '--time',
+    '1',
+    '--clients',
+    '2',
+    '--scale',
+    '1',
+    '--table-size',
+    '1000',
+  ];
   const child = spawnSync(process.execPath, [EFFICIENCY_BENCH, ...args], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
   for (const comparison of ['pgbench select-only', 'pgbench tpcb-like', 'sysbench oltp_point_select', 'sysbench oltp_read_write']) {
@@ -101,15 +125,33 @@ test('bench/client-efficiency.mjs runs the four comparisons against pgbench and 
 
 const MEMORY_BENCH = fileURLToPath(new URL('../../../bench/terminal-memory.mjs', import.meta.url));
 
-test('bench/terminal-memory.mjs prints the client\'s peak memory per terminal count and job count', (t) => {
+test("bench/terminal-memory.mjs prints the client's peak memory per terminal count and job count", (t) => {
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   const child = spawnSync(process.execPath, [MEMORY_BENCH, '--terminals', '1,6', '--jobs', '1,2', '--time', '1'], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
-  const rows = [...child.stdout.matchAll(/^ +(\d+) +(\d+) +([\d.]+) +(-?[\d.]+|-) +(\d+) +([\d.]+)$/gm)].map((m) => ({ terminals: Number(m[1]), jobs: Number(m[2]), peak: Number(m[3]), perTerminal: m[4]!, tps: Number(m[5]) }));
+  const rows = [...child.stdout.matchAll(/^ +(\d+) +(\d+) +([\d.]+) +(-?[\d.]+|-) +(\d+) +([\d.]+)$/gm)].map((m) => ({
+    terminals: Number(m[1]),
+    jobs: Number(m[2]),
+    peak: Number(m[3]),
+    perTerminal: m[4]!,
+    tps: Number(m[5]),
+  }));
   // -j 2 starts at two terminals: each job needs one.
-  assert.deepEqual(rows.map((r) => [r.terminals, r.jobs]), [[1, 1], [6, 1], [2, 2], [6, 2]], child.stdout);
+  assert.deepEqual(
+    rows.map((r) => [r.terminals, r.jobs]),
+    [
+      [1, 1],
+      [6, 1],
+      [2, 2],
+      [6, 2],
+    ],
+    child.stdout,
+  );
   for (const r of rows) assert.ok(r.peak > 20 && r.tps > 0, JSON.stringify(r));
-  for (const [base, grown] of [[rows[0]!, rows[1]!], [rows[2]!, rows[3]!]] as const) {
+  for (const [base, grown] of [
+    [rows[0]!, rows[1]!],
+    [rows[2]!, rows[3]!],
+  ] as const) {
     assert.equal(base.perTerminal, '-');
     const expected = (grown.peak - base.peak) / (grown.terminals - base.terminals);
     // The peaks are printed as the result files hold them (0.1 MB); the quotient to three decimals.

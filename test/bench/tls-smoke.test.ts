@@ -35,9 +35,27 @@ test('bench/client-efficiency.mjs --tls prints the pgbench ratios over TLS besid
   const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
   const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
   chownSync(certs.server.key, uid, gid);
-  const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], [], ['ssl = on', `ssl_cert_file = '${certs.server.cert}'`, `ssl_key_file = '${certs.server.key}'`]);
+  const cluster = await startThrowawayPostgres(
+    ['host all all 127.0.0.1/32 trust'],
+    [],
+    ['ssl = on', `ssl_cert_file = '${certs.server.cert}'`, `ssl_key_file = '${certs.server.key}'`],
+  );
   t.after(() => cluster.stop());
-  const args = ['--pg-db', `postgres://postgres@127.0.0.1:${cluster.port}/headroom_eff`, '--tests', 'pgbench:select-only,pgbench:tpcb-like', '--tls', '--rounds', '1', '--time', '1', '--clients', '2', '--scale', '1'];
+  const args = [
+    '--pg-db',
+    `postgres://postgres@127.0.0.1:${cluster.port}/headroom_eff`,
+    '--tests',
+    'pgbench:select-only,pgbench:tpcb-like',
+    '--tls',
+    '--rounds',
+    '1',
+    '--time',
+    '1',
+    '--clients',
+    '2',
+    '--scale',
+    '1',
+  ];
   const child = await run(args);
   assert.equal(child.status, 0, child.stderr);
   t.diagnostic(child.stdout);

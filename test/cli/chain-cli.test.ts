@@ -11,7 +11,24 @@ test('run chain -s 1/5000 --load faithful records the phases and load mode; plan
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-chain-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const out = path.join(dir, 'r.json');
-  const run = await runCli(['run', 'chain', '--db', `sqlite:${path.join(dir, 'c.db')}`, '-s', '1/5000', '--load', 'faithful', '-c', '2', '-t', '40', '-P', '0', '-o', out]);
+  const run = await runCli([
+    'run',
+    'chain',
+    '--db',
+    `sqlite:${path.join(dir, 'c.db')}`,
+    '-s',
+    '1/5000',
+    '--load',
+    'faithful',
+    '-c',
+    '2',
+    '-t',
+    '40',
+    '-P',
+    '0',
+    '-o',
+    out,
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /data: faithful load, by this run/);
   const [, total, perTr, perSec] = /Total time: (\d+) ms = ([\d.]+) ms\/tr = ([\d.]+) tr\/sec/.exec(run.stdout) ?? [];
@@ -23,7 +40,10 @@ test('run chain -s 1/5000 --load faithful records the phases and load mode; plan
   const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   assert.equal(result.config.scale, 0.0002);
   assert.equal(result.data.loadMode, 'faithful');
-  assert.deepEqual(result.data.phases.map((p) => p.name), [...FAITHFUL_PHASES]);
+  assert.deepEqual(
+    result.data.phases.map((p) => p.name),
+    [...FAITHFUL_PHASES],
+  );
   assert.equal(result.summary.transactions, 80);
 
   const plan = await runCli(['plan', out, '--preset', 'shop', '--peak-factor', '2', '--target-utilisation', '0.5']);

@@ -18,7 +18,23 @@ test('run chain: the statement style is recorded and shown; --protocol is refuse
 
   for (const style of ['study', 'prepared'] as const) {
     const out = path.join(dir, `${style}.json`);
-    const run = await runCli(['run', 'chain', '--db', db, '-s', '1/5000', '-c', '2', '-t', '20', '-P', '0', '-o', out, ...(style === 'study' ? [] : ['--statements', style])]);
+    const run = await runCli([
+      'run',
+      'chain',
+      '--db',
+      db,
+      '-s',
+      '1/5000',
+      '-c',
+      '2',
+      '-t',
+      '20',
+      '-P',
+      '0',
+      '-o',
+      out,
+      ...(style === 'study' ? [] : ['--statements', style]),
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
     assert.equal(result.config.statements?.style, style, 'study unless asked');
@@ -30,8 +46,17 @@ test('run chain: the statement style is recorded and shown; --protocol is refuse
     const connectingMs = result.summary.pgbench!.initialConnectionMs;
     const slowestMs = Math.max(...result.terminals.map((x) => x.seconds)) * 1000;
     assert.ok(connectingMs > 0 && total.ms >= connectingMs + slowestMs - 1, `${total.ms} ms covers ${connectingMs} ms connecting and ${slowestMs} ms of units`);
-    assert.ok(Math.abs(total.trPerSec! - (40 * 1000) / total.ms) < 0.1 + (0.01 * 40 * 1000) / total.ms, `${total.trPerSec} tr/sec for 40 units in ${total.ms} ms`);
-    assert.match(run.stdout, new RegExp(`^Total time: ${Math.round(total.ms)} ms = [\\d.]+ ms/tr = ${total.trPerSec!.toFixed(1)} tr/sec \\(as the study times it, from before the first connection`, 'm'));
+    assert.ok(
+      Math.abs(total.trPerSec! - (40 * 1000) / total.ms) < 0.1 + (0.01 * 40 * 1000) / total.ms,
+      `${total.trPerSec} tr/sec for 40 units in ${total.ms} ms`,
+    );
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `^Total time: ${Math.round(total.ms)} ms = [\\d.]+ ms/tr = ${total.trPerSec!.toFixed(1)} tr/sec \\(as the study times it, from before the first connection`,
+        'm',
+      ),
+    );
   }
 
   // The study's program started its terminals 10 ms apart: the third starts 20 ms after the first.
@@ -55,7 +80,10 @@ test('a workload option refused by the verbs whose work does not read it: one li
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const db = `sqlite:${path.join(dir, 'v.db')}`;
   const refusals: [string[], RegExp][] = [
-    [['init', 'chain', '-s', '1/5000', '--statements', 'prepared'], /^headroom: --statements does nothing in headroom init chain \(it applies to headroom run\)$/],
+    [
+      ['init', 'chain', '-s', '1/5000', '--statements', 'prepared'],
+      /^headroom: --statements does nothing in headroom init chain \(it applies to headroom run\)$/,
+    ],
     [['init', 'chain', '-s', '1/5000', '--mode', 'localized'], /^headroom: --mode does nothing in headroom init chain/],
     [['check', 'chain', '--load', 'faithful'], /^headroom: --load does nothing in headroom check chain \(it applies to headroom init, run\)$/],
     [['drop', 'chain', '--statements', 'study'], /^headroom: --statements does nothing in headroom drop chain/],

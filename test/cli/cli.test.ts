@@ -32,7 +32,18 @@ test('help on every verb, and the list of workloads and drivers', async () => {
     assert.match(run.stdout, /usage: headroom/);
   }
   const runHelp = await runCli(['run', '--help']);
-  for (const flag of ['-c, --clients', '-j, --jobs', '-T, --time', '-t, --transactions', '-s, --scale', '-P, --progress', '-R, --rate', '--warmup', '--db', '--out']) {
+  for (const flag of [
+    '-c, --clients',
+    '-j, --jobs',
+    '-T, --time',
+    '-t, --transactions',
+    '-s, --scale',
+    '-P, --progress',
+    '-R, --rate',
+    '--warmup',
+    '--db',
+    '--out',
+  ]) {
     assert.ok(runHelp.stdout.includes(flag), `run --help lacks ${flag}`);
   }
   const list = await runCli(['list']);
@@ -97,7 +108,10 @@ test('the default run: embedded SQLite, progress every second, a summary and a r
   assert.doesNotMatch(again.stderr, /loading/, 'existing data is reused');
   const second = JSON.parse(readFileSync(path.join(cwd, 'second.json'), 'utf8')) as RunResult;
   assert.equal(second.summary.transactions, 50);
-  assert.deepEqual(second.terminals.map((t) => t.transactions), [25, 25]);
+  assert.deepEqual(
+    second.terminals.map((t) => t.transactions),
+    [25, 25],
+  );
   assert.ok(second.terminals.every((t) => t.maxMs >= t.avgMs && t.avgMs > 0 && t.seconds >= 0));
   assert.match(again.stdout, /^terminal 1: finished 25, time [\d.]+ s, maxWait [\d.]+ ms, avgWait [\d.]+ ms$/m);
   assert.equal(second.data.loadedBy, 'earlier');
@@ -142,7 +156,9 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     const login = dbms === 'postgres' ? db.url.replace('//postgres@', '//headroom_no_such_role@') : db.url.replace('//root@', '//root:wrong-password@');
     assertOneLineError(
       await runCli(['run', '--db', login]),
-      dbms === 'postgres' ? /role "headroom_no_such_role" does not exist \(check the user/ : /^headroom: Access denied for user 'root'.*\(check the user "root" and the password/,
+      dbms === 'postgres'
+        ? /role "headroom_no_such_role" does not exist \(check the user/
+        : /^headroom: Access denied for user 'root'.*\(check the user "root" and the password/,
     );
   });
 

@@ -45,7 +45,8 @@ for (const { workload, scale, run: runOptions } of CASES) {
     assert.equal(result.summary.transactions, 60, `all 60 committed: ${JSON.stringify(result.summary.failures)}`);
     assert.equal(result.target.settings['server_mode'] !== undefined, true);
     assert.doesNotMatch(JSON.stringify(result), /masterkey|password/i);
-    if (workload === 'tpcb') assert.equal(parseJournal(readFileSync(path.join(cwd, 'journal.txt'), 'utf8')).acknowledged.size, 60, 'one journal entry per commit');
+    if (workload === 'tpcb')
+      assert.equal(parseJournal(readFileSync(path.join(cwd, 'journal.txt'), 'utf8')).acknowledged.size, 60, 'one journal entry per commit');
     if (workload === 'chain') assert.match(run.stdout, /Total time: \d+ ms = [\d.]+ ms\/tr = [\d.]+ tr\/sec/);
 
     const after = await cli(['check', workload, '--db', db.url]);

@@ -39,7 +39,14 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     const url = describeTarget({ ...target, user: role });
     const refused = await runCli(['run', 'tpcb', '--db', url, '-c', '5', '-t', '20', '-P', '0', '--out', path.join(work, 'refused.json')]);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.equal(refused.stderr.trim().split('\n').filter((l) => l.startsWith('headroom: ')).length, 1, refused.stderr);
+    assert.equal(
+      refused.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('headroom: ')).length,
+      1,
+      refused.stderr,
+    );
     assert.match(refused.stderr, /headroom: .*(too many connections|max_user_connections).*\(the server has no free connection slot/);
 
     const forced = await runCli(['run', 'tpcb', '--db', url, '-c', '5', '-t', '20', '-P', '0', '--force', '--out', path.join(work, 'forced.json')]);

@@ -34,16 +34,24 @@ test('Ctrl-C during init tpcc -s 2: says what it stopped and what to do; run and
   if (!db) return;
   t.after(() => db.dispose());
   // Half a second into the warehouses, which load on two connections at once.
-  const init = await runCli(['init', 'tpcc', '-s', '2', '--db', db.url], { whenStderr: [/items: /, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 500)] });
+  const init = await runCli(['init', 'tpcc', '-s', '2', '--db', db.url], {
+    whenStderr: [/items: /, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 500)],
+  });
   assert.equal(init.code, 130, init.stderr);
   assert.match(init.stderr, /interrupted: stopping the load/);
   assert.match(init.stderr, /the load of tpcc at scale 2 stopped (after items|in warehouses)/);
-  assert.match(init.stderr, /headroom: tpcc in .* is incomplete: run and check refuse it \(load it again: headroom init tpcc -s 2, or remove it: headroom drop tpcc\)/);
+  assert.match(
+    init.stderr,
+    /headroom: tpcc in .* is incomplete: run and check refuse it \(load it again: headroom init tpcc -s 2, or remove it: headroom drop tpcc\)/,
+  );
   assert.ok((await count(db, 'SELECT COUNT(*) FROM stock')) < 200_000, 'the load really stopped part way');
 
   const run = await runCli(['run', 'tpcc', '-T', '1', '--db', db.url]);
   assert.equal(run.code, 2, run.stderr);
-  assert.match(run.stderr, /^headroom: the tpcc data in .* is incomplete: its load at scale 2, started .*, did not finish \(load it again: headroom init tpcc -s 2/);
+  assert.match(
+    run.stderr,
+    /^headroom: the tpcc data in .* is incomplete: its load at scale 2, started .*, did not finish \(load it again: headroom init tpcc -s 2/,
+  );
   assert.doesNotMatch(run.stdout, /tps/, 'nothing was measured');
   const check = await runCli(['check', 'tpcc', '--db', db.url]);
   assert.equal(check.code, 2, check.stderr);
@@ -59,7 +67,9 @@ test('Ctrl-C during init kv on MariaDB: the rows it reports kept are the rows th
   if (!db) return;
   t.after(() => db.dispose());
   // MariaDB finishes a statement whose client has gone: the loader must not leave one in flight.
-  const init = await runCli(['init', 'kv', '-s', '3M', '--db', db.url], { whenStderr: [/create table: /, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 300)] });
+  const init = await runCli(['init', 'kv', '-s', '3M', '--db', db.url], {
+    whenStderr: [/create table: /, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 300)],
+  });
   assert.equal(init.code, 130, init.stderr);
   const reported = /numbers keeps ([\d,]+) rows/.exec(init.stderr)?.[1];
   assert.ok(reported !== undefined, init.stderr);
@@ -92,7 +102,10 @@ test('a larger dataset is not dropped for a smaller one without --force; a load 
   // The issue's case: the experiment would have dropped the table to reload 100 k rows.
   const experiment = await runCli(['experiment', 'dead-rows', '-s', '100k', '-c', '1', '-T', '1', '--db', db.url]);
   assert.equal(experiment.code, 2, experiment.stderr);
-  assert.match(experiment.stderr, /headroom: the database holds kv at scale 300000, larger than the 100000 asked: experiment dead-rows would drop it to load the smaller one \(add --force/);
+  assert.match(
+    experiment.stderr,
+    /headroom: the database holds kv at scale 300000, larger than the 100000 asked: experiment dead-rows would drop it to load the smaller one \(add --force/,
+  );
   assert.equal(await count(db, 'SELECT COUNT(*) FROM numbers'), 300_000, 'the table is untouched');
   const init = await runCli(['init', 'kv', '-s', '100k', '--db', db.url]);
   assert.equal(init.code, 2, init.stderr);
@@ -105,7 +118,10 @@ test('a larger dataset is not dropped for a smaller one without --force; a load 
   assert.equal((await runCli(['init', 'tpcb', '-s', '1', '--db', db.url])).code, 0);
   const grow = await runCli(['init', 'tpcb', '-s', '2', '--db', db.url]);
   assert.equal(grow.code, 0, grow.stderr);
-  assert.ok(grow.stderr.indexOf('the database holds tpcb at scale 1: init drops it and loads scale 2') < grow.stderr.indexOf('drop and create tables'), grow.stderr);
+  assert.ok(
+    grow.stderr.indexOf('the database holds tpcb at scale 1: init drops it and loads scale 2') < grow.stderr.indexOf('drop and create tables'),
+    grow.stderr,
+  );
   const shrink = await runCli(['init', 'tpcb', '-s', '1', '--db', db.url]);
   assert.equal(shrink.code, 2);
   assert.match(shrink.stderr, /the database holds tpcb at scale 2, larger than the 1 asked/);
@@ -120,12 +136,25 @@ function pgbench(db: TestDatabase, args: readonly string[]): void {
   assert.equal(child.status, 0, child.stderr);
 }
 
-test('tpcb made by pgbench -i (no record of headroom\'s) runs when its rows match the scale, and is refused when they do not', async (t) => {
+test("tpcb made by pgbench -i (no record of headroom's) runs when its rows match the scale, and is refused when they do not", async (t) => {
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
   t.after(() => db.dispose());
   pgbench(db, ['-i', '-q', '-s', '2']);
-  const run = await runCli(['run', 'tpcb', '-T', '1', '-P', '0', '--live=false', '--observe=false', '-o', path.join(tmpdir(), `headroom-i19-${process.pid}.json`), '--db', db.url]);
+  const run = await runCli([
+    'run',
+    'tpcb',
+    '-T',
+    '1',
+    '-P',
+    '0',
+    '--live=false',
+    '--observe=false',
+    '-o',
+    path.join(tmpdir(), `headroom-i19-${process.pid}.json`),
+    '--db',
+    db.url,
+  ]);
   assert.equal(run.code, 0, run.stderr);
   rmSync(path.join(tmpdir(), `headroom-i19-${process.pid}.json`), { force: true });
   // pgbench -i stopped after branches and tellers: no accounts.
@@ -133,7 +162,10 @@ test('tpcb made by pgbench -i (no record of headroom\'s) runs when its rows matc
   await withConnection(db, (conn) => conn.query('DELETE FROM pgbench_accounts WHERE aid > 150000'));
   const partial = await runCli(['run', 'tpcb', '-T', '1', '--db', db.url]);
   assert.equal(partial.code, 2, partial.stderr);
-  assert.match(partial.stderr, /^headroom: the tpcb data in .* is not a complete load: pgbench_branches says scale 2, but there are 20 tellers \(expected 20\) and the highest aid is 150000 \(expected 200000\)/);
+  assert.match(
+    partial.stderr,
+    /^headroom: the tpcb data in .* is not a complete load: pgbench_branches says scale 2, but there are 20 tellers \(expected 20\) and the highest aid is 150000 \(expected 200000\)/,
+  );
   // headroom's own pgbench -i records its load: tables only is not a dataset, with data it is.
   const tables = await runCli(['init', 'tpcb', '--pgbench', '-I', 'dt', '-s', '2', '--db', db.url]);
   assert.equal(tables.code, 0, tables.stderr);
@@ -153,7 +185,12 @@ test('before a load: its estimated size against the free space where a local ser
     assert.deepEqual(await diskSpaceLines(session, tpcb, 1), [], 'a small load that fits says nothing');
     // 10 M scale units of tpcb: about 144 TB, more than any test machine's disk.
     const [huge] = await diskSpaceLines(session, tpcb, 10_000_000);
-    assert.match(huge ?? '', new RegExp(`^warning: tpcb at scale 10000000 needs about [\\d.]+ GB \\(as measured on PostgreSQL; other DBMSs differ\\), but ${folder} has [\\d.]+ (GB|MB) free: the load may fill the disk$`));
+    assert.match(
+      huge ?? '',
+      new RegExp(
+        `^warning: tpcb at scale 10000000 needs about [\\d.]+ GB \\(as measured on PostgreSQL; other DBMSs differ\\), but ${folder} has [\\d.]+ (GB|MB) free: the load may fill the disk$`,
+      ),
+    );
     const [large] = await diskSpaceLines(session, kv, 20_000_000);
     assert.match(large ?? '', /^(warning: )?kv at scale 20000000 needs about 1\.2 GB/, 'a load of a gigabyte or more is announced');
   } finally {

@@ -33,14 +33,26 @@ test('an unwritable -o, --log-prefix, --journal or default results folder is ref
   const db = `sqlite:${path.join(cwd, 'bench.db')}`;
   const base = ['run', 'tpcb', '-b', 'select-only', '-c', '1', '-T', '2', '-P', '0', '--observe=false', '--db', db];
   for (const [args, message, options] of [
-    [['-o', underFile], /^headroom: cannot write the result to .*file\.txt\/out\.json: a part of the path is a file, not a folder \(give a writable path with -o/, {}],
+    [
+      ['-o', underFile],
+      /^headroom: cannot write the result to .*file\.txt\/out\.json: a part of the path is a file, not a folder \(give a writable path with -o/,
+      {},
+    ],
     [['-o', sysfs], /^headroom: cannot write the result to \/sys\/headroom-test-output: permission denied/, {}],
     [['-o', cwd], /^headroom: cannot write the result to .*: it is a folder/, {}],
-    [['-o', 'r.json', '-l', '--log-prefix', path.join(underFile, 'txlog')], /^headroom: cannot write the transaction log to .*txlog\.\d+: a part of the path is a file/, {}],
+    [
+      ['-o', 'r.json', '-l', '--log-prefix', path.join(underFile, 'txlog')],
+      /^headroom: cannot write the transaction log to .*txlog\.\d+: a part of the path is a file/,
+      {},
+    ],
     [['-o', 'r.json', '-l', '--log-prefix', `${sysfs}/txlog`], /^headroom: cannot write the transaction log to .*: permission denied/, {}],
     [['-o', 'r.json', '--journal', path.join(underFile, 'journal')], /^headroom: cannot write the journal to .*: a part of the path is a file/, {}],
     // No -o: the default folder headroom-results/ in the working folder; here that is a file.
-    [[], /^headroom: cannot write the result into headroom-results\/: a part of the path is a file, not a folder \(run from a writable folder, or give -o FILE/, { results: 'headroom-results' }],
+    [
+      [],
+      /^headroom: cannot write the result into headroom-results\/: a part of the path is a file, not a folder \(run from a writable folder, or give -o FILE/,
+      { results: 'headroom-results' },
+    ],
   ] as const) {
     const folder = 'results' in options ? mkdtempSync(path.join(cwd, 'run-')) : cwd;
     if ('results' in options) writeFileSync(path.join(folder, options.results), 'a file where the results folder would be\n');
@@ -59,7 +71,28 @@ test('an unwritable -o, --log-prefix, --journal or default results folder is ref
 
 test('-o - writes the result JSON alone to stdout, the summary to stderr', async (t) => {
   const cwd = workdir(t);
-  const run = await runCli(['run', 'tpcb', '-b', 'select-only', '-s', '1', '-c', '1', '-T', '1', '-P', '0', '--observe=false', '--db', `sqlite:${path.join(cwd, 'bench.db')}`, '-o', '-'], { cwd });
+  const run = await runCli(
+    [
+      'run',
+      'tpcb',
+      '-b',
+      'select-only',
+      '-s',
+      '1',
+      '-c',
+      '1',
+      '-T',
+      '1',
+      '-P',
+      '0',
+      '--observe=false',
+      '--db',
+      `sqlite:${path.join(cwd, 'bench.db')}`,
+      '-o',
+      '-',
+    ],
+    { cwd },
+  );
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(run.stdout) as { config: { workload: string }; summary: { transactions: number } };
   assert.equal(result.config.workload, 'tpcb');
@@ -78,11 +111,14 @@ test('a -l file that cannot be created fails the run at once, with no connection
   const transactionLog = { prefix: path.join(underFile, 'txlog'), pid: process.pid, aggregateSeconds: undefined, samplingRate: 1, rated: false, maxTries: 1 };
   const config = engineConfig(db.target, 'peak', { options: { query: 'constant', 'join-rows': 1 }, clients: 2, jobs: 2, durationSeconds: 1, transactionLog });
   for (const jobs of [1, 2]) {
-    await assert.rejects(runEngine({ ...config, jobs }, new AbortController().signal, () => {}), (error: Error) => {
-      assert.ok(error instanceof UserError, `${error.constructor.name}: ${error.message}`);
-      assert.match(error.message, /^cannot write the transaction log .*txlog\.\d+: ENOTDIR/);
-      return true;
-    });
+    await assert.rejects(
+      runEngine({ ...config, jobs }, new AbortController().signal, () => {}),
+      (error: Error) => {
+        assert.ok(error instanceof UserError, `${error.constructor.name}: ${error.message}`);
+        assert.match(error.message, /^cannot write the transaction log .*txlog\.\d+: ENOTDIR/);
+        return true;
+      },
+    );
     // Every connection the jobs opened is closed (the admin one below is the only one).
     const driver = createDriver(db.admin);
     const conn = await driver.connect();

@@ -21,19 +21,47 @@ function field(stdout: string, pattern: string): RegExpExecArray {
   return match;
 }
 
-const PROGRESS = /^progress: (\d+\.\d) s, (\d+\.\d) tps, lat (\d+\.\d{3}) ms stddev (\d+\.\d{3}), (\d+) failed(?:, lag (\d+\.\d{3}) ms)?(?:, (\d+) skipped)?(?:, (\d+) retried, (\d+) retries)?(?: \|.*)?$/;
+const PROGRESS =
+  /^progress: (\d+\.\d) s, (\d+\.\d) tps, lat (\d+\.\d{3}) ms stddev (\d+\.\d{3}), (\d+) failed(?:, lag (\d+\.\d{3}) ms)?(?:, (\d+) skipped)?(?:, (\d+) retried, (\d+) retries)?(?: \|.*)?$/;
 
-test('run prints pgbench\'s final block and -P lines, agreeing with the result file; -l writes one line per transaction', async (t) => {
+test("run prints pgbench's final block and -P lines, agreeing with the result file; -l writes one line per transaction", async (t) => {
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
   t.after(() => db.dispose());
   const cwd = workdir(t);
   const init = await runCli(['init', 'tpcb', '--pgbench', '-s', '1', '--db', db.url], { cwd });
   assert.equal(init.code, 0, init.stderr);
-  assert.match(init.stdout, /^done in [\d.]+ s \(drop tables [\d.]+ s, create tables [\d.]+ s, client-side generate [\d.]+ s, vacuum [\d.]+ s, primary keys [\d.]+ s\)\.$/m);
+  assert.match(
+    init.stdout,
+    /^done in [\d.]+ s \(drop tables [\d.]+ s, create tables [\d.]+ s, client-side generate [\d.]+ s, vacuum [\d.]+ s, primary keys [\d.]+ s\)\.$/m,
+  );
 
   const prefix = path.join(cwd, 'txlog');
-  const args = ['run', 'tpcb', '--db', db.url, '-c', '2', '-j', '2', '-T', '3', '-P', '1', '--max-tries', '3', '--failures-detailed', '-L', '2', '-l', '--log-prefix', prefix, '--observe=false', '--out', 'r.json'];
+  const args = [
+    'run',
+    'tpcb',
+    '--db',
+    db.url,
+    '-c',
+    '2',
+    '-j',
+    '2',
+    '-T',
+    '3',
+    '-P',
+    '1',
+    '--max-tries',
+    '3',
+    '--failures-detailed',
+    '-L',
+    '2',
+    '-l',
+    '--log-prefix',
+    prefix,
+    '--observe=false',
+    '--out',
+    'r.json',
+  ];
   const run = await runCli(args, { cwd });
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(readFileSync(path.join(cwd, 'r.json'), 'utf8')) as RunResult;
@@ -63,7 +91,10 @@ test('run prints pgbench\'s final block and -P lines, agreeing with the result f
   assert.ok(connect > 0, 'opening connections takes time');
   assert.equal(Number(field(run.stdout, 'tps = (\\d+\\.\\d{6}) \\(without initial connection time\\)')[1]), summary.tps);
   // The exact moments and the histogram's agree to the histogram's precision (3 significant digits).
-  assert.ok(Math.abs(pg.latencyAverageMs - summary.latencyMs.avg) <= 0.01 * summary.latencyMs.avg + 0.002, `${pg.latencyAverageMs} vs ${summary.latencyMs.avg}`);
+  assert.ok(
+    Math.abs(pg.latencyAverageMs - summary.latencyMs.avg) <= 0.01 * summary.latencyMs.avg + 0.002,
+    `${pg.latencyAverageMs} vs ${summary.latencyMs.avg}`,
+  );
   // pgbench's block comes before headroom's own summary.
   assert.ok(run.stdout.indexOf('transaction type:') < run.stdout.indexOf('latency ms: avg'));
 
@@ -94,7 +125,11 @@ test('run prints pgbench\'s final block and -P lines, agreeing with the result f
   assert.equal(overLimit, pg.late);
   for (const client of [0, 1]) {
     const own = lines.filter((l) => l.startsWith(`${client} `)).map((l) => Number(l.split(' ')[1]));
-    assert.deepEqual(own, own.map((_, i) => i + 1), `client ${client} numbers its transactions from 1`);
+    assert.deepEqual(
+      own,
+      own.map((_, i) => i + 1),
+      `client ${client} numbers its transactions from 1`,
+    );
   }
 });
 
@@ -104,7 +139,33 @@ test('--aggregate-interval writes pgbench 15 aggregate lines; under -R, --latenc
   t.after(() => db.dispose());
   const cwd = workdir(t);
   const prefix = path.join(cwd, 'agg');
-  const run = await runCli(['run', 'tpcb', '--db', db.url, '-b', 'select-only', '-c', '1', '-T', '3', '-R', '5000', '-L', '0.2', '-l', '--aggregate-interval', '1', '--log-prefix', prefix, '--observe=false', '--out', 'r.json'], { cwd });
+  const run = await runCli(
+    [
+      'run',
+      'tpcb',
+      '--db',
+      db.url,
+      '-b',
+      'select-only',
+      '-c',
+      '1',
+      '-T',
+      '3',
+      '-R',
+      '5000',
+      '-L',
+      '0.2',
+      '-l',
+      '--aggregate-interval',
+      '1',
+      '--log-prefix',
+      prefix,
+      '--observe=false',
+      '--out',
+      'r.json',
+    ],
+    { cwd },
+  );
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(readFileSync(path.join(cwd, 'r.json'), 'utf8')) as RunResult;
   const pg = result.summary.pgbench!;
@@ -144,7 +205,7 @@ test('pgbench run options refuse what pgbench refuses', async (t) => {
   }
 });
 
-test('several scripts: pgbench\'s per-script section; simple-update leaves tellers and branches alone and check still passes', async (t) => {
+test("several scripts: pgbench's per-script section; simple-update leaves tellers and branches alone and check still passes", async (t) => {
   const db = await freshDatabase(t, 'sqlite');
   if (!db) return;
   t.after(() => db.dispose());
@@ -158,7 +219,10 @@ test('several scripts: pgbench\'s per-script section; simple-update leaves telle
   field(run.stdout, 'SQL script 2: <builtin: simple update>');
   field(run.stdout, ' - weight: 2 \\(targets 66\\.7% of total\\)');
   const counts = [...run.stdout.matchAll(/^ - (\d+) transactions \((\d+\.\d)% of total, tps = [\d.]+\)$/gm)].map((m) => Number(m[1]));
-  assert.deepEqual(counts, result.transactions.map((t) => t.count));
+  assert.deepEqual(
+    counts,
+    result.transactions.map((t) => t.count),
+  );
   // The deck deals exactly 2:1 over every deck of three.
   assert.deepEqual(counts, [20, 10]);
   const check = await runCli(['check', 'tpcb', '--db', db.url]);
@@ -183,7 +247,28 @@ test('--failures-detailed counts serialization failures; retried transactions an
 
   for (const maxTries of [1, 5]) {
     const prefix = path.join(cwd, `fail${maxTries}`);
-    const run = await runCli(['run', 'tpcb', '--db', db.url, '-c', '4', '-T', '2', '--max-tries', String(maxTries), '--failures-detailed', '-l', '--log-prefix', prefix, '--observe=false', '--out', `r${maxTries}.json`], { cwd });
+    const run = await runCli(
+      [
+        'run',
+        'tpcb',
+        '--db',
+        db.url,
+        '-c',
+        '4',
+        '-T',
+        '2',
+        '--max-tries',
+        String(maxTries),
+        '--failures-detailed',
+        '-l',
+        '--log-prefix',
+        prefix,
+        '--observe=false',
+        '--out',
+        `r${maxTries}.json`,
+      ],
+      { cwd },
+    );
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(readFileSync(path.join(cwd, `r${maxTries}.json`), 'utf8')) as RunResult;
     const { summary } = result;
@@ -205,7 +290,11 @@ test('--failures-detailed counts serialization failures; retried transactions an
       assert.equal(Number(field(run.stdout, 'total number of retries: (\\d+)')[1]), summary.retried);
       const retries = lines.map((l) => Number(l.split(' ')[6]));
       assert.equal(retries.filter((r) => r > 0).length, pg.transactionsRetried, 'log lines with retries = transactions retried');
-      assert.equal(retries.reduce((a, b) => a + b, 0), summary.retried, 'retries column adds up to the retries');
+      assert.equal(
+        retries.reduce((a, b) => a + b, 0),
+        summary.retried,
+        'retries column adds up to the retries',
+      );
     }
   }
 });
@@ -237,7 +326,26 @@ test('--sampling-rate logs about that fraction of the transactions', async (t) =
   if (!db) return;
   t.after(() => db.dispose());
   const cwd = workdir(t);
-  const run = await runCli(['run', 'tpcb', '--db', db.url, '-b', 'select-only', '-t', '2000', '-l', '--sampling-rate', '0.1', '--log-prefix', path.join(cwd, 'sample'), '--out', 'r.json'], { cwd });
+  const run = await runCli(
+    [
+      'run',
+      'tpcb',
+      '--db',
+      db.url,
+      '-b',
+      'select-only',
+      '-t',
+      '2000',
+      '-l',
+      '--sampling-rate',
+      '0.1',
+      '--log-prefix',
+      path.join(cwd, 'sample'),
+      '--out',
+      'r.json',
+    ],
+    { cwd },
+  );
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(readFileSync(path.join(cwd, 'r.json'), 'utf8')) as RunResult;
   assert.equal(result.summary.transactions, 2000);
@@ -245,6 +353,9 @@ test('--sampling-rate logs about that fraction of the transactions', async (t) =
   // Binomial(2000, 0.1): mean 200, standard deviation 13.4; 120..280 is six deviations either side.
   assert.ok(lines.length > 120 && lines.length < 280, `${lines.length} lines logged of 2000 at 0.1`);
   const numbers = lines.map((l) => Number(l.split(' ')[1]));
-  assert.ok(numbers.every((n, i) => i === 0 || n > numbers[i - 1]!), 'transaction numbers count all transactions, logged or not');
+  assert.ok(
+    numbers.every((n, i) => i === 0 || n > numbers[i - 1]!),
+    'transaction numbers count all transactions, logged or not',
+  );
   assert.ok(numbers[numbers.length - 1]! > lines.length, 'the sampled lines skip numbers');
 });

@@ -44,8 +44,14 @@ test('sqlite: ?synchronous=normal and off are taken from the URL and labelled; t
 
 test('sqlite: an unknown synchronous value or parameter is one line, exit 2', async (t) => {
   assert.deepEqual(resolveTarget('sqlite:./a.db?synchronous=NORMAL', {}), { dbms: 'sqlite', file: './a.db', synchronous: 'normal' });
-  assert.throws(() => resolveTarget('sqlite:./a.db?synchronous=extra', {}), (e: unknown) => e instanceof UserError && /synchronous=extra/.test(e.message) && /full, normal or off/.test(e.hint ?? ''));
-  assert.throws(() => resolveTarget('sqlite:./a.db?journal=wal', {}), (e: unknown) => e instanceof UserError && /unknown parameter "journal"/.test(e.message));
+  assert.throws(
+    () => resolveTarget('sqlite:./a.db?synchronous=extra', {}),
+    (e: unknown) => e instanceof UserError && /synchronous=extra/.test(e.message) && /full, normal or off/.test(e.hint ?? ''),
+  );
+  assert.throws(
+    () => resolveTarget('sqlite:./a.db?journal=wal', {}),
+    (e: unknown) => e instanceof UserError && /unknown parameter "journal"/.test(e.message),
+  );
   const run = await runCli(['run', '--db', 'sqlite:x.db?synchronous=sometimes', '-T', '1'], { cwd: workdir(t) });
   assert.equal(run.code, 2);
   assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);

@@ -26,13 +26,19 @@ test('run tpcc reports NOPM and TPM, checks consistency after the run, and fails
   const tpm = result.summary.workloadMetrics!.find((m) => m.name === 'TPM')!;
   const committed = result.transactions.reduce((n, x) => n + x.count - (x.rolledBack ?? 0), 0);
   assert.ok(Math.abs(tpm.value - (committed / result.summary.measuredSeconds) * 60) < 0.1);
-  assert.deepEqual(result.checks!.map((c) => c.ok), [true, true, true, true, true]);
+  assert.deepEqual(
+    result.checks!.map((c) => c.ok),
+    [true, true, true, true, true],
+  );
   // Delivery's skipped districts (none while every district has new-orders), in the summary and per type.
   const skipped = result.summary.workloadMetrics!.find((m) => m.name === 'skipped districts')!;
   const deliveries = result.transactions.find((x) => x.name === 'delivery')!;
   assert.equal(skipped.value, deliveries.counters?.['skippedDistricts'] ?? 0);
   assert.equal(skipped.value, 0);
-  assert.match(run.stdout, new RegExp(`skipped districts = 0\\.0 \\(Delivery districts without a new-order to deliver \\(2\\.7\\.4\\.2\\), in 0 of ${deliveries.count} Delivery`));
+  assert.match(
+    run.stdout,
+    new RegExp(`skipped districts = 0\\.0 \\(Delivery districts without a new-order to deliver \\(2\\.7\\.4\\.2\\), in 0 of ${deliveries.count} Delivery`),
+  );
   // The reports carry the workload's headline figures and its checks too.
   const markdown = await runCli(['report', out, '--markdown']);
   assert.equal(markdown.code, 0, markdown.stderr);
@@ -56,7 +62,10 @@ test('run tpcc reports NOPM and TPM, checks consistency after the run, and fails
   const check = await runCli(['check', 'tpcc', '--db', db, '--check-all']);
   assert.equal(check.code, 1);
   assert.match(check.stdout, /FAIL {2}condition 9: D_YTD = sum\(H_AMOUNT\): fails for 1 districts; first: warehouse 1 district 3: d_ytd/);
-  assert.match(check.stdout, /FAIL {2}condition 11: count\(ORDER\) - count\(NEW-ORDER\) = 2100 \+ sum\(C_DELIVERY_CNT\): fails for 1 districts; first: warehouse 1 district 5: \d+ orders, \d+ new-orders, sum\(c_delivery_cnt\) \d+/);
+  assert.match(
+    check.stdout,
+    /FAIL {2}condition 11: count\(ORDER\) - count\(NEW-ORDER\) = 2100 \+ sum\(C_DELIVERY_CNT\): fails for 1 districts; first: warehouse 1 district 5: \d+ orders, \d+ new-orders, sum\(c_delivery_cnt\) \d+/,
+  );
   assert.match(check.stdout, /ok {4}condition 5:/, 'the new-orders and carriers still agree: only condition 11 sees the miscount');
   const broken = await runCli(['run', 'tpcc', '--db', db, '-c', '1', '-T', '1', '-P', '0', '-o', out]);
   assert.equal(broken.code, 1, broken.stdout);

@@ -9,8 +9,14 @@ test('the same seed gives the same stream; another seed another one', () => {
   const b = new Random(42);
   const c = new Random(43);
   const first = Array.from({ length: 5 }, () => a.uint32());
-  assert.deepEqual(first, Array.from({ length: 5 }, () => b.uint32()));
-  assert.notDeepEqual(first, Array.from({ length: 5 }, () => c.uint32()));
+  assert.deepEqual(
+    first,
+    Array.from({ length: 5 }, () => b.uint32()),
+  );
+  assert.notDeepEqual(
+    first,
+    Array.from({ length: 5 }, () => c.uint32()),
+  );
 });
 
 test('int(min, max) stays inside both bounds and reaches each value about equally often', () => {
@@ -23,7 +29,7 @@ test('int(min, max) stays inside both bounds and reaches each value about equall
     counts.set(v, (counts.get(v) ?? 0) + 1);
   }
   assert.equal(counts.size, 6);
-  for (const n of counts.values()) assert.ok(Math.abs(n - draws / 6) < draws / 6 * 0.05, `count ${n} is more than 5% off uniform`);
+  for (const n of counts.values()) assert.ok(Math.abs(n - draws / 6) < (draws / 6) * 0.05, `count ${n} is more than 5% off uniform`);
 });
 
 test('restore() replays the values drawn after save(), as a retried transaction needs', () => {

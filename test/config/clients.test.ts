@@ -6,7 +6,10 @@ import { UserError } from '../../src/errors.js';
 test('-c takes one count, a rising list, an additive range or a multiplicative range', () => {
   assert.deepEqual(parseClientSteps('8'), [8]);
   assert.deepEqual(parseClientSteps('10,20,40'), [10, 20, 40]);
-  assert.deepEqual(parseClientSteps('10:200:10'), Array.from({ length: 20 }, (_, i) => 10 * (i + 1)));
+  assert.deepEqual(
+    parseClientSteps('10:200:10'),
+    Array.from({ length: 20 }, (_, i) => 10 * (i + 1)),
+  );
   assert.deepEqual(parseClientSteps('10:60:10'), [10, 20, 30, 40, 50, 60]);
   assert.deepEqual(parseClientSteps('1:256:x2'), [1, 2, 4, 8, 16, 32, 64, 128, 256]);
   // The end bounds the range; it is not added when a step does not land on it.

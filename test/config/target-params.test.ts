@@ -65,7 +65,10 @@ test('postgres: libpq parameters from the URL, then PG* variables; socket folder
   assert.equal(server('postgres://u@h/db?options=-c+x').options, '-c+x');
   const env = { PGCONNECT_TIMEOUT: '7', PGAPPNAME: 'from-env', PGOPTIONS: '-c geqo=off', PGTARGETSESSIONATTRS: 'primary' };
   const fromEnv = server('postgres://u@h/db', env);
-  assert.deepEqual([fromEnv.connectTimeoutMs, fromEnv.applicationName, fromEnv.options, fromEnv.targetSessionAttrs], [7000, 'from-env', '-c geqo=off', 'primary']);
+  assert.deepEqual(
+    [fromEnv.connectTimeoutMs, fromEnv.applicationName, fromEnv.options, fromEnv.targetSessionAttrs],
+    [7000, 'from-env', '-c geqo=off', 'primary'],
+  );
   assert.equal(server('postgres://u@h/db?application_name=url', env).applicationName, 'url');
   assert.equal(server('postgres://u@h/db?fallback_application_name=fb').applicationName, 'fb');
   assert.equal(server('postgres://u@h/db?connect_timeout=0').connectTimeoutMs, 2 ** 31 - 1);
@@ -99,11 +102,28 @@ test('postgres: a service from ?service= or PGSERVICE fills what the URL leaves 
   const file = path.join(dir, 'services.conf');
   writeFileSync(
     file,
-    ['# services', '[other]', 'host=wrong', '', '[bench]', '  host=db.example  ', 'port=6543', 'dbname=ledger', 'user=svc', 'application_name=from service', 'sslmode=require', '[after]', 'host=wrong2'].join('\n'),
+    [
+      '# services',
+      '[other]',
+      'host=wrong',
+      '',
+      '[bench]',
+      '  host=db.example  ',
+      'port=6543',
+      'dbname=ledger',
+      'user=svc',
+      'application_name=from service',
+      'sslmode=require',
+      '[after]',
+      'host=wrong2',
+    ].join('\n'),
   );
   const env = { PGSERVICEFILE: file, PGUSER: 'env-user', PGHOST: 'env-host' };
   const target = server('postgres://url-user@/?service=bench', env);
-  assert.deepEqual([target.host, target.port, target.user, target.database, target.applicationName], ['db.example', 6543, 'url-user', 'ledger', 'from service']);
+  assert.deepEqual(
+    [target.host, target.port, target.user, target.database, target.applicationName],
+    ['db.example', 6543, 'url-user', 'ledger', 'from service'],
+  );
   assert.deepEqual(target.tlsParameters, { sslmode: 'require' });
   assert.equal(server('postgres:', { ...env, PGSERVICE: 'bench' }).user, 'svc');
   // The system-wide file when the user's has no such service.
@@ -160,7 +180,11 @@ test('postgres: the password file by libpq rules: wildcards, escapes, first matc
   assert.equal(server('postgres://alice@db.example/bank?passfile=/nonexistent', env).password, undefined);
   assert.equal(server('postgres://alice@db.example/bank', { HOME: dir }).password, undefined);
   writeFileSync(path.join(dir, '.pgpass'), '*:*:*:*:from-home\n', { mode: 0o600 });
-  assert.equal(resolveTarget('postgres://alice@h/bank', { HOME: dir }).dbms === 'postgres' && (resolveTarget('postgres://alice@h/bank', { HOME: dir }) as ServerTarget).password, 'from-home');
+  assert.equal(
+    resolveTarget('postgres://alice@h/bank', { HOME: dir }).dbms === 'postgres' &&
+      (resolveTarget('postgres://alice@h/bank', { HOME: dir }) as ServerTarget).password,
+    'from-home',
+  );
 
   // Group- or world-readable: ignored with a warning, as libpq does.
   chmodSync(file, 0o640);

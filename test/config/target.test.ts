@@ -25,7 +25,14 @@ test('what the URL leaves out comes from PG* or MYSQL_* variables, then defaults
   assert.deepEqual(resolveTarget('postgres', pgEnv), { dbms: 'postgres', host: 'pg.local', port: 5433, user: 'carol', password: 'secret', database: 'ledger' });
   const myEnv = { MYSQL_HOST: 'my.local', MYSQL_TCP_PORT: '3310', MYSQL_PWD: 'pw' };
   assert.deepEqual(resolveTarget('mysql:', myEnv), { dbms: 'mariadb', host: 'my.local', port: 3310, user: 'root', password: 'pw', database: 'test' });
-  assert.deepEqual(resolveTarget('postgres:', {}), { dbms: 'postgres', host: '127.0.0.1', port: 5432, user: 'postgres', password: undefined, database: 'postgres' });
+  assert.deepEqual(resolveTarget('postgres:', {}), {
+    dbms: 'postgres',
+    host: '127.0.0.1',
+    port: 5432,
+    user: 'postgres',
+    password: undefined,
+    database: 'postgres',
+  });
 });
 
 test('sqlite: takes relative and absolute file names', () => {
@@ -34,10 +41,19 @@ test('sqlite: takes relative and absolute file names', () => {
 });
 
 test('malformed and unknown URLs are user errors that say how to write one, never echoing a password', () => {
-  assert.throws(() => resolveTarget('oracle://x', {}), (e: unknown) => e instanceof UserError && /cannot tell which DBMS/.test(e.message) && /postgres:\/\//.test(e.hint ?? ''));
+  assert.throws(
+    () => resolveTarget('oracle://x', {}),
+    (e: unknown) => e instanceof UserError && /cannot tell which DBMS/.test(e.message) && /postgres:\/\//.test(e.hint ?? ''),
+  );
   assert.throws(() => resolveTarget('localhost:5432', {}), UserError);
-  assert.throws(() => resolveTarget('postgres://u:pw@host:99999/db', {}), (e: unknown) => e instanceof UserError && /malformed database URL/.test(e.message));
-  assert.throws(() => resolveTarget('postgres://u:topsecret@ho st/db', {}), (e: unknown) => e instanceof UserError && !e.message.includes('topsecret'));
+  assert.throws(
+    () => resolveTarget('postgres://u:pw@host:99999/db', {}),
+    (e: unknown) => e instanceof UserError && /malformed database URL/.test(e.message),
+  );
+  assert.throws(
+    () => resolveTarget('postgres://u:topsecret@ho st/db', {}),
+    (e: unknown) => e instanceof UserError && !e.message.includes('topsecret'),
+  );
   assert.throws(() => resolveTarget('sqlite:', {}), UserError);
 });
 
@@ -50,14 +66,24 @@ test('firebird: URLs name a server-side file (absolute with folders) or an alias
   const alias = resolveTarget('firebird://db.local/employee', { ISC_USER: 'alice', ISC_PASSWORD: 'pw' });
   assert.deepEqual(alias, { dbms: 'firebird', host: 'db.local', port: 3050, user: 'alice', password: 'pw', database: 'employee' });
   assert.equal((resolveTarget('firebird://h/x.fdb', {}) as { user: string }).user, 'SYSDBA');
-  assert.throws(() => resolveTarget('firebird://SYSDBA:secret@db.local', {}), (e: unknown) => e instanceof UserError && /names no database/.test(e.message) && !e.message.includes('secret'));
+  assert.throws(
+    () => resolveTarget('firebird://SYSDBA:secret@db.local', {}),
+    (e: unknown) => e instanceof UserError && /names no database/.test(e.message) && !e.message.includes('secret'),
+  );
 });
 
 test('?replicas= lists the replicas; they share user, password and database; the port defaults', () => {
   const target = resolveTarget('postgres://u:pw@10.0.0.1:5433/bank?replicas=10.0.0.2:5434,10.0.0.3', {});
-  assert.deepEqual(target.dbms !== 'sqlite' && target.replicas, [{ host: '10.0.0.2', port: 5434 }, { host: '10.0.0.3', port: 5432 }]);
+  assert.deepEqual(target.dbms !== 'sqlite' && target.replicas, [
+    { host: '10.0.0.2', port: 5434 },
+    { host: '10.0.0.3', port: 5432 },
+  ]);
   assert.equal(describeTarget(target), 'postgres://u@10.0.0.1:5433/bank?replicas=10.0.0.2:5434,10.0.0.3:5432');
-  assert.deepEqual(target.dbms !== 'sqlite' && nodeTargets(target).map((t) => `${t.user}:${t.password}@${t.host}:${t.port}/${t.database}`), ['u:pw@10.0.0.1:5433/bank', 'u:pw@10.0.0.2:5434/bank', 'u:pw@10.0.0.3:5432/bank']);
+  assert.deepEqual(target.dbms !== 'sqlite' && nodeTargets(target).map((t) => `${t.user}:${t.password}@${t.host}:${t.port}/${t.database}`), [
+    'u:pw@10.0.0.1:5433/bank',
+    'u:pw@10.0.0.2:5434/bank',
+    'u:pw@10.0.0.3:5432/bank',
+  ]);
   assert.throws(() => resolveTarget('mariadb://root@h/db?replicas=a:x', {}), UserError);
   assert.throws(() => resolveTarget('firebird://SYSDBA@h//x.fdb?replicas=a:1', {}), UserError);
 });

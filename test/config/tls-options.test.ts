@@ -19,8 +19,17 @@ test('postgres TLS settings: libpq defaults, URL before PG* variables, its refus
   // Nothing set and no ~/.postgresql: libpq's prefer, left implicit (the target has no tls).
   assert.equal(postgresTlsSettings(undefined, {}, NO_HOME), undefined);
   assert.equal((resolveTarget('postgres://u@h/db', {}) as ServerTarget).tls, undefined);
-  assert.deepEqual(postgresTlsSettings(params('sslmode=verify-full&sslrootcert=/ca.crt'), { PGSSLMODE: 'disable' }, NO_HOME), { mode: 'verify-full', modeSource: 'sslmode', rootCert: '/ca.crt' });
-  assert.deepEqual(postgresTlsSettings(undefined, { PGSSLMODE: 'require', PGSSLCERT: '/c.crt', PGSSLKEY: '/c.key' }, NO_HOME), { mode: 'require', modeSource: 'PGSSLMODE', cert: '/c.crt', key: '/c.key' });
+  assert.deepEqual(postgresTlsSettings(params('sslmode=verify-full&sslrootcert=/ca.crt'), { PGSSLMODE: 'disable' }, NO_HOME), {
+    mode: 'verify-full',
+    modeSource: 'sslmode',
+    rootCert: '/ca.crt',
+  });
+  assert.deepEqual(postgresTlsSettings(undefined, { PGSSLMODE: 'require', PGSSLCERT: '/c.crt', PGSSLKEY: '/c.key' }, NO_HOME), {
+    mode: 'require',
+    modeSource: 'PGSSLMODE',
+    cert: '/c.crt',
+    key: '/c.key',
+  });
   assert.deepEqual(postgresTlsSettings(params('sslmode=verify-full&sslrootcert=system&channel_binding=require&sslnegotiation=direct'), {}, NO_HOME), {
     mode: 'verify-full',
     modeSource: 'sslmode',
@@ -28,7 +37,11 @@ test('postgres TLS settings: libpq defaults, URL before PG* variables, its refus
     channelBinding: 'require',
     direct: true,
   });
-  const refused = (query: string, why: RegExp): void => assert.throws(() => postgresTlsSettings(params(query), {}, NO_HOME), (e: unknown) => e instanceof UserError && why.test(e.message));
+  const refused = (query: string, why: RegExp): void =>
+    assert.throws(
+      () => postgresTlsSettings(params(query), {}, NO_HOME),
+      (e: unknown) => e instanceof UserError && why.test(e.message),
+    );
   refused('sslmode=required', /not an sslmode/);
   refused('sslmode=verify-ca', /needs a root certificate, and .*root\.crt does not exist/);
   refused('sslmode=require&sslrootcert=system', /sslrootcert=system needs sslmode=verify-full/);
@@ -52,18 +65,32 @@ test('postgres TLS settings: the files in ~/.postgresql are used when they exist
   });
 });
 
-test('mariadb TLS settings: the mariadb and mysql clients\' option names', () => {
+test("mariadb TLS settings: the mariadb and mysql clients' option names", () => {
   assert.equal(mariadbTlsSettings(undefined), undefined);
   assert.equal(mariadbTlsSettings(params('')), undefined);
   assert.deepEqual(mariadbTlsSettings(params('ssl=true')), { mode: 'require', modeSource: 'ssl' });
   assert.deepEqual(mariadbTlsSettings(params('ssl=0')), { mode: 'disable', modeSource: 'ssl' });
   assert.deepEqual(mariadbTlsSettings(params('ssl-ca=/ca.crt')), { mode: 'require', modeSource: 'ssl-ca/ssl-cert/ssl-key', rootCert: '/ca.crt' });
-  assert.deepEqual(mariadbTlsSettings(params('ssl-verify-server-cert=1&ssl-ca=/ca.crt')), { mode: 'verify-full', modeSource: 'ssl-verify-server-cert', rootCert: '/ca.crt' });
+  assert.deepEqual(mariadbTlsSettings(params('ssl-verify-server-cert=1&ssl-ca=/ca.crt')), {
+    mode: 'verify-full',
+    modeSource: 'ssl-verify-server-cert',
+    rootCert: '/ca.crt',
+  });
   // Verifying without ssl-ca: the machine's CAs.
   assert.deepEqual(mariadbTlsSettings(params('ssl-mode=verify_identity')), { mode: 'verify-full', modeSource: 'ssl-mode', rootCert: 'system' });
-  assert.deepEqual(mariadbTlsSettings(params('ssl-mode=VERIFY_CA&ssl-cert=/c.crt&ssl-key=/c.key&ssl-ca=/ca.crt')), { mode: 'verify-ca', modeSource: 'ssl-mode', rootCert: '/ca.crt', cert: '/c.crt', key: '/c.key' });
+  assert.deepEqual(mariadbTlsSettings(params('ssl-mode=VERIFY_CA&ssl-cert=/c.crt&ssl-key=/c.key&ssl-ca=/ca.crt')), {
+    mode: 'verify-ca',
+    modeSource: 'ssl-mode',
+    rootCert: '/ca.crt',
+    cert: '/c.crt',
+    key: '/c.key',
+  });
   assert.deepEqual(mariadbTlsSettings(params('get-server-public-key=true')), { mode: 'disable', modeSource: 'ssl (default off)', getServerPublicKey: true });
-  const refused = (query: string, why: RegExp): void => assert.throws(() => mariadbTlsSettings(params(query)), (e: unknown) => e instanceof UserError && why.test(e.message));
+  const refused = (query: string, why: RegExp): void =>
+    assert.throws(
+      () => mariadbTlsSettings(params(query)),
+      (e: unknown) => e instanceof UserError && why.test(e.message),
+    );
   refused('ssl=maybe', /not true or false/);
   refused('ssl-mode=STRICT', /not an SSL mode/);
   refused('ssl=false&ssl-mode=REQUIRED', /contradicts \?ssl=false/);
@@ -84,7 +111,27 @@ test('channel binding: tls-server-end-point hashes the certificate with its sign
     for (const key of ['rsa:2048', 'ec']) {
       const file = path.join(folder, `${digest}.der`);
       const keyArgs = key === 'ec' ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] : ['-newkey', key];
-      execFileSync('openssl', ['req', '-x509', ...keyArgs, '-nodes', '-keyout', path.join(folder, 'k.pem'), '-outform', 'DER', '-out', file, '-subj', '/CN=cb', '-days', '1', `-${digest}`], { stdio: 'pipe' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          ...keyArgs,
+          '-nodes',
+          '-keyout',
+          path.join(folder, 'k.pem'),
+          '-outform',
+          'DER',
+          '-out',
+          file,
+          '-subj',
+          '/CN=cb',
+          '-days',
+          '1',
+          `-${digest}`,
+        ],
+        { stdio: 'pipe' },
+      );
       const fingerprint = execFileSync('openssl', ['x509', '-inform', 'DER', '-in', file, '-noout', '-fingerprint', `-${expected}`], { encoding: 'utf8' });
       const hex = fingerprint.split('=')[1]!.trim().replace(/:/g, '').toLowerCase();
       const der = execFileSync('cat', [file]);

@@ -75,7 +75,9 @@ for (const kind of ['native', 'node'] as const) {
       // inet_server_addr() is NULL over a Unix socket, 127.0.0.1 over TCP.
       assert.equal(await value(conn, 'SELECT inet_server_addr() IS NULL'), true, url);
     }
-    const missing = await createDriver(target('postgres://postgres@127.0.0.1/test?host=/nonexistent')).connect().catch((e: unknown) => e);
+    const missing = await createDriver(target('postgres://postgres@127.0.0.1/test?host=/nonexistent'))
+      .connect()
+      .catch((e: unknown) => e);
     assert.ok(missing instanceof DbError && /ENOENT \/nonexistent\/\.s\.PGSQL\.5432/.test(missing.message), String(missing));
   });
 }
@@ -93,11 +95,13 @@ test('postgres: application_name and options from the URL and from PGAPPNAME / P
   const plain = await connect(t, target('postgres://postgres@127.0.0.1/test'));
   assert.equal(await value(plain, 'SHOW application_name'), 'headroom');
   // A bad option is the server's refusal, as with psql.
-  const refused = await createDriver(target('postgres://postgres@127.0.0.1/test?options=-c%20no_such_setting%3D1')).connect().catch((e: unknown) => e);
+  const refused = await createDriver(target('postgres://postgres@127.0.0.1/test?options=-c%20no_such_setting%3D1'))
+    .connect()
+    .catch((e: unknown) => e);
   assert.ok(refused instanceof DbError && /no_such_setting/.test(refused.message), String(refused));
 });
 
-test('postgres: target_session_attrs on the machine\'s primary: read-write and primary connect, standby and read-only are refused by name', async (t) => {
+test("postgres: target_session_attrs on the machine's primary: read-write and primary connect, standby and read-only are refused by name", async (t) => {
   if (!(await needServers(t, 'postgres'))) return;
   for (const attrs of ['any', 'read-write', 'primary', 'prefer-standby']) {
     const conn = await connect(t, target(`postgres://postgres@127.0.0.1/test?target_session_attrs=${attrs}`));
@@ -107,7 +111,9 @@ test('postgres: target_session_attrs on the machine\'s primary: read-write and p
     ['standby', 'server is not in hot standby mode'],
     ['read-only', 'session is not read-only'],
   ]) {
-    const refused = await createDriver(target(`postgres://postgres@127.0.0.1/test?target_session_attrs=${attrs}`)).connect().catch((e: unknown) => e);
+    const refused = await createDriver(target(`postgres://postgres@127.0.0.1/test?target_session_attrs=${attrs}`))
+      .connect()
+      .catch((e: unknown) => e);
     assert.ok(refused instanceof DbError, String(refused));
     assert.equal(refused.errorClass, 'bad_request');
     assert.match(refused.message, new RegExp(`target_session_attrs=${attrs}: 127\\.0\\.0\\.1:5432: ${reason}`));
@@ -127,7 +133,11 @@ async function passwordCluster(t: TestContext): Promise<ThrowawayPostgres | unde
   if (skipOrFail(t, throwawayPostgresUnavailable())) return undefined;
   const cluster = await startThrowawayPostgres(
     ['host all pgpass_user 127.0.0.1/32 scram-sha-256', 'host all postgres 127.0.0.1/32 trust'],
-    ["CREATE ROLE pgpass_user LOGIN PASSWORD 'pa:ss\\word'", 'GRANT pg_read_all_stats TO pgpass_user', 'ALTER DATABASE postgres SET default_transaction_read_only = on'],
+    [
+      "CREATE ROLE pgpass_user LOGIN PASSWORD 'pa:ss\\word'",
+      'GRANT pg_read_all_stats TO pgpass_user',
+      'ALTER DATABASE postgres SET default_transaction_read_only = on',
+    ],
   );
   t.after(() => cluster.stop());
   return cluster;
@@ -162,14 +172,18 @@ test('postgres: the password file (PGPASSFILE, mode 0600) and a service file log
 
   // A wrong password from the file: the hint says where it came from.
   writeFileSync(pgpass, `*:*:*:pgpass_user:wrong\n`, { mode: 0o600 });
-  const wrong = await createDriver(target(url, { PGPASSFILE: pgpass })).connect().catch((e: unknown) => e);
+  const wrong = await createDriver(target(url, { PGPASSFILE: pgpass }))
+    .connect()
+    .catch((e: unknown) => e);
   assert.ok(wrong instanceof DbError && wrong.code === '28P01', String(wrong));
   assert.match(wrong.hint ?? '', new RegExp(`password file ${pgpass}`));
 
   // Readable by others: ignored with a warning, so the server's demand goes unanswered.
   chmodSync(pgpass, 0o644);
   const warnings: string[] = [];
-  const open = await createDriver(target(url, { PGPASSFILE: pgpass }, (m) => warnings.push(m))).connect().catch((e: unknown) => e);
+  const open = await createDriver(target(url, { PGPASSFILE: pgpass }, (m) => warnings.push(m)))
+    .connect()
+    .catch((e: unknown) => e);
   assert.ok(open instanceof DbError && /password/.test(open.message), String(open));
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /group or world access/);
@@ -199,7 +213,9 @@ for (const kind of ['native', 'node'] as const) {
     const conn = await connect(t, target(`mariadb://root@localhost/test?socket=${socket}`));
     // A socket connection's host is "localhost", a TCP one's "address:port".
     assert.equal(await value(conn, 'SELECT host FROM information_schema.PROCESSLIST WHERE id = CONNECTION_ID()'), 'localhost');
-    const missing = await createDriver(target('mariadb://root@localhost/test?socket=/nonexistent.sock')).connect().catch((e: unknown) => e);
+    const missing = await createDriver(target('mariadb://root@localhost/test?socket=/nonexistent.sock'))
+      .connect()
+      .catch((e: unknown) => e);
     assert.ok(missing instanceof DbError && /ENOENT/.test(missing.message) && /select @@socket/.test(missing.hint ?? ''), String(missing));
   });
 }
@@ -208,7 +224,9 @@ test('connect_timeout bounds a connection to a server that accepts and never ans
   const port = await fakeServer(t, () => {});
   for (const scheme of ['postgres', 'mariadb', 'firebird']) {
     const started = Date.now();
-    const outcome = await createDriver(target(`${scheme}://u@127.0.0.1:${port}//tmp/x.fdb?connect_timeout=1`)).connect().catch((e: unknown) => e);
+    const outcome = await createDriver(target(`${scheme}://u@127.0.0.1:${port}//tmp/x.fdb?connect_timeout=1`))
+      .connect()
+      .catch((e: unknown) => e);
     const took = Date.now() - started;
     assert.ok(outcome instanceof DbError && /timeout expired/.test(outcome.message), `${scheme}: ${String(outcome)}`);
     assert.ok(outcome.message.includes(`127.0.0.1:${port}`), outcome.message);
@@ -217,7 +235,7 @@ test('connect_timeout bounds a connection to a server that accepts and never ans
   }
 });
 
-test('a URL at another DBMS\'s port says which DBMS answered, quickly (real servers)', async (t) => {
+test("a URL at another DBMS's port says which DBMS answered, quickly (real servers)", async (t) => {
   if (!(await needServers(t, 'postgres', 'mariadb', 'firebird'))) return;
   for (const [url, pattern] of [
     ['postgres://postgres@127.0.0.1:3306/test', /127\.0\.0\.1:3306 is a MariaDB server \(.*\), not PostgreSQL/],
@@ -228,7 +246,9 @@ test('a URL at another DBMS\'s port says which DBMS answered, quickly (real serv
     ['firebird://SYSDBA:masterkey@127.0.0.1:3306//tmp/x.fdb', /127\.0\.0\.1:3306 is a MariaDB server \(.*\), not Firebird/],
   ] as const) {
     const started = Date.now();
-    const outcome = await createDriver(target(url)).connect().catch((e: unknown) => e);
+    const outcome = await createDriver(target(url))
+      .connect()
+      .catch((e: unknown) => e);
     assert.ok(outcome instanceof DbError, `${url}: ${String(outcome)}`);
     assert.match(outcome.message, pattern, url);
     assert.equal(outcome.errorClass, 'bad_request');

@@ -32,7 +32,11 @@ for (const dbms of DBMS_UNDER_TEST) {
     ] as const;
     assert.equal(await conn.bulkInsert('rt', ['id', 'name', 'amount'], rows), 3);
     const select = await conn.prepare('SELECT id, name, amount FROM rt WHERE id = ?');
-    for (const row of rows) assert.deepEqual((await select.all([row[0]])).map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v))), [[...row]]);
+    for (const row of rows)
+      assert.deepEqual(
+        (await select.all([row[0]])).map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v))),
+        [[...row]],
+      );
     const update = await conn.prepare('UPDATE rt SET amount = amount + ? WHERE id <= ?');
     await conn.begin();
     assert.equal(await update.run([1, 2]), 2);
@@ -63,7 +67,11 @@ for (const dbms of DBMS_UNDER_TEST) {
     const { conn } = fresh;
     await expectClass(conn.query('SELEKT 1'), 'bad_request', 'syntax error');
     await expectClass(conn.query('SELECT * FROM no_such_table'), 'bad_request', 'missing table');
-    await expectClass(conn.prepare('SELECT nope FROM no_such_table').then((s) => s.all()), 'bad_request', 'missing table, prepared');
+    await expectClass(
+      conn.prepare('SELECT nope FROM no_such_table').then((s) => s.all()),
+      'bad_request',
+      'missing table, prepared',
+    );
   });
 
   test(`${dbms}: a lock conflict between two transactions is retryable`, async (t) => {
@@ -78,7 +86,14 @@ for (const dbms of DBMS_UNDER_TEST) {
       await db.dispose();
     });
     await a.query('CREATE TABLE locks (id int PRIMARY KEY, v int)');
-    await a.bulkInsert('locks', ['id', 'v'], [[1, 0], [2, 0]]);
+    await a.bulkInsert(
+      'locks',
+      ['id', 'v'],
+      [
+        [1, 0],
+        [2, 0],
+      ],
+    );
     if (dbms === 'sqlite') {
       // One writer at a time: the second writer gets SQLITE_BUSY at once with no busy timeout.
       await b.query('PRAGMA busy_timeout = 0');
@@ -96,8 +111,7 @@ for (const dbms of DBMS_UNDER_TEST) {
     // PostgreSQL and MariaDB abort the victim's whole transaction; Firebird fails only the
     // statement, so the victim still holds its row and the other would wait for it forever:
     // the victim rolls back, as the engine does before a retry.
-    const victimRollsBack = (conn: Connection) => (e: unknown) =>
-      dbms === 'firebird' ? conn.rollback().then(() => Promise.reject(e)) : Promise.reject(e);
+    const victimRollsBack = (conn: Connection) => (e: unknown) => (dbms === 'firebird' ? conn.rollback().then(() => Promise.reject(e)) : Promise.reject(e));
     const first = a.query('UPDATE locks SET v = 1 WHERE id = 2').catch(victimRollsBack(a));
     const second = b.query('UPDATE locks SET v = 2 WHERE id = 1').catch(victimRollsBack(b));
     const outcomes = await Promise.allSettled([first, second]);
@@ -179,5 +193,9 @@ const FIREBIRD_CONF = '/etc/firebird/3.0/firebird.conf';
 function configuredServerMode(conf: string): string {
   const modes = [...conf.matchAll(/^\s*ServerMode\s*=\s*(\w+)/gm)].map((m) => m[1]!);
   const mode = (modes.at(-1) ?? 'Super').toLowerCase();
-  return mode === 'superserver' || mode === 'super' || mode === 'threadeddedicated' ? 'Super' : mode === 'superclassic' || mode === 'threadedshared' ? 'SuperClassic' : 'Classic';
+  return mode === 'superserver' || mode === 'super' || mode === 'threadeddedicated'
+    ? 'Super'
+    : mode === 'superclassic' || mode === 'threadedshared'
+      ? 'SuperClassic'
+      : 'Classic';
 }

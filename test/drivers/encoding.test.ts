@@ -23,5 +23,8 @@ test('COPY chunks keep every row whole and in order', () => {
   const chunks = [...copyChunks(rows, 100)];
   assert.ok(chunks.length > 1);
   assert.ok(chunks.every((c) => c.endsWith('\n')));
-  assert.deepEqual(chunks.join('').trimEnd().split('\n'), rows.map(([i, s]) => `${i}\t${s}`));
+  assert.deepEqual(
+    chunks.join('').trimEnd().split('\n'),
+    rows.map(([i, s]) => `${i}\t${s}`),
+  );
 });

@@ -85,5 +85,8 @@ test('firebird: a select-only run starts read-only transactions and writes no pa
   assert.ok(activity['transactions_started']! >= 600 && activity['transactions_started']! <= started, JSON.stringify(activity));
   assert.ok(activity['page_writes']! >= 0 && activity['page_writes']! <= pageWrites, JSON.stringify(activity));
   assert.ok(activity['page_fetches']! >= 600, 'each select fetches pages from the cache');
-  assert.match(run.stdout, /^server activity \(this database, every session, over the run\): transactions started [\d,]+ \(1\.\d per transaction\), page reads /m);
+  assert.match(
+    run.stdout,
+    /^server activity \(this database, every session, over the run\): transactions started [\d,]+ \(1\.\d per transaction\), page reads /m,
+  );
 });

@@ -53,7 +53,14 @@ for (const [name, bytes] of [
   test(`firebird wire: ${name} fails the request cleanly and drops the connection`, async (t) => {
     const port = await scriptedServer(t, () => bytes);
     const wire = await within(5000, 'attach', connectTo(port));
-    const error = await within(5000, 'transaction', wire.startTransaction(READ_COMMITTED).then(() => assert.fail('a malformed answer was taken'), (e: unknown) => e as Error & { code?: string }));
+    const error = await within(
+      5000,
+      'transaction',
+      wire.startTransaction(READ_COMMITTED).then(
+        () => assert.fail('a malformed answer was taken'),
+        (e: unknown) => e as Error & { code?: string },
+      ),
+    );
     assert.equal(error.code, 'EPROTO', error.message);
     assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${port} sent bytes that are not a Firebird answer`));
     // Nothing more goes out on a dropped connection: the next request fails at once.
@@ -72,7 +79,7 @@ test('firebird wire: a server that closes half-way through an answer fails the r
   await assert.rejects(within(5000, 'attach', connectTo(port)), /closed the connection/);
 });
 
-test('firebird: Srp logins work whatever the salt\'s hex length (the server drops its leading zeros)', { timeout: 240_000 }, async (t) => {
+test("firebird: Srp logins work whatever the salt's hex length (the server drops its leading zeros)", { timeout: 240_000 }, async (t) => {
   const db = await freshDatabase(t, 'firebird');
   if (!db) return;
   const admin = db.target as ServerTarget;
@@ -97,7 +104,10 @@ test('firebird: Srp logins work whatever the salt\'s hex length (the server drop
     }
   }
   assert.ok(lengths.has(64), `salts seen: ${[...lengths]}`);
-  assert.ok([...lengths].some((n) => n < 64), `no salt with a leading zero in 120 passwords: ${[...lengths]}`);
+  assert.ok(
+    [...lengths].some((n) => n < 64),
+    `no salt with a leading zero in 120 passwords: ${[...lengths]}`,
+  );
 });
 
 test('firebird: a Legacy_Auth login (the shared server lists Legacy_Auth in AuthServer)', async (t) => {

@@ -16,7 +16,15 @@ import { fakeServer, noise, within } from '../helpers/fake-server.js';
 const CONNECT_TIMEOUT_MS = 1500;
 
 function target(port: number): ServerTarget {
-  return { dbms: 'firebird', host: '127.0.0.1', port, user: 'SYSDBA', password: 'masterkey', database: '/tmp/headroom-fake.fdb', connectTimeoutMs: CONNECT_TIMEOUT_MS };
+  return {
+    dbms: 'firebird',
+    host: '127.0.0.1',
+    port,
+    user: 'SYSDBA',
+    password: 'masterkey',
+    database: '/tmp/headroom-fake.fdb',
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+  };
 }
 
 const OP_ACCEPT = Buffer.from('000000030000000a0000000100000003', 'hex');

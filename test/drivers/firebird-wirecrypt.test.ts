@@ -33,10 +33,12 @@ test('firebird: WireCrypt = Required works for an Srp login (encrypted), and a r
   assert.deepEqual(await conn.query("SELECT RDB$GET_CONTEXT('SYSTEM', 'WIRE_ENCRYPTED') FROM RDB$DATABASE"), [['TRUE']]);
   await conn.close();
 
-  const refused = await createDriver(target('legacy_user', 'legacy')).connect().then(
-    () => assert.fail('a login without Srp attached under WireCrypt = Required'),
-    (e: unknown) => e,
-  );
+  const refused = await createDriver(target('legacy_user', 'legacy'))
+    .connect()
+    .then(
+      () => assert.fail('a login without Srp attached under WireCrypt = Required'),
+      (e: unknown) => e,
+    );
   assert.ok(refused instanceof DbError, String(refused));
   assert.equal(refused.errorClass, 'bad_request');
   assert.equal(refused.code, '335545065');

@@ -19,10 +19,12 @@ async function cli(url: string): Promise<{ code: number; stderr: string }> {
 }
 
 async function refusal(url: string): Promise<DbError> {
-  const error = await createDriver(resolveTarget(url, {})).connect().then(
-    (conn) => (void conn.close(), assert.fail(`${url} connected`)),
-    (e: unknown) => e,
-  );
+  const error = await createDriver(resolveTarget(url, {}))
+    .connect()
+    .then(
+      (conn) => (void conn.close(), assert.fail(`${url} connected`)),
+      (e: unknown) => e,
+    );
   assert.ok(error instanceof DbError, String(error));
   return error;
 }
@@ -54,9 +56,14 @@ test('mariadb TLS: ssl options, certificate failures told in one line, client ce
     chmodSync(served.key, 0o600);
   };
   serve(certs.server);
-  const server = await startThrowawayMariadb([`--ssl-cert=${served.cert}`, `--ssl-key=${served.key}`, `--ssl-ca=${certs.ca}`, '--require-secure-transport=ON'], ['--ssl']);
+  const server = await startThrowawayMariadb(
+    [`--ssl-cert=${served.cert}`, `--ssl-key=${served.key}`, `--ssl-ca=${certs.ca}`, '--require-secure-transport=ON'],
+    ['--ssl'],
+  );
   t.after(() => server.stop());
-  server.sql("CREATE USER 'app'@'%'; GRANT ALL ON *.* TO 'app'@'%'; CREATE USER 'cert_user'@'%' REQUIRE SUBJECT '/CN=cert_user'; GRANT SELECT ON mysql.* TO 'cert_user'@'%'");
+  server.sql(
+    "CREATE USER 'app'@'%'; GRANT ALL ON *.* TO 'app'@'%'; CREATE USER 'cert_user'@'%' REQUIRE SUBJECT '/CN=cert_user'; GRANT SELECT ON mysql.* TO 'cert_user'@'%'",
+  );
   const base = `mariadb://app@127.0.0.1:${server.port}/mysql`;
 
   await t.test('verifying modes with the right CA connect, and the server reports the session encrypted', async () => {
@@ -124,7 +131,9 @@ test('mariadb TLS: ssl options, certificate failures told in one line, client ce
 
 test('mariadb TLS: ?ssl=true against a server without TLS is refused, one line, exit 2', async (t) => {
   const target = resolveTarget(process.env['HEADROOM_TEST_MARIADB'] ?? 'mariadb://root@127.0.0.1:3306/test', {}) as ServerTarget;
-  const plain = await createDriver(target).connect().catch((e: unknown) => e);
+  const plain = await createDriver(target)
+    .connect()
+    .catch((e: unknown) => e);
   if (skipOrFail(t, plain instanceof Error ? `MariaDB at ${target.host}:${target.port} is not reachable: ${plain.message}` : undefined)) return;
   const conn = plain as Awaited<ReturnType<ReturnType<typeof createDriver>['connect']>>;
   const [[, haveSsl]] = (await conn.query("SHOW VARIABLES LIKE 'have_ssl'")) as [[string, string]];

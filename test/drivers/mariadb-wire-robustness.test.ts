@@ -18,7 +18,8 @@ const u32 = (n: number): Buffer => {
   b.writeUInt32LE(n);
   return b;
 };
-const packet = (sequence: number, payload: Buffer): Buffer => Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >> 8) & 0xff, payload.length >> 16, sequence]), payload]);
+const packet = (sequence: number, payload: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >> 8) & 0xff, payload.length >> 16, sequence]), payload]);
 const lenencString = (text: string): Buffer => Buffer.concat([Buffer.from([Buffer.byteLength(text)]), Buffer.from(text)]);
 
 /** Protocol::HandshakeV10 with mysql_native_password, PROTOCOL_41, SECURE_CONNECTION, PLUGIN_AUTH and DEPRECATE_EOF. */
@@ -45,7 +46,23 @@ const OK_AFTER_LOGIN = packet(2, Buffer.from([0, 0, 0, 2, 0, 0, 0]));
 /** The text-protocol answer to SELECT 1 AS x: a column count, one column definition, one row, the closing OK (0xfe). */
 const SELECT_ONE_ANSWER = Buffer.concat([
   packet(1, Buffer.from([1])),
-  packet(2, Buffer.concat([lenencString('def'), lenencString(''), lenencString(''), lenencString(''), lenencString('x'), lenencString(''), Buffer.from([0x0c]), u16(63), u32(1), Buffer.from([0x08]), u16(0x81), Buffer.from([0, 0, 0])])),
+  packet(
+    2,
+    Buffer.concat([
+      lenencString('def'),
+      lenencString(''),
+      lenencString(''),
+      lenencString(''),
+      lenencString('x'),
+      lenencString(''),
+      Buffer.from([0x0c]),
+      u16(63),
+      u32(1),
+      Buffer.from([0x08]),
+      u16(0x81),
+      Buffer.from([0, 0, 0]),
+    ]),
+  ),
   packet(3, lenencString('1')),
   packet(4, Buffer.from([0xfe, 0, 0, 2, 0, 0, 0])),
 ]);
@@ -93,7 +110,12 @@ test('mariadb wire: a server that accepts and resets at once is named with its h
 });
 
 test('mariadb wire: a first packet that is not a greeting (absurd length, another sequence, random bytes) fails at once', async (t) => {
-  for (const first of [Buffer.from([0xff, 0xff, 0xff, 0, 0x0a, 1, 2, 3]), packet(1, GREETING.subarray(4)), Buffer.from('SSH-2.0-OpenSSH_9.2\r\n'), noise(1, 64)]) {
+  for (const first of [
+    Buffer.from([0xff, 0xff, 0xff, 0, 0x0a, 1, 2, 3]),
+    packet(1, GREETING.subarray(4)),
+    Buffer.from('SSH-2.0-OpenSSH_9.2\r\n'),
+    noise(1, 64),
+  ]) {
     const port = await fakeServer(t, (socket) => void socket.write(first));
     const started = Date.now();
     assertCleanError(await attempt(port), /is a server that sent .*, not MariaDB/);

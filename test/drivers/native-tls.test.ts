@@ -79,12 +79,17 @@ test('postgres over TLS in the native reactor: verify-full, large reads and writ
   await t.test('twelve connections at once, each with its own answers', async () => {
     const driver = createDriver(resolveTarget(url, {}));
     const conns = await Promise.all(Array.from({ length: 12 }, () => driver.connect()));
-    const answers = await Promise.all(conns.map(async (conn, i) => {
-      let sum = 0;
-      for (let round = 0; round < 50; round++) sum += Number(((await conn.query(`SELECT ${i} + ${round}`)) as [[number]])[0][0]);
-      return sum;
-    }));
-    assert.deepEqual(answers, conns.map((_, i) => 50 * i + (49 * 50) / 2));
+    const answers = await Promise.all(
+      conns.map(async (conn, i) => {
+        let sum = 0;
+        for (let round = 0; round < 50; round++) sum += Number(((await conn.query(`SELECT ${i} + ${round}`)) as [[number]])[0][0]);
+        return sum;
+      }),
+    );
+    assert.deepEqual(
+      answers,
+      conns.map((_, i) => 50 * i + (49 * 50) / 2),
+    );
     await Promise.all(conns.map((conn) => conn.close()));
   });
 
@@ -94,14 +99,17 @@ test('postgres over TLS in the native reactor: verify-full, large reads and writ
     const killer = await driver.connect();
     const [[pid]] = (await victim.query('SELECT pg_backend_pid()')) as [[number]];
     await killer.query(`SELECT pg_terminate_backend(${pid})`);
-    const error = await victim.query('SELECT 1').then(() => undefined, (e: unknown) => e);
+    const error = await victim.query('SELECT 1').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof DbError, String(error));
     await victim.close().catch(() => undefined);
     assert.deepEqual(await killer.query('SELECT 2'), [[2]]);
     await killer.close();
   });
 
-  await t.test('HEADROOM_TRANSPORT=node keeps Node\'s tls path', async () => {
+  await t.test("HEADROOM_TRANSPORT=node keeps Node's tls path", async () => {
     process.env['HEADROOM_TRANSPORT'] = 'node';
     const conn = await createDriver(resolveTarget(url, {})).connect();
     delete process.env['HEADROOM_TRANSPORT'];
@@ -126,7 +134,7 @@ async function fakeTlsServer(t: { after(fn: () => void): void }, after: (socket:
   return (server.address() as net.AddressInfo).port;
 }
 
-test('the reactor\'s TLS against a server that says yes to TLS and then sends garbage, or closes: a clean one-line error', async (t) => {
+test("the reactor's TLS against a server that says yes to TLS and then sends garbage, or closes: a clean one-line error", async (t) => {
   if (skipOrFail(t, reactorTlsUnavailable())) return;
   delete process.env['HEADROOM_TRANSPORT'];
   // After the client's ClientHello, so that the bytes are not taken for more than the one-byte answer.
@@ -140,10 +148,12 @@ test('the reactor\'s TLS against a server that says yes to TLS and then sends ga
     [stalling, /timeout/],
   ] as const) {
     const started = Date.now();
-    const error = await createDriver(resolveTarget(`postgres://postgres@127.0.0.1:${port}/postgres?sslmode=require&connect_timeout=2`, {})).connect().then(
-      (conn) => (void conn.close(), assert.fail('connected')),
-      (e: unknown) => e as Error,
-    );
+    const error = await createDriver(resolveTarget(`postgres://postgres@127.0.0.1:${port}/postgres?sslmode=require&connect_timeout=2`, {}))
+      .connect()
+      .then(
+        (conn) => (void conn.close(), assert.fail('connected')),
+        (e: unknown) => e as Error,
+      );
     t.diagnostic(error.message);
     assert.match(error.message, expected);
     assert.ok(!error.message.includes('\n'), error.message);

@@ -30,7 +30,7 @@ test('PostgreSQL: a statement holding a NUL is refused before it is sent, and th
   // Simple protocol (no parameters), a prepared statement, and the extended protocol with parameters.
   await within(5_000, 'simple query', assert.rejects(conn.query("SELECT 'a\0b'"), refusedAsBadRequest));
   await within(5_000, 'prepare', assert.rejects(conn.prepare('SELECT 1 \0'), refusedAsBadRequest));
-  await within(5_000, 'extended query', assert.rejects(conn.query("SELECT ?::int + 1 \0", [1]), refusedAsBadRequest));
+  await within(5_000, 'extended query', assert.rejects(conn.query('SELECT ?::int + 1 \0', [1]), refusedAsBadRequest));
   // Nothing half-sent: the same connection answers the next statements, in step.
   assert.deepEqual(await within(5_000, 'the next query', conn.query('SELECT 41 + 1')), [[42]]);
   const statement = await conn.prepare('SELECT ?::int * 2');

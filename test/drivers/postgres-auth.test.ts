@@ -21,7 +21,14 @@ test('postgres: SCRAM-SHA-256, MD5 and cleartext logins succeed with the right p
     ],
   );
   t.after(() => cluster.stop());
-  const target = (user: string, password: string | undefined): ServerTarget => ({ dbms: 'postgres', host: '127.0.0.1', port: cluster.port, user, password, database: 'postgres' });
+  const target = (user: string, password: string | undefined): ServerTarget => ({
+    dbms: 'postgres',
+    host: '127.0.0.1',
+    port: cluster.port,
+    user,
+    password,
+    database: 'postgres',
+  });
   for (const [user, password] of [
     ['scram_user', 'scr@m pässword'],
     ['md5_user', 'md5-secret'],
@@ -30,18 +37,22 @@ test('postgres: SCRAM-SHA-256, MD5 and cleartext logins succeed with the right p
     const conn = await createDriver(target(user, password)).connect();
     assert.deepEqual(await conn.query('SELECT current_user'), [[user]]);
     await conn.close();
-    const refused = await createDriver(target(user, 'wrong')).connect().then(
-      () => assert.fail(`${user} logged in with a wrong password`),
-      (e: unknown) => e,
-    );
+    const refused = await createDriver(target(user, 'wrong'))
+      .connect()
+      .then(
+        () => assert.fail(`${user} logged in with a wrong password`),
+        (e: unknown) => e,
+      );
     assert.ok(refused instanceof DbError);
     assert.equal(refused.errorClass, 'bad_request', refused.message);
     assert.equal(refused.code, '28P01');
     assert.match(refused.hint ?? '', /check the user/);
   }
-  const missing = await createDriver(target('scram_user', undefined)).connect().then(
-    () => assert.fail('logged in without a password'),
-    (e: unknown) => e,
-  );
+  const missing = await createDriver(target('scram_user', undefined))
+    .connect()
+    .then(
+      () => assert.fail('logged in without a password'),
+      (e: unknown) => e,
+    );
   assert.ok(missing instanceof DbError && /password/.test(missing.message));
 });

@@ -18,10 +18,12 @@ async function cli(url: string): Promise<{ code: number; stderr: string }> {
 }
 
 async function refusal(url: string, env: NodeJS.ProcessEnv = {}): Promise<DbError> {
-  const error = await createDriver(resolveTarget(url, env)).connect().then(
-    (conn) => (void conn.close(), assert.fail(`${url} connected`)),
-    (e: unknown) => e,
-  );
+  const error = await createDriver(resolveTarget(url, env))
+    .connect()
+    .then(
+      (conn) => (void conn.close(), assert.fail(`${url} connected`)),
+      (e: unknown) => e,
+    );
   assert.ok(error instanceof DbError, String(error));
   return error;
 }
@@ -32,7 +34,10 @@ function serveCertificate(cluster: ThrowawayPostgres, pair: { cert: string; key:
   cluster.psql(`ALTER SYSTEM SET ssl_key_file = '${pair.key}'`);
   cluster.psql('SELECT pg_reload_conf()');
   for (let tries = 0; tries < 50; tries++) {
-    const shown = execFileSync('psql', ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'postgres', '-d', 'postgres', '-tAc', 'SHOW ssl_cert_file'], { encoding: 'utf8', env: { ...process.env, PGSSLMODE: 'require' } });
+    const shown = execFileSync('psql', ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'postgres', '-d', 'postgres', '-tAc', 'SHOW ssl_cert_file'], {
+      encoding: 'utf8',
+      env: { ...process.env, PGSSLMODE: 'require' },
+    });
     if (shown.trim() === pair.cert) return;
     execFileSync('sleep', ['0.1']);
   }
@@ -55,7 +60,14 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
     chownSync(pair.cert, postgresUid, postgresGid);
   }
   const cluster = await startThrowawayPostgres(
-    ['hostssl all nossl_user 127.0.0.1/32 reject', 'hostnossl all nossl_user 127.0.0.1/32 trust', 'hostnossl all all 127.0.0.1/32 reject', 'hostssl all cert_user 127.0.0.1/32 cert', 'hostssl all scram_user 127.0.0.1/32 scram-sha-256', 'hostssl all all 127.0.0.1/32 trust'],
+    [
+      'hostssl all nossl_user 127.0.0.1/32 reject',
+      'hostnossl all nossl_user 127.0.0.1/32 trust',
+      'hostnossl all all 127.0.0.1/32 reject',
+      'hostssl all cert_user 127.0.0.1/32 cert',
+      'hostssl all scram_user 127.0.0.1/32 scram-sha-256',
+      'hostssl all all 127.0.0.1/32 trust',
+    ],
     ['CREATE ROLE cert_user LOGIN', "CREATE ROLE scram_user LOGIN PASSWORD 'scram-secret'", 'CREATE ROLE nossl_user LOGIN'],
     ['ssl = on', `ssl_cert_file = '${certs.server.cert}'`, `ssl_key_file = '${certs.server.key}'`, `ssl_ca_file = '${certs.ca}'`],
   );
@@ -63,7 +75,10 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
   const base = `postgres://postgres@127.0.0.1:${cluster.port}/postgres`;
 
   await t.test('verify-full with the right CA connects, and the server reports the session encrypted', async () => {
-    for (const url of [`${base}?sslmode=verify-full&sslrootcert=${certs.ca}`, `postgres://postgres@localhost:${cluster.port}/postgres?sslmode=verify-full&sslrootcert=${certs.ca}`]) {
+    for (const url of [
+      `${base}?sslmode=verify-full&sslrootcert=${certs.ca}`,
+      `postgres://postgres@localhost:${cluster.port}/postgres?sslmode=verify-full&sslrootcert=${certs.ca}`,
+    ]) {
       const driver = createDriver(resolveTarget(url, {}));
       const conn = await driver.connect();
       const [[ssl, version]] = (await conn.query('SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()')) as [[boolean, string]];
@@ -142,10 +157,12 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
     serveCertificate(cluster, certs.server);
   });
 
-  await t.test('client certificate authentication (hostssl ... cert), with libpq\'s check of the key\'s permissions', async () => {
+  await t.test("client certificate authentication (hostssl ... cert), with libpq's check of the key's permissions", async () => {
     const url = `postgres://cert_user@127.0.0.1:${cluster.port}/postgres?sslmode=verify-full&sslrootcert=${certs.ca}`;
     const conn = await createDriver(resolveTarget(`${url}&sslcert=${certs.client.cert}&sslkey=${certs.client.key}`, {})).connect();
-    assert.deepEqual(await conn.query('SELECT current_user, client_dn FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE pid = pg_backend_pid()'), [['cert_user', '/CN=cert_user']]);
+    assert.deepEqual(await conn.query('SELECT current_user, client_dn FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE pid = pg_backend_pid()'), [
+      ['cert_user', '/CN=cert_user'],
+    ]);
     await conn.close();
     const fromEnv = await createDriver(resolveTarget(url, { PGSSLCERT: certs.client.cert, PGSSLKEY: certs.client.key })).connect();
     await fromEnv.close();
@@ -177,7 +194,9 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
 
 test('postgres TLS: sslmode=require against a server without TLS is refused, one line, exit 2', async (t) => {
   const target = resolveTarget(process.env['HEADROOM_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test', {}) as ServerTarget;
-  const plain = await createDriver(target).connect().catch((e: unknown) => e);
+  const plain = await createDriver(target)
+    .connect()
+    .catch((e: unknown) => e);
   if (skipOrFail(t, plain instanceof Error ? `PostgreSQL at ${target.host}:${target.port} is not reachable: ${plain.message}` : undefined)) return;
   const [[ssl]] = (await (plain as Awaited<ReturnType<ReturnType<typeof createDriver>['connect']>>).query('SHOW ssl')) as [[string]];
   await (plain as { close(): Promise<void> }).close();

@@ -63,7 +63,10 @@ function assertCleanError(outcome: unknown, pattern: RegExp, port: number): void
   assert.ok(outcome instanceof DbError, `expected a DbError, got ${outcome instanceof Error ? outcome.stack : JSON.stringify(outcome)}`);
   assert.match(outcome.message, pattern);
   assert.ok(!outcome.message.includes('\n'), outcome.message);
-  assert.ok(outcome.message.includes(`127.0.0.1:${port}`) || outcome.code === 'WRONG_SERVER' || /^\d/.test(outcome.code ?? ''), `the error names the server: ${outcome.message}`);
+  assert.ok(
+    outcome.message.includes(`127.0.0.1:${port}`) || outcome.code === 'WRONG_SERVER' || /^\d/.test(outcome.code ?? ''),
+    `the error names the server: ${outcome.message}`,
+  );
 }
 
 /** Answers the startup with `answer(socket)` once the startup packet is in. */

@@ -43,7 +43,16 @@ test('postgres sslnegotiation=direct: TLS from the first byte, with ALPN "postgr
   });
   const port = await listen(t, server);
   const settings: TlsSettings = { mode: 'verify-full', modeSource: 'sslmode', rootCert: certs.ca, direct: true };
-  const conn = await WireConnection.connect({ host: '127.0.0.1', port, user: 'direct_user', password: undefined, database: 'db', applicationName: 'test', connectTimeoutMs: 5000, tls: new TlsContext(settings) });
+  const conn = await WireConnection.connect({
+    host: '127.0.0.1',
+    port,
+    user: 'direct_user',
+    password: undefined,
+    database: 'db',
+    applicationName: 'test',
+    connectTimeoutMs: 5000,
+    tls: new TlsContext(settings),
+  });
   assert.equal(alpn, 'postgresql');
   assert.equal(startupUser, 'direct_user');
   assert.equal(conn.tls?.protocol, 'TLSv1.3');
@@ -52,7 +61,11 @@ test('postgres sslnegotiation=direct: TLS from the first byte, with ALPN "postgr
 
 /** A MySQL 8 server's side of caching_sha2_password, from MySQL's protocol documentation, with nothing cached. */
 function fakeMysql(password: string, certs: TestCertificates | undefined): { server: net.Server; publicKey: string; log: string[] } {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   const log: string[] = [];
   const server = net.createServer((plain) => {
     const nonce = randomBytes(20);
@@ -148,7 +161,7 @@ function fakeMysql(password: string, certs: TestCertificates | undefined): { ser
   return { server, publicKey, log };
 }
 
-test('mariadb caching_sha2_password full authentication: the server\'s RSA key without TLS, the password over TLS', async (t) => {
+test("mariadb caching_sha2_password full authentication: the server's RSA key without TLS, the password over TLS", async (t) => {
   const password = 'sha2 pässword';
   const plain = fakeMysql(password, undefined);
   const port = await listen(t, plain.server);
@@ -175,7 +188,11 @@ test('mariadb caching_sha2_password full authentication: the server\'s RSA key w
   if (!certs) return;
   const secure = fakeMysql(password, certs);
   const securePort = await listen(t, secure.server);
-  const overTls = await MariadbWire.connect({ ...options, port: securePort, tls: new TlsContext({ mode: 'verify-full', modeSource: 'ssl-mode', rootCert: certs.ca }) }).catch((error: Error) => {
+  const overTls = await MariadbWire.connect({
+    ...options,
+    port: securePort,
+    tls: new TlsContext({ mode: 'verify-full', modeSource: 'ssl-mode', rootCert: certs.ca }),
+  }).catch((error: Error) => {
     throw new Error(`${error.message}; the server saw: ${secure.log.join(', ')}`);
   });
   assert.equal(overTls.tls?.protocol, 'TLSv1.3');

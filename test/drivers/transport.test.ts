@@ -16,7 +16,8 @@ import { skipOrFail } from '../helpers/skip-or-fail.js';
 const KINDS: TransportKind[] = ['node', 'native'];
 
 function useKind(t: TestContext, kind: TransportKind): boolean {
-  if (kind === 'native' && !loadReactor() && skipOrFail(t, 'the native reactor is not built: npm run build:native (Linux, python3, make, a C compiler)')) return false;
+  if (kind === 'native' && !loadReactor() && skipOrFail(t, 'the native reactor is not built: npm run build:native (Linux, python3, make, a C compiler)'))
+    return false;
   const before = process.env['HEADROOM_TRANSPORT'];
   process.env['HEADROOM_TRANSPORT'] = kind;
   t.after(() => {
@@ -46,7 +47,9 @@ async function echoServer(t: TestContext, where: 'tcp' | 'unix'): Promise<{ addr
 }
 
 /** Connects and collects what arrives; `closed` resolves when the peer ends the connection. */
-async function collecting(address: SocketAddress): Promise<{ transport: Transport; received: () => Buffer; bytes: () => number; closed: Promise<TransportError | undefined> }> {
+async function collecting(
+  address: SocketAddress,
+): Promise<{ transport: Transport; received: () => Buffer; bytes: () => number; closed: Promise<TransportError | undefined> }> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   let onClosed!: (error: TransportError | undefined) => void;
@@ -185,9 +188,16 @@ for (const kind of KINDS) {
     assert.equal(text.length, 3_000_001);
     await pg.conn.query('CREATE TABLE copied (id int, payload text)');
     const payload = 'z'.repeat(200);
-    assert.equal(await pg.conn.bulkInsert('copied', ['id', 'payload'], (function* () {
-      for (let i = 0; i < 50_000; i++) yield [i, payload];
-    })()), 50_000);
+    assert.equal(
+      await pg.conn.bulkInsert(
+        'copied',
+        ['id', 'payload'],
+        (function* () {
+          for (let i = 0; i < 50_000; i++) yield [i, payload];
+        })(),
+      ),
+      50_000,
+    );
     assert.deepEqual(await pg.conn.query('SELECT count(*)::int, sum(length(payload))::int FROM copied'), [[50_000, 50_000 * 200]]);
 
     const my = await connectFresh(t, 'mariadb');
@@ -217,7 +227,11 @@ test('native transport: each worker thread gets a reactor of its own', async (t)
     });`;
   const run = (name: string): Promise<string> =>
     new Promise((resolve, reject) => {
-      const worker = new Worker(source, { eval: true, workerData: { module, port: address.port, name }, env: { ...process.env, HEADROOM_TRANSPORT: 'native' } });
+      const worker = new Worker(source, {
+        eval: true,
+        workerData: { module, port: address.port, name },
+        env: { ...process.env, HEADROOM_TRANSPORT: 'native' },
+      });
       worker.once('message', (m: string) => {
         resolve(m);
         void worker.terminate();

@@ -113,12 +113,22 @@ test('MariaDB binary rows: NULLs, signed and unsigned integers, doubles, dates, 
   // The last column (TINY) is NULL: bit 8 + 2 = 10 of the bitmap.
   const row = Buffer.concat([Buffer.from([0b00000000, 0b00000100]), values.subarray(0, at)]);
   const decoded = readBinaryRow(new PacketReader().reset(row, 0, row.length), columns);
-  assert.deepEqual(decoded, [-5, 4_000_000_000, -(2n ** 62n), 0.125, 'naïve', Buffer.from([0xde, 0xad]), new Date(2026, 11, 2, 1, 2, 3), '12345678901234567890.12', null]);
+  assert.deepEqual(decoded, [
+    -5,
+    4_000_000_000,
+    -(2n ** 62n),
+    0.125,
+    'naïve',
+    Buffer.from([0xde, 0xad]),
+    new Date(2026, 11, 2, 1, 2, 3),
+    '12345678901234567890.12',
+    null,
+  ]);
 });
 
 test('MariaDB text queries: placeholders outside quotes and comments, literals escaped for the server mode', () => {
   assert.equal(
-    inlineParameters("SELECT ?, '?', \"?\", `?` -- ?\n, ? # ?\n, /* ? */ ?", [1, 'it\'s', null], false),
+    inlineParameters('SELECT ?, \'?\', "?", `?` -- ?\n, ? # ?\n, /* ? */ ?', [1, "it's", null], false),
     "SELECT 1, '?', \"?\", `?` -- ?\n, 'it\\'s' # ?\n, /* ? */ NULL",
   );
   assert.equal(inlineParameters("SELECT 'a\\'?', ?", [2], false), "SELECT 'a\\'?', 2");

@@ -42,7 +42,7 @@ test('a worker thread that dies mid-run ends the run: failed, with the error, an
   assert.deepEqual(
     outcome.totals.terminals.map((terminal) => terminal.terminal),
     [1],
-    'the totals hold the surviving job\'s terminal only',
+    "the totals hold the surviving job's terminal only",
   );
 });
 
@@ -56,9 +56,34 @@ test('a job whose -l file hits a full disk ends the run: exit 1, the result writ
   assert.equal(init.code, 0, init.stderr);
   // The second job's log (PREFIX.PID.1) is /dev/full: every write to it fails with ENOSPC, a real
   // full disk. The link is made as the process starts, long before its jobs open their logs.
-  const args = ['run', 'tpcb', '-b', 'select-only', '-c', '2', '-j', '2', '-T', '30', '-P', '0', '--observe=false', '-l', '--log-prefix', 'txlog', '--db', db.url, '-o', 'r.json'];
+  const args = [
+    'run',
+    'tpcb',
+    '-b',
+    'select-only',
+    '-c',
+    '2',
+    '-j',
+    '2',
+    '-T',
+    '30',
+    '-P',
+    '0',
+    '--observe=false',
+    '-l',
+    '--log-prefix',
+    'txlog',
+    '--db',
+    db.url,
+    '-o',
+    'r.json',
+  ];
   const started = performance.now();
-  const run = await within(25_000, 'the run with a full log disk', runCli(args, { cwd, onSpawn: (pid) => symlinkSync('/dev/full', path.join(cwd, `txlog.${pid}.1`)) }));
+  const run = await within(
+    25_000,
+    'the run with a full log disk',
+    runCli(args, { cwd, onSpawn: (pid) => symlinkSync('/dev/full', path.join(cwd, `txlog.${pid}.1`)) }),
+  );
   assert.equal(run.code, 1, run.stderr);
   assert.ok(performance.now() - started < 20_000, 'stopped when the log failed, not at -T 30');
   const result = JSON.parse(readFileSync(path.join(cwd, 'r.json'), 'utf8')) as RunResult;

@@ -8,7 +8,11 @@ import { Pacing } from '../../src/engine/pacing.js';
 test('the same seed draws the same arrival gaps, think times and reconnect delays; another seed others', () => {
   const draw = (seed: number): number[][] => {
     const pacing = new Pacing(seed);
-    return [Array.from({ length: 20 }, () => pacing.arrivalGapMs(10)), Array.from({ length: 20 }, () => pacing.thinkMs(12_000)), Array.from({ length: 20 }, () => pacing.reconnectDelayMs(100))];
+    return [
+      Array.from({ length: 20 }, () => pacing.arrivalGapMs(10)),
+      Array.from({ length: 20 }, () => pacing.thinkMs(12_000)),
+      Array.from({ length: 20 }, () => pacing.reconnectDelayMs(100)),
+    ];
   };
   assert.deepEqual(draw(5), draw(5));
   assert.notDeepEqual(draw(5)[0], draw(6)[0]);
@@ -53,5 +57,8 @@ test('no run-time draw escapes --seed: src/ has no Math.random()', () => {
   const files = sources(src);
   assert.ok(files.length > 50, `the sources are found in ${src}`);
   const users = files.filter((file) => readFileSync(file, 'utf8').includes('Math.random('));
-  assert.deepEqual(users.map((f) => path.relative(src, f)), []);
+  assert.deepEqual(
+    users.map((f) => path.relative(src, f)),
+    [],
+  );
 });

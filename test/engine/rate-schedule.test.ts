@@ -67,7 +67,32 @@ test('-R: no transaction starts before its scheduled time, and --seed gives the 
   const init = await runCli(['init', 'tpcb', '--pgbench', '-s', '1', '--db', db.url], { cwd });
   assert.equal(init.code, 0, init.stderr);
   const run = async (prefix: string, seed: string, jobs: string): Promise<Line[]> => {
-    const args = ['run', 'tpcb', '-b', 'select-only', '-R', '400', '-c', '4', '-j', jobs, '-T', '2', '--seed', seed, '-l', '--log-prefix', prefix, '--observe=false', '-P', '0', '--db', db.url, '-o', `result-${prefix}.json`];
+    const args = [
+      'run',
+      'tpcb',
+      '-b',
+      'select-only',
+      '-R',
+      '400',
+      '-c',
+      '4',
+      '-j',
+      jobs,
+      '-T',
+      '2',
+      '--seed',
+      seed,
+      '-l',
+      '--log-prefix',
+      prefix,
+      '--observe=false',
+      '-P',
+      '0',
+      '--db',
+      db.url,
+      '-o',
+      `result-${prefix}.json`,
+    ];
     const result = await runCli(args, { cwd });
     assert.equal(result.code, 0, result.stderr);
     return readLog(cwd, prefix);
@@ -91,11 +116,18 @@ test('-R: no transaction starts before its scheduled time, and --seed gives the 
     const common = Math.min(offsets.length, other.length);
     assert.ok(common > 100, `client ${client}: about 200 transactions in 2 s at 100 tps each, got ${common}`);
     // Both sides are rounded to the microsecond twice: the offsets agree to within 2 us.
-    for (let i = 0; i < common; i++) assert.ok(Math.abs(offsets[i]! - other[i]!) <= 2, `client ${client}, transaction ${i + 1}: scheduled at +${offsets[i]} us in one run, +${other[i]} us in the other`);
+    for (let i = 0; i < common; i++)
+      assert.ok(
+        Math.abs(offsets[i]! - other[i]!) <= 2,
+        `client ${client}, transaction ${i + 1}: scheduled at +${offsets[i]} us in one run, +${other[i]} us in the other`,
+      );
   }
   // Each client draws its own gaps: the comparison above can tell two schedules apart.
   const [zero, one] = [a.get(0)!, a.get(1)!];
-  assert.ok(zero.slice(1, 50).some((v, i) => Math.abs(v - one[i + 1]!) > 100), 'clients 0 and 1 share one schedule');
+  assert.ok(
+    zero.slice(1, 50).some((v, i) => Math.abs(v - one[i + 1]!) > 100),
+    'clients 0 and 1 share one schedule',
+  );
 });
 
 test('--sampling-rate picks the same transactions in two runs with the same seed', async (t) => {
@@ -104,10 +136,41 @@ test('--sampling-rate picks the same transactions in two runs with the same seed
   t.after(() => db.dispose());
   const cwd = workdir(t);
   const logged = async (prefix: string): Promise<string[]> => {
-    const run = await runCli(['run', 'tpcb', '-b', 'select-only', '-s', '1', '-c', '1', '-t', '200', '--seed', '11', '-l', '--sampling-rate', '0.5', '--log-prefix', prefix, '--observe=false', '-P', '0', '--db', db.url, '-o', `result-${prefix}.json`], { cwd });
+    const run = await runCli(
+      [
+        'run',
+        'tpcb',
+        '-b',
+        'select-only',
+        '-s',
+        '1',
+        '-c',
+        '1',
+        '-t',
+        '200',
+        '--seed',
+        '11',
+        '-l',
+        '--sampling-rate',
+        '0.5',
+        '--log-prefix',
+        prefix,
+        '--observe=false',
+        '-P',
+        '0',
+        '--db',
+        db.url,
+        '-o',
+        `result-${prefix}.json`,
+      ],
+      { cwd },
+    );
     assert.equal(run.code, 0, run.stderr);
     const file = readdirSync(cwd).find((f) => f.startsWith(`${prefix}.`))!;
-    return readFileSync(path.join(cwd, file), 'utf8').trim().split('\n').map((line) => line.split(' ')[1]!);
+    return readFileSync(path.join(cwd, file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ')[1]!);
   };
   const first = await logged('s1');
   const second = await logged('s2');

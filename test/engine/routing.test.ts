@@ -55,9 +55,15 @@ for (const kind of ['postgres', 'galera'] as const satisfies readonly ClusterKin
         await conn.commit();
         const after = router.stats.totals();
         const grew = (node: number): number => after[node]!.reads - before[node]!.reads;
-        assert.deepEqual(early.map((r) => Number(r[0])), [10]);
+        assert.deepEqual(
+          early.map((r) => Number(r[0])),
+          [10],
+        );
         // Its own write is visible: the read went to the primary inside the same transaction.
-        assert.deepEqual(late.map((r) => Number(r[0])), [20]);
+        assert.deepEqual(
+          late.map((r) => Number(r[0])),
+          [20],
+        );
         assert.equal(grew(0), 1, 'the read after the write ran on the primary');
         assert.equal(grew(1) + grew(2), 1, 'the read before the write ran on a replica');
         assert.equal(after[0]!.transactions - before[0]!.transactions, 1);
@@ -105,7 +111,10 @@ for (const kind of ['postgres', 'galera'] as const satisfies readonly ClusterKin
       const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
       const r = result.replication!;
       assert.equal(r.route, 'split');
-      assert.deepEqual(r.nodes.map((n) => n.node), ['primary', 'replica1', 'replica2']);
+      assert.deepEqual(
+        r.nodes.map((n) => n.node),
+        ['primary', 'replica1', 'replica2'],
+      );
       const [primary, ...replicas] = r.nodes;
       // three-reads reads three accounts before its first write: all of them on replicas.
       assert.equal(primary!.reads, 0);
@@ -118,7 +127,28 @@ for (const kind of ['postgres', 'galera'] as const satisfies readonly ClusterKin
       assert.match(run.stdout, /routing: split/);
       assert.match(run.stdout, /^lag replica2 \(\d+ samples\): /m);
 
-      const readOnly = await runCli(['run', 'tpcb', '-b', 'select-only', '-b', 'tpcb-like', '--db', cluster.url, '--route', 'read-only-transactions', '--balance', 'least-busy', '-c', '2', '-T', '2', '-P', '0', '--out', out]);
+      const readOnly = await runCli([
+        'run',
+        'tpcb',
+        '-b',
+        'select-only',
+        '-b',
+        'tpcb-like',
+        '--db',
+        cluster.url,
+        '--route',
+        'read-only-transactions',
+        '--balance',
+        'least-busy',
+        '-c',
+        '2',
+        '-T',
+        '2',
+        '-P',
+        '0',
+        '--out',
+        out,
+      ]);
       assert.equal(readOnly.code, 0, readOnly.stderr);
       const nodes = (JSON.parse(readFileSync(out, 'utf8')) as RunResult).replication!.nodes;
       // select-only declares itself read-only; tpcb-like's read follows its first write.

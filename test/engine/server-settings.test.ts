@@ -37,7 +37,23 @@ test('postgres (throwaway cluster): --set per session makes the run non-durable,
   assert.equal(before, '5min');
 
   const file = path.join(folder, 'set.json');
-  const run = await runCli(['run', 'tpcb', '--db', url, '-c', '2', '-T', '1', '--live=false', '--set', 'synchronous_commit=off', '--set', 'checkpoint_timeout=13min', '-o', file]);
+  const run = await runCli([
+    'run',
+    'tpcb',
+    '--db',
+    url,
+    '-c',
+    '2',
+    '-T',
+    '1',
+    '--live=false',
+    '--set',
+    'synchronous_commit=off',
+    '--set',
+    'checkpoint_timeout=13min',
+    '-o',
+    file,
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
   assert.equal(result.target.durable, false);
@@ -45,7 +61,10 @@ test('postgres (throwaway cluster): --set per session makes the run non-durable,
   assert.equal(result.target.settings['synchronous_commit'], 'off');
   assert.equal(result.target.settings['checkpoint_timeout'], '13min', 'the run saw the reloaded value');
   assert.deepEqual(result.config.serverSettings, {
-    asked: [{ name: 'synchronous_commit', value: 'off' }, { name: 'checkpoint_timeout', value: '13min' }],
+    asked: [
+      { name: 'synchronous_commit', value: 'off' },
+      { name: 'checkpoint_timeout', value: '13min' },
+    ],
     applied: [
       { name: 'synchronous_commit', value: 'off', scope: 'session' },
       { name: 'checkpoint_timeout', value: '13min', scope: 'global', previous: '5min', restored: true },
@@ -56,9 +75,12 @@ test('postgres (throwaway cluster): --set per session makes the run non-durable,
   assert.equal(await valueOf(url, 'SHOW synchronous_commit'), 'on', 'a session setting never reaches other sessions');
 
   // Ctrl-C in the middle of the run: the partial result is written and the setting put back.
-  const interrupted = await runCli(['run', 'tpcb', '--db', url, '-c', '1', '-T', '30', '--live=false', '--set', 'checkpoint_timeout=14min', '-o', path.join(folder, 'int.json')], {
-    whenStderr: [/progress: /, (pid) => process.kill(pid, 'SIGINT')],
-  });
+  const interrupted = await runCli(
+    ['run', 'tpcb', '--db', url, '-c', '1', '-T', '30', '--live=false', '--set', 'checkpoint_timeout=14min', '-o', path.join(folder, 'int.json')],
+    {
+      whenStderr: [/progress: /, (pid) => process.kill(pid, 'SIGINT')],
+    },
+  );
   assert.equal(interrupted.code, 130, interrupted.stderr);
   assert.equal(await valueOf(url, 'SHOW checkpoint_timeout'), '5min', 'put back after Ctrl-C');
 
@@ -72,15 +94,39 @@ test('postgres (throwaway cluster): --set per session makes the run non-durable,
   const postmaster = await runCli(['run', 'tpcb', '--db', url, '-T', '1', '--set', 'checkpoint_timeout=16min', '--set', 'shared_buffers=64MB']);
   assert.equal(postmaster.code, 2);
   assert.equal(postmaster.stderr.trim().split('\n').length, 1, postmaster.stderr);
-  assert.match(postmaster.stderr, /^headroom: --set shared_buffers: PostgreSQL applies shared_buffers only at server start, so a restart is needed and headroom does not restart servers/);
+  assert.match(
+    postmaster.stderr,
+    /^headroom: --set shared_buffers: PostgreSQL applies shared_buffers only at server start, so a restart is needed and headroom does not restart servers/,
+  );
   assert.equal(await valueOf(url, 'SHOW checkpoint_timeout'), '5min');
   assert.equal(await valueOf(url, 'SHOW shared_buffers'), '16MB');
 
   // The experiments take --set the same way, record it in their file, and put it back.
   const experimentFile = path.join(folder, 'peak.json');
-  const experiment = await runCli(['experiment', 'peak', '--db', url, '--queries', '1', '-c', '1', '-T', '1', '--set', 'synchronous_commit=off', '--set', 'checkpoint_timeout=17min', '-o', experimentFile]);
+  const experiment = await runCli([
+    'experiment',
+    'peak',
+    '--db',
+    url,
+    '--queries',
+    '1',
+    '-c',
+    '1',
+    '-T',
+    '1',
+    '--set',
+    'synchronous_commit=off',
+    '--set',
+    'checkpoint_timeout=17min',
+    '-o',
+    experimentFile,
+  ]);
   assert.equal(experiment.code, 0, experiment.stderr);
-  const peak = JSON.parse(readFileSync(experimentFile, 'utf8')) as { target: RunResult['target']; serverSettings: RunResult['config']['serverSettings']; runs: RunResult[] };
+  const peak = JSON.parse(readFileSync(experimentFile, 'utf8')) as {
+    target: RunResult['target'];
+    serverSettings: RunResult['config']['serverSettings'];
+    runs: RunResult[];
+  };
   assert.equal(peak.target.durable, false);
   assert.equal(peak.serverSettings?.applied[1]?.restored, true);
   assert.equal(peak.runs[0]?.target.settings['checkpoint_timeout'], '17min');
@@ -100,9 +146,30 @@ test('postgres: a session --set reaches every terminal connection', async (t) =>
   // application_name is per session and harmless on the shared server; three terminals must carry it.
   const name = `headroom_set_${process.pid}`;
   let seen = 0;
-  const run = await runCli(['run', 'peak', '--db', url, '-c', '3', '-T', '3', '--live=false', '--observe=false', '--set', `application_name=${name}`, '-o', path.join(tmpdir(), `${name}.json`)], {
-    whenStderr: [/progress: /, () => void valueOf(url, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${name}'`).then((n) => (seen = Number(n)))],
-  });
+  const run = await runCli(
+    [
+      'run',
+      'peak',
+      '--db',
+      url,
+      '-c',
+      '3',
+      '-T',
+      '3',
+      '--live=false',
+      '--observe=false',
+      '--set',
+      `application_name=${name}`,
+      '-o',
+      path.join(tmpdir(), `${name}.json`),
+    ],
+    {
+      whenStderr: [
+        /progress: /,
+        () => void valueOf(url, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${name}'`).then((n) => (seen = Number(n))),
+      ],
+    },
+  );
   rmSync(path.join(tmpdir(), `${name}.json`), { force: true });
   assert.equal(run.code, 0, run.stderr);
   // The admin connection carries it too (so serverInfo sees session settings): 3 terminals + 1.
@@ -121,7 +188,23 @@ test('mariadb (throwaway server): innodb_flush_log_at_trx_commit=2 is applied se
   const url = `mariadb://root@127.0.0.1:${server.port}/bench`;
   assert.equal(await valueOf(url, 'SELECT @@global.innodb_flush_log_at_trx_commit'), '1');
   const file = path.join(folder, 'set.json');
-  const run = await runCli(['run', 'tpcb', '--db', url, '-c', '2', '-T', '1', '--live=false', '--set', 'innodb_flush_log_at_trx_commit=2', '--set', 'tx_isolation=READ-COMMITTED', '-o', file]);
+  const run = await runCli([
+    'run',
+    'tpcb',
+    '--db',
+    url,
+    '-c',
+    '2',
+    '-T',
+    '1',
+    '--live=false',
+    '--set',
+    'innodb_flush_log_at_trx_commit=2',
+    '--set',
+    'tx_isolation=READ-COMMITTED',
+    '-o',
+    file,
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
   assert.equal(result.target.durable, false);
@@ -153,10 +236,15 @@ test('firebird: --set is refused in one line saying what to do instead', async (
   const db = await freshDatabase(t, 'firebird');
   if (!db) return;
   t.after(() => db.dispose());
-  const firebird = await runCli(['run', 'tpcb', '--db', db.url, '--set', 'forced_writes=off'], { env: { ...process.env, DATABASE_URL: undefined, ISC_PASSWORD: 'masterkey' } });
+  const firebird = await runCli(['run', 'tpcb', '--db', db.url, '--set', 'forced_writes=off'], {
+    env: { ...process.env, DATABASE_URL: undefined, ISC_PASSWORD: 'masterkey' },
+  });
   assert.equal(firebird.code, 2);
   assert.equal(firebird.stderr.trim().split('\n').length, 1, firebird.stderr);
-  assert.match(firebird.stderr, /^headroom: --set forced_writes: Firebird 3 has no SQL to change server settings, so headroom cannot apply it \(set it in firebird.conf/);
+  assert.match(
+    firebird.stderr,
+    /^headroom: --set forced_writes: Firebird 3 has no SQL to change server settings, so headroom cannot apply it \(set it in firebird.conf/,
+  );
 });
 
 /** The value once a reload has reached new sessions (pg_reload_conf only signals the server). */
@@ -179,7 +267,11 @@ const killAtProgress: [RegExp, (pid: number) => void] = [/progress: /, (pid) => 
 test('postgres (throwaway cluster): a client killed during --set fsync=off leaves a record; the next command puts fsync back, one changed by hand is left alone, one of a run still going is not touched, a remote server needs --i-accept-data-loss', async (t) => {
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   // Also on this machine's own non-loopback address, which headroom takes for a server elsewhere.
-  const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust', 'host all all 192.0.2.2/32 trust'], [], ["listen_addresses = '127.0.0.1,192.0.2.2'"]);
+  const cluster = await startThrowawayPostgres(
+    ['host all all 127.0.0.1/32 trust', 'host all all 192.0.2.2/32 trust'],
+    [],
+    ["listen_addresses = '127.0.0.1,192.0.2.2'"],
+  );
   const stateDir = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
   t.after(() => {
     cluster.stop();
@@ -187,10 +279,14 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   });
   const cli = cliIn(stateDir);
   const url = `postgres://postgres@127.0.0.1:${cluster.port}/postgres`;
-  const autoConf = (name: string): string => `SELECT coalesce((SELECT setting FROM pg_file_settings WHERE name = '${name}' AND sourcefile LIKE '%postgresql.auto.conf'), 'none')`;
+  const autoConf = (name: string): string =>
+    `SELECT coalesce((SELECT setting FROM pg_file_settings WHERE name = '${name}' AND sourcefile LIKE '%postgresql.auto.conf'), 'none')`;
   const records = (): string[] => readdirSync(path.join(stateDir, 'pending-settings')).filter((f) => f.endsWith('.json'));
 
-  const killed = await cli(['run', 'tpcb', '--db', url, '-c', '2', '-T', '30', '--live=false', '--observe=false', '--set', 'fsync=off', '-o', path.join(stateDir, 'r.json')], { whenStderr: killAtProgress });
+  const killed = await cli(
+    ['run', 'tpcb', '--db', url, '-c', '2', '-T', '30', '--live=false', '--observe=false', '--set', 'fsync=off', '-o', path.join(stateDir, 'r.json')],
+    { whenStderr: killAtProgress },
+  );
   assert.equal(killed.signal, 'SIGKILL', killed.stderr);
   assert.match(killed.stderr, /changing fsync to off \(was on\) for everyone on the server; .* by hand: ALTER SYSTEM RESET fsync; SELECT pg_reload_conf\(\)/);
   assert.equal(await valueOf(url, 'SHOW fsync'), 'off', 'the killed client could not put it back');
@@ -211,12 +307,18 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   assert.match(nothing.stdout, /no changes by headroom are left to put back/);
 
   // Killed again, then someone sets it by hand: headroom leaves their value and says so.
-  const again = await cli(['run', 'tpcb', '--db', url, '-c', '1', '-T', '30', '--live=false', '--observe=false', '--set', 'fsync=off', '-o', path.join(stateDir, 'r.json')], { whenStderr: killAtProgress });
+  const again = await cli(
+    ['run', 'tpcb', '--db', url, '-c', '1', '-T', '30', '--live=false', '--observe=false', '--set', 'fsync=off', '-o', path.join(stateDir, 'r.json')],
+    { whenStderr: killAtProgress },
+  );
   assert.equal(again.signal, 'SIGKILL', again.stderr);
   cluster.psql("ALTER SYSTEM SET fsync = 'on'");
   const byHand = await cli(['restore-settings', '--db', url]);
   assert.equal(byHand.code, 0, byHand.stderr);
-  assert.match(byHand.stderr, /left fsync alone: it is on now, not the off set by headroom on .*, so it was changed since; headroom drops its record \(to go back to on by hand: ALTER SYSTEM RESET fsync/);
+  assert.match(
+    byHand.stderr,
+    /left fsync alone: it is on now, not the off set by headroom on .*, so it was changed since; headroom drops its record \(to go back to on by hand: ALTER SYSTEM RESET fsync/,
+  );
   assert.equal(await valueOf(url, autoConf('fsync')), 'on', 'the value set by hand stays');
   assert.deepEqual(records(), []);
 
@@ -225,9 +327,26 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   const refused = await cli(['run', 'tpcb', '--db', remote, '-T', '1', '--set', 'fsync=off']);
   assert.equal(refused.code, 2);
   assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
-  assert.match(refused.stderr, /^headroom: --set fsync=off would let the server at 192\.0\.2\.2:\d+ lose commits it acknowledged, .* \(add --i-accept-data-loss/);
+  assert.match(
+    refused.stderr,
+    /^headroom: --set fsync=off would let the server at 192\.0\.2\.2:\d+ lose commits it acknowledged, .* \(add --i-accept-data-loss/,
+  );
   assert.equal(await valueOf(url, autoConf('fsync')), 'on');
-  const accepted = await cli(['run', 'tpcb', '--db', remote, '-T', '1', '--live=false', '--observe=false', '--set', 'fsync=off', '--i-accept-data-loss', '-o', path.join(stateDir, 'remote.json')]);
+  const accepted = await cli([
+    'run',
+    'tpcb',
+    '--db',
+    remote,
+    '-T',
+    '1',
+    '--live=false',
+    '--observe=false',
+    '--set',
+    'fsync=off',
+    '--i-accept-data-loss',
+    '-o',
+    path.join(stateDir, 'remote.json'),
+  ]);
   assert.equal(accepted.code, 0, accepted.stderr);
   const result = JSON.parse(readFileSync(path.join(stateDir, 'remote.json'), 'utf8')) as RunResult;
   assert.equal(result.target.durable, false);
@@ -238,9 +357,27 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   // A command beside a run that is still going leaves the run's changes alone.
   let progress!: () => void;
   const running = new Promise<void>((resolve) => (progress = resolve));
-  const run = cli(['run', 'tpcb', '--db', url, '-c', '1', '-T', '6', '--live=false', '--observe=false', '--set', 'checkpoint_timeout=14min', '-o', path.join(stateDir, 'r.json')], {
-    whenStderr: [/progress: /, () => progress()],
-  });
+  const run = cli(
+    [
+      'run',
+      'tpcb',
+      '--db',
+      url,
+      '-c',
+      '1',
+      '-T',
+      '6',
+      '--live=false',
+      '--observe=false',
+      '--set',
+      'checkpoint_timeout=14min',
+      '-o',
+      path.join(stateDir, 'r.json'),
+    ],
+    {
+      whenStderr: [/progress: /, () => progress()],
+    },
+  );
   await running;
   const beside = await cli(['restore-settings', '--db', url]);
   assert.match(beside.stderr, /^left in place: checkpoint_timeout=14min, set by headroom on .*, which is still running \(server session \d+@/);
@@ -264,11 +401,29 @@ test('mariadb (throwaway server): a client killed during --set innodb_flush_log_
   const url = `mariadb://root@127.0.0.1:${server.port}/bench`;
   const flush = 'SELECT @@global.innodb_flush_log_at_trx_commit';
   const recordTables = "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_NAME = 'headroom_pending_settings'";
-  const args = ['run', 'tpcb', '--db', url, '-c', '2', '-T', '30', '--live=false', '--observe=false', '--set', 'innodb_flush_log_at_trx_commit=0', '-o', path.join(stateDir, 'r.json')];
+  const args = [
+    'run',
+    'tpcb',
+    '--db',
+    url,
+    '-c',
+    '2',
+    '-T',
+    '30',
+    '--live=false',
+    '--observe=false',
+    '--set',
+    'innodb_flush_log_at_trx_commit=0',
+    '-o',
+    path.join(stateDir, 'r.json'),
+  ];
 
   const killed = await cli(args, { whenStderr: killAtProgress });
   assert.equal(killed.signal, 'SIGKILL', killed.stderr);
-  assert.match(killed.stderr, /changing innodb_flush_log_at_trx_commit to 0 \(was 1\) for everyone on the server; .* by hand: SET GLOBAL innodb_flush_log_at_trx_commit = 1/);
+  assert.match(
+    killed.stderr,
+    /changing innodb_flush_log_at_trx_commit to 0 \(was 1\) for everyone on the server; .* by hand: SET GLOBAL innodb_flush_log_at_trx_commit = 1/,
+  );
   assert.equal(await valueOf(url, flush), '0');
   assert.equal(await valueOf(url, recordTables), '1');
   // Another client machine has no file of its own: the server's record is what it finds.
@@ -284,10 +439,16 @@ test('mariadb (throwaway server): a client killed during --set innodb_flush_log_
   server.sql('SET GLOBAL innodb_flush_log_at_trx_commit = 2');
   const byHand = await cli(['restore-settings', '--db', url]);
   assert.equal(byHand.code, 0, byHand.stderr);
-  assert.match(byHand.stderr, /left innodb_flush_log_at_trx_commit alone: it is 2 now, not the 0 set by headroom .*, so it was changed since; headroom drops its record/);
+  assert.match(
+    byHand.stderr,
+    /left innodb_flush_log_at_trx_commit alone: it is 2 now, not the 0 set by headroom .*, so it was changed since; headroom drops its record/,
+  );
   assert.equal(await valueOf(url, flush), '2');
   assert.equal(await valueOf(url, recordTables), '0');
-  assert.deepEqual(readdirSync(path.join(stateDir, 'pending-settings')).filter((f) => f.endsWith('.json')), []);
+  assert.deepEqual(
+    readdirSync(path.join(stateDir, 'pending-settings')).filter((f) => f.endsWith('.json')),
+    [],
+  );
 });
 
 test("postgres: a dead-rows experiment killed while it holds the table's autovacuum off is undone by the next command", async (t) => {
@@ -304,14 +465,20 @@ test("postgres: a dead-rows experiment killed while it holds the table's autovac
     whenStderr: [/step 1\/5: read/, (pid) => process.kill(pid, 'SIGKILL')],
   });
   assert.equal(killed.signal, 'SIGKILL', killed.stderr);
-  assert.match(killed.stderr, /changing autovacuum_enabled of table numbers \(database \w+\) to false \(was unset\); .* by hand: ALTER TABLE numbers RESET \(autovacuum_enabled\)/);
+  assert.match(
+    killed.stderr,
+    /changing autovacuum_enabled of table numbers \(database \w+\) to false \(was unset\); .* by hand: ALTER TABLE numbers RESET \(autovacuum_enabled\)/,
+  );
   assert.equal(await valueOf(db.url, options), 'autovacuum_enabled=false', 'the killed experiment could not reset it');
   assert.match(await valueOf(db.url, "SELECT obj_description('numbers'::regclass, 'pg_class')"), /^headroom\.pending_settings /, 'the server-side record');
   // Another client machine: the table's comment is what it finds.
   rmSync(path.join(stateDir, 'pending-settings'), { recursive: true, force: true });
   const next = await cli(['restore-settings', '--db', db.url]);
   assert.equal(next.code, 0, next.stderr);
-  assert.match(next.stderr, /put autovacuum_enabled of table numbers \(database \w+\) back to unset: it was left at false by headroom on .*, which ended before it could put it back/);
+  assert.match(
+    next.stderr,
+    /put autovacuum_enabled of table numbers \(database \w+\) back to unset: it was left at false by headroom on .*, which ended before it could put it back/,
+  );
   assert.equal(await valueOf(db.url, options), '');
   assert.equal(await valueOf(db.url, "SELECT COALESCE(obj_description('numbers'::regclass, 'pg_class'), 'none')"), 'none');
 });

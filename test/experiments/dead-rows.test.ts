@@ -24,7 +24,16 @@ test('postgres: experiment dead-rows loads kv, reads, updates, reads, vacuums an
   assert.equal(result.schema, 'headroom.experiment/1');
   assert.equal(result.experiment, 'dead-rows');
   assert.equal(result.status, 'completed');
-  assert.deepEqual(result.rows.map((r) => [r.step, r.name, r.kind]), [[1, 'read', 'run'], [2, 'update', 'run'], [3, 'read after update', 'run'], [4, 'vacuum', 'maintenance'], [5, 'read after vacuum', 'run']]);
+  assert.deepEqual(
+    result.rows.map((r) => [r.step, r.name, r.kind]),
+    [
+      [1, 'read', 'run'],
+      [2, 'update', 'run'],
+      [3, 'read after update', 'run'],
+      [4, 'vacuum', 'maintenance'],
+      [5, 'read after vacuum', 'run'],
+    ],
+  );
   // runs holds the run steps' results only, in the order of their rows.
   const runRows = result.rows.filter((r): r is DeadRowsRunRow => r.kind === 'run');
   assert.equal(result.runs.length, 4);
@@ -38,8 +47,15 @@ test('postgres: experiment dead-rows loads kv, reads, updates, reads, vacuums an
     assert.equal(run.summary.tps, row.tps, `${row.name}: the row's tps is its run's`);
     assert.equal(run.summary.latencyMs.p99, row.p99Ms);
   }
-  assert.deepEqual(runRows.map((r) => r.test), ['read', 'update', 'read', 'read']);
-  assert.deepEqual(result.runs.map((r) => r.config.seed), [7, 8, 9, 11], 'every run draws its own keys');
+  assert.deepEqual(
+    runRows.map((r) => r.test),
+    ['read', 'update', 'read', 'read'],
+  );
+  assert.deepEqual(
+    result.runs.map((r) => r.config.seed),
+    [7, 8, 9, 11],
+    'every run draws its own keys',
+  );
   assert.deepEqual(result.serverSettings.asked, []);
 
   const [read, update, , vacuum] = result.rows as [DeadRowsRunRow, DeadRowsRunRow, DeadRowsRunRow, DeadRowsMaintenanceRow];
@@ -50,7 +66,10 @@ test('postgres: experiment dead-rows loads kv, reads, updates, reads, vacuums an
   // pages; a few hundred updates touch more pages than the last page has room for new versions.
   const updates = result.runs[1]!.summary.transactions;
   assert.ok(updates >= 400, `the update test made ${updates} updates, too few to say whether the table grows`);
-  assert.ok(update.sizesAfter.tableBytes! > update.sizesBefore.tableBytes!, `${updates} updates; table bytes ${update.sizesBefore.tableBytes} -> ${update.sizesAfter.tableBytes}`);
+  assert.ok(
+    update.sizesAfter.tableBytes! > update.sizesBefore.tableBytes!,
+    `${updates} updates; table bytes ${update.sizesBefore.tableBytes} -> ${update.sizesAfter.tableBytes}`,
+  );
   assert.deepEqual(vacuum.statements, ['VACUUM numbers']);
   assert.ok(vacuum.sizesBefore.deadRows! > 0 && vacuum.sizesAfter.deadRows === 0, `n_dead_tup ${vacuum.sizesBefore.deadRows} -> ${vacuum.sizesAfter.deadRows}`);
   assert.ok(vacuum.sizesAfter.tableBytes! <= vacuum.sizesBefore.tableBytes!, 'VACUUM never grows the table');
@@ -62,9 +81,15 @@ test('postgres: experiment dead-rows loads kv, reads, updates, reads, vacuums an
 
   const lines = run.stdout.split('\n');
   assert.match(lines[1]!, /^step +tps +p50 ms +p99 ms +failed +vs 1st read +table MB +index MB +total MB +database MB +live rows +dead rows$/);
-  assert.deepEqual(lines.slice(2, 8).map((l) => l.split(/ {2,}/)[0]), ['before', 'read', 'update', 'read after update', `vacuum (${vacuum.seconds.toFixed(2)} s)`, 'read after vacuum']);
+  assert.deepEqual(
+    lines.slice(2, 8).map((l) => l.split(/ {2,}/)[0]),
+    ['before', 'read', 'update', 'read after update', `vacuum (${vacuum.seconds.toFixed(2)} s)`, 'read after vacuum'],
+  );
   assert.match(run.stdout, /note: autovacuum held off for numbers/);
-  assert.ok(result.notes?.some((n) => n.startsWith('autovacuum held off for numbers')), JSON.stringify(result.notes));
+  assert.ok(
+    result.notes?.some((n) => n.startsWith('autovacuum held off for numbers')),
+    JSON.stringify(result.notes),
+  );
 
   // compare lines the steps up by name, maintenance without a tps; report names each run by its step.
   const again = await runCli(['compare', file, file]);
@@ -91,7 +116,10 @@ for (const dbms of DBMS_UNDER_TEST.filter((d) => d !== 'postgres')) {
     for (const run of result.runs) assert.ok(run.summary.transactions > 0 && run.summary.failed === 0, JSON.stringify(run.summary));
     const maintenance = result.rows[3] as DeadRowsMaintenanceRow;
     assert.equal(maintenance.kind, 'maintenance');
-    assert.deepEqual(maintenance.statements, { sqlite: ['VACUUM'], mariadb: ['OPTIMIZE TABLE numbers'], firebird: ['SELECT COUNT(*) FROM numbers'] }[dbms as string]);
+    assert.deepEqual(
+      maintenance.statements,
+      { sqlite: ['VACUUM'], mariadb: ['OPTIMIZE TABLE numbers'], firebird: ['SELECT COUNT(*) FROM numbers'] }[dbms as string],
+    );
     assert.ok(maintenance.sizesAfter.databaseBytes! > 0);
   });
 }
@@ -99,7 +127,10 @@ for (const dbms of DBMS_UNDER_TEST.filter((d) => d !== 'postgres')) {
 test('experiment: an unknown or missing experiment name is one line and exit 2', async () => {
   const unknown = await runCli(['experiment', 'dead-row']);
   assert.equal(unknown.code, 2);
-  assert.equal(unknown.stderr, 'headroom: unknown experiment "dead-row" (experiments: peak, growth, chain-study, dead-rows (headroom experiment NAME --help))\n');
+  assert.equal(
+    unknown.stderr,
+    'headroom: unknown experiment "dead-row" (experiments: peak, growth, chain-study, dead-rows (headroom experiment NAME --help))\n',
+  );
   const missing = await runCli(['experiment']);
   assert.equal(missing.code, 2);
   assert.match(missing.stdout, /^ {2}dead-rows +the kv read test/m);

@@ -22,7 +22,10 @@ for (const dbms of ['sqlite', 'postgres'] as const) {
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(readFileSync(file, 'utf8')) as ExperimentResult<GrowthRow>;
     assert.equal(result.status, 'completed');
-    assert.deepEqual(result.rows.map((r) => r.scale), [1, 2]);
+    assert.deepEqual(
+      result.rows.map((r) => r.scale),
+      [1, 2],
+    );
     const [small, large] = result.rows as [GrowthRow, GrowthRow];
     assert.ok(small.databaseBytes! > 1_000_000, `scale 1 holds 100,000 accounts: ${small.databaseBytes} bytes`);
     assert.ok(large.databaseBytes! > small.databaseBytes! * 1.4, `scale 2 is larger: ${small.databaseBytes} then ${large.databaseBytes}`);
@@ -34,7 +37,10 @@ for (const dbms of ['sqlite', 'postgres'] as const) {
       assert.equal(row.largerThanRam, false);
     }
     assert.ok(result.host.memTotalBytes > 100 * 1048576);
-    assert.deepEqual(result.runs.map((r) => r.config.scale), [1, 2]);
+    assert.deepEqual(
+      result.runs.map((r) => r.config.scale),
+      [1, 2],
+    );
     assert.match(run.stdout, /^step +scale +size MB +load s +load MB\/s +tps/m);
 
     const again = path.join(folder, 'growth-again.json');

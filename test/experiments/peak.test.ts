@@ -25,7 +25,10 @@ for (const dbms of DBMS_UNDER_TEST) {
     const result = JSON.parse(readFileSync(file, 'utf8')) as ExperimentResult<PeakRow>;
     assert.equal(result.schema, 'headroom.experiment/1');
     assert.equal(result.status, 'completed');
-    assert.deepEqual(result.rows.map((r) => r.number), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      result.rows.map((r) => r.number),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
     for (const row of result.rows) {
       assert.equal(row.failed, 0, `query ${row.query}: ${JSON.stringify(result.runs[row.number - 1]!.errors)}`);
       assert.ok(row.meanQps > 0, `query ${row.query} ran`);
@@ -33,7 +36,10 @@ for (const dbms of DBMS_UNDER_TEST) {
       assert.equal(row.clients, 2);
     }
     assert.equal(result.runs.length, 7);
-    assert.deepEqual(result.runs.map((r) => r.config.workloadOptions['query']), ['constant', 'reference', 'temp-table', 'temp-index', 'full-join', 'left-join', 'cross-join']);
+    assert.deepEqual(
+      result.runs.map((r) => r.config.workloadOptions['query']),
+      ['constant', 'reference', 'temp-table', 'temp-index', 'full-join', 'left-join', 'cross-join'],
+    );
     assert.match(run.stdout, /1 SELECT 1\+1 +2 +\d+/);
     assert.match(run.stdout, /7 cartesian product of it with itself/);
   });
@@ -56,13 +62,20 @@ test('sqlite: Ctrl-C during experiment peak writes the queries measured so far, 
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-peak-'));
   t.after(() => rmSync(folder, { recursive: true, force: true }));
   const file = path.join(folder, 'peak.json');
-  const run = await runCli(['experiment', 'peak', '--db', `sqlite:${path.join(folder, 'p.db')}`, '-T', '30', '-c', '1', '--queries', '1,2', '--observe=false', '-o', file], {
-    whenStderr: [/query 1 \(constant\)/, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 1500)],
-  });
+  const run = await runCli(
+    ['experiment', 'peak', '--db', `sqlite:${path.join(folder, 'p.db')}`, '-T', '30', '-c', '1', '--queries', '1,2', '--observe=false', '-o', file],
+    {
+      whenStderr: [/query 1 \(constant\)/, (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 1500)],
+    },
+  );
   assert.equal(run.code, 130, run.stderr);
   const result = JSON.parse(readFileSync(file, 'utf8')) as ExperimentResult<PeakRow>;
   assert.equal(result.status, 'interrupted');
-  assert.deepEqual(result.rows.map((r) => r.query), ['constant'], 'query 2 never started');
+  assert.deepEqual(
+    result.rows.map((r) => r.query),
+    ['constant'],
+    'query 2 never started',
+  );
   assert.ok(result.rows[0]!.meanQps > 0 && result.rows[0]!.measuredSeconds < 10);
   assert.match(run.stdout, /interrupted/);
 });

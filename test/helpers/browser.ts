@@ -12,7 +12,16 @@ const INSTALL_HINT = 'install it with: apt-get update && apt-get install -y chro
  * Flags for a closed machine: without the background-networking ones Chromium keeps dialling
  * Google services, and those connections are refused here.
  */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 /** Debian's Chromium, headless, with a profile of its own; skipped (or under CI=true failed) when absent. */
 export async function launchChromium(t: TestContext): Promise<Browser | undefined> {

@@ -25,7 +25,7 @@ export function startCluster(kind: ClusterKind, t: TestContext): Cluster | undef
     if (process.getuid?.() !== 0) throw new Error('the cluster scripts need root to run the servers as their own users');
     output = execFileSync('bash', [SCRIPT(kind), 'up'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
   } catch (error) {
-    const detail = error instanceof Error ? ((error as { stderr?: string }).stderr?.trim().split('\n').slice(-3).join(' / ') || error.message) : String(error);
+    const detail = error instanceof Error ? (error as { stderr?: string }).stderr?.trim().split('\n').slice(-3).join(' / ') || error.message : String(error);
     skipOrFail(t, `the ${kind} cluster could not be started (${detail}); start it with: bash scripts/cluster-${kind}.sh up`);
     return undefined;
   }

@@ -22,7 +22,7 @@ const ADMIN_URLS: Record<Exclude<DbmsName, 'sqlite' | 'firebird'>, string> = {
 const FIREBIRD_URL = process.env['HEADROOM_TEST_FIREBIRD'] ?? 'firebird://SYSDBA:masterkey@127.0.0.1:3050//var/lib/firebird/3.0/data/headroom_test.fdb';
 
 const START_HINTS: Record<Exclude<DbmsName, 'sqlite'>, string> = {
-  postgres: "start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set HEADROOM_TEST_POSTGRES)",
+  postgres: 'start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set HEADROOM_TEST_POSTGRES)',
   mariadb: 'start it with: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd (or set HEADROOM_TEST_MARIADB)',
   firebird: 'install and start it with: bash scripts/firebird.sh (or set HEADROOM_TEST_FIREBIRD)',
 };

@@ -26,14 +26,16 @@ const SHARED_SECURITY_DB = '/var/lib/firebird/3.0/system/security3.fdb';
 export function throwawayFirebirdUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'a throwaway Firebird server needs root (to read the security database and run the server)';
   for (const needed of ['/usr/sbin/firebird', '/usr/bin/isql-fb', PACKAGED_ROOT, SHARED_CONF, SHARED_SECURITY_DB]) {
-    if (!existsSync(needed)) return `${needed} is missing: a throwaway Firebird 3 server needs the Debian firebird3.0-server package (bash scripts/firebird.sh)`;
+    if (!existsSync(needed))
+      return `${needed} is missing: a throwaway Firebird 3 server needs the Debian firebird3.0-server package (bash scripts/firebird.sh)`;
   }
   return undefined;
 }
 
 export async function startThrowawayFirebird(settings: readonly string[], sysdbaPassword: string): Promise<ThrowawayFirebird> {
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-firebird-'));
-  for (const entry of ['UDF', 'intl', 'lib', 'plugins', 'firebird.msg', 'plugins.conf', 'fbtrace.conf']) symlinkSync(path.join(PACKAGED_ROOT, entry), path.join(folder, entry));
+  for (const entry of ['UDF', 'intl', 'lib', 'plugins', 'firebird.msg', 'plugins.conf', 'fbtrace.conf'])
+    symlinkSync(path.join(PACKAGED_ROOT, entry), path.join(folder, entry));
   mkdirSync(path.join(folder, 'lock'));
   const security = path.join(folder, 'security3.fdb');
   copyFileSync(SHARED_SECURITY_DB, security);
@@ -42,7 +44,11 @@ export async function startThrowawayFirebird(settings: readonly string[], sysdba
   writeFileSync(path.join(folder, 'firebird.conf'), `${shared}\nRemoteServicePort = ${port}\nSecurityDatabase = ${security}\n${settings.join('\n')}\n`);
   writeFileSync(path.join(folder, 'databases.conf'), `security.db = ${security}\n{\n  RemoteAccess = false\n}\n`);
   const env = { ...process.env, FIREBIRD: folder, FIREBIRD_LOCK: path.join(folder, 'lock'), FIREBIRD_TMP: folder };
-  const server: ChildProcess = spawn('/usr/sbin/firebird', ['-p', String(port), '-e', folder, '-el', path.join(folder, 'lock')], { env, stdio: 'ignore', cwd: folder });
+  const server: ChildProcess = spawn('/usr/sbin/firebird', ['-p', String(port), '-e', folder, '-el', path.join(folder, 'lock')], {
+    env,
+    stdio: 'ignore',
+    cwd: folder,
+  });
   const stop = async (): Promise<void> => {
     if (server.exitCode === null) {
       const exited = new Promise((resolve) => server.once('exit', resolve));
@@ -67,6 +73,7 @@ export async function startThrowawayFirebird(settings: readonly string[], sysdba
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const isql = (script: string): string => execFileSync('isql-fb', ['-q', '-user', 'SYSDBA', '-password', sysdbaPassword], { input: script, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  const isql = (script: string): string =>
+    execFileSync('isql-fb', ['-q', '-user', 'SYSDBA', '-password', sysdbaPassword], { input: script, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
   return { port, folder, isql, stop };
 }

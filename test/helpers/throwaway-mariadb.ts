@@ -19,7 +19,8 @@ export interface ThrowawayMariadb {
 
 export function throwawayMariadbUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'a throwaway MariaDB server needs root (to run it as the mysql user)';
-  if (!existsSync('/usr/sbin/mariadbd') || !existsSync('/usr/bin/mariadb-install-db')) return 'MariaDB server binaries are missing (apt-get install mariadb-server)';
+  if (!existsSync('/usr/sbin/mariadbd') || !existsSync('/usr/bin/mariadb-install-db'))
+    return 'MariaDB server binaries are missing (apt-get install mariadb-server)';
   return undefined;
 }
 
@@ -31,15 +32,35 @@ export async function startThrowawayMariadb(serverArgs: readonly string[] = [], 
   const id = (flag: string): number => Number(execFileSync('id', [flag, 'mysql'], { encoding: 'utf8' }));
   chownSync(folder, id('-u'), id('-g'));
   const data = path.join(folder, 'data');
-  execFileSync('mariadb-install-db', ['--user=mysql', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'], { stdio: 'pipe' });
+  execFileSync(
+    'mariadb-install-db',
+    ['--user=mysql', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'],
+    { stdio: 'pipe' },
+  );
   const port = await freePort();
   const socket = path.join(folder, 'mariadb.sock');
   let server: ChildProcess | undefined;
-  const admin = (args: string[]): string => execFileSync('mariadb', ['--protocol=tcp', '-h', '127.0.0.1', '-P', String(port), '-uroot', ...clientArgs, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const admin = (args: string[]): string =>
+    execFileSync('mariadb', ['--protocol=tcp', '-h', '127.0.0.1', '-P', String(port), '-uroot', ...clientArgs, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   const start = async (): Promise<void> => {
     server = spawn(
       '/usr/sbin/mariadbd',
-      ['--no-defaults', '--user=mysql', `--datadir=${data}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socket}`, '--skip-name-resolve', '--innodb-buffer-pool-size=32M', '--innodb-log-file-size=16M', `--log-error=${path.join(folder, 'error.log')}`, ...serverArgs],
+      [
+        '--no-defaults',
+        '--user=mysql',
+        `--datadir=${data}`,
+        `--port=${port}`,
+        '--bind-address=127.0.0.1',
+        `--socket=${socket}`,
+        '--skip-name-resolve',
+        '--innodb-buffer-pool-size=32M',
+        '--innodb-log-file-size=16M',
+        `--log-error=${path.join(folder, 'error.log')}`,
+        ...serverArgs,
+      ],
       { stdio: 'ignore' },
     );
     for (let tries = 0; tries < 120; tries++) {

@@ -27,19 +27,27 @@ export function throwawayPostgresUnavailable(): string | undefined {
 }
 
 /** hba lines go first, before the catch-all the cluster is created with. */
-export async function startThrowawayPostgres(hbaLines: readonly string[], setupSql: readonly string[], settings: readonly string[] = []): Promise<ThrowawayPostgres> {
+export async function startThrowawayPostgres(
+  hbaLines: readonly string[],
+  setupSql: readonly string[],
+  settings: readonly string[] = [],
+): Promise<ThrowawayPostgres> {
   const bin = binDir()!;
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-pg-'));
   chmodSync(folder, 0o755);
   const data = path.join(folder, 'data');
   const { uid, gid } = postgresIds();
   chownSync(folder, uid, gid);
-  const asPostgres = (file: string, args: string[]): string => execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const asPostgres = (file: string, args: string[]): string =>
+    execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=trust', '-E', 'UTF8', '--no-sync']);
   const hba = path.join(data, 'pg_hba.conf');
   writeFileSync(hba, `${hbaLines.join('\n')}\nlocal all all trust\n`);
   const port = await freePort();
-  appendFileSync(path.join(data, 'postgresql.conf'), `\nport = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${folder}'\nshared_buffers = 16MB\n${settings.join('\n')}\n`);
+  appendFileSync(
+    path.join(data, 'postgresql.conf'),
+    `\nport = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${folder}'\nshared_buffers = 16MB\n${settings.join('\n')}\n`,
+  );
   const start = (): void => void asPostgres('pg_ctl', ['-D', data, '-l', path.join(folder, 'log'), '-w', '-t', '60', 'start']);
   start();
   const stop = (): void => {
@@ -51,10 +59,16 @@ export async function startThrowawayPostgres(hbaLines: readonly string[], setupS
       rmSync(folder, { recursive: true, force: true });
     }
   };
-  const psql = (sql: string): void => void execFileSync('runuser', ['-u', 'postgres', '--', 'psql', '-h', folder, '-p', String(port), '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], { stdio: 'pipe' });
+  const psql = (sql: string): void =>
+    void execFileSync('runuser', ['-u', 'postgres', '--', 'psql', '-h', folder, '-p', String(port), '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], {
+      stdio: 'pipe',
+    });
   const crash = (): void => {
     const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
     for (const pid of [postmaster, ...children]) {
       try {
         process.kill(pid, 'SIGKILL');

@@ -49,7 +49,23 @@ export function makeCertificates(clientName: string): TestCertificates {
     openssl(['req', '-new', '-key', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', subject]);
     const extensions = file(`${name}.ext`);
     writeFileSync(extensions, altNames ? `subjectAltName=${altNames}\n` : 'basicConstraints=CA:FALSE\n');
-    openssl(['x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file(`${name}.crt`), '-days', days, '-extfile', extensions]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.crt'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file(`${name}.crt`),
+      '-days',
+      days,
+      '-extfile',
+      extensions,
+    ]);
     return { cert: file(`${name}.crt`), key: file(`${name}.key`) };
   };
   const made: TestCertificates = {

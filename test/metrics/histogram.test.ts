@@ -24,7 +24,12 @@ function agree(values: number[]): void {
   const theirsDecoded = hdr.decodeFromCompressedBase64(hdr.encodeIntoCompressedBase64(theirs), 32, false);
   const fromReference = decodeHistogram(hdr.encodeIntoCompressedBase64(theirs));
   const roundTrip = decodeHistogram(ours.encode());
-  for (const [name, h] of [['ours', ours], ['ours after the reference decoded it', viaReference], ['the reference\'s, decoded by ours', fromReference], ['ours, round trip', roundTrip]] as const) {
+  for (const [name, h] of [
+    ['ours', ours],
+    ['ours after the reference decoded it', viaReference],
+    ["the reference's, decoded by ours", fromReference],
+    ['ours, round trip', roundTrip],
+  ] as const) {
     assert.equal(h.totalCount, values.length, `${name}: count`);
     assert.equal(h.maxValue, theirsDecoded.maxValue, `${name}: max`);
     assert.equal(h.mean, theirsDecoded.mean, `${name}: mean`);

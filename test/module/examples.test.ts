@@ -35,7 +35,30 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.match(init.stderr, /seats: 1,000 rows/);
     // Contention on 2 hot shows of 10 seats: bookings sell them out, cancellations give seats back.
     const out = path.join(folder, 'booking.json');
-    const run = await cli(['run', BOOKING, '--seats', '10', '--hot-shows', '2', '-c', '4', '-j', '2', '-T', '3', '-P', '0', '--max-tries', '20', '-o', out, '--threshold', 'tps>1', '--threshold', 'book:p99<60s']);
+    const run = await cli([
+      'run',
+      BOOKING,
+      '--seats',
+      '10',
+      '--hot-shows',
+      '2',
+      '-c',
+      '4',
+      '-j',
+      '2',
+      '-T',
+      '3',
+      '-P',
+      '0',
+      '--max-tries',
+      '20',
+      '-o',
+      out,
+      '--threshold',
+      'tps>1',
+      '--threshold',
+      'book:p99<60s',
+    ]);
     assert.equal(run.code, 0, `${run.stderr}\n${run.stdout}`);
     const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
     assert.equal(result.status, 'completed');
@@ -47,7 +70,10 @@ for (const dbms of DBMS_UNDER_TEST) {
     // The hot shows sell out within the run: sold-out bookings end rolled back, as the module says.
     assert.ok((book.rolledBack ?? 0) > 0, `sold-out bookings: ${JSON.stringify(book)}`);
     assert.ok(result.checks && result.checks.length === 4 && result.checks.every((c) => c.ok), JSON.stringify(result.checks));
-    assert.deepEqual(result.thresholds?.map((x) => x.ok), [true, true]);
+    assert.deepEqual(
+      result.thresholds?.map((x) => x.ok),
+      [true, true],
+    );
     assert.match(run.stdout, /thresholds: 2 of 2 passed/);
     const check = await cli(['check', BOOKING, '--seats', '10']);
     assert.equal(check.code, 0, check.stderr + check.stdout);
@@ -63,9 +89,15 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(chain.code, 0, chain.stderr);
     const chainResult = JSON.parse(readFileSync(chainOut, 'utf8')) as RunResult;
     assert.equal(chainResult.data.loadedBy, 'this-run');
-    assert.deepEqual(chainResult.data.phases.map((p) => p.name), ['create tables', 'country', 'city', 'street', 'address', 'client', 'client from 334', 'client from 667', 'check']);
+    assert.deepEqual(
+      chainResult.data.phases.map((p) => p.name),
+      ['create tables', 'country', 'city', 'street', 'address', 'client', 'client from 334', 'client from 667', 'check'],
+    );
     assert.ok(chainResult.summary.transactions > 0);
-    assert.ok(chainResult.checks?.every((c) => c.ok), JSON.stringify(chainResult.checks));
+    assert.ok(
+      chainResult.checks?.every((c) => c.ok),
+      JSON.stringify(chainResult.checks),
+    );
     for (const module of [BOOKING, CHAIN]) {
       const drop = await cli(['drop', module]);
       assert.equal(drop.code, 0, drop.stderr);

@@ -21,7 +21,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 test('npm pack and npm install -g of the tarball give a headroom command that runs a workload module', { timeout: 20 * 60_000 }, () => {
   const work = mkdtempSync(path.join(tmpdir(), 'headroom-package-'));
   try {
-    const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_yes: 'true' } });
+    const npm = (args: string[], cwd: string): string =>
+      execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_yes: 'true' } });
     // dist/ is built by the test run's tsc: the tarball takes it as it is.
     const tarball = path.join(work, npm(['pack', '--ignore-scripts', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!);
     const prefix = path.join(work, 'global');
@@ -32,7 +33,10 @@ test('npm pack and npm install -g of the tarball give a headroom command that ru
     const prebuilt = path.join(prebuilds, `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`);
     execFileSync('tar', ['-czf', prebuilt, '-C', sqlite, 'build/Release/better_sqlite3.node']);
     process.env['npm_config_better_sqlite3_local_prebuilds'] = prebuilds;
-    npm(['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--allow-scripts=headroom-oltp,better-sqlite3,esbuild', tarball], work);
+    npm(
+      ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--allow-scripts=headroom-oltp,better-sqlite3,esbuild', tarball],
+      work,
+    );
     const installed = path.join(prefix, 'lib', 'node_modules', 'headroom-oltp');
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { name: string; exports: { '.': { types: string } } };
     assert.equal(manifest.name, 'headroom-oltp');
@@ -42,9 +46,18 @@ test('npm pack and npm install -g of the tarball give a headroom command that ru
     const headroom = path.join(prefix, 'bin', 'headroom');
     const env = { ...process.env, DATABASE_URL: undefined, PATH: `${path.join(prefix, 'bin')}:${process.env['PATH']}` };
     execFileSync(headroom, ['new', 'workload', 'pay'], { cwd: clean, env, encoding: 'utf8' });
-    const out = execFileSync(headroom, ['run', './pay.ts', '-c', '2', '-t', '20', '-P', '0', '-o', 'result.json'], { cwd: clean, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(headroom, ['run', './pay.ts', '-c', '2', '-t', '20', '-P', '0', '-o', 'result.json'], {
+      cwd: clean,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     assert.match(out, /status: completed/);
-    const result = JSON.parse(readFileSync(path.join(clean, 'result.json'), 'utf8')) as { config: { workload: string; module: { path: string } }; summary: { transactions: number }; checks: { ok: boolean }[] };
+    const result = JSON.parse(readFileSync(path.join(clean, 'result.json'), 'utf8')) as {
+      config: { workload: string; module: { path: string } };
+      summary: { transactions: number };
+      checks: { ok: boolean }[];
+    };
     assert.equal(result.config.workload, 'pay');
     assert.equal(result.config.module.path, path.join(clean, 'pay.ts'));
     assert.equal(result.summary.transactions, 40);

@@ -17,15 +17,27 @@ test('thresholds: the documented forms parse, units convert, and each is judged 
     summary: { transactions: 998, failed: 2, retried: 0, tps: 1200, latencyMs: latency(40) },
     transactions: [{ name: 'book', count: 498, failed: 2, retried: 5, tps: 600, latencyMs: latency(80) }],
   } as unknown as RunResult;
-  const judged = evaluateThresholds(['p99<50ms', 'tps>1000', 'failed<0.1%', 'failed<=0.2%', 'book:p99<50ms', 'book:retried<=5', 'cancel:tps>0'].map(parseThreshold), result);
-  assert.deepEqual(judged.map((j) => j.ok), [true, true, false, true, false, true, false]);
+  const judged = evaluateThresholds(
+    ['p99<50ms', 'tps>1000', 'failed<0.1%', 'failed<=0.2%', 'book:p99<50ms', 'book:retried<=5', 'cancel:tps>0'].map(parseThreshold),
+    result,
+  );
+  assert.deepEqual(
+    judged.map((j) => j.ok),
+    [true, true, false, true, false, true, false],
+  );
   assert.equal(judged[2]!.actual, 0.2);
   assert.equal(judged[2]!.unit, '%');
   assert.ok(Number.isNaN(judged[6]!.actual), 'a type that did not run has no figure and fails');
 });
 
 test('event capacity: a cost of the mix divides tps; per-type costs weigh each type by its latency', () => {
-  const run = { tps: 300, types: [ { name: 'read', tps: 200, latencyMs: { avg: 1 } }, { name: 'write', tps: 100, latencyMs: { avg: 8 } } ] };
+  const run = {
+    tps: 300,
+    types: [
+      { name: 'read', tps: 200, latencyMs: { avg: 1 } },
+      { name: 'write', tps: 100, latencyMs: { avg: 8 } },
+    ],
+  };
   const mix = eventCapacity(8_640_000, 3, run);
   assert.equal(mix.requiredEventsPerSecond, 100);
   assert.equal(mix.measuredEventsPerSecond, 100);

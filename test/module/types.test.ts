@@ -16,7 +16,19 @@ function typecheck(files: string[]): { code: number | null; out: string } {
   try {
     // The shipped declarations (dist/src/index.d.ts) as 'headroom-oltp', as an installed package resolves it.
     const config = {
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')], baseUrl: ROOT, paths: { 'headroom-oltp': ['dist/src/index.d.ts'] } },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [path.join(ROOT, 'node_modules/@types')],
+        baseUrl: ROOT,
+        paths: { 'headroom-oltp': ['dist/src/index.d.ts'] },
+      },
       files,
     };
     writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify(config));

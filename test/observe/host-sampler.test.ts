@@ -16,17 +16,34 @@ const sample = (entries: [number, number][], parentPid = 0): ProcessSample => ({
 
 test('growth between samples is counted per process: an ended process never makes it negative, a new one counts from zero', () => {
   // pid 2 ended after 5 s of CPU, pid 3 started and used 1.5 s, pid 1 used 2 s more.
-  const growth = growthBetween(sample([[1, 10], [2, 5]]), sample([[1, 12], [3, 1.5]]));
+  const growth = growthBetween(
+    sample([
+      [1, 10],
+      [2, 5],
+    ]),
+    sample([
+      [1, 12],
+      [3, 1.5],
+    ]),
+  );
   assert.deepEqual(growth, { processes: 2, cpuSeconds: 3.5, readBytes: 35, writeBytes: 70, writeCallBytes: 105 });
 });
 
 test('a child reaped between samples is counted once: its totals land in the parent, less what was counted before', () => {
   const at = (entries: [number, number, number][]): ProcessSample => ({
-    byPid: new Map(entries.map(([pid, parent, cpu]) => [pid, { cpuSeconds: cpu, readBytes: cpu * 10, writeBytes: cpu * 20, writeCallBytes: cpu * 30, parentPid: parent }])),
+    byPid: new Map(
+      entries.map(([pid, parent, cpu]) => [pid, { cpuSeconds: cpu, readBytes: cpu * 10, writeBytes: cpu * 20, writeCallBytes: cpu * 30, parentPid: parent }]),
+    ),
   });
   // Postmaster 1 at 10 s; backend 2 (its child) at 5 s, which does 2 s more and ends: Linux adds
   // its 7 s to 1's counters (cutime, /proc/1/io), and 1 itself does 1 s more.
-  const growth = growthBetween(at([[1, 0, 10], [2, 1, 5]]), at([[1, 0, 18]]));
+  const growth = growthBetween(
+    at([
+      [1, 0, 10],
+      [2, 1, 5],
+    ]),
+    at([[1, 0, 18]]),
+  );
   assert.deepEqual(growth, { processes: 1, cpuSeconds: 3, readBytes: 30, writeBytes: 60, writeCallBytes: 90 });
 });
 
@@ -57,7 +74,7 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
   });
 }
 
-test('postgres: a backend that wrote and ended between samples counts once in the server processes\' I/O, as its own /proc/PID/io says', async (t) => {
+test("postgres: a backend that wrote and ended between samples counts once in the server processes' I/O, as its own /proc/PID/io says", async (t) => {
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
   // A cluster of the test's own: on the shared server other sessions' backends end and land in the postmaster's counters too.
   const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], []);
@@ -87,5 +104,8 @@ test('postgres: a backend that wrote and ended between samples counts once in th
   assert.ok(own > 10 << 20, `the backend wrote its table: ${own} bytes`);
   // The other processes (checkpointer, WAL writer) add a little; the backend twice would be 2x.
   assert.ok(written >= own && written < own * 1.3, `server processes dirtied ${written} bytes, the backend alone ${own}`);
-  assert.ok(ownCalls > 10 << 20 && calls >= ownCalls && calls < ownCalls * 1.3, `server processes' write calls ${calls} bytes, the backend's alone ${ownCalls}`);
+  assert.ok(
+    ownCalls > 10 << 20 && calls >= ownCalls && calls < ownCalls * 1.3,
+    `server processes' write calls ${calls} bytes, the backend's alone ${ownCalls}`,
+  );
 });

@@ -28,7 +28,11 @@ async function run(t: { after(fn: () => void): void }, db: string): Promise<RunR
 
 test('postgres with pg_stat_statements: the run reports its top statements, the server processes, waits and sizes', async (t) => {
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
-  const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], ['CREATE EXTENSION pg_stat_statements'], ["shared_preload_libraries = 'pg_stat_statements'"]);
+  const cluster = await startThrowawayPostgres(
+    ['host all all 127.0.0.1/32 trust'],
+    ['CREATE EXTENSION pg_stat_statements'],
+    ["shared_preload_libraries = 'pg_stat_statements'"],
+  );
   t.after(() => cluster.stop());
   const result = await run(t, `postgres://postgres@127.0.0.1:${cluster.port}/postgres`);
   assert.ok('top' in result.server.statements, JSON.stringify(result.server.statements));
@@ -53,7 +57,10 @@ test('mariadb without performance_schema: sizes, process-list states and a state
   if (!db) return;
   t.after(() => db.dispose());
   const result = await run(t, db.url);
-  assert.ok('unavailable' in result.server.statements && /performance_schema/.test(result.server.statements.unavailable), JSON.stringify(result.server.statements));
+  assert.ok(
+    'unavailable' in result.server.statements && /performance_schema/.test(result.server.statements.unavailable),
+    JSON.stringify(result.server.statements),
+  );
   assert.ok(result.server.sizesAfter?.tables.some((table) => table.name === 'pgbench_accounts' && table.bytes > 1e6));
   assert.ok(result.server.waits !== null);
   assert.ok(result.server.host && result.server.host.processes > 0);

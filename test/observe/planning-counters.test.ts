@@ -33,14 +33,23 @@ test("postgres with pg_stat_statements.track_planning: the chain study's joins' 
   const literal = join(runs['study']!);
   assert.ok(literal && literal.calls > 0 && literal.planMs! > 0, JSON.stringify(literal));
   // Planned at every call as text; prepared, its plan is reused (generic after five executions).
-  const prepared = (runs['prepared']!.server!.statements as { top: { statement: string; calls: number; planMs?: number }[] }).top.find((s) => /FROM client c\s+LEFT JOIN address/i.test(s.statement))!;
+  const prepared = (runs['prepared']!.server!.statements as { top: { statement: string; calls: number; planMs?: number }[] }).top.find((s) =>
+    /FROM client c\s+LEFT JOIN address/i.test(s.statement),
+  )!;
   assert.ok(prepared, JSON.stringify(runs['prepared']!.server!.statements));
-  assert.ok(literal.planMs! / literal.calls > 5 * (prepared.planMs! / prepared.calls), `${literal.planMs}/${literal.calls} against ${prepared.planMs}/${prepared.calls}`);
-  assert.match(runs['study']!.stdout, /^planning \(the server's counters, pg_stat_statements with track_planning\): \d+ of \d+ ms of the top statements' server time \(\d+%\)/m);
+  assert.ok(
+    literal.planMs! / literal.calls > 5 * (prepared.planMs! / prepared.calls),
+    `${literal.planMs}/${literal.calls} against ${prepared.planMs}/${prepared.calls}`,
+  );
+  assert.match(
+    runs['study']!.stdout,
+    /^planning \(the server's counters, pg_stat_statements with track_planning\): \d+ of \d+ ms of the top statements' server time \(\d+%\)/m,
+  );
   // The study's finding on PostgreSQL: with the joins sent as text, planning is most of what the
   // server spends on the unit's statements; prepared, it is not.
   assert.match(runs['study']!.stdout, /^planning \(the server's counters.*\(\d+%\): most of the server's time went to planning$/m);
   assert.doesNotMatch(runs['prepared']!.stdout, /most of the server's time went to planning/);
-  for (const style of ['study', 'prepared']) for (const line of runs[style]!.stdout.split('\n').filter((l) => /^planning|^ {2}parsing|^tps = \d+\.\d{3}$/.test(l))) t.diagnostic(`${style}: ${line}`);
+  for (const style of ['study', 'prepared'])
+    for (const line of runs[style]!.stdout.split('\n').filter((l) => /^planning|^ {2}parsing|^tps = \d+\.\d{3}$/.test(l))) t.diagnostic(`${style}: ${line}`);
   assert.match(runs['study']!.stdout, /^ {2}statement +calls +total ms +plan ms +mean ms +rows$/m);
 });

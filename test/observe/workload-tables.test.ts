@@ -22,7 +22,7 @@ test("postgres: the run's dead rows and the growth experiment's size are of the 
   const driver = createDriver(db.target);
   const other = await driver.connect();
   // Another workload's table in the same database: 20 MB, with dead rows autovacuum leaves alone.
-  await other.query("CREATE TABLE other_workload (id int, pad text) WITH (autovacuum_enabled = false)");
+  await other.query('CREATE TABLE other_workload (id int, pad text) WITH (autovacuum_enabled = false)');
   await other.query("INSERT INTO other_workload SELECT g, repeat('x', 200) FROM generate_series(1, 80000) g");
   await other.query('DELETE FROM other_workload WHERE id % 2 = 0');
   await other.close(); // its statistics are flushed when the session ends
@@ -48,6 +48,8 @@ test("postgres: the run's dead rows and the growth experiment's size are of the 
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^tpcb's tables: [\d.]+ MB before/m);
   assert.doesNotMatch(run.stdout, /other_workload/);
-  const names = JSON.parse(readFileSync(out, 'utf8')).server.sizesAfter.tables.map((t: { name: string }) => t.name).sort();
+  const names = JSON.parse(readFileSync(out, 'utf8'))
+    .server.sizesAfter.tables.map((t: { name: string }) => t.name)
+    .sort();
   assert.deepEqual(names, ['pgbench_accounts', 'pgbench_branches', 'pgbench_history', 'pgbench_tellers']);
 });

@@ -5,8 +5,14 @@ import { EMPTY, tapCases, tapServer, type TapCase } from './harness.js';
  * status 1, nothing on stdout). The patterns are the TAP test's, with pgbench 15's own words where
  * they differ from later versions' (-c/--client).
  */
-const option = (name: string, args: string, stderr: RegExp[],
-  differs?: string): TapCase => ({ name: `option error: ${name}`, args, status: 1, stdout: [EMPTY], stderr, ...(differs ? { differs } : {}) });
+const option = (name: string, args: string, stderr: RegExp[], differs?: string): TapCase => ({
+  name: `option error: ${name}`,
+  args,
+  status: 1,
+  stdout: [EMPTY],
+  stderr,
+  ...(differs ? { differs } : {}),
+});
 
 const OPTIONS: TapCase[] = [
   option('bad option', '-h home -p 5432 -U calvin -d --bad-option', [/--help.*more information/]),
@@ -37,8 +43,11 @@ const OPTIONS: TapCase[] = [
   option('--progress-timestamp => --progress', '--progress-timestamp', [/allowed only under/]),
   option('-I without init option', '-I dtg', [/cannot be used in benchmarking mode/]),
   option('invalid init step', '-i -I dta', [/unrecognized initialization step/, /Allowed step characters are/]),
-  option('bad random seed', '--random-seed=one', [/unrecognized random seed option "one"/,
-    /Expecting an unsigned integer, "time" or "rand"/, /error while setting random seed from --random-seed option/]),
+  option('bad random seed', '--random-seed=one', [
+    /unrecognized random seed option "one"/,
+    /Expecting an unsigned integer, "time" or "rand"/,
+    /error while setting random seed from --random-seed option/,
+  ]),
   option('bad partition method', '-i --partition-method=BAD', [/"range"/, /"hash"/, /"BAD"/]),
   option('bad partition number', '-i --partitions -1', [/--partitions must be in range/]),
   option('partition method without partitioning', '-i --partition-method=hash', [/partition-method requires greater than zero --partitions/]),
@@ -53,8 +62,13 @@ const OPTIONS: TapCase[] = [
 ];
 
 const INFORMATION: TapCase[] = [
-  { name: 'help', args: '--help', status: 0, stdout: [/benchmarking tool for PostgreSQL/, /Usage/,
-    /Initialization options:/, /Common options:/, /Report bugs to/], stderr: [EMPTY] },
+  {
+    name: 'help',
+    args: '--help',
+    status: 0,
+    stdout: [/benchmarking tool for PostgreSQL/, /Usage/, /Initialization options:/, /Common options:/, /Report bugs to/],
+    stderr: [EMPTY],
+  },
   {
     name: 'version',
     args: '-V',
@@ -79,8 +93,14 @@ const INFORMATION: TapCase[] = [
   },
 ];
 
-const script = (name: string, stderr: RegExp[], file: string,
-  text: string): TapCase => ({ name: `script error: ${name}`, args: '', status: 1, stdout: [EMPTY], stderr, files: { [file]: text } });
+const script = (name: string, stderr: RegExp[], file: string, text: string): TapCase => ({
+  name: `script error: ${name}`,
+  args: '',
+  status: 1,
+  stdout: [EMPTY],
+  stderr,
+  files: { [file]: text },
+});
 
 const SCRIPTS: TapCase[] = [
   script('missing endif', [/\\if without matching \\endif/], 'if-noendif.sql', '\\if 1'),

@@ -8,8 +8,9 @@ import { EMPTY, tapCases, tapServer, type TapCase } from './harness.js';
  * PGOPTIONS instead of the TAP test's postgresql.conf.
  */
 const labels = Array.from({ length: 1000 }, (_, i) => `'l${i + 1}'`).join(',');
-const SELECT_ONLY_VARIANT = '-- select only variant\n\\set aid random(1, :scale * 100000)\nBEGIN;\n' +
-    'SELECT abalance::INTEGER AS balance\n  FROM pgbench_accounts\n  WHERE aid=:aid;\nCOMMIT;\n';
+const SELECT_ONLY_VARIANT =
+  '-- select only variant\n\\set aid random(1, :scale * 100000)\nBEGIN;\n' +
+  'SELECT abalance::INTEGER AS balance\n  FROM pgbench_accounts\n  WHERE aid=:aid;\nCOMMIT;\n';
 const JSON_PARAMS =
   "select '{ invalid ' as value \\gset\n" +
   "select $$'Valame Dios!' dijo Sancho; 'no le dije yo a vuestra merced que mirase bien lo que hacia?'$$ as long \\gset\n" +
@@ -25,12 +26,22 @@ const CASES: TapCase[] = [
     stderr: [EMPTY],
     files: { '001_pgbench_concurrent_insert': `CREATE TYPE pg_temp.e AS ENUM (${labels}); DROP TYPE pg_temp.e;` },
   },
-  { name: 'no such database', args: 'no-such-database', status: 1, stdout: [EMPTY],
+  {
+    name: 'no such database',
+    args: 'no-such-database',
+    status: 1,
+    stdout: [EMPTY],
     stderr: [/connection to server .* failed/, /FATAL: {2}database "no-such-database" does not exist/],
-    differs: "headroom says the database does not exist in its own words, not libpq's \"connection to server ... failed: FATAL: ...\"" },
+    differs: 'headroom says the database does not exist in its own words, not libpq\'s "connection to server ... failed: FATAL: ..."',
+  },
   { name: 'run without init', args: '-S -t 1', status: 1, stdout: [], stderr: [/Perhaps you need to do initialization/] },
-  { name: 'scale 1 initialization', args: '-i', status: 0, stdout: [EMPTY], stderr: [/creating tables/, /vacuuming/,
-    /creating primary keys/, /done in \d+\.\d\d s /] },
+  {
+    name: 'scale 1 initialization',
+    args: '-i',
+    status: 0,
+    stdout: [EMPTY],
+    stderr: [/creating tables/, /vacuuming/, /creating primary keys/, /done in \d+\.\d\d s /],
+  },
   {
     name: 'initialization with all options',
     args: '--initialize --init-steps=dtpvg --scale=1 --unlogged-tables --fillfactor=98 --foreign-keys --quiet --partitions=2 --partition-method=hash',
@@ -121,10 +132,11 @@ const CASES: TapCase[] = [
     ],
     stderr: [EMPTY],
     files: {
-      '001_pgbench_custom_script_1@1': '-- select only\n\\set aid random(1, :scale * 100000)\nSELECT abalance::INTEGER AS balance\n' +
-          '  FROM pgbench_accounts\n  WHERE aid=:aid;\n',
-      '001_pgbench_custom_script_2@2': '-- special variables\nBEGIN;\n\\set foo 1\n-- cast are needed for typing under -M prepared\n' +
-          'SELECT :foo::INT + :scale::INT * :client_id::INT AS bla;\nCOMMIT;\n',
+      '001_pgbench_custom_script_1@1':
+        '-- select only\n\\set aid random(1, :scale * 100000)\nSELECT abalance::INTEGER AS balance\n' + '  FROM pgbench_accounts\n  WHERE aid=:aid;\n',
+      '001_pgbench_custom_script_2@2':
+        '-- special variables\nBEGIN;\n\\set foo 1\n-- cast are needed for typing under -M prepared\n' +
+        'SELECT :foo::INT + :scale::INT * :client_id::INT AS bla;\nCOMMIT;\n',
     },
   },
   {

@@ -51,7 +51,7 @@ const SCRIPT_CASES: TapCase[] = [
     files: {
       '001_pgbench_gset':
         '-- no columns\nSELECT \\gset\n-- one value\nSELECT 0 AS i0 \\gset\n\\set i debug(:i0)\n' +
-            '-- two values\nSELECT 1 AS i1, 2 AS i2 \\gset\n\\set i debug(:i1)\n' +
+        '-- two values\nSELECT 1 AS i1, 2 AS i2 \\gset\n\\set i debug(:i1)\n' +
         '\\set i debug(:i2)\n-- with prefix\nSELECT 3 AS i3 \\gset x_\n\\set i debug(:x_i3)\n-- overwrite existing variable\nSELECT 0 AS i4, 4 AS i4 \\gset\n' +
         '\\set i debug(:i4)\n-- work on the last SQL command under \\;\n\\; \\; SELECT 0 AS i5 \\; SELECT 5 AS i5 \\; \\; \\gset\n\\set i debug(:i5)\n',
     },
@@ -70,8 +70,11 @@ const SCRIPT_CASES: TapCase[] = [
     status: 0,
     stdout: [/type: .*\/001_pgbench_aset/, /processed: 1\/1/],
     stderr: [/command=3.: int 8\b/, /command=4.: int 7\b/],
-    files: { '001_pgbench_aset': '\n\\; SELECT 6 AS i6 \\; SELECT 7 AS i7 \\; \\aset\n' +
-        'SELECT 8 AS i6 UNION SELECT 9 ORDER BY 1 DESC \\aset\n\\set i debug(:i6)\n\\set i debug(:i7)\n' },
+    files: {
+      '001_pgbench_aset':
+        '\n\\; SELECT 6 AS i6 \\; SELECT 7 AS i7 \\; \\aset\n' +
+        'SELECT 8 AS i6 UNION SELECT 9 ORDER BY 1 DESC \\aset\n\\set i debug(:i6)\n\\set i debug(:i7)\n',
+    },
   },
   {
     name: 'working \\startpipeline',
@@ -112,16 +115,24 @@ const SCRIPT_CASES: TapCase[] = [
 
 /** The error list: [name, status, stderr patterns, script]; run with pgbench's -D set and -M prepared. */
 const ERRORS: [string, number, RegExp[], string, string?][] = [
-  ['sql syntax error', 2, [/ERROR: {2}syntax error/, /prepared statement .* does not exist/],
-    '-- SQL syntax error\n    SELECT 1 + ;\n', 'headroom gives the syntax error once; pgbench then also reports the missing prepared statement'],
-  ['sql too many args', 1, [/statement has too many arguments.*\b255\b/],
-    `-- MAX_ARGS=256 for prepared\n\\set i 0\nSELECT LEAST(${Array(256).fill(':i').join(', ')})`, 'headroom says "too many parameters (maximum is 255)"'],
+  [
+    'sql syntax error',
+    2,
+    [/ERROR: {2}syntax error/, /prepared statement .* does not exist/],
+    '-- SQL syntax error\n    SELECT 1 + ;\n',
+    'headroom gives the syntax error once; pgbench then also reports the missing prepared statement',
+  ],
+  [
+    'sql too many args',
+    1,
+    [/statement has too many arguments.*\b255\b/],
+    `-- MAX_ARGS=256 for prepared\n\\set i 0\nSELECT LEAST(${Array(256).fill(':i').join(', ')})`,
+    'headroom says "too many parameters (maximum is 255)"',
+  ],
   ['shell bad command', 2, [/\(shell\) .* meta-command failed/], '\\shell no-such-command'],
-  ['shell undefined variable', 2, [/undefined variable ":nosuchvariable"/],
-    '-- undefined variable in shell\n\\shell echo ::foo :nosuchvariable\n'],
+  ['shell undefined variable', 2, [/undefined variable ":nosuchvariable"/], '-- undefined variable in shell\n\\shell echo ::foo :nosuchvariable\n'],
   ['shell missing command', 1, [/missing command /], '\\shell'],
-  ['shell too many args', 1, [/too many arguments in command "shell"/],
-    `-- 256 arguments to \\shell\n\\shell echo ${Array(255).fill('arg').join(' ')}`],
+  ['shell too many args', 1, [/too many arguments in command "shell"/], `-- 256 arguments to \\shell\n\\shell echo ${Array(255).fill('arg').join(' ')}`],
   ['set syntax error', 1, [/syntax error in command "set"/], '\\set i 1 +'],
   ['set no such function', 1, [/unexpected function name/], '\\set i noSuchFunction()'],
   ['set invalid variable name', 2, [/invalid variable name/], '\\set . 1', 'headroom refuses the name when it reads the script (exit 1)'],
@@ -168,13 +179,17 @@ const ERRORS: [string, number, RegExp[], string, string?][] = [
   ['gset after gset', 1, [/gset must follow an SQL command/], 'SELECT 1 AS i \\gset\n\\gset'],
   ['gset non SELECT', 2, [/expected one row, got 0/], 'DROP TABLE IF EXISTS no_such_table \\gset'],
   ['gset bad default name', 2, [/error storing into variable \?column\?/], 'SELECT 1 \\gset', 'headroom asks for an alias when it reads the script (exit 1)'],
-  ['gset bad name', 2, [/error storing into variable bad name!/], 'SELECT 1 AS "bad name!" \\gset',
-    'headroom refuses the name when it reads the script (exit 1)'],
+  [
+    'gset bad name',
+    2,
+    [/error storing into variable bad name!/],
+    'SELECT 1 AS "bad name!" \\gset',
+    'headroom refuses the name when it reads the script (exit 1)',
+  ],
 ];
 
 const DEFINES =
-  '-n -t 1 -Dfoo=bla -Dnull=null -Dtrue=true -Done=1 -Dzero=0.0 -Dbadtrue=trueXXX ' +
-  '-Dmaxint=9223372036854775807 -Dminint=-9223372036854775808 -M prepared';
+  '-n -t 1 -Dfoo=bla -Dnull=null -Dtrue=true -Done=1 -Dzero=0.0 -Dbadtrue=trueXXX ' + '-Dmaxint=9223372036854775807 -Dminint=-9223372036854775808 -M prepared';
 const ERROR_CASES: TapCase[] = ERRORS.map(([name, status, stderr, script, differs]) => ({
   name: `script error: ${name}`,
   args: DEFINES,

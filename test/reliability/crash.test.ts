@@ -101,7 +101,10 @@ for (const { dbms, unavailable, open } of SERVERS) {
       );
 
       const check = await runCli(['check', 'tpcb', '--db', server.url, '--journal', journal]);
-      const line = /acknowledged commits kept: (\d+) of (\d+) acknowledged commits are in the database, (\d+) lost(?: \(first lost: [^)]*\))?; (\d+) in flight/.exec(check.stdout);
+      const line =
+        /acknowledged commits kept: (\d+) of (\d+) acknowledged commits are in the database, (\d+) lost(?: \(first lost: [^)]*\))?; (\d+) in flight/.exec(
+          check.stdout,
+        );
       assert.ok(line, check.stdout + check.stderr);
       const [, kept, acknowledged, lost, inFlight] = line.map(Number);
       assert.ok(acknowledged! > 100, `only ${acknowledged} acknowledged commits`);

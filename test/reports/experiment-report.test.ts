@@ -32,8 +32,14 @@ test("report of experiment files shows each experiment's own table and chart, no
   const sizes = charts.find((c) => c.title === 'Throughput against the data size')!;
   assert.ok(sizes, 'growth: tps against size');
   const rows = (JSON.parse(readFileSync(growth, 'utf8')) as { rows: { tablesBytes: number; tps: number }[] }).rows;
-  assert.deepEqual(sizes.x, rows.map((r) => Math.round((r.tablesBytes / 1048576) * 10) / 10));
-  assert.deepEqual(sizes.lines[0]!.values, rows.map((r) => r.tps));
+  assert.deepEqual(
+    sizes.x,
+    rows.map((r) => Math.round((r.tablesBytes / 1048576) * 10) / 10),
+  );
+  assert.deepEqual(
+    sizes.lines[0]!.values,
+    rows.map((r) => r.tps),
+  );
   const queries = charts.find((c) => c.title === 'Peak queries per second, per query')!;
   assert.deepEqual(queries.categories, ['1 constant', '2 reference']);
 

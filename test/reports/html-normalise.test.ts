@@ -44,15 +44,38 @@ test('report --normalise: the normalised comparison in the HTML page and in --ma
   const rows = async (table: number): Promise<string[][]> =>
     (await section.locator('table').nth(table).locator('tr').allInnerTexts()).map((row) => row.split('\t').map((cell) => cell.trim()));
   const coefficients = await rows(0);
-  assert.deepEqual(coefficients.find((r) => r[0] === 'tps'), ['tps', ref.summary.tps.toFixed(1), mine.summary.tps.toFixed(1), `x${tpsFactor.toFixed(3)}`]);
-  assert.deepEqual(coefficients.find((r) => r[0] === 'p99 ms'), ['p99 ms', ref.summary.latencyMs.p99.toFixed(3), mine.summary.latencyMs.p99.toFixed(3), `x${p99Factor.toFixed(3)}`]);
-  assert.deepEqual(coefficients.find((r) => r[0] === 'load: accounts s'), ['load: accounts s', s3(seconds(ref, 'accounts')), s3(seconds(mine, 'accounts')), `x${accountsFactor.toFixed(3)}`]);
+  assert.deepEqual(
+    coefficients.find((r) => r[0] === 'tps'),
+    ['tps', ref.summary.tps.toFixed(1), mine.summary.tps.toFixed(1), `x${tpsFactor.toFixed(3)}`],
+  );
+  assert.deepEqual(
+    coefficients.find((r) => r[0] === 'p99 ms'),
+    ['p99 ms', ref.summary.latencyMs.p99.toFixed(3), mine.summary.latencyMs.p99.toFixed(3), `x${p99Factor.toFixed(3)}`],
+  );
+  assert.deepEqual(
+    coefficients.find((r) => r[0] === 'load: accounts s'),
+    ['load: accounts s', s3(seconds(ref, 'accounts')), s3(seconds(mine, 'accounts')), `x${accountsFactor.toFixed(3)}`],
+  );
   // Your run first (normalising to the reference exactly), then the reference's own run scaled by the coefficients.
   const normalised = await rows(1);
   assert.deepEqual(normalised[0]!.slice(0, 6), ['run', 'DBMS', 'tps', 'normalised', 'reference', 'vs ref']);
-  assert.deepEqual(normalised[1]!.slice(0, 6), ['mine', normalised[1]![1]!, mine.summary.tps.toFixed(1), (mine.summary.tps * tpsFactor).toFixed(1), ref.summary.tps.toFixed(1), 'x1.00']);
+  assert.deepEqual(normalised[1]!.slice(0, 6), [
+    'mine',
+    normalised[1]![1]!,
+    mine.summary.tps.toFixed(1),
+    (mine.summary.tps * tpsFactor).toFixed(1),
+    ref.summary.tps.toFixed(1),
+    'x1.00',
+  ]);
   const refTps = ref.summary.tps * tpsFactor;
-  assert.deepEqual(normalised[2]!.slice(0, 6), ['ref', normalised[2]![1]!, ref.summary.tps.toFixed(1), refTps.toFixed(1), ref.summary.tps.toFixed(1), `x${(refTps / ref.summary.tps).toFixed(2)}`]);
+  assert.deepEqual(normalised[2]!.slice(0, 6), [
+    'ref',
+    normalised[2]![1]!,
+    ref.summary.tps.toFixed(1),
+    refTps.toFixed(1),
+    ref.summary.tps.toFixed(1),
+    `x${(refTps / ref.summary.tps).toFixed(2)}`,
+  ]);
   assert.match(normalised[1]![1]!, /^SQLite /);
   assert.equal(normalised[2]![11], (ref.summary.latencyMs.p99 * p99Factor).toFixed(3), 'p99 normalised');
   const phases = await rows(2);
@@ -68,7 +91,11 @@ test('report --normalise: the normalised comparison in the HTML page and in --ma
     for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 200 && Math.abs(data[i] - 0x1f) < 12 && Math.abs(data[i + 1] - 0x6f) < 12 && Math.abs(data[i + 2] - 0xd1) < 12) blue++;
     return { data: c.plot.data, blue, inSection: document.getElementById('normalised').contains(canvas) };
   })()`)) as { data: number[][]; blue: number; inSection: boolean };
-  assert.deepEqual(chart.data, [[0, 1], [mine.summary.tps * tpsFactor, refTps], [ref.summary.tps, ref.summary.tps]]);
+  assert.deepEqual(chart.data, [
+    [0, 1],
+    [mine.summary.tps * tpsFactor, refTps],
+    [ref.summary.tps, ref.summary.tps],
+  ]);
   assert.ok(chart.blue > 2000, `bars drawn: ${chart.blue} blue pixels`);
   assert.ok(chart.inSection);
   assert.deepEqual(requests, [], 'network requests');
@@ -81,7 +108,10 @@ test('report --normalise: the normalised comparison in the HTML page and in --ma
 
   // Bad pairs: one line, exit 2, and no report written.
   const bad = path.join(dir, 'bad.html');
-  oneLineError(await runCli(['report', file('ref'), '--normalise', `${STUDY}:${file('mine')}`, '-o', bad]), /^headroom: the reference \(chain-study#postgres-ssd: chain on postgres; .*\) and your run mine \(tpcb on sqlite\) are not the same workload on the same DBMS \(/);
+  oneLineError(
+    await runCli(['report', file('ref'), '--normalise', `${STUDY}:${file('mine')}`, '-o', bad]),
+    /^headroom: the reference \(chain-study#postgres-ssd: chain on postgres; .*\) and your run mine \(tpcb on sqlite\) are not the same workload on the same DBMS \(/,
+  );
   oneLineError(await runCli(['report', file('ref'), '--normalise', file('ref'), '-o', bad]), /is not REFERENCE:YOURS/);
   assert.ok(!existsSync(bad), 'nothing written on a bad pair');
 });

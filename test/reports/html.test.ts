@@ -91,7 +91,10 @@ test('the HTML report of real runs opens offline in Chromium and every chart has
   for (const chart of charts) {
     assert.ok(chart.canvasInChart, `${chart.id}: canvas inside its element`);
     assert.ok(chart.lengths[0]! >= 2, `${chart.id}: x values ${chart.lengths[0]}`);
-    assert.ok(chart.lengths.every((n) => n === chart.lengths[0]), `${chart.id}: aligned data`);
+    assert.ok(
+      chart.lengths.every((n) => n === chart.lengths[0]),
+      `${chart.id}: aligned data`,
+    );
     for (const [i, n] of chart.finite.entries()) assert.ok(n >= 2, `${chart.id}: line ${i} has ${n} values`);
     for (const [color, n] of Object.entries(chart.colorPixels)) assert.ok(n >= 20, `${chart.id}: only ${n} pixels of ${color} drawn`);
   }
@@ -117,7 +120,7 @@ test('the HTML report of real runs opens offline in Chromium and every chart has
   if (process.env['HEADROOM_SCREENSHOT']) await page.screenshot({ path: process.env['HEADROOM_SCREENSHOT'], fullPage: true });
 });
 
-test('--csv writes every run\'s per-second series; --markdown prints a summary with ratios', async () => {
+test("--csv writes every run's per-second series; --markdown prints a summary with ratios", async () => {
   const { dir, warm, mixed } = await results();
   const csv = path.join(dir, 'series.csv');
   const run = await runCli(['report', warm, mixed, '--csv', csv, '--markdown']);
@@ -125,7 +128,10 @@ test('--csv writes every run\'s per-second series; --markdown prints a summary w
   assert.doesNotMatch(run.stderr, /report: /, 'no HTML unless asked for when only --csv/--markdown are given');
 
   const lines = readFileSync(csv, 'utf8').trimEnd().split('\r\n');
-  assert.equal(lines[0], 'run,t,phase,seconds,transactions,tps,failed,retried,latency_avg_ms,latency_stddev_ms,latency_p50_ms,latency_p99_ms,latency_max_ms,lag_avg_ms,lag_max_ms,client_cpu_percent,event_loop_delay_p99_ms,event_loop_delay_max_ms');
+  assert.equal(
+    lines[0],
+    'run,t,phase,seconds,transactions,tps,failed,retried,latency_avg_ms,latency_stddev_ms,latency_p50_ms,latency_p99_ms,latency_max_ms,lag_avg_ms,lag_max_ms,client_cpu_percent,event_loop_delay_p99_ms,event_loop_delay_max_ms',
+  );
   const [a, b] = [read(warm), read(mixed)];
   assert.equal(lines.length, 1 + a.series.length + b.series.length);
   const first = lines[1]!.split(',');
@@ -150,10 +156,36 @@ test('headroom compare: a table with differences and ratios against the first ru
   assert.match(run.stdout, /^1: warm: tpcb on SQLite [\d.]+, 2 client\(s\), [\d.]+ s, completed$/m);
   assert.match(run.stdout, /^2: mixed: tpcb on SQLite [\d.]+, 1 client\(s\)/m);
   const header = run.stdout.split('\n').find((l) => l.startsWith('run'))!;
-  assert.deepEqual(header.trim().split(/\s{2,}/), ['run', 'tps', 'diff', 'ratio', 'p50 ms', 'diff', 'ratio', 'p99 ms', 'diff', 'ratio', 'failed', 'diff', 'ratio', 'CPU/txn us', 'diff', 'ratio']);
-  const second = run.stdout.split('\n').find((l) => l.startsWith('2 '))!.trim().split(/\s+/);
+  assert.deepEqual(header.trim().split(/\s{2,}/), [
+    'run',
+    'tps',
+    'diff',
+    'ratio',
+    'p50 ms',
+    'diff',
+    'ratio',
+    'p99 ms',
+    'diff',
+    'ratio',
+    'failed',
+    'diff',
+    'ratio',
+    'CPU/txn us',
+    'diff',
+    'ratio',
+  ]);
+  const second = run.stdout
+    .split('\n')
+    .find((l) => l.startsWith('2 '))!
+    .trim()
+    .split(/\s+/);
   const diff = b.summary.tps - a.summary.tps;
-  assert.deepEqual(second.slice(0, 4), ['2', b.summary.tps.toFixed(1), `${diff >= 0 ? '+' : ''}${diff.toFixed(1)}`, `x${(b.summary.tps / a.summary.tps).toFixed(2)}`]);
+  assert.deepEqual(second.slice(0, 4), [
+    '2',
+    b.summary.tps.toFixed(1),
+    `${diff >= 0 ? '+' : ''}${diff.toFixed(1)}`,
+    `x${(b.summary.tps / a.summary.tps).toFixed(2)}`,
+  ]);
 });
 
 test('bad input to report and compare is one line with a hint and exit code 2', async () => {

@@ -24,7 +24,9 @@ test('on a terminal, run redraws a live view in place instead of printing progre
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-live-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const command = [process.execPath, CLI, 'run', '-T', '2', '-c', '1', '--db', `sqlite:${path.join(dir, 'live.db')}`, '--out', path.join(dir, 'r.json')].map((a) => `'${a}'`).join(' ');
+  const command = [process.execPath, CLI, 'run', '-T', '2', '-c', '1', '--db', `sqlite:${path.join(dir, 'live.db')}`, '--out', path.join(dir, 'r.json')]
+    .map((a) => `'${a}'`)
+    .join(' ');
   const run = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, encoding: 'utf8', env: { ...process.env, TERM: 'xterm' }, timeout: 60_000 });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   const out = run.stdout;

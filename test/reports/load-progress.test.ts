@@ -10,7 +10,12 @@ const half: LoadProgress = { phase: 'accounts', rowsDone: 5_000_000, rowsTotal: 
 
 test('rates, share and ETA come from the rows and bytes done and the seconds taken', () => {
   assert.deepEqual(loadRates(half, 20), { rowsPerSecond: 250_000, megabytesPerSecond: 2.5, etaSeconds: 20, fraction: 0.5 });
-  assert.deepEqual(loadRates({ ...half, rowsTotal: undefined }, 10), { rowsPerSecond: 500_000, megabytesPerSecond: 5, etaSeconds: undefined, fraction: undefined });
+  assert.deepEqual(loadRates({ ...half, rowsTotal: undefined }, 10), {
+    rowsPerSecond: 500_000,
+    megabytesPerSecond: 5,
+    etaSeconds: undefined,
+    fraction: undefined,
+  });
   assert.deepEqual(loadRates({ ...half, rowsDone: 0, bytesDone: 0 }, 0), { rowsPerSecond: 0, megabytesPerSecond: 0, etaSeconds: undefined, fraction: 0 });
   assert.deepEqual([formatEta(0.2), formatEta(42), formatEta(245), formatEta(3_720)], ['1 s', '42 s', '4m05s', '1h02m']);
 });
@@ -46,7 +51,10 @@ test('on a terminal the bar is redrawn in place at most 4 times a second; elsewh
   const lines: string[] = [];
   const plain = new LoadProgressView({ write: (s) => lines.push(s) }, false, () => now);
   for (now = 0; now <= 3 * LINE_EVERY_MS; now += 100) plain.update({ phase: 'bulk: clients', rowsDone: now, rowsTotal: undefined, bytesDone: 0 });
-  assert.deepEqual(lines, [5_000, 10_000, 15_000].map((ms) => `load bulk: clients: ${ms.toLocaleString('en-US')} rows, 1,000 rows/s, 0.0 MB/s\n`));
+  assert.deepEqual(
+    lines,
+    [5_000, 10_000, 15_000].map((ms) => `load bulk: clients: ${ms.toLocaleString('en-US')} rows, 1,000 rows/s, 0.0 MB/s\n`),
+  );
 });
 
 test('tpcb and chain loads report their progress per batch, with totals and bytes', async (t) => {
@@ -54,21 +62,42 @@ test('tpcb and chain loads report their progress per batch, with totals and byte
   if (!fresh) return;
   const { conn, driver } = fresh;
   const updates: LoadProgress[] = [];
-  const ctx = (options: DataContext['options'], scale: number): DataContext => ({ conn, driver, dbms: 'sqlite', scale, options, log: () => {}, progress: (u) => updates.push({ ...u }) });
+  const ctx = (options: DataContext['options'], scale: number): DataContext => ({
+    conn,
+    driver,
+    dbms: 'sqlite',
+    scale,
+    options,
+    log: () => {},
+    progress: (u) => updates.push({ ...u }),
+  });
   await tpcb.load(ctx({ builtin: ['tpcb-like'] }, 1));
   const accounts = updates.filter((u) => u.phase === 'accounts');
   assert.equal(accounts.length, 1 + 100 + 1, 'a start, one per 1,000 rows, and the end');
   assert.deepEqual(accounts.map((u) => u.rowsDone).slice(0, 3), [0, 1_000, 2_000]);
-  assert.ok(accounts.every((u, i) => u.rowsTotal === 100_000 && (i === 0 || u.bytesDone > accounts[i - 1]!.bytesDone || u.rowsDone === accounts[i - 1]!.rowsDone)));
+  assert.ok(
+    accounts.every((u, i) => u.rowsTotal === 100_000 && (i === 0 || u.bytesDone > accounts[i - 1]!.bytesDone || u.rowsDone === accounts[i - 1]!.rowsDone)),
+  );
   // "100000,1,0," is 13 bytes: the estimate is the row's text.
   assert.ok(accounts.at(-1)!.bytesDone > 100_000 * 8 && accounts.at(-1)!.bytesDone < 100_000 * 14, `${accounts.at(-1)!.bytesDone} bytes`);
-  assert.deepEqual(updates.filter((u) => u.phase === 'tellers').map((u) => [u.rowsDone, u.rowsTotal]), [[0, 10], [10, 10]]);
+  assert.deepEqual(
+    updates.filter((u) => u.phase === 'tellers').map((u) => [u.rowsDone, u.rowsTotal]),
+    [
+      [0, 10],
+      [10, 10],
+    ],
+  );
 
   for (const load of ['bulk', 'faithful']) {
     updates.length = 0;
     await chain.load(ctx({ load, mode: 'distributed' }, 1 / 5000));
     const phases = [...new Set(updates.map((u) => u.phase))];
-    assert.deepEqual(phases, load === 'bulk' ? ['bulk: countries', 'bulk: cities', 'bulk: streets', 'bulk: addresses', 'bulk: clients'] : ['Countries', 'Cities', 'Streets', 'Addresses', 'Insert1', 'Insert2', 'Insert3']);
+    assert.deepEqual(
+      phases,
+      load === 'bulk'
+        ? ['bulk: countries', 'bulk: cities', 'bulk: streets', 'bulk: addresses', 'bulk: clients']
+        : ['Countries', 'Cities', 'Streets', 'Addresses', 'Insert1', 'Insert2', 'Insert3'],
+    );
     for (const phase of phases) {
       const last = updates.filter((u) => u.phase === phase).at(-1)!;
       assert.equal(last.rowsDone, last.rowsTotal, `${load} ${phase} ends at its total`);

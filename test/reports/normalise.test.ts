@@ -29,7 +29,23 @@ test('compare --normalise: coefficients from a reference and your run of it, app
     ['mine', 'b.db', ['-c', '2']],
     ['other', 'c.db', ['-c', '1']],
   ] as const) {
-    const run = await runCli(['run', 'chain', '--db', `sqlite:${path.join(dir, db)}`, '-s', '1/5000', '--load', 'faithful', '-t', '30', '-P', '0', '-o', file(name), ...extra]);
+    const run = await runCli([
+      'run',
+      'chain',
+      '--db',
+      `sqlite:${path.join(dir, db)}`,
+      '-s',
+      '1/5000',
+      '--load',
+      'faithful',
+      '-t',
+      '30',
+      '-P',
+      '0',
+      '-o',
+      file(name),
+      ...extra,
+    ]);
     assert.equal(run.code, 0, run.stderr);
   }
   const tpcb = await runCli(['run', 'tpcb', '--db', `sqlite:${path.join(dir, 't.db')}`, '-t', '20', '-P', '0', '-o', file('tpcb')]);
@@ -51,7 +67,10 @@ test('compare --normalise: coefficients from a reference and your run of it, app
   assert.equal(addresses.factor, ref.data.phases.find((p) => p.name === 'Addresses')!.seconds / mine.data.phases.find((p) => p.name === 'Addresses')!.seconds);
   const applied = applyNormalisation(n, readResults([file('other')]).runs[0]!, readReference(file('ref')));
   assert.equal(applied.metrics.find((m) => m.name === 'tps')!.normalised, other.summary.tps * tps.factor);
-  assert.equal(applied.phases.find((p) => p.name === 'Addresses')!.normalised, other.data.phases.find((p) => p.name === 'Addresses')!.seconds * addresses.factor);
+  assert.equal(
+    applied.phases.find((p) => p.name === 'Addresses')!.normalised,
+    other.data.phases.find((p) => p.name === 'Addresses')!.seconds * addresses.factor,
+  );
   assert.deepEqual(n.notes, [], 'same clients, options, scale and version: nothing to note');
   // Your own run normalises to the reference's figures.
   const self = applyNormalisation(n, readResults([file('mine')]).runs[0]!, readReference(file('ref')));
@@ -65,12 +84,24 @@ test('compare --normalise: coefficients from a reference and your run of it, app
   assert.match(cli.stdout, /load phases as if on the reference machine/);
 
   // Refusals, one line each: a reference of another DBMS, a run of another workload, a bad pair.
-  oneLineError(await runCli(['compare', '--normalise', `${STUDY}:${file('mine')}`]), /^headroom: the reference \(chain-study#postgres-ssd: chain on postgres; .*\) and your run mine \(chain on sqlite\) are not the same workload on the same DBMS \(/);
+  oneLineError(
+    await runCli(['compare', '--normalise', `${STUDY}:${file('mine')}`]),
+    /^headroom: the reference \(chain-study#postgres-ssd: chain on postgres; .*\) and your run mine \(chain on sqlite\) are not the same workload on the same DBMS \(/,
+  );
   oneLineError(await runCli(['compare', '--normalise', `${file('ref')}:${file('tpcb')}`]), /are not the same workload on the same DBMS/);
-  oneLineError(await runCli(['compare', '--normalise', `${file('ref')}:${file('mine')}`, file('tpcb')]), /^headroom: tpcb is a tpcb run; the coefficients are for chain/);
+  oneLineError(
+    await runCli(['compare', '--normalise', `${file('ref')}:${file('mine')}`, file('tpcb')]),
+    /^headroom: tpcb is a tpcb run; the coefficients are for chain/,
+  );
   oneLineError(await runCli(['compare', '--normalise', file('ref')]), /is not REFERENCE:YOURS/);
-  oneLineError(await runCli(['compare', '--normalise', `${STUDY}#nvme:${file('mine')}`]), /has no entry "nvme" \(its entries: postgres-ssd, mariadb-ssd, postgres-hdd\)/);
-  writeFileSync(file('broken'), JSON.stringify({ schema: 'headroom.reference/1', entries: [{ id: 'x', workload: 'chain', dbms: 'postgres', metrics: { tps: 'fast' } }] }));
+  oneLineError(
+    await runCli(['compare', '--normalise', `${STUDY}#nvme:${file('mine')}`]),
+    /has no entry "nvme" \(its entries: postgres-ssd, mariadb-ssd, postgres-hdd\)/,
+  );
+  writeFileSync(
+    file('broken'),
+    JSON.stringify({ schema: 'headroom.reference/1', entries: [{ id: 'x', workload: 'chain', dbms: 'postgres', metrics: { tps: 'fast' } }] }),
+  );
   oneLineError(await runCli(['compare', '--normalise', `${file('broken')}:${file('mine')}`]), /damaged reference file \(entry 1 needs/);
 });
 
@@ -84,7 +115,10 @@ test('the study reference file: its three entries, and FILE#ID picks one', () =>
       ['postgres-hdd', 'postgres', 33, 310],
     ],
   );
-  assert.deepEqual(readReference(`${STUDY}#postgres-hdd`).map((e) => e.id), ['postgres-hdd']);
+  assert.deepEqual(
+    readReference(`${STUDY}#postgres-hdd`).map((e) => e.id),
+    ['postgres-hdd'],
+  );
 });
 
 test('the study reference with real PostgreSQL and MariaDB runs: coefficients from PostgreSQL, MariaDB shown beside the study MariaDB figure', async (t) => {
@@ -95,7 +129,10 @@ test('the study reference with real PostgreSQL and MariaDB runs: coefficients fr
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-normalise-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const files = { postgres: path.join(dir, 'pg.json'), mariadb: path.join(dir, 'maria.json') };
-  for (const [dbms, db] of [['postgres', pg], ['mariadb', maria]] as const) {
+  for (const [dbms, db] of [
+    ['postgres', pg],
+    ['mariadb', maria],
+  ] as const) {
     const run = await runCli(['run', 'chain', '--db', db.url, '-s', '1/5000', '-c', '2', '-t', '30', '-P', '0', '-o', files[dbms]]);
     assert.equal(run.code, 0, run.stderr);
   }
@@ -106,7 +143,15 @@ test('the study reference with real PostgreSQL and MariaDB runs: coefficients fr
   assert.equal(n.metrics.length, 1);
   assert.equal(n.metrics[0]!.factor, 2030 / pgRun!.result.summary.tps);
   // Same --mode (distributed); 2 clients against 33, 1/5000 against the full data, PostgreSQL 15 against 16.1.
-  assert.deepEqual(n.notes.map((note) => note.split(':')[0]), ['clients differ', 'scales differ', 'versions differ']);
+  assert.deepEqual(
+    n.notes.map((note) => note.split(':')[0]),
+    ['clients differ', 'scales differ', 'versions differ'],
+  );
   const applied = applyNormalisation(n, mariaRun!, readReference(STUDY));
-  assert.deepEqual(applied.metrics[0], { name: 'tps', measured: mariaRun!.result.summary.tps, normalised: mariaRun!.result.summary.tps * (2030 / pgRun!.result.summary.tps), reference: 9530 });
+  assert.deepEqual(applied.metrics[0], {
+    name: 'tps',
+    measured: mariaRun!.result.summary.tps,
+    normalised: mariaRun!.result.summary.tps * (2030 / pgRun!.result.summary.tps),
+    reference: 9530,
+  });
 });

@@ -22,7 +22,10 @@ function files(): Promise<{ sweep: string; marked: string; run: string }> {
     const db = `sqlite:${path.join(dir, 'b.db')}`;
     const sweep = path.join(dir, 'sweep.json');
     const run = path.join(dir, 'single.json');
-    for (const args of [['-c', '1,2,4', '-T', '1', '-o', sweep], ['-c', '2', '-T', '1', '-o', run]]) {
+    for (const args of [
+      ['-c', '1,2,4', '-T', '1', '-o', sweep],
+      ['-c', '2', '-T', '1', '-o', run],
+    ]) {
       const done = await runCli(['run', '--db', db, '-P', '0', ...args]);
       if (done.code !== 0) throw new Error(done.stderr);
     }
@@ -63,7 +66,10 @@ test('a sweep file gives curves of terminals against tps and p99 in the HTML rep
   const { page, errors, requests } = await openFile(browser, html);
   assert.deepEqual([...errors, ...requests], [], 'no console errors, no requests');
   const charts = (await page.evaluate(INSPECT)) as Drawn[];
-  assert.deepEqual(charts.map((c) => c.id), ['sweep-tps', 'sweep-p99']);
+  assert.deepEqual(
+    charts.map((c) => c.id),
+    ['sweep-tps', 'sweep-p99'],
+  );
   for (const chart of charts) {
     assert.deepEqual(chart.x, [1, 2, 4, 8], `${chart.id}: the steps and the refused one`);
     assert.deepEqual(chart.finite, [3], `${chart.id}: a value for each step that ran`);
@@ -90,13 +96,24 @@ test('markdown, CSV and compare take sweep files too', async () => {
   const s = read(marked);
   const table = readFileSync(path.join(dir, 'series-sweep.csv'), 'utf8').trimEnd().split('\r\n');
   assert.equal(table[0], 'sweep,terminals,accepted,status,tps,latency_p50_ms,latency_p99_ms,latency_max_ms,failed,client_cpu_us_per_txn,knee,refused');
-  assert.deepEqual(table.slice(1).map((l) => l.split(',').slice(0, 5)), [
-    ...s.steps.map((step) => ['marked', String(step.config.clients), String(step.config.clients), 'completed', String(step.summary.tps)]),
-    ['marked', '8', '', 'refused', ''],
-  ]);
-  assert.deepEqual(table.slice(1).map((l) => l.split(',').slice(-2)), [['false', 'false'], ['true', 'false'], ['false', 'false'], ['false', 'true']]);
+  assert.deepEqual(
+    table.slice(1).map((l) => l.split(',').slice(0, 5)),
+    [
+      ...s.steps.map((step) => ['marked', String(step.config.clients), String(step.config.clients), 'completed', String(step.summary.tps)]),
+      ['marked', '8', '', 'refused', ''],
+    ],
+  );
+  assert.deepEqual(
+    table.slice(1).map((l) => l.split(',').slice(-2)),
+    [
+      ['false', 'false'],
+      ['true', 'false'],
+      ['false', 'false'],
+      ['false', 'true'],
+    ],
+  );
   const series = readFileSync(csv, 'utf8').trimEnd().split('\r\n');
-  assert.equal(series.length, 1 + s.steps.reduce((n, step) => n + step.series.length, 0), 'every step\'s per-second series');
+  assert.equal(series.length, 1 + s.steps.reduce((n, step) => n + step.series.length, 0), "every step's per-second series");
   assert.ok(series[1]!.startsWith('marked@1,'));
 
   assert.match(done.stdout, /^\*\*`marked`\*\*: terminal sweep, tpcb on SQLite [\d.]+, 1 s per step, completed$/m);
@@ -109,8 +126,19 @@ test('markdown, CSV and compare take sweep files too', async () => {
   assert.equal(compared.code, 0, compared.stderr);
   assert.match(compared.stdout, /^1: sweep: terminal sweep, tpcb on SQLite/m);
   assert.match(compared.stdout, /^2: marked: .*knee: 2 terminals; accepted 4, refused at 8/m);
-  const four = compared.stdout.split('\n').find((l) => /^4\s/.test(l))!.trim().split(/\s+/);
-  assert.deepEqual(four, ['4', s.steps[2]!.summary.tps.toFixed(1), s.steps[2]!.summary.latencyMs.p99.toFixed(3), s.steps[2]!.summary.tps.toFixed(1), 'x1.00', s.steps[2]!.summary.latencyMs.p99.toFixed(3)]);
+  const four = compared.stdout
+    .split('\n')
+    .find((l) => /^4\s/.test(l))!
+    .trim()
+    .split(/\s+/);
+  assert.deepEqual(four, [
+    '4',
+    s.steps[2]!.summary.tps.toFixed(1),
+    s.steps[2]!.summary.latencyMs.p99.toFixed(3),
+    s.steps[2]!.summary.tps.toFixed(1),
+    'x1.00',
+    s.steps[2]!.summary.latencyMs.p99.toFixed(3),
+  ]);
   assert.match(compared.stdout, /^8\s+-\s+-\s+refused\s+-$/m);
 
   const plan = await runCli(['plan', sweep]);

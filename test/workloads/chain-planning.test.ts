@@ -21,14 +21,24 @@ async function loaded(conn: Connection, ctx: Parameters<NonNullable<typeof chain
 }
 
 test('planning share: planning per unit over the server CPU per unit; no CPU seen is no figure; the summary says when it is most', () => {
-  const sample = { method: 'sampled: x', statements: [{ name: 'a', planningMs: 0.6, executionMs: 0.1 }], planningMsPerUnit: 0.6, executionMsPerUnit: 0.1, avoidedBy: 'preparing' };
-  const result = (cpuSeconds: number): Pick<RunResult, 'server' | 'summary'> => ({ server: { host: { cpuSeconds } }, summary: { transactions: 900, failed: 100 } }) as unknown as Pick<RunResult, 'server' | 'summary'>;
+  const sample = {
+    method: 'sampled: x',
+    statements: [{ name: 'a', planningMs: 0.6, executionMs: 0.1 }],
+    planningMsPerUnit: 0.6,
+    executionMsPerUnit: 0.1,
+    avoidedBy: 'preparing',
+  };
+  const result = (cpuSeconds: number): Pick<RunResult, 'server' | 'summary'> =>
+    ({ server: { host: { cpuSeconds } }, summary: { transactions: 900, failed: 100 } }) as unknown as Pick<RunResult, 'server' | 'summary'>;
   const measured = planningResult(sample, result(0.8));
   assert.equal(measured.serverCpuMsPerUnit, 0.8);
   assert.equal(measured.shareOfServerCpu, 0.75);
   const withText = planningResult({ ...sample, textOverheadMsPerUnit: 0.2 }, result(0.8));
   assert.equal(withText.textShareOfServerCpu, 0.25);
-  assert.match(planningLines({ planning: withText } as RunResult)[1]!, /literal text cost 0\.200 ms per unit beyond running them prepared: part of the server's time, about 25% of its CPU/);
+  assert.match(
+    planningLines({ planning: withText } as RunResult)[1]!,
+    /literal text cost 0\.200 ms per unit beyond running them prepared: part of the server's time, about 25% of its CPU/,
+  );
   assert.match(planningLines({ planning: measured } as RunResult)[0]!, /so planning took most of the server's time: about 75%/);
   assert.match(planningLines({ planning: measured } as RunResult)[1]!, /^  measured by sampled: x; what avoids it: preparing$/);
   const unseen = planningResult(sample, result(0));
@@ -48,7 +58,10 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     for (const sample of [study, prepared]) {
       assert.match(sample.method, new RegExp(`^sampled: .*${PLANNING_SAMPLES} calls of each`));
       assert.equal(sample.statements.length, 2);
-      assert.ok(sample.statements.every((s) => s.planningMs > 0 && s.executionMs > 0), JSON.stringify(sample.statements));
+      assert.ok(
+        sample.statements.every((s) => s.planningMs > 0 && s.executionMs > 0),
+        JSON.stringify(sample.statements),
+      );
     }
     if (dbms === 'postgres') {
       // The literal text is planned at every call; the prepared joins reuse their generic plan.

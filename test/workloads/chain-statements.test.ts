@@ -20,7 +20,8 @@ interface Call {
 /** The real connection, with every call written down before it goes to the server. */
 function recording(conn: Connection, calls: Call[]): Connection {
   let pendingBegins = 0;
-  const note = (kind: Call['kind'], sql: string, params: readonly SqlValue[] = []): void => void calls.push({ kind, sql, params, beginPending: pendingBegins > 0 });
+  const note = (kind: Call['kind'], sql: string, params: readonly SqlValue[] = []): void =>
+    void calls.push({ kind, sql, params, beginPending: pendingBegins > 0 });
   return {
     async prepare(sql: string): Promise<Statement> {
       note('prepare', sql);
@@ -44,7 +45,17 @@ function recording(conn: Connection, calls: Call[]): Connection {
 }
 
 function terminalContext(dbms: DbmsName, statements: string): TerminalContext {
-  return { terminal: 0, terminals: 1, transactionsPerTerminal: 3, scale: SCALE, dbms, random: new Random(7), options: { mode: 'distributed', statements }, protocol: 'prepared', seed: 7 };
+  return {
+    terminal: 0,
+    terminals: 1,
+    transactionsPerTerminal: 3,
+    scale: SCALE,
+    dbms,
+    random: new Random(7),
+    options: { mode: 'distributed', statements },
+    protocol: 'prepared',
+    seed: 7,
+  };
 }
 
 /** Runs three units of the given style on `conn` and returns what was sent for the last one. */
@@ -90,16 +101,25 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(study.at(-1)!.kind, 'commit');
     if (dbms === 'mariadb') {
       // Connector/J 2.x: values filled in by the client (text protocol), autocommit=0 and no BEGIN.
-      assert.deepEqual(study.map((c) => c.kind), ['query', 'query', 'query', 'query', 'commit']);
+      assert.deepEqual(
+        study.map((c) => c.kind),
+        ['query', 'query', 'query', 'query', 'commit'],
+      );
     } else {
       assert.equal(study[0]!.kind, 'begin');
-      assert.deepEqual(study.filter((c) => c.sql.startsWith('update') || c.sql.startsWith('insert')).map((c) => c.kind), ['run', 'run']);
+      assert.deepEqual(
+        study.filter((c) => c.sql.startsWith('update') || c.sql.startsWith('insert')).map((c) => c.kind),
+        ['run', 'run'],
+      );
     }
     if (dbms === 'postgres') assert.equal(study[1]!.beginPending, true, 'the first select goes out before BEGIN is answered (one round trip)');
     if (dbms === 'sqlite' || dbms === 'firebird') assert.equal(study[1]!.beginPending, false);
 
     const prepared = await threeUnits(conn, dbms, 'prepared');
-    assert.deepEqual(prepared.map((c) => c.kind), ['begin', 'run', 'run', 'run', 'run', 'commit']);
+    assert.deepEqual(
+      prepared.map((c) => c.kind),
+      ['begin', 'run', 'run', 'run', 'run', 'commit'],
+    );
     assert.equal(prepared[2]!.beginPending, false);
   });
 }
@@ -115,11 +135,16 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
       dbms === 'postgres'
         ? [async (c: Connection) => Number((await c.query('SELECT count(*) FROM pg_prepared_statements'))[0]![0]), undefined, undefined]
         : [
-            async (c: Connection) => Number((await c.query("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'COM_STMT_PREPARE'"))[0]![0]),
-            async (c: Connection) => Number((await c.query("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'COM_BEGIN'"))[0]![0]),
+            async (c: Connection) =>
+              Number((await c.query("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'COM_STMT_PREPARE'"))[0]![0]),
+            async (c: Connection) =>
+              Number((await c.query("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'COM_BEGIN'"))[0]![0]),
             async (c: Connection) => String((await c.query('SELECT @@autocommit'))[0]![0]),
           ];
-    for (const [style, preparedCount] of [['study', dbms === 'postgres' ? 2 : 0], ['prepared', 4]] as const) {
+    for (const [style, preparedCount] of [
+      ['study', dbms === 'postgres' ? 2 : 0],
+      ['prepared', 4],
+    ] as const) {
       const own = await driver.connect();
       try {
         const beginsBefore = begins ? await begins(own) : 0;

@@ -35,7 +35,10 @@ async function schemaShape(dbms: DbmsName, conn: Connection): Promise<{ keys: st
   switch (dbms) {
     case 'postgres':
       return {
-        keys: await pairs("SELECT conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace", '->'),
+        keys: await pairs(
+          "SELECT conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace",
+          '->',
+        ),
         indexed: await pairs(
           `SELECT t.relname, a.attname FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
            WHERE NOT i.indisprimary AND t.relnamespace = current_schema()::regnamespace`,
@@ -44,8 +47,14 @@ async function schemaShape(dbms: DbmsName, conn: Connection): Promise<{ keys: st
       };
     case 'mariadb':
       return {
-        keys: await pairs('SELECT TABLE_NAME, REFERENCED_TABLE_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME IS NOT NULL', '->'),
-        indexed: await pairs("SELECT DISTINCT TABLE_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME <> 'PRIMARY' AND SEQ_IN_INDEX = 1", '.'),
+        keys: await pairs(
+          'SELECT TABLE_NAME, REFERENCED_TABLE_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME IS NOT NULL',
+          '->',
+        ),
+        indexed: await pairs(
+          "SELECT DISTINCT TABLE_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME <> 'PRIMARY' AND SEQ_IN_INDEX = 1",
+          '.',
+        ),
       };
     case 'firebird':
       // Names are stored upper case and padded; a foreign key's index carries the constraint's name.
@@ -70,7 +79,10 @@ async function schemaShape(dbms: DbmsName, conn: Connection): Promise<{ keys: st
     case 'sqlite':
       return {
         keys: await pairs(`SELECT m.name, f."table" FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'`, '->'),
-        indexed: await pairs(`SELECT m.tbl_name, i.name FROM sqlite_master m, pragma_index_info(m.name) i WHERE m.type = 'index' AND m.sql IS NOT NULL AND i.seqno = 0`, '.'),
+        indexed: await pairs(
+          `SELECT m.tbl_name, i.name FROM sqlite_master m, pragma_index_info(m.name) i WHERE m.type = 'index' AND m.sql IS NOT NULL AND i.seqno = 0`,
+          '.',
+        ),
       };
   }
 }
@@ -89,7 +101,10 @@ for (const dbms of DBMS_UNDER_TEST.filter((d) => chain.runsOn?.includes(d) ?? tr
     // tpcb's tables share the database: chain's load and drop must leave them alone.
     await conn.query('CREATE TABLE pgbench_history (tid int)');
     const phases = await chain.load(ctx);
-    assert.ok(phases.every((p) => p.name.startsWith('bulk: ')), 'bulk phases say so');
+    assert.ok(
+      phases.every((p) => p.name.startsWith('bulk: ')),
+      'bulk phases say so',
+    );
     const sizes = chainSizes(SCALE);
     assert.deepEqual(
       phases.filter((p) => p.rows > 0).map((p) => p.rows),
@@ -106,7 +121,10 @@ for (const dbms of DBMS_UNDER_TEST.filter((d) => chain.runsOn?.includes(d) ?? tr
     assert.ok(committed > 0);
     assert.equal(await count(conn, 'SELECT COUNT(*) FROM operation'), committed, 'one operation per committed unit');
     const outcomes = await chain.check(ctx);
-    assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes));
+    assert.ok(
+      outcomes.every((o) => o.ok),
+      JSON.stringify(outcomes),
+    );
 
     // The top city id is never drawn, so no street references it and the delete goes through.
     await conn.query(`DELETE FROM city WHERE id = ${sizes.cities}`);
@@ -117,7 +135,8 @@ for (const dbms of DBMS_UNDER_TEST.filter((d) => chain.runsOn?.includes(d) ?? tr
     );
     await chain.drop(ctx);
     assert.equal(await chain.detectScale(ctx), undefined);
-    for (const table of ['operation', 'client', 'address', 'street', 'city', 'country', 'chain_meta']) assert.equal(await driver.tableExists(conn, table), false, table);
+    for (const table of ['operation', 'client', 'address', 'street', 'city', 'country', 'chain_meta'])
+      assert.equal(await driver.tableExists(conn, table), false, table);
     assert.equal(await driver.tableExists(conn, 'pgbench_history'), true);
   });
 
@@ -168,10 +187,12 @@ test('sqlite: distributed terminals draw from their own stretch, localized ones 
     return rows.map(([id]) => Number(id)).sort((a, b) => a - b);
   };
   const expected = (starts: number[], units: number): number[] =>
-    starts.flatMap((s) => {
-      const generator = new RefGenerator(s);
-      return Array.from({ length: units }, () => generator.nextRef(clientCount));
-    }).sort((a, b) => a - b);
+    starts
+      .flatMap((s) => {
+        const generator = new RefGenerator(s);
+        return Array.from({ length: units }, () => generator.nextRef(clientCount));
+      })
+      .sort((a, b) => a - b);
 
   const starts = [0, 1, 2].map((i) => distributedStart(START_R, i, 4));
   assert.deepEqual(await clientsVisited('distributed', 3, 4), expected(starts, 4));

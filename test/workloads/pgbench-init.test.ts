@@ -49,7 +49,10 @@ function pgbench(db: TestDatabase, args: readonly string[]): string {
 const SHAPES: { name: string; options: string[] }[] = [
   { name: 'defaults', options: ['-s', '2'] },
   { name: 'range partitions, fillfactor, foreign keys', options: ['-s', '2', '--partitions', '3', '-F', '90', '--foreign-keys'] },
-  { name: 'hash partitions, unlogged, server-side generation', options: ['-s', '1', '-I', 'dtGvp', '--partitions', '4', '--partition-method', 'hash', '--unlogged-tables'] },
+  {
+    name: 'hash partitions, unlogged, server-side generation',
+    options: ['-s', '1', '-I', 'dtGvp', '--partitions', '4', '--partition-method', 'hash', '--unlogged-tables'],
+  },
 ];
 
 for (const shape of SHAPES) {
@@ -67,7 +70,19 @@ for (const shape of SHAPES) {
     assert.ok(a.length > 20, 'the description covers the tables');
     assert.deepEqual(b, a);
     // headroom runs on what it made, partitioned or not, reading the scale from pgbench_branches.
-    const run = await runCli(['run', 'tpcb', '--db', ours.url, '-c', '2', '-t', '20', '--observe=false', '--out', path.join(tmpdir(), `headroom-shape-${process.pid}.json`)]);
+    const run = await runCli([
+      'run',
+      'tpcb',
+      '--db',
+      ours.url,
+      '-c',
+      '2',
+      '-t',
+      '20',
+      '--observe=false',
+      '--out',
+      path.join(tmpdir(), `headroom-shape-${process.pid}.json`),
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, new RegExp(`^scaling factor: ${shape.options[1]}$`, 'm'));
     rmSync(path.join(tmpdir(), `headroom-shape-${process.pid}.json`), { force: true });

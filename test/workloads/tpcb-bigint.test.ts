@@ -10,7 +10,7 @@ import { createDriver } from '../../src/drivers/registry.js';
 const OVER_32_BITS = 21_475;
 const BIG_AID = 100_000 * OVER_32_BITS;
 
-test('tpcb DDL: aid is bigint from pgbench\'s threshold on, on every DBMS; int below it', () => {
+test("tpcb DDL: aid is bigint from pgbench's threshold on, on every DBMS; int below it", () => {
   assert.equal(BIGINT_SCALE, 20_000);
   for (const dbms of ['postgres', 'mariadb', 'firebird'] as const) {
     const below = createTableStatements(dbms, BIGINT_SCALE - 1).join('\n');
@@ -51,7 +51,13 @@ test('init tpcb --pgbench -I dt on MariaDB creates bigint aid at scale 20,000 (t
     const rows = await conn.query(
       "SELECT table_name, data_type FROM information_schema.columns WHERE table_schema = DATABASE() AND column_name = 'aid' ORDER BY table_name",
     );
-    assert.deepEqual(rows.map((r) => r.map(String)), [['pgbench_accounts', 'bigint'], ['pgbench_history', 'bigint']]);
+    assert.deepEqual(
+      rows.map((r) => r.map(String)),
+      [
+        ['pgbench_accounts', 'bigint'],
+        ['pgbench_history', 'bigint'],
+      ],
+    );
   } finally {
     await conn.close();
     await driver.close();

@@ -17,7 +17,11 @@ for (const dbms of DBMS_UNDER_TEST) {
     const phases = await tpcb.load(ctx);
     assert.deepEqual(
       phases.filter((p) => p.rows > 0).map((p) => [p.name, p.rows]),
-      [['branches', 1], ['tellers', 10], ['accounts', 100_000]],
+      [
+        ['branches', 1],
+        ['tellers', 10],
+        ['accounts', 100_000],
+      ],
     );
     assert.equal(await tpcb.detectScale(ctx), 1);
     assert.ok((await tpcb.check(ctx)).every((o) => o.ok));
@@ -29,20 +33,30 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(done, 3 * 80, 'every client ran exactly -t transactions');
     assert.deepEqual(
       outcome.totals.terminals.map((t) => [t.terminal, t.transactions + t.failed]),
-      [[0, 80], [1, 80], [2, 80]],
+      [
+        [0, 80],
+        [1, 80],
+        [2, 80],
+      ],
       'each terminal counts its own transactions, across jobs',
     );
     const byName = Object.fromEntries(outcome.totals.types.map((type) => [type.name, type.count]));
     // The deck holds the 3:1 mix exactly per deck of 4; 80 per client is 20 whole decks.
-    assert.equal(byName['tpcb-like']! + (outcome.totals.types[0]!.failed), 180);
+    assert.equal(byName['tpcb-like']! + outcome.totals.types[0]!.failed, 180);
     assert.equal(byName['select-only'], 60);
-    assert.equal(outcome.totals.all.totalCount, outcome.totals.types.reduce((n, type) => n + type.count, 0));
+    assert.equal(
+      outcome.totals.all.totalCount,
+      outcome.totals.types.reduce((n, type) => n + type.count, 0),
+    );
     assert.ok(outcome.clientCpu.userUs > 0);
 
     const [[history]] = (await conn.query('SELECT COUNT(*) FROM pgbench_history')) as [[unknown]];
     assert.equal(Number(history), byName['tpcb-like'], 'one history row per committed tpcb-like transaction');
     const outcomes = await tpcb.check(ctx);
-    assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes));
+    assert.ok(
+      outcomes.every((o) => o.ok),
+      JSON.stringify(outcomes),
+    );
 
     await conn.query('UPDATE pgbench_tellers SET tbalance = tbalance + 1 WHERE tid = 1');
     const broken = await tpcb.check(ctx);

@@ -63,7 +63,19 @@ async function deliverFromManyTerminals(driver: Driver, dbms: DbmsName, type: Tr
   for (let id = 0; id < TERMINALS; id++) {
     const plan = { id, terminals: TERMINALS, seed: 100 + id, transactions: DELIVERIES_PER_TERMINAL, rate: undefined, maxTries: 1 };
     const context = { scale: 1, dbms, options, protocol: 'prepared' as const, seed: 1 };
-    terminals.push(new Terminal({ plan, types: [type], recorder, stop, connection: await driver.connect(), connect: () => driver.connect(), blocking: driver.blocking, gate, context }));
+    terminals.push(
+      new Terminal({
+        plan,
+        types: [type],
+        recorder,
+        stop,
+        connection: await driver.connect(),
+        connect: () => driver.connect(),
+        blocking: driver.blocking,
+        gate,
+        context,
+      }),
+    );
   }
   try {
     for (const terminal of terminals) await terminal.prepare();

@@ -53,11 +53,17 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     for (const type of outcome.totals.types) assert.ok(type.count > 0, `${type.name} ran`);
     const newOrders = byName['new-order']!;
     assert.ok(newOrders.rolledBack > 0, `${newOrders.rolledBack} of ${newOrders.count} New-Orders rolled back`);
-    assert.ok(outcome.totals.types.every((type) => type.name === 'new-order' || type.rolledBack === 0), 'only New-Order rolls back');
+    assert.ok(
+      outcome.totals.types.every((type) => type.name === 'new-order' || type.rolledBack === 0),
+      'only New-Order rolls back',
+    );
 
     const after = await tpcc.check(ctx);
     assert.equal(after.length, 5);
-    assert.ok(after.every((o) => o.ok), JSON.stringify(after.filter((o) => !o.ok)));
+    assert.ok(
+      after.every((o) => o.ok),
+      JSON.stringify(after.filter((o) => !o.ok)),
+    );
     const committed = newOrders.count - newOrders.rolledBack;
     assert.equal((await count(conn, 'SELECT SUM(d_next_o_id) FROM district')) - 10 * 3001, committed, 'a rolled-back New-Order leaves no order id taken');
     assert.equal(await count(conn, 'SELECT COUNT(*) FROM orders'), ordersBefore + committed);
@@ -73,9 +79,18 @@ test('tpcc --procedures on SQLite is refused with one line before anything is lo
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-tpcc-proc-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   for (const verb of ['run', 'init']) {
-    const result = await runCli([verb, 'tpcc', '--db', `sqlite:${path.join(dir, 'p.db')}`, '--procedures', '-P', '0'].filter((a) => verb === 'run' || (a !== '-P' && a !== '0')));
+    const result = await runCli(
+      [verb, 'tpcc', '--db', `sqlite:${path.join(dir, 'p.db')}`, '--procedures', '-P', '0'].filter((a) => verb === 'run' || (a !== '-P' && a !== '0')),
+    );
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /tpcc --procedures runs on PostgreSQL and MariaDB, not on sqlite/);
-    assert.equal(result.stderr.trim().split('\n').filter((l) => !/^\s*(hint|see|omit)/i.test(l)).length, 1, result.stderr);
+    assert.equal(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !/^\s*(hint|see|omit)/i.test(l)).length,
+      1,
+      result.stderr,
+    );
   }
 });

@@ -81,13 +81,18 @@ test('tpcc: NOPM counts committed New-Orders per minute, TPM all committed trans
   );
   assert.deepEqual(
     metrics.map((m) => [m.name, m.value]),
-    [['NOPM', 890], ['TPM', 1830]],
+    [
+      ['NOPM', 890],
+      ['TPM', 1830],
+    ],
   );
 });
 
 test('tpcc: skipped districts are reported per run, and flagged when more than 1% of the Delivery transactions (clause 2.7.4.2)', () => {
   const skips = (districts: number, deliveries: number) =>
-    tpccMetrics([{ name: 'delivery', count: 300, rolledBack: 0, counters: { skippedDistricts: districts, deliveriesWithSkips: deliveries } }], 60).find((m) => m.name === 'skipped districts')!;
+    tpccMetrics([{ name: 'delivery', count: 300, rolledBack: 0, counters: { skippedDistricts: districts, deliveriesWithSkips: deliveries } }], 60).find(
+      (m) => m.name === 'skipped districts',
+    )!;
   const none = tpccMetrics([{ name: 'delivery', count: 300, rolledBack: 0 }], 60).find((m) => m.name === 'skipped districts')!;
   assert.equal(none.value, 0);
   assert.equal(none.description, 'Delivery districts without a new-order to deliver (2.7.4.2), in 0 of 300 Delivery transactions (0.0%)');
@@ -101,7 +106,16 @@ test('tpcc: skipped districts are reported per run, and flagged when more than 1
 
 test('tpcc: the mix is 45/43/4/4/4; --keying-thinking adds the pauses of clause 5.2.5.7', () => {
   const plain = tpcc.transactions({});
-  assert.deepEqual(plain.map((t) => [t.name, t.weight]), [['new-order', 45], ['payment', 43], ['order-status', 4], ['delivery', 4], ['stock-level', 4]]);
+  assert.deepEqual(
+    plain.map((t) => [t.name, t.weight]),
+    [
+      ['new-order', 45],
+      ['payment', 43],
+      ['order-status', 4],
+      ['delivery', 4],
+      ['stock-level', 4],
+    ],
+  );
   assert.ok(plain.every((t) => t.pauses === undefined));
   const paused = tpcc.transactions({ 'keying-thinking': true });
   assert.deepEqual(paused[0]!.pauses, { keyingMs: 18_000, thinkMeanMs: 12_000 });

@@ -112,8 +112,22 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
 
 function initArgs(o: PgbenchInit, env: Env): string[] {
   return [
-    'tpcb', '--pgbench', '--db', targetUrl(o.connection, env), '-s', String(o.scale), '-I', o.steps || ' ', '-F', String(o.fillfactor),
-    '--partitions', String(o.partitions), '--partition-method', o.partitionMethod, ...(o.unlogged ? ['--unlogged-tables'] : []), '--force',
+    'tpcb',
+    '--pgbench',
+    '--db',
+    targetUrl(o.connection, env),
+    '-s',
+    String(o.scale),
+    '-I',
+    o.steps || ' ',
+    '-F',
+    String(o.fillfactor),
+    '--partitions',
+    String(o.partitions),
+    '--partition-method',
+    o.partitionMethod,
+    ...(o.unlogged ? ['--unlogged-tables'] : []),
+    '--force',
   ];
 }
 
@@ -121,15 +135,37 @@ function runArgs(o: PgbenchRun, env: Env): string[] {
   const optional = (flag: string, value: number | string | undefined): string[] => (value === undefined ? [] : [flag, String(value)]);
   const seed = o.seed ?? seedFromEnvironment(env);
   return [
-    'tpcb', '--db', targetUrl(o.connection, env), '-c', String(o.clients), '-j', String(o.jobs),
+    'tpcb',
+    '--db',
+    targetUrl(o.connection, env),
+    '-c',
+    String(o.clients),
+    '-j',
+    String(o.jobs),
     ...(o.transactions !== undefined ? ['-t', String(o.transactions)] : ['-T', String(o.seconds)]),
-    '--protocol', o.protocol, '--progress', String(o.progress ?? 0), '--live=false', '--observe=false', '--max-tries', String(o.maxTries), '--abort-on-error',
-    ...o.builtins.flatMap((b) => ['-b', b]), ...o.files.flatMap((f) => ['-f', f]), ...o.defines.flatMap((d) => ['-D', d]),
+    '--protocol',
+    o.protocol,
+    '--progress',
+    String(o.progress ?? 0),
+    '--live=false',
+    '--observe=false',
+    '--max-tries',
+    String(o.maxTries),
+    '--abort-on-error',
+    ...o.builtins.flatMap((b) => ['-b', b]),
+    ...o.files.flatMap((f) => ['-f', f]),
+    ...o.defines.flatMap((d) => ['-D', d]),
     // The built-ins read the scale from pgbench_branches; -s then only sets :scale for scripts alone.
     ...(o.builtins.length === 0 ? optional('-s', o.scale) : []),
-    ...optional('--rate', o.rate), ...optional('--latency-limit', o.latencyLimit), ...(o.log ? ['--log'] : []),
-    ...optional('--log-prefix', o.logPrefix), ...optional('--aggregate-interval', o.aggregateInterval), ...optional('--sampling-rate', o.samplingRate),
-    ...optional('--seed', seed), ...(o.failuresDetailed ? ['--failures-detailed'] : []), ...(o.perCommand ? ['-r'] : []),
+    ...optional('--rate', o.rate),
+    ...optional('--latency-limit', o.latencyLimit),
+    ...(o.log ? ['--log'] : []),
+    ...optional('--log-prefix', o.logPrefix),
+    ...optional('--aggregate-interval', o.aggregateInterval),
+    ...optional('--sampling-rate', o.samplingRate),
+    ...optional('--seed', seed),
+    ...(o.failuresDetailed ? ['--failures-detailed'] : []),
+    ...(o.perCommand ? ['-r'] : []),
   ];
 }
 

@@ -13,18 +13,55 @@ const SHORT = 'iI:h:nvp:dqb:SNc:j:Crs:t:T:U:lf:D:F:M:P:R:L:';
 const LONG: LongOption[] = [
   ...(
     [
-      ['builtin', 'b'], ['client', 'c'], ['connect', 'C'], ['debug', 'd'], ['define', 'D'], ['file', 'f'], ['fillfactor', 'F'], ['host', 'h'],
-      ['initialize', 'i'], ['init-steps', 'I'], ['jobs', 'j'], ['log', 'l'], ['latency-limit', 'L'], ['no-vacuum', 'n'], ['port', 'p'],
-      ['progress', 'P'], ['protocol', 'M'], ['quiet', 'q'], ['report-per-command', 'r'], ['rate', 'R'], ['scale', 's'], ['select-only', 'S'],
-      ['skip-some-updates', 'N'], ['time', 'T'], ['transactions', 't'], ['username', 'U'], ['vacuum-all', 'v'],
+      ['builtin', 'b'],
+      ['client', 'c'],
+      ['connect', 'C'],
+      ['debug', 'd'],
+      ['define', 'D'],
+      ['file', 'f'],
+      ['fillfactor', 'F'],
+      ['host', 'h'],
+      ['initialize', 'i'],
+      ['init-steps', 'I'],
+      ['jobs', 'j'],
+      ['log', 'l'],
+      ['latency-limit', 'L'],
+      ['no-vacuum', 'n'],
+      ['port', 'p'],
+      ['progress', 'P'],
+      ['protocol', 'M'],
+      ['quiet', 'q'],
+      ['report-per-command', 'r'],
+      ['rate', 'R'],
+      ['scale', 's'],
+      ['select-only', 'S'],
+      ['skip-some-updates', 'N'],
+      ['time', 'T'],
+      ['transactions', 't'],
+      ['username', 'U'],
+      ['vacuum-all', 'v'],
     ] as const
   ).map(([name, key]) => ({ name, key, hasArg: SHORT.includes(`${key}:`) })),
   ...(
     [
-      ['unlogged-tables', false], ['tablespace', true], ['index-tablespace', true], ['sampling-rate', true], ['aggregate-interval', true],
-      ['progress-timestamp', false], ['log-prefix', true], ['foreign-keys', false], ['random-seed', true], ['show-script', true], ['partitions', true],
-      ['partition-method', true], ['failures-detailed', false], ['max-tries', true], ['verbose-errors', false], ['exit-on-abort', false],
-      ['headroom-summary', false], ['headroom-out', true],
+      ['unlogged-tables', false],
+      ['tablespace', true],
+      ['index-tablespace', true],
+      ['sampling-rate', true],
+      ['aggregate-interval', true],
+      ['progress-timestamp', false],
+      ['log-prefix', true],
+      ['foreign-keys', false],
+      ['random-seed', true],
+      ['show-script', true],
+      ['partitions', true],
+      ['partition-method', true],
+      ['failures-detailed', false],
+      ['max-tries', true],
+      ['verbose-errors', false],
+      ['exit-on-abort', false],
+      ['headroom-summary', false],
+      ['headroom-out', true],
     ] as const
   ).map(([name, hasArg]) => ({ name, key: name, hasArg })),
 ];
@@ -33,8 +70,35 @@ const LONG: LongOption[] = [
 const INIT_ONLY = new Set(['I', 'F', 'q', 'unlogged-tables', 'tablespace', 'index-tablespace', 'foreign-keys', 'partitions', 'partition-method']);
 /** Only the run's options: given with -i, pgbench refuses them. */
 const RUN_ONLY = new Set([
-  'b', 'c', 'C', 'D', 'f', 'j', 'l', 'L', 'M', 'N', 'P', 'r', 'R', 'S', 't', 'T', 'v', 'sampling-rate', 'aggregate-interval', 'progress-timestamp',
-  'log-prefix', 'random-seed', 'failures-detailed', 'max-tries', 'verbose-errors', 'exit-on-abort', 'show-script', 'headroom-summary', 'headroom-out',
+  'b',
+  'c',
+  'C',
+  'D',
+  'f',
+  'j',
+  'l',
+  'L',
+  'M',
+  'N',
+  'P',
+  'r',
+  'R',
+  'S',
+  't',
+  'T',
+  'v',
+  'sampling-rate',
+  'aggregate-interval',
+  'progress-timestamp',
+  'log-prefix',
+  'random-seed',
+  'failures-detailed',
+  'max-tries',
+  'verbose-errors',
+  'exit-on-abort',
+  'show-script',
+  'headroom-summary',
+  'headroom-out',
 ]);
 
 /** pgbench's own refusal of a command line: it prints `pgbench: error: ...` and exits with 1. */
@@ -139,9 +203,31 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
   const connection: PgbenchConnection = { host: undefined, port: undefined, user: undefined, dbname: operands[0] ?? env['PGDATABASE'] };
   const last = new Map<string, string | undefined>();
   const run: PgbenchRun = {
-    mode: 'run', connection, clients: 1, jobs: 1, transactions: undefined, seconds: undefined, scale: undefined, protocol: 'simple', builtins: [], files: [],
-    defines: [], vacuum: 'some', progress: undefined, rate: undefined, latencyLimit: undefined, log: false, logPrefix: undefined, aggregateInterval: undefined,
-    samplingRate: undefined, seed: undefined, maxTries: 1, failuresDetailed: false, perCommand: false, headroomSummary: false, headroomOut: undefined,
+    mode: 'run',
+    connection,
+    clients: 1,
+    jobs: 1,
+    transactions: undefined,
+    seconds: undefined,
+    scale: undefined,
+    protocol: 'simple',
+    builtins: [],
+    files: [],
+    defines: [],
+    vacuum: 'some',
+    progress: undefined,
+    rate: undefined,
+    latencyLimit: undefined,
+    log: false,
+    logPrefix: undefined,
+    aggregateInterval: undefined,
+    samplingRate: undefined,
+    seed: undefined,
+    maxTries: 1,
+    failuresDetailed: false,
+    perCommand: false,
+    headroomSummary: false,
+    headroomOut: undefined,
   };
   let steps = 'dtgvp';
   let foreignKeys = false;
@@ -156,35 +242,77 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
     const text = value ?? '';
     last.set(key, value);
     switch (key) {
-      case 'h': connection.host = text; break;
-      case 'p': connection.port = text; break;
-      case 'U': connection.user = text; break;
-      case 'n': noVacuum = true; break;
-      case 'v': run.vacuum = 'all'; break;
-      case 'S': run.builtins.push('select-only'); break;
-      case 'N': run.builtins.push('simple-update'); break;
-      case 'b': run.builtins.push(builtinWithWeight(text)); break;
-      case 'f': run.files.push(fileWithWeight(text)); break;
+      case 'h':
+        connection.host = text;
+        break;
+      case 'p':
+        connection.port = text;
+        break;
+      case 'U':
+        connection.user = text;
+        break;
+      case 'n':
+        noVacuum = true;
+        break;
+      case 'v':
+        run.vacuum = 'all';
+        break;
+      case 'S':
+        run.builtins.push('select-only');
+        break;
+      case 'N':
+        run.builtins.push('simple-update');
+        break;
+      case 'b':
+        run.builtins.push(builtinWithWeight(text));
+        break;
+      case 'f':
+        run.files.push(fileWithWeight(text));
+        break;
       case 'D':
         if (!/^[^=]+=/.test(text)) throw new PgbenchUsageError(`invalid variable definition: "${text}"`);
         run.defines.push(text);
         break;
-      case 'c': run.clients = intOption(text, '-c/--client', 1); break;
-      case 'j': run.jobs = intOption(text, '-j/--jobs', 1); break;
-      case 't': run.transactions = intOption(text, '-t/--transactions', 1); break;
-      case 'T': run.seconds = intOption(text, '-T/--time', 1); break;
-      case 's': scale = intOption(text, '-s/--scale', 1); break;
-      case 'P': run.progress = intOption(text, '-P/--progress', 1); break;
+      case 'c':
+        run.clients = intOption(text, '-c/--client', 1);
+        break;
+      case 'j':
+        run.jobs = intOption(text, '-j/--jobs', 1);
+        break;
+      case 't':
+        run.transactions = intOption(text, '-t/--transactions', 1);
+        break;
+      case 'T':
+        run.seconds = intOption(text, '-T/--time', 1);
+        break;
+      case 's':
+        scale = intOption(text, '-s/--scale', 1);
+        break;
+      case 'P':
+        run.progress = intOption(text, '-P/--progress', 1);
+        break;
       case 'M':
         if (text !== 'simple' && text !== 'extended' && text !== 'prepared') throw new PgbenchUsageError(`invalid query mode (-M): "${text}"`);
         run.protocol = text;
         break;
-      case 'R': run.rate = positiveDouble(text, `invalid rate limit: "${text}"`); break;
-      case 'L': run.latencyLimit = positiveDouble(text, `invalid latency limit: "${text}"`); break;
-      case 'l': run.log = true; break;
-      case 'r': run.perCommand = true; break;
-      case 'log-prefix': run.logPrefix = text; break;
-      case 'aggregate-interval': run.aggregateInterval = intOption(text, '--aggregate-interval', 1); break;
+      case 'R':
+        run.rate = positiveDouble(text, `invalid rate limit: "${text}"`);
+        break;
+      case 'L':
+        run.latencyLimit = positiveDouble(text, `invalid latency limit: "${text}"`);
+        break;
+      case 'l':
+        run.log = true;
+        break;
+      case 'r':
+        run.perCommand = true;
+        break;
+      case 'log-prefix':
+        run.logPrefix = text;
+        break;
+      case 'aggregate-interval':
+        run.aggregateInterval = intOption(text, '--aggregate-interval', 1);
+        break;
       case 'sampling-rate': {
         const rate = Number(text);
         if (text.trim() === '' || !(rate > 0 && rate <= 1)) throw new PgbenchUsageError(`invalid sampling rate: "${text}"`);
@@ -196,26 +324,45 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
         const builtin = BUILTINS.find((b) => b.name === name)!;
         throw new BuiltinListing(`-- ${builtin.name}: ${builtin.title}\n${BUILTIN_SCRIPTS[builtin.name]}`);
       }
-      case 'random-seed': run.seed = randomSeed(text); break;
+      case 'random-seed':
+        run.seed = randomSeed(text);
+        break;
       case 'max-tries': {
         maxTriesGiven = true;
         if (!/^\s*\d+\s*$/.test(text) || Number(text) > 2147483647) throw new PgbenchUsageError(`invalid number of maximum tries: "${text}"`);
         run.maxTries = Number(text);
         break;
       }
-      case 'failures-detailed': run.failuresDetailed = true; break;
-      case 'headroom-summary': run.headroomSummary = true; break;
-      case 'headroom-out': run.headroomOut = text; break;
-      case 'I': steps = checkSteps(text); break;
-      case 'F': fillfactor = intOption(text, '-F/--fillfactor', 10, 100); break;
-      case 'foreign-keys': foreignKeys = true; break;
-      case 'unlogged-tables': unlogged = true; break;
-      case 'partitions': partitions = intOption(text, '--partitions', 0); break;
+      case 'failures-detailed':
+        run.failuresDetailed = true;
+        break;
+      case 'headroom-summary':
+        run.headroomSummary = true;
+        break;
+      case 'headroom-out':
+        run.headroomOut = text;
+        break;
+      case 'I':
+        steps = checkSteps(text);
+        break;
+      case 'F':
+        fillfactor = intOption(text, '-F/--fillfactor', 10, 100);
+        break;
+      case 'foreign-keys':
+        foreignKeys = true;
+        break;
+      case 'unlogged-tables':
+        unlogged = true;
+        break;
+      case 'partitions':
+        partitions = intOption(text, '--partitions', 0);
+        break;
       case 'partition-method':
         if (text !== 'range' && text !== 'hash') throw new PgbenchUsageError(`invalid partition method, expecting "range" or "hash", got: "${text}"`);
         partitionMethod = text;
         break;
-      default: break; // -i, -q: -q only thins pgbench's own progress lines, which headroom does not print
+      default:
+        break; // -i, -q: -q only thins pgbench's own progress lines, which headroom does not print
     }
   }
   // After the values, as pgbench checks each value while it reads the options.

@@ -50,7 +50,8 @@ function serviceEntries(file: string, name: string): [string, string, number][] 
     const eq = line.indexOf('=');
     if (eq < 0) throw new UserError(`syntax error in service file "${file}", line ${i + 1}: expected key=value`, SERVICE_HINT);
     const key = line.slice(0, eq);
-    if (key === 'service') throw new UserError(`nested service specifications not supported in service file "${file}", line ${i + 1}`, 'remove the service= line');
+    if (key === 'service')
+      throw new UserError(`nested service specifications not supported in service file "${file}", line ${i + 1}`, 'remove the service= line');
     entries.push([key, line.slice(eq + 1), i + 1]);
   }
   return found ? entries : undefined;

@@ -126,8 +126,10 @@ function parsePorts(text: string | undefined, hosts: number): number[] {
   });
   if (ports.length === 1) return new Array<number>(hosts).fill(ports[0]!);
   if (ports.length !== hosts) {
-    throw new UserError(`could not match ${ports.length} port numbers to ${hosts} hosts`, 'give one port for all hosts, or one per host (host=a,b&port=5432,5433)');
+    throw new UserError(
+      `could not match ${ports.length} port numbers to ${hosts} hosts`,
+      'give one port for all hosts, or one per host (host=a,b&port=5432,5433)',
+    );
   }
   return ports;
 }
-

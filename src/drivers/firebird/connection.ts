@@ -197,7 +197,6 @@ export class FirebirdConnection implements Connection {
   }
 }
 
-
 /** SQL literal for EXECUTE BLOCK bodies, which take no parameters here. */
 function literal(value: SqlValue): string {
   if (value === null) return 'NULL';

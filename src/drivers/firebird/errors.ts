@@ -57,7 +57,18 @@ const BAD_REQUEST = new Set<number>([
   ...[GDS.io_error, GDS.no_dup, GDS.no_meta_update, GDS.read_only_trans, GDS.login, GDS.dsql_error, GDS.unique_key_violation],
   ...[GDS.wirecrypt_incompatible, GDS.wirecrypt_required],
 ]);
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPROTO', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPROTO',
+  'ECONNABORTED',
+]);
 
 interface FirebirdErrorShape {
   gdscode?: number;

@@ -6,9 +6,9 @@ import { FirebirdConnection } from './connection.js';
  * writes, dialect, ODS and sweep interval from MON$DATABASE, and the server mode.
  */
 export async function firebirdServerInfo(conn: Connection, connect: () => Promise<Connection>): Promise<ServerInfo> {
-  const [[version, protocol]] = (await conn.query("SELECT rdb$get_context('SYSTEM', 'ENGINE_VERSION'), rdb$get_context('SYSTEM', 'NETWORK_PROTOCOL') FROM rdb$database")) as [
-    [string, string | null],
-  ];
+  const [[version, protocol]] = (await conn.query(
+    "SELECT rdb$get_context('SYSTEM', 'ENGINE_VERSION'), rdb$get_context('SYSTEM', 'NETWORK_PROTOCOL') FROM rdb$database",
+  )) as [[string, string | null]];
   const [[pageSize, pageBuffers, forcedWrites, dialect, odsMajor, odsMinor, sweep]] = (await conn.query(
     'SELECT mon$page_size, mon$page_buffers, mon$forced_writes, mon$sql_dialect, mon$ods_major, mon$ods_minor, mon$sweep_interval FROM mon$database',
   )) as [[number, number, number, number, number, number, number]];
@@ -41,15 +41,20 @@ export async function firebirdServerInfo(conn: Connection, connect: () => Promis
  * cache writer is invisible to them: such a user gets "Super or SuperClassic" when the PIDs agree.
  */
 export async function serverMode(conn: Connection, connect: () => Promise<Connection>): Promise<string> {
-  const [[cacheWriters]] = (await conn.query("SELECT COUNT(*) FROM mon$attachments WHERE mon$system_flag = 1 AND TRIM(mon$user) = 'Cache Writer'")) as [[number]];
+  const [[cacheWriters]] = (await conn.query("SELECT COUNT(*) FROM mon$attachments WHERE mon$system_flag = 1 AND TRIM(mon$user) = 'Cache Writer'")) as [
+    [number],
+  ];
   if (Number(cacheWriters) > 0) return 'Super';
   const second = await connect();
   try {
-    const pid = async (c: Connection): Promise<number> => Number(((await c.query('SELECT mon$server_pid FROM mon$attachments WHERE mon$attachment_id = CURRENT_CONNECTION')) as [[number]])[0][0]);
+    const pid = async (c: Connection): Promise<number> =>
+      Number(((await c.query('SELECT mon$server_pid FROM mon$attachments WHERE mon$attachment_id = CURRENT_CONNECTION')) as [[number]])[0][0]);
     if ((await pid(conn)) !== (await pid(second))) return 'Classic';
     // An administrator sees the system attachments: none, so no shared cache.
     const [[systemRows]] = (await conn.query('SELECT COUNT(*) FROM mon$attachments WHERE mon$system_flag = 1')) as [[number]];
-    const [[admin]] = (await conn.query("SELECT CASE WHEN CURRENT_USER = 'SYSDBA' OR CURRENT_ROLE = 'RDB$ADMIN' THEN 1 ELSE 0 END FROM rdb$database")) as [[number]];
+    const [[admin]] = (await conn.query("SELECT CASE WHEN CURRENT_USER = 'SYSDBA' OR CURRENT_ROLE = 'RDB$ADMIN' THEN 1 ELSE 0 END FROM rdb$database")) as [
+      [number],
+    ];
     return Number(admin) === 1 || Number(systemRows) > 0 ? 'SuperClassic' : 'Super or SuperClassic';
   } finally {
     await second.close();

@@ -54,7 +54,11 @@ export class MariadbDriver implements Driver {
     try {
       return (this.serverPublicKey = readFileSync(file, 'utf8'));
     } catch (error) {
-      throw new TlsError(`cannot read the server public key file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'TLS_FILE', 'check ?server-public-key-path');
+      throw new TlsError(
+        `cannot read the server public key file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        'TLS_FILE',
+        'check ?server-public-key-path',
+      );
     }
   }
 
@@ -91,7 +95,14 @@ export class MariadbDriver implements Driver {
     const cipher = ssl.get('Ssl_cipher') ?? '';
     // A connection of another kind (a wrapper) tells nothing: the process's transport, or tls once encrypted.
     const transport = conn instanceof MariadbConnection ? conn.wire.transportKind : cipher !== '' ? 'tls' : transportKind();
-    return { dbms: 'mariadb', version: `${comment} ${version}`, settings, durabilityRisks, ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}), transport };
+    return {
+      dbms: 'mariadb',
+      version: `${comment} ${version}`,
+      settings,
+      durabilityRisks,
+      ...(cipher !== '' ? { tls: { protocol: ssl.get('Ssl_version') ?? '', cipher } } : {}),
+      transport,
+    };
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {

@@ -18,7 +18,9 @@ async function schemasWithRecords(conn: Connection): Promise<string[]> {
 }
 
 async function serverStart(conn: Connection): Promise<number> {
-  const [[start]] = (await conn.query("SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME'")) as [[number]];
+  const [[start]] = (await conn.query("SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME'")) as [
+    [number],
+  ];
   return Number(start);
 }
 

@@ -2,12 +2,28 @@ import { UserError } from '../../errors.js';
 import type { TlsMode, TlsSettings } from '../transport/tls.js';
 
 /** The URL parameters this file reads (the mariadb and mysql clients' option names); a strict parameter check accepts these. */
-export const MARIADB_TLS_PARAMETERS = ['ssl', 'ssl-mode', 'ssl-ca', 'ssl-cert', 'ssl-key', 'ssl-crl', 'ssl-verify-server-cert', 'server-public-key-path', 'get-server-public-key'] as const;
+export const MARIADB_TLS_PARAMETERS = [
+  'ssl',
+  'ssl-mode',
+  'ssl-ca',
+  'ssl-cert',
+  'ssl-key',
+  'ssl-crl',
+  'ssl-verify-server-cert',
+  'server-public-key-path',
+  'get-server-public-key',
+] as const;
 
 const HINT = 'use ?ssl=true, ?ssl-verify-server-cert=true&ssl-ca=FILE, or ?ssl-mode=DISABLED|PREFERRED|REQUIRED|VERIFY_CA|VERIFY_IDENTITY';
 
 /** MySQL's --ssl-mode values in libpq's words. */
-const SSL_MODES: Record<string, TlsMode> = { DISABLED: 'disable', PREFERRED: 'prefer', REQUIRED: 'require', VERIFY_CA: 'verify-ca', VERIFY_IDENTITY: 'verify-full' };
+const SSL_MODES: Record<string, TlsMode> = {
+  DISABLED: 'disable',
+  PREFERRED: 'prefer',
+  REQUIRED: 'require',
+  VERIFY_CA: 'verify-ca',
+  VERIFY_IDENTITY: 'verify-full',
+};
 
 /**
  * TLS as the mariadb and mysql clients take it: `ssl-mode` (MySQL's names) when given; else
@@ -36,7 +52,8 @@ export function mariadbTlsSettings(params: URLSearchParams | undefined): TlsSett
     const named = SSL_MODES[modeText.toUpperCase()];
     if (!named) throw new UserError(`?ssl-mode=${modeText} is not an SSL mode`, HINT);
     if (ssl === false && named !== 'disable') throw new UserError(`?ssl-mode=${modeText} contradicts ?ssl=false`, HINT);
-    if (verify === false && (named === 'verify-ca' || named === 'verify-full')) throw new UserError(`?ssl-mode=${modeText} contradicts ?ssl-verify-server-cert=false`, HINT);
+    if (verify === false && (named === 'verify-ca' || named === 'verify-full'))
+      throw new UserError(`?ssl-mode=${modeText} contradicts ?ssl-verify-server-cert=false`, HINT);
     mode = named;
     modeSource = 'ssl-mode';
   } else if (verify === true) {
@@ -54,7 +71,8 @@ export function mariadbTlsSettings(params: URLSearchParams | undefined): TlsSett
   const publicKey = get('server-public-key-path');
   if (publicKey !== undefined) settings.serverPublicKey = publicKey;
   if (flag('get-server-public-key') === true) settings.getServerPublicKey = true;
-  if (modeText === undefined && ssl === undefined && !anyFile && verify === undefined && publicKey === undefined && settings.getServerPublicKey === undefined) return undefined;
+  if (modeText === undefined && ssl === undefined && !anyFile && verify === undefined && publicKey === undefined && settings.getServerPublicKey === undefined)
+    return undefined;
   if (mode === 'disable') return settings;
   if (files.rootCert !== undefined) settings.rootCert = files.rootCert;
   else if (mode === 'verify-ca' || mode === 'verify-full') settings.rootCert = 'system';

@@ -38,9 +38,7 @@ function libpqReport(e: PgServerError): string {
 
 function postgresClass(code: string | undefined, message: string): ErrorClass {
   if (code === undefined) {
-    return /connection terminated|connection error|not queryable|client was closed|timeout expired/i.test(message)
-      ? 'connection_lost'
-      : 'other';
+    return /connection terminated|connection error|not queryable|client was closed|timeout expired/i.test(message) ? 'connection_lost' : 'other';
   }
   if (SOCKET_CODES.has(code)) return 'connection_lost';
   // 40001 serialization_failure, 40P01 deadlock_detected, 55P03 lock_not_available.
@@ -69,7 +67,8 @@ function postgresHint(code: string | undefined, target: ServerTarget): string | 
       return `${where} does not answer: check the host and port, and any firewall`;
     case '28P01':
     case '28000':
-      if (target.passwordFile !== undefined) return `the password came from the password file ${target.passwordFile}: check its line for user "${target.user}", and pg_hba.conf`;
+      if (target.passwordFile !== undefined)
+        return `the password came from the password file ${target.passwordFile}: check its line for user "${target.user}", and pg_hba.conf`;
       return `check the user "${target.user}" and the password in --db (or PGUSER / PGPASSWORD / the password file) and pg_hba.conf`;
     case '3D000':
       return `create it first: createdb -h ${target.host} -p ${target.port} -U ${target.user} ${target.database}`;

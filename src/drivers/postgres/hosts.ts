@@ -19,7 +19,11 @@ export async function connectSuitable(config: ServerTarget, open: (host: HostAtt
   const hosts: HostAttempt[] = [
     { host: config.host, port: config.port, password: config.password },
     // A password from the password file was the first host's: another host has its own line or none.
-    ...(config.fallbacks ?? []).map((f) => ({ host: f.host, port: f.port, password: f.password ?? (config.passwordFile === undefined ? config.password : undefined) })),
+    ...(config.fallbacks ?? []).map((f) => ({
+      host: f.host,
+      port: f.port,
+      password: f.password ?? (config.passwordFile === undefined ? config.password : undefined),
+    })),
   ];
   const attrs = config.targetSessionAttrs ?? 'any';
   if (hosts.length === 1 && attrs === 'any') return open(hosts[0]!);
@@ -73,7 +77,9 @@ async function sessionMismatch(wire: WireConnection, wanted: TargetSessionAttrs)
   let readOnlyDefault = wire.parameters.get('default_transaction_read_only');
   let hotStandby = wire.parameters.get('in_hot_standby');
   if (readOnlyDefault === undefined || hotStandby === undefined) {
-    const { rows } = await wire.simpleQuery("SELECT CASE WHEN pg_catalog.pg_is_in_recovery() THEN 'on' ELSE 'off' END, current_setting('transaction_read_only')");
+    const { rows } = await wire.simpleQuery(
+      "SELECT CASE WHEN pg_catalog.pg_is_in_recovery() THEN 'on' ELSE 'off' END, current_setting('transaction_read_only')",
+    );
     [[hotStandby, readOnlyDefault]] = rows as [[string, string]];
   }
   const standby = hotStandby === 'on';

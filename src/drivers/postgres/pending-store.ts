@@ -26,7 +26,9 @@ async function recordsInComments(conn: Connection): Promise<PendingRecord[]> {
     "SELECT c.relname, d.description FROM pg_description d JOIN pg_class c ON c.oid = d.objoid WHERE d.classoid = 'pg_class'::regclass AND d.objsubid = 0 AND d.description LIKE ?",
     [`${COMMENT_PREFIX}%`],
   );
-  return rows.flatMap(([table, text]) => parsePendingRecords(String(text).slice(COMMENT_PREFIX.length)).filter((r) => r.changes.every((c) => c.kind === 'table' && c.table === table)));
+  return rows.flatMap(([table, text]) =>
+    parsePendingRecords(String(text).slice(COMMENT_PREFIX.length)).filter((r) => r.changes.every((c) => c.kind === 'table' && c.table === table)),
+  );
 }
 
 async function writeRecords(conn: Connection, records: PendingRecord[]): Promise<void> {
@@ -38,7 +40,9 @@ async function writeRecords(conn: Connection, records: PendingRecord[]): Promise
 
 export const postgresPendingStore: PendingStore = {
   async holder(conn) {
-    const [[pid, started]] = (await conn.query('SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()')) as [[number, string]];
+    const [[pid, started]] = (await conn.query('SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()')) as [
+      [number, string],
+    ];
     return `${pid}@${started}`;
   },
 
@@ -78,7 +82,11 @@ export const postgresPendingStore: PendingStore = {
     for (const record of await recordsInComments(conn)) if (record.id === id) await conn.query(`COMMENT ON TABLE ${record.changes[0]!.table} IS NULL`);
     // pg_file_settings is the superuser's: a role without it has no record there to remove.
     const records = await recordsInFile(conn).catch(() => []);
-    if (records.some((r) => r.id === id)) await writeRecords(conn, records.filter((r) => r.id !== id));
+    if (records.some((r) => r.id === id))
+      await writeRecords(
+        conn,
+        records.filter((r) => r.id !== id),
+      );
   },
 
   async inForce(conn, change) {
@@ -93,9 +101,16 @@ export const postgresPendingStore: PendingStore = {
 
   restoreStatements(change: PendingChange) {
     if (change.kind === 'table') {
-      return [change.restoreTo === null ? `ALTER TABLE ${change.table} RESET (${change.name})` : `ALTER TABLE ${change.table} SET (${change.name} = ${pgLiteral(change.restoreTo)})`];
+      return [
+        change.restoreTo === null
+          ? `ALTER TABLE ${change.table} RESET (${change.name})`
+          : `ALTER TABLE ${change.table} SET (${change.name} = ${pgLiteral(change.restoreTo)})`,
+      ];
     }
-    return [change.restoreTo === null ? `ALTER SYSTEM RESET ${change.name}` : `ALTER SYSTEM SET ${change.name} = ${pgLiteral(change.restoreTo)}`, 'SELECT pg_reload_conf()'];
+    return [
+      change.restoreTo === null ? `ALTER SYSTEM RESET ${change.name}` : `ALTER SYSTEM SET ${change.name} = ${pgLiteral(change.restoreTo)}`,
+      'SELECT pg_reload_conf()',
+    ];
   },
 
   async database(conn) {

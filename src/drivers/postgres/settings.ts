@@ -37,11 +37,20 @@ export async function planPostgresSetting(conn: Connection, name: string, value:
       };
     }
     case 'postmaster':
-      throw new UserError(`--set ${name}: PostgreSQL applies ${name} only at server start, so a restart is needed and headroom does not restart servers`, `set it in postgresql.conf (or ALTER SYSTEM), restart the server yourself, then run without --set ${name}`);
+      throw new UserError(
+        `--set ${name}: PostgreSQL applies ${name} only at server start, so a restart is needed and headroom does not restart servers`,
+        `set it in postgresql.conf (or ALTER SYSTEM), restart the server yourself, then run without --set ${name}`,
+      );
     case 'backend':
     case 'superuser-backend':
-      throw new UserError(`--set ${name}: PostgreSQL takes ${name} only when a connection starts, which headroom does not do`, 'set it for the role or database (ALTER ROLE/DATABASE ... SET) before the run');
+      throw new UserError(
+        `--set ${name}: PostgreSQL takes ${name} only when a connection starts, which headroom does not do`,
+        'set it for the role or database (ALTER ROLE/DATABASE ... SET) before the run',
+      );
     default:
-      throw new UserError(`--set ${name}: ${name} is a ${context} parameter of PostgreSQL and cannot be changed on a running server`, 'it is fixed when the cluster is built or compiled');
+      throw new UserError(
+        `--set ${name}: ${name} is a ${context} parameter of PostgreSQL and cannot be changed on a running server`,
+        'it is fixed when the cluster is built or compiled',
+      );
   }
 }

@@ -9,7 +9,8 @@ export const POSTGRES_TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'ss
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const HINT = 'see libpq\'s "SSL Support": sslmode=disable|allow|prefer|require|verify-ca|verify-full, sslrootcert=FILE|system, sslcert=FILE, sslkey=FILE, sslcrl=FILE';
+const HINT =
+  'see libpq\'s "SSL Support": sslmode=disable|allow|prefer|require|verify-ca|verify-full, sslrootcert=FILE|system, sslcert=FILE, sslkey=FILE, sslcrl=FILE';
 
 /**
  * TLS as libpq resolves it, so that a psql user's URL and environment mean the same here: each
@@ -33,7 +34,8 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
   const settings: TlsSettings = { mode, modeSource: modeGiven?.source ?? 'sslmode (default prefer)' };
   const binding = pick('channel_binding', 'PGCHANNELBINDING');
   if (binding !== undefined) {
-    if (!['disable', 'prefer', 'require'].includes(binding.value)) throw new UserError(`${binding.source}=${binding.value} is not a channel_binding`, 'use channel_binding=disable, prefer (the default) or require');
+    if (!['disable', 'prefer', 'require'].includes(binding.value))
+      throw new UserError(`${binding.source}=${binding.value} is not a channel_binding`, 'use channel_binding=disable, prefer (the default) or require');
     settings.channelBinding = binding.value as TlsSettings['channelBinding'];
   }
   if (mode === 'disable') return settings;
@@ -45,7 +47,7 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
   if (rootCert === undefined && (mode === 'verify-ca' || mode === 'verify-full')) {
     throw new UserError(
       `sslmode=${mode} needs a root certificate, and ${path.join(folder, 'root.crt')} does not exist`,
-      'give sslrootcert=FILE (or PGSSLROOTCERT), sslrootcert=system for the machine\'s trusted CAs, or sslmode=require to skip verification',
+      "give sslrootcert=FILE (or PGSSLROOTCERT), sslrootcert=system for the machine's trusted CAs, or sslmode=require to skip verification",
     );
   }
   if (rootCert !== undefined) settings.rootCert = rootCert;
@@ -59,10 +61,12 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
 
   const negotiation = pick('sslnegotiation', 'PGSSLNEGOTIATION');
   if (negotiation !== undefined) {
-    if (negotiation.value !== 'postgres' && negotiation.value !== 'direct') throw new UserError(`${negotiation.source}=${negotiation.value} is not an SSL negotiation`, 'use sslnegotiation=postgres (the default) or direct');
+    if (negotiation.value !== 'postgres' && negotiation.value !== 'direct')
+      throw new UserError(`${negotiation.source}=${negotiation.value} is not an SSL negotiation`, 'use sslnegotiation=postgres (the default) or direct');
     if (negotiation.value === 'direct') {
       // libpq 17: a weaker mode could fall back to a plaintext login when the server lacks direct TLS.
-      if (mode === 'allow' || mode === 'prefer') throw new UserError(`sslnegotiation=direct needs sslmode=require or stronger, not ${mode}`, 'add sslmode=require');
+      if (mode === 'allow' || mode === 'prefer')
+        throw new UserError(`sslnegotiation=direct needs sslmode=require or stronger, not ${mode}`, 'add sslmode=require');
       settings.direct = true;
     }
   }

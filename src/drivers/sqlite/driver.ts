@@ -50,7 +50,8 @@ export class SqliteDriver implements Driver {
     settings['synchronous'] = `${synchronous} (${['OFF', 'NORMAL', 'FULL', 'EXTRA'][synchronous] ?? '?'})`;
     // In WAL mode NORMAL syncs only at checkpoints: a power loss can take back the last commits
     // (SQLite docs, PRAGMA synchronous). A killed process loses nothing at NORMAL or above.
-    const durabilityRisks = synchronous === 0 ? ['synchronous=OFF'] : synchronous === 1 && settings['journal_mode'] === 'wal' ? ['synchronous=NORMAL in WAL mode (power loss)'] : [];
+    const durabilityRisks =
+      synchronous === 0 ? ['synchronous=OFF'] : synchronous === 1 && settings['journal_mode'] === 'wal' ? ['synchronous=NORMAL in WAL mode (power loss)'] : [];
     return { dbms: 'sqlite', version: `SQLite ${await value('SELECT sqlite_version()')}`, settings, durabilityRisks };
   }
 

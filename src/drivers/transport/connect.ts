@@ -14,9 +14,13 @@ const KINDS: readonly TransportKind[] = ['native', 'node'];
 export function transportKind(env: NodeJS.ProcessEnv = process.env): TransportKind {
   const asked = env['HEADROOM_TRANSPORT'];
   if (asked === undefined || asked === '') return loadReactor() ? 'native' : 'node';
-  if (!(KINDS as readonly string[]).includes(asked)) throw new UserError(`HEADROOM_TRANSPORT=${asked} is not a transport`, `use ${KINDS.join(' or ')}, or leave it unset`);
+  if (!(KINDS as readonly string[]).includes(asked))
+    throw new UserError(`HEADROOM_TRANSPORT=${asked} is not a transport`, `use ${KINDS.join(' or ')}, or leave it unset`);
   if (asked === 'native' && !loadReactor()) {
-    throw new UserError('HEADROOM_TRANSPORT=native, but the native reactor is not built', 'run npm run build:native (Linux, with python3, make and a C compiler), or leave HEADROOM_TRANSPORT unset');
+    throw new UserError(
+      'HEADROOM_TRANSPORT=native, but the native reactor is not built',
+      'run npm run build:native (Linux, with python3, make and a C compiler), or leave HEADROOM_TRANSPORT unset',
+    );
   }
   return asked as TransportKind;
 }

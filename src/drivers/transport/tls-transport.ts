@@ -97,13 +97,27 @@ export class TlsCapableTransport implements TlsUpgradable {
    * TLS from the first byte (PostgreSQL's sslnegotiation=direct): no plaintext exchange, the
    * protocol is chosen by ALPN.
    */
-  static async connectDirect(address: { host: string; port: number }, handler: TransportHandler, context: TlsContext, alpn: string[], timeoutMs: number): Promise<TlsCapableTransport> {
+  static async connectDirect(
+    address: { host: string; port: number },
+    handler: TransportHandler,
+    context: TlsContext,
+    alpn: string[],
+    timeoutMs: number,
+  ): Promise<TlsCapableTransport> {
     const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
-      const secure = tls.connect({ ...context.connectOptions(address.host, undefined, alpn), port: address.port, onread: decryptedInto(handler) } as tls.ConnectionOptions);
+      const secure = tls.connect({
+        ...context.connectOptions(address.host, undefined, alpn),
+        port: address.port,
+        onread: decryptedInto(handler),
+      } as tls.ConnectionOptions);
       const timer = setTimeout(() => secure.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
       secure.once('error', (error) => {
         clearTimeout(timer);
-        reject(error instanceof TransportError || (error as NodeJS.ErrnoException).syscall ? new TransportError(`connection error: ${error.message}`, (error as NodeJS.ErrnoException).code) : tlsFailure(error, `${address.host}:${address.port}`, context.settings));
+        reject(
+          error instanceof TransportError || (error as NodeJS.ErrnoException).syscall
+            ? new TransportError(`connection error: ${error.message}`, (error as NodeJS.ErrnoException).code)
+            : tlsFailure(error, `${address.host}:${address.port}`, context.settings),
+        );
       });
       secure.once('secureConnect', () => {
         clearTimeout(timer);
@@ -158,7 +172,11 @@ export class TlsCapableTransport implements TlsUpgradable {
   private secured(socket: tls.TLSSocket): TlsSession {
     this.kind = 'node-tls';
     const cipher = socket.getCipher();
-    this.session = { protocol: socket.getProtocol() ?? 'unknown', cipher: cipher.standardName ?? cipher.name, peerCertificate: socket.getPeerCertificate().raw };
+    this.session = {
+      protocol: socket.getProtocol() ?? 'unknown',
+      cipher: cipher.standardName ?? cipher.name,
+      peerCertificate: socket.getPeerCertificate().raw,
+    };
     return this.session;
   }
 

@@ -114,7 +114,12 @@ export class TlsContext {
 function systemCaFile(): string {
   const fromEnv = process.env['SSL_CERT_FILE'];
   const found = [...(fromEnv ? [fromEnv] : []), ...SYSTEM_CA_FILES].find((file) => existsSync(file));
-  if (!found) throw new TlsError('sslrootcert=system, but this machine has no CA bundle where OpenSSL keeps it', 'TLS_FILE', 'install ca-certificates, or name a CA file');
+  if (!found)
+    throw new TlsError(
+      'sslrootcert=system, but this machine has no CA bundle where OpenSSL keeps it',
+      'TLS_FILE',
+      'install ca-certificates, or name a CA file',
+    );
   return found;
 }
 
@@ -122,7 +127,11 @@ function readPem(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new TlsError(`cannot read the ${what} file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'TLS_FILE', 'check the path and its permissions');
+    throw new TlsError(
+      `cannot read the ${what} file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      'TLS_FILE',
+      'check the path and its permissions',
+    );
   }
 }
 
@@ -135,7 +144,11 @@ function checkKeyPermissions(file: string): void {
   try {
     stat = statSync(file);
   } catch (error) {
-    throw new TlsError(`cannot read the client key file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'TLS_FILE', 'check the path and its permissions');
+    throw new TlsError(
+      `cannot read the client key file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      'TLS_FILE',
+      'check the path and its permissions',
+    );
   }
   if (process.platform === 'win32' || !stat.isFile()) return;
   const tooOpen = stat.uid === 0 ? (stat.mode & 0o037) !== 0 : (stat.mode & 0o077) !== 0;
@@ -165,13 +178,22 @@ export function tlsFailure(error: Error, where: string, settings: TlsSettings): 
   const code = (error as NodeJS.ErrnoException).code ?? 'TLS_HANDSHAKE';
   const ca = settings.rootCert === undefined ? 'no root certificate given' : `root certificate ${settings.rootCert}`;
   if (UNKNOWN_CA.has(code)) {
-    return new TlsError(`TLS: the certificate of ${where} is signed by an unknown CA (${code}, ${ca})`, code, 'give the CA that signed it (sslrootcert / ssl-ca), or use sslmode=require to skip verification');
+    return new TlsError(
+      `TLS: the certificate of ${where} is signed by an unknown CA (${code}, ${ca})`,
+      code,
+      'give the CA that signed it (sslrootcert / ssl-ca), or use sslmode=require to skip verification',
+    );
   }
   if (code === 'CERT_HAS_EXPIRED') return new TlsError(`TLS: the certificate of ${where} has expired`, code, 'the server needs a renewed certificate');
-  if (code === 'CERT_NOT_YET_VALID') return new TlsError(`TLS: the certificate of ${where} is not valid yet`, code, 'check the clocks of the client and the server');
+  if (code === 'CERT_NOT_YET_VALID')
+    return new TlsError(`TLS: the certificate of ${where} is not valid yet`, code, 'check the clocks of the client and the server');
   if (code === 'CERT_REVOKED') return new TlsError(`TLS: the certificate of ${where} is revoked`, code, 'the certificate revocation list (sslcrl) lists it');
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return new TlsError(`TLS: host name mismatch: ${error.message.replace(/^Hostname\/IP does not match certificate's altnames: /, '')}`, code, 'connect with a name the certificate lists, or use sslmode=verify-ca');
+    return new TlsError(
+      `TLS: host name mismatch: ${error.message.replace(/^Hostname\/IP does not match certificate's altnames: /, '')}`,
+      code,
+      'connect with a name the certificate lists, or use sslmode=verify-ca',
+    );
   }
   return new TlsError(`TLS handshake with ${where} failed: ${error.message}`, code, undefined);
 }

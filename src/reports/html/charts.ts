@@ -78,7 +78,9 @@ export function runCharts(run: LoadedResult, index: number): ChartSpec[] {
         { label: 'p99', color: PALETTE[1]!, values: latency('p99') },
         { label: 'max', color: PALETTE[3]!, dashed: true, values: latency('max') },
         // Under --rate, latency counts from the scheduled start: the lag shows how much of it was waiting.
-        ...(series.some((p) => p.lagMs) ? [{ label: 'schedule lag avg', color: PALETTE[6]!, dashed: true, values: series.map((p) => positive(p.lagMs?.avg ?? 0)) }] : []),
+        ...(series.some((p) => p.lagMs)
+          ? [{ label: 'schedule lag avg', color: PALETTE[6]!, dashed: true, values: series.map((p) => positive(p.lagMs?.avg ?? 0)) }]
+          : []),
       ],
       shaded,
     },

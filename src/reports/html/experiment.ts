@@ -28,12 +28,27 @@ export function experimentCharts(loaded: LoadedExperiment, index: number): Chart
   });
   if (experiment.experiment === 'peak') {
     const rows = experiment.rows as unknown as PeakRow[];
-    return [bars('Peak queries per second, per query', 'peak q/s', rows.map((r) => `${r.number} ${r.query}`), rows.map((r) => r.peakQps))];
+    return [
+      bars(
+        'Peak queries per second, per query',
+        'peak q/s',
+        rows.map((r) => `${r.number} ${r.query}`),
+        rows.map((r) => r.peakQps),
+      ),
+    ];
   }
   if (experiment.experiment === 'growth') {
     const rows = experiment.rows as unknown as GrowthRow[];
     const sizes = rows.map((r) => r.tablesBytes ?? r.databaseBytes);
-    if (sizes.some((s) => s === null)) return [bars('Throughput per scale', 'tps', rows.map((r) => `scale ${r.scale}`), rows.map((r) => r.tps))];
+    if (sizes.some((s) => s === null))
+      return [
+        bars(
+          'Throughput per scale',
+          'tps',
+          rows.map((r) => `scale ${r.scale}`),
+          rows.map((r) => r.tps),
+        ),
+      ];
     const points = rows.map((r, i) => ({ mb: Math.round((sizes[i]! / MB) * 10) / 10, tps: r.tps })).sort((a, b) => a.mb - b.mb);
     return [
       {
@@ -51,7 +66,14 @@ export function experimentCharts(loaded: LoadedExperiment, index: number): Chart
   }
   if (experiment.experiment === 'dead-rows') {
     const rows = (experiment.rows as unknown as DeadRowsRow[]).filter((r) => r.kind === 'run');
-    return [bars('Throughput per step', 'tps', rows.map((r) => r.name), rows.map((r) => ('tps' in r ? Number(r.tps) : 0)))];
+    return [
+      bars(
+        'Throughput per step',
+        'tps',
+        rows.map((r) => r.name),
+        rows.map((r) => ('tps' in r ? Number(r.tps) : 0)),
+      ),
+    ];
   }
   return [];
 }

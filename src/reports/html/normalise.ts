@@ -51,7 +51,16 @@ export function normaliseSection(c: NormalisedComparison, charts: readonly Chart
     '<h3>As if on the reference machine</h3>',
     htmlTable(
       ['run', 'DBMS', ...n.metrics.flatMap((m) => [figureName(m.name), 'normalised', 'reference', 'vs ref'])],
-      runs.map((r) => [e(r.run.label), e(dbmsLabel(r.run)), ...r.metrics.flatMap((m) => [formatFigure(m.name, m.measured), formatFigure(m.name, m.normalised), formatFigure(m.name, m.reference), formatVsReference(m)])]),
+      runs.map((r) => [
+        e(r.run.label),
+        e(dbmsLabel(r.run)),
+        ...r.metrics.flatMap((m) => [
+          formatFigure(m.name, m.measured),
+          formatFigure(m.name, m.normalised),
+          formatFigure(m.name, m.reference),
+          formatVsReference(m),
+        ]),
+      ]),
       { textColumns: 2 },
     ),
     '<p class="note">normalised = measured x coefficient; reference: the reference\'s figure for the run\'s DBMS, when it has one; vs ref = normalised / reference.</p>',
@@ -61,7 +70,10 @@ export function normaliseSection(c: NormalisedComparison, charts: readonly Chart
       '<h3>Load phases as if on the reference machine</h3>',
       htmlTable(
         ['run', ...n.phases.map((p) => `${p.name} s`)],
-        runs.map((r) => [e(r.run.label), ...r.phases.map((p) => (p.measured === null ? '-' : `${formatSeconds(p.measured)} &rarr; ${formatSeconds(p.normalised!)}`))]),
+        runs.map((r) => [
+          e(r.run.label),
+          ...r.phases.map((p) => (p.measured === null ? '-' : `${formatSeconds(p.measured)} &rarr; ${formatSeconds(p.normalised!)}`)),
+        ]),
       ),
       '<p class="note">seconds, measured &rarr; normalised.</p>',
     );

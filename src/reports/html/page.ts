@@ -73,6 +73,9 @@ export function renderHtmlReport(
 function pageTitle(runs: readonly LoadedResult[], sweeps: readonly LoadedSweep[]): string {
   const all = [...sweeps, ...runs];
   if (all.length === 1) return `headroom: ${all[0]!.label}${sweeps.length === 1 ? ' (terminal sweep)' : ''}`;
-  const counted = [...(sweeps.length > 0 ? [`${sweeps.length} sweep${sweeps.length > 1 ? 's' : ''}`] : []), ...(runs.length > 0 ? [`${runs.length} run${runs.length > 1 ? 's' : ''}`] : [])];
+  const counted = [
+    ...(sweeps.length > 0 ? [`${sweeps.length} sweep${sweeps.length > 1 ? 's' : ''}`] : []),
+    ...(runs.length > 0 ? [`${runs.length} run${runs.length > 1 ? 's' : ''}`] : []),
+  ];
   return `headroom: ${counted.join(' and ')} compared`;
 }

@@ -13,8 +13,12 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
   const r = run.result;
   const s = r.summary;
   const c = r.config;
-  const options = Object.entries(c.workloadOptions).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`).join('; ');
-  const failures = ERROR_CLASSES.filter((k) => s.failures[k] > 0).map((k) => `${k} ${s.failures[k]}`).join(', ');
+  const options = Object.entries(c.workloadOptions)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`)
+    .join('; ');
+  const failures = ERROR_CLASSES.filter((k) => s.failures[k] > 0)
+    .map((k) => `${k} ${s.failures[k]}`)
+    .join(', ');
   // A column of its own only where the workload rolls back by design (tpcc New-Order 1%).
   const rolledBack = r.transactions.some((t) => (t.rolledBack ?? 0) > 0);
   const parts = [
@@ -28,7 +32,12 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       ['server version', e(r.target.version)],
       ['target', e(r.target.url)],
       ['clients / jobs', `${c.clients} / ${c.jobs}`],
-      ['duration', e(`${s.measuredSeconds.toFixed(1)} s measured${c.warmupSeconds > 0 ? `, ${c.warmupSeconds} s warm-up excluded` : ''}${c.rate !== null ? `, rate ${c.rate} tps` : ''}`)],
+      [
+        'duration',
+        e(
+          `${s.measuredSeconds.toFixed(1)} s measured${c.warmupSeconds > 0 ? `, ${c.warmupSeconds} s warm-up excluded` : ''}${c.rate !== null ? `, rate ${c.rate} tps` : ''}`,
+        ),
+      ],
       ['started', e(r.startedAt)],
     ]),
     `<div class="headline">`,
@@ -48,7 +57,9 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
       (s.clientMemory ? `; client peak memory ${s.clientMemory.peakRssMB.toFixed(0)} MB` : '') +
       (s.scheduleLagMs ? `; schedule lag avg ${ms(s.scheduleLagMs.avg)} ms, max ${ms(s.scheduleLagMs.max)} ms` : '') +
-      s.connections.outages.map((o) => `; outage at ${e(o.startedAt)}: ${o.seconds.toFixed(1)} s, ${o.terminals} connection(s) lost${o.recovered ? '' : ', not recovered'}`).join('') +
+      s.connections.outages
+        .map((o) => `; outage at ${e(o.startedAt)}: ${o.seconds.toFixed(1)} s, ${o.terminals} connection(s) lost${o.recovered ? '' : ', not recovered'}`)
+        .join('') +
       (s.connections.refused > 0 ? `; the server refused ${s.connections.refused} of ${r.config.clients} connections` : '') +
       (r.series.some((p) => p.phase === 'warmup') ? '; the shaded part of the time charts is the warm-up' : '') +
       '</p>',
@@ -68,20 +79,47 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     ),
   ];
   if (r.checks) {
-    parts.push('<h3>Checks after the run</h3>', htmlTable(['check', 'result', 'detail'], r.checks.map((c) => [e(c.name), c.ok ? 'ok' : 'FAILED', e(c.detail)]), { textColumns: 3 }));
+    parts.push(
+      '<h3>Checks after the run</h3>',
+      htmlTable(
+        ['check', 'result', 'detail'],
+        r.checks.map((c) => [e(c.name), c.ok ? 'ok' : 'FAILED', e(c.detail)]),
+        { textColumns: 3 },
+      ),
+    );
   }
   // The same lines the terminal summary prints: where the time went, on the client and the server.
-  parts.push('<h3>Where the time went</h3>', `<ul class="server">${serverLines(r, r.host.cores).map((line) => `<li>${e(line)}</li>`).join('')}</ul>`);
+  parts.push(
+    '<h3>Where the time went</h3>',
+    `<ul class="server">${serverLines(r, r.host.cores)
+      .map((line) => `<li>${e(line)}</li>`)
+      .join('')}</ul>`,
+  );
   if (r.errors.length > 0) {
-    parts.push('<h3>Errors</h3>', htmlTable(['class', 'code', 'count', 'message'], r.errors.map((x) => [e(x.errorClass), e(x.code ?? ''), String(x.count), e(x.message)]), { textColumns: 2 }));
+    parts.push(
+      '<h3>Errors</h3>',
+      htmlTable(
+        ['class', 'code', 'count', 'message'],
+        r.errors.map((x) => [e(x.errorClass), e(x.code ?? ''), String(x.count), e(x.message)]),
+        { textColumns: 2 },
+      ),
+    );
   }
   if (r.data.phases.length > 0) {
     parts.push(
       '<h3>Data load</h3>',
-      htmlTable(['phase', 'rows', 'seconds', 'rows/s'], r.data.phases.map((p) => [e(p.name), String(p.rows), p.seconds.toFixed(3), p.rows > 0 && p.seconds > 0 ? (p.rows / p.seconds).toFixed(0) : ''])),
+      htmlTable(
+        ['phase', 'rows', 'seconds', 'rows/s'],
+        r.data.phases.map((p) => [e(p.name), String(p.rows), p.seconds.toFixed(3), p.rows > 0 && p.seconds > 0 ? (p.rows / p.seconds).toFixed(0) : '']),
+      ),
     );
   } else {
-    const loaded = r.data.loadedBy === 'none' ? "the scripts' own tables, not loaded by headroom" : r.data.loadedBy === 'earlier' ? 'loaded before this run' : 'loaded by this run';
+    const loaded =
+      r.data.loadedBy === 'none'
+        ? "the scripts' own tables, not loaded by headroom"
+        : r.data.loadedBy === 'earlier'
+          ? 'loaded before this run'
+          : 'loaded by this run';
     parts.push(`<p class="note">data: ${loaded}, scale ${c.scale}</p>`);
   }
   parts.push(
@@ -97,7 +135,11 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     ]),
     '</div>',
     '<div><h3>Server settings</h3>',
-    htmlTable(['setting', 'value'], Object.entries(r.target.settings).map(([k, v]) => [e(k), e(v)]), { textColumns: 2 }),
+    htmlTable(
+      ['setting', 'value'],
+      Object.entries(r.target.settings).map(([k, v]) => [e(k), e(v)]),
+      { textColumns: 2 },
+    ),
     '</div>',
     '</div>',
     `<p class="note">command: <code>headroom run ${e(c.argv.join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
@@ -113,14 +155,23 @@ export function comparisonSection(runs: readonly LoadedResult[], charts: readonl
     `<a href="#run${i}">${e(run.label)}</a><div class="sub">${e(describeRun(run))}</div>`,
     ...METRICS.flatMap((m, j) => {
       const cell = cells[i]![j]!;
-      const better = cell.ratio === null ? '' : cell.ratio === 1 ? '' : (cell.ratio > 1) === m.higherIsBetter ? 'better' : 'worse';
+      const better = cell.ratio === null ? '' : cell.ratio === 1 ? '' : cell.ratio > 1 === m.higherIsBetter ? 'better' : 'worse';
       return [formatValue(m, cell.value), `<span class="ratio ${better}">${formatRatio(cell.ratio)}</span>`];
     }),
   ]);
   const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
   const statements = statementDifferenceLines(runs);
   const named = statements.length > 0 ? `<ul class="server">${statements.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '';
-  return ['<section class="compare">', '<h2>Comparison</h2>', ...unlikeRuns(runs).map((line) => `<p class="warning">${e(line)}</p>`), htmlTable(header, rows), named, '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>', chartDivs(charts), '</section>'].join('\n');
+  return [
+    '<section class="compare">',
+    '<h2>Comparison</h2>',
+    ...unlikeRuns(runs).map((line) => `<p class="warning">${e(line)}</p>`),
+    htmlTable(header, rows),
+    named,
+    '<p class="note">"vs first" is each run\'s figure over the first run\'s: green is better, red is worse.</p>',
+    chartDivs(charts),
+    '</section>',
+  ].join('\n');
 }
 
 function figure(name: string, value: string): string {

@@ -12,7 +12,9 @@ export const REFUSED_COLOR = '#5f3dc4';
  * a dashed line. The x axis runs to the refused step, so the line shows where the server stopped.
  */
 export function sweepCharts(sweeps: readonly LoadedSweep[]): ChartSpec[] {
-  const x = [...new Set(sweeps.flatMap(({ sweep }) => [...sweep.steps.map((s) => s.config.clients), ...(sweep.refusedAt === null ? [] : [sweep.refusedAt])]))].sort((a, b) => a - b);
+  const x = [
+    ...new Set(sweeps.flatMap(({ sweep }) => [...sweep.steps.map((s) => s.config.clients), ...(sweep.refusedAt === null ? [] : [sweep.refusedAt])])),
+  ].sort((a, b) => a - b);
   // Steps that multiply (1, 2, 4, ...) read better on a log axis, where they are evenly spaced.
   const xLog = x.length >= 3 && x[0]! >= 1 && x.every((v, i) => i === 0 || v / x[i - 1]! >= 1.5);
   const chart = (metric: 'tps' | 'p99'): ChartSpec => {
@@ -54,7 +56,10 @@ export function sweepSection(sweeps: readonly LoadedSweep[], charts: readonly Ch
     parts.push(
       `<h3>${e(loaded.label)} <span class="status status-${e(loaded.sweep.status)}">${e(loaded.sweep.status)}</span></h3>`,
       `<p class="note">${e(describeSweep(loaded))}${loaded.sweep.statusReason ? `; ${e(loaded.sweep.statusReason)}` : ''}</p>`,
-      htmlTable([...SWEEP_HEADER], sweepRows(loaded.sweep).map((row) => row.map(e))),
+      htmlTable(
+        [...SWEEP_HEADER],
+        sweepRows(loaded.sweep).map((row) => row.map(e)),
+      ),
       `<p class="note">${e(kneeLine(loaded.sweep))}${refused ? `<br>${e(refused)}` : ''}</p>`,
       `<p class="note">command: <code>headroom run ${e(loaded.sweep.argv.join(' '))}</code></p>`,
     );

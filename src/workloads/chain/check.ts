@@ -38,7 +38,11 @@ export async function checkChain(ctx: DataContext): Promise<CheckOutcome[]> {
   }
   // Units draw clients from the first batch only (ids 1..N-1).
   const outside = await count(`SELECT COUNT(*) FROM operation WHERE client_id < 1 OR client_id >= ${sizes.clientsPerBatch}`);
-  outcomes.push({ name: 'operations on first-batch clients', ok: outside === 0, detail: `${outside} operations outside client ids 1..${sizes.clientsPerBatch - 1}` });
+  outcomes.push({
+    name: 'operations on first-batch clients',
+    ok: outside === 0,
+    detail: `${outside} operations outside client ids 1..${sizes.clientsPerBatch - 1}`,
+  });
   const badSumma = await count('SELECT COUNT(*) FROM operation WHERE summa IS NULL OR summa < 1 OR summa > 1000');
   outcomes.push({ name: 'summa in range', ok: badSumma === 0, detail: `${badSumma} operations with summa outside 1..1000` });
   return outcomes;

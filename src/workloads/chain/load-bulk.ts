@@ -8,7 +8,15 @@ import { CLIENT_NAME_INDEX, INSERT_COLUMNS, addForeignKey, createTable, dropStat
 import { CLIENT_BATCHES, type ChainSizes } from './sizes.js';
 
 /** Bulk phases carry a "bulk" prefix so a result never passes them off as the study's phases. */
-export const BULK_PHASES = ['bulk: create tables', 'bulk: countries', 'bulk: cities', 'bulk: streets', 'bulk: addresses', 'bulk: clients', 'bulk: keys and indexes'] as const;
+export const BULK_PHASES = [
+  'bulk: create tables',
+  'bulk: countries',
+  'bulk: cities',
+  'bulk: streets',
+  'bulk: addresses',
+  'bulk: clients',
+  'bulk: keys and indexes',
+] as const;
 
 /**
  * The same rows as the faithful load (same generator, same values, same ids), through each DBMS's
@@ -21,14 +29,19 @@ export async function loadBulk(ctx: DataContext, sizes: ChainSizes): Promise<Loa
   const tables = ['country', 'city', 'street', 'address', 'client', 'operation'] as const;
   await clock.timed('bulk: create tables', () => clock.statements([...dropStatements(dbms), ...tables.map((table) => createTable(dbms, table, false))]));
   const counted = (phase: string, total: number) => new RowProgress(ctx, phase, total);
-  await clock.timed('bulk: countries', () => conn.bulkInsert('country', INSERT_COLUMNS.country, counted('bulk: countries', sizes.countries).rows(countryRows(sizes))));
+  await clock.timed('bulk: countries', () =>
+    conn.bulkInsert('country', INSERT_COLUMNS.country, counted('bulk: countries', sizes.countries).rows(countryRows(sizes))),
+  );
   await clock.timed('bulk: cities', () => conn.bulkInsert('city', INSERT_COLUMNS.city, counted('bulk: cities', sizes.cities).rows(cityRows(sizes))));
   await clock.timed('bulk: streets', () => conn.bulkInsert('street', INSERT_COLUMNS.street, counted('bulk: streets', sizes.streets).rows(streetRows(sizes))));
-  await clock.timed('bulk: addresses', () => conn.bulkInsert('address', INSERT_COLUMNS.address, counted('bulk: addresses', sizes.addresses).rows(addressRows(sizes))));
+  await clock.timed('bulk: addresses', () =>
+    conn.bulkInsert('address', INSERT_COLUMNS.address, counted('bulk: addresses', sizes.addresses).rows(addressRows(sizes))),
+  );
   await clock.timed('bulk: clients', async () => {
     const progress = counted('bulk: clients', CLIENT_BATCHES * sizes.clientsPerBatch);
     let rows = 0;
-    for (let batch = 0; batch < CLIENT_BATCHES; batch++) rows += await conn.bulkInsert('client', INSERT_COLUMNS.client, progress.rows(clientRows(sizes, batch)));
+    for (let batch = 0; batch < CLIENT_BATCHES; batch++)
+      rows += await conn.bulkInsert('client', INSERT_COLUMNS.client, progress.rows(clientRows(sizes, batch)));
     return rows;
   });
   await clock.timed('bulk: keys and indexes', () => clock.statements(keysAndIndexes(dbms)));

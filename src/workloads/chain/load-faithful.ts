@@ -7,7 +7,18 @@ import { CLIENT_NAME_INDEX, INSERT_COLUMNS, addForeignKey, createTable, dropStat
 import type { ChainSizes } from './sizes.js';
 
 /** The study's phase names, in its order (chain-model.md, "Loading phases"). */
-export const FAITHFUL_PHASES = ['Countries', 'Cities', 'Streets', 'Addresses', 'Preparation', 'Insert1', 'Indexing', 'Insert2', 'Altering table', 'Insert3'] as const;
+export const FAITHFUL_PHASES = [
+  'Countries',
+  'Cities',
+  'Streets',
+  'Addresses',
+  'Preparation',
+  'Insert1',
+  'Indexing',
+  'Insert2',
+  'Altering table',
+  'Insert3',
+] as const;
 
 /**
  * The study's load, whose phase times are part of the measurement: one thread, row by row through
@@ -18,7 +29,8 @@ export const FAITHFUL_PHASES = ['Countries', 'Cities', 'Streets', 'Addresses', '
 export async function loadFaithful(ctx: DataContext, sizes: ChainSizes): Promise<LoadPhase[]> {
   const { dbms } = ctx;
   const clock = new PhaseClock(ctx);
-  const insertRows = (phase: string, table: Exclude<ChainTable, 'operation'>, total: number, rows: Iterable<SqlValue[]>) => () => insertRowByRow(ctx, table, new RowProgress(ctx, phase, total).rows(rows));
+  const insertRows = (phase: string, table: Exclude<ChainTable, 'operation'>, total: number, rows: Iterable<SqlValue[]>) => () =>
+    insertRowByRow(ctx, table, new RowProgress(ctx, phase, total).rows(rows));
 
   // Creating the dictionaries is not one of the study's timed phases.
   await clock.statements([
@@ -31,7 +43,12 @@ export async function loadFaithful(ctx: DataContext, sizes: ChainSizes): Promise
   await clock.timed('Streets', insertRows('Streets', 'street', sizes.streets, streetRows(sizes)));
   await clock.timed('Addresses', insertRows('Addresses', 'address', sizes.addresses, addressRows(sizes)));
   await clock.timed('Preparation', () =>
-    clock.statements([...dropStatements(dbms, ['operation', 'client']), createTable(dbms, 'client', false), createTable(dbms, 'operation', true), ...foreignKeyIndex(dbms, 'operation')]),
+    clock.statements([
+      ...dropStatements(dbms, ['operation', 'client']),
+      createTable(dbms, 'client', false),
+      createTable(dbms, 'operation', true),
+      ...foreignKeyIndex(dbms, 'operation'),
+    ]),
   );
   await clock.timed('Insert1', insertRows('Insert1', 'client', sizes.clientsPerBatch, clientRows(sizes, 0)));
   await clock.timed('Indexing', () => clock.statements([CLIENT_NAME_INDEX]));

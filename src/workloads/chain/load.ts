@@ -11,13 +11,18 @@ export type LoadMode = 'faithful' | 'bulk';
 export async function loadChain(ctx: DataContext): Promise<LoadPhase[]> {
   const mode: LoadMode = ctx.options['load'] === 'faithful' ? 'faithful' : 'bulk';
   const sizes = chainSizes(ctx.scale);
-  ctx.log(`${mode} load: ${sizes.countries} countries, ${sizes.cities} cities, ${sizes.streets} streets, ${sizes.addresses} addresses, 3 x ${sizes.clientsPerBatch} clients`);
+  ctx.log(
+    `${mode} load: ${sizes.countries} countries, ${sizes.cities} cities, ${sizes.streets} streets, ${sizes.addresses} addresses, 3 x ${sizes.clientsPerBatch} clients`,
+  );
   const phases = mode === 'faithful' ? await loadFaithful(ctx, sizes) : await loadBulk(ctx, sizes);
   // Statistics for the planner; not one of the timed phases of either mode.
   for (const sql of chainDialect(ctx.dbms).analyze(['country', 'city', 'street', 'address', 'client', 'operation'])) await ctx.conn.query(sql);
   await ctx.conn.query(createMetaTable(ctx.dbms));
   // One row per statement: Firebird has no multi-row VALUES.
-  for (const [name, value] of [['scale', String(ctx.scale)], ['load', mode]]) {
+  for (const [name, value] of [
+    ['scale', String(ctx.scale)],
+    ['load', mode],
+  ]) {
     await ctx.conn.query(`INSERT INTO chain_meta (name, ${chainDialect(ctx.dbms).metaValueColumn}) VALUES (?, ?)`, [name!, value!]);
   }
   return phases;

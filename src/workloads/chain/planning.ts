@@ -134,7 +134,10 @@ function explainTimes(rows: unknown[][]): [number, number] {
 async function analyzeJsonTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
   const times: Times = [];
   for (const id of ids) {
-    const doc = json(await conn.query(`ANALYZE FORMAT=JSON ${join.literal(id)}`)) as { query_optimization?: { r_total_time_ms: number }; query_block: { r_total_time_ms?: number } };
+    const doc = json(await conn.query(`ANALYZE FORMAT=JSON ${join.literal(id)}`)) as {
+      query_optimization?: { r_total_time_ms: number };
+      query_block: { r_total_time_ms?: number };
+    };
     // MariaDB before 10.11 does not report optimisation time: no figure rather than a zero.
     if (doc.query_optimization === undefined) throw new Error('this MariaDB does not report optimisation time in ANALYZE FORMAT=JSON');
     times.push([doc.query_optimization.r_total_time_ms, doc.query_block.r_total_time_ms ?? 0]);

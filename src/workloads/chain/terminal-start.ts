@@ -18,7 +18,11 @@ export function unitsPerTerminal(terminal: Pick<TerminalContext, 'scale' | 'term
  * same order). Distributed: terminal i at s_i, s_0 = startR on the first run and
  * shift(existing operations) on later ones, s_{i+1} = s_i * shift(n) mod p.
  */
-export function terminalStart(mode: TerminalMode, terminal: Pick<TerminalContext, 'terminal' | 'scale' | 'terminals' | 'transactionsPerTerminal'>, existingOperations: number): number {
+export function terminalStart(
+  mode: TerminalMode,
+  terminal: Pick<TerminalContext, 'terminal' | 'scale' | 'terminals' | 'transactionsPerTerminal'>,
+  existingOperations: number,
+): number {
   if (mode === 'localized') return START_R;
   return distributedStart(runStart(existingOperations), terminal.terminal, unitsPerTerminal(terminal));
 }

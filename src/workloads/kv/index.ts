@@ -19,7 +19,17 @@ export const kv: Workload = {
   scaleHelp: 'rows in numbers: 10M, 1000000000, 1e9 (k, M, G/B suffixes; at most 1e9); init on a smaller table appends the missing rows',
   defaultScale: 1_000_000,
   parseScale: parseRows,
-  options: [{ long: 'test', type: 'string', value: 'NAME', choices: TESTS.map((t) => t.name), help: 'read: SELECT * by a random key; update: UPDATE region and operator by a random key', default: 'read', verbs: ['run'] }],
+  options: [
+    {
+      long: 'test',
+      type: 'string',
+      value: 'NAME',
+      choices: TESTS.map((t) => t.name),
+      help: 'read: SELECT * by a random key; update: UPDATE region and operator by a random key',
+      default: 'read',
+      verbs: ['run'],
+    },
+  ],
 
   async detectScale(ctx) {
     // A table without its key is an unfinished load: undefined, so the next load resumes it.

@@ -61,7 +61,9 @@ export async function loadKv(ctx: DataContext, chunkRows = CHUNK_ROWS): Promise<
     await timed('create table', run(createTableStatement(ctx.dbms)));
     state = { exists: true, keyed: await primaryKeyExists(ctx.conn, ctx.dbms), rows: 0 };
   } else if (state.rows < ctx.scale) {
-    ctx.log(`${TABLE} holds ${state.rows.toLocaleString('en-US')} rows: appending ${(state.rows + 1).toLocaleString('en-US')}..${ctx.scale.toLocaleString('en-US')}`);
+    ctx.log(
+      `${TABLE} holds ${state.rows.toLocaleString('en-US')} rows: appending ${(state.rows + 1).toLocaleString('en-US')}..${ctx.scale.toLocaleString('en-US')}`,
+    );
   }
   if (state.rows < ctx.scale) await timed(TABLE, () => appendRows(ctx, state.rows + 1, ctx.scale, chunkRows));
   if (!state.keyed) await timed('primary key', run(ADD_PRIMARY_KEY));

@@ -13,10 +13,7 @@ export function parseRows(text: string): number {
   const match = /^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmgb]?)\s*$/i.exec(text.replace(/[_,]/g, ''));
   const rows = match ? Number(match[1]) * SUFFIXES[match[2]!.toLowerCase()]! : NaN;
   if (!Number.isInteger(rows) || rows < 1 || rows > MAX_ROWS) {
-    throw new UserError(
-      `--scale for kv is a row count from 1 to 1,000,000,000 such as 10M, 1000000000 or 1e9, not "${text}"`,
-      'see: headroom list',
-    );
+    throw new UserError(`--scale for kv is a row count from 1 to 1,000,000,000 such as 10M, 1000000000 or 1e9, not "${text}"`, 'see: headroom list');
   }
   return rows;
 }

@@ -19,12 +19,21 @@ export const peak: Workload = {
   defaultScale: 100,
   parseScale(text) {
     const value = Number(text);
-    if (text.trim() === '' || !Number.isInteger(value) || value < 1) throw new UserError(`--scale of peak is a row count of at least 1, not "${text}"`, 'e.g. -s 100');
+    if (text.trim() === '' || !Number.isInteger(value) || value < 1)
+      throw new UserError(`--scale of peak is a row count of at least 1, not "${text}"`, 'e.g. -s 100');
     return value;
   },
   options: [
     { long: 'query', type: 'string', value: 'NAME', help: `peak: the query, by name or number 1-7: ${QUERY_NAMES}`, default: 'constant', verbs: ['run'] },
-    { long: 'join-rows', type: 'integer', min: 1, value: 'N', help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes', default: 1, verbs: ['run'] },
+    {
+      long: 'join-rows',
+      type: 'integer',
+      min: 1,
+      value: 'N',
+      help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes',
+      default: 1,
+      verbs: ['run'],
+    },
   ],
 
   async detectScale(ctx) {

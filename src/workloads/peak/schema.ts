@@ -30,10 +30,12 @@ export function createStatements(dbms: DbmsName): string[] {
 
 export function dropStatements(dbms: DbmsName): string[] {
   if (dbms === 'firebird') {
-    return [...FIREBIRD_TABLES].reverse().map(
-      (table) =>
-        `EXECUTE BLOCK AS BEGIN IF (EXISTS (SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${table.toUpperCase()}')) THEN EXECUTE STATEMENT 'DROP TABLE ${table}'; END`,
-    );
+    return [...FIREBIRD_TABLES]
+      .reverse()
+      .map(
+        (table) =>
+          `EXECUTE BLOCK AS BEGIN IF (EXISTS (SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${table.toUpperCase()}')) THEN EXECUTE STATEMENT 'DROP TABLE ${table}'; END`,
+      );
   }
   return [`DROP TABLE IF EXISTS ${REFERENCE_TABLE}`];
 }

@@ -15,7 +15,11 @@ export function temporaryTableStatements(dbms: DbmsName, indexed: boolean): stri
     case 'firebird':
       return [`INSERT INTO ${indexed ? 'peak_tmp_indexed' : 'peak_tmp'} (x) SELECT 1+1 FROM RDB$DATABASE`];
     case 'mariadb':
-      return ['CREATE TEMPORARY TABLE peak_tmp AS SELECT 1+1 AS x', ...(indexed ? ['CREATE INDEX peak_tmp_x ON peak_tmp (x)'] : []), 'DROP TEMPORARY TABLE peak_tmp'];
+      return [
+        'CREATE TEMPORARY TABLE peak_tmp AS SELECT 1+1 AS x',
+        ...(indexed ? ['CREATE INDEX peak_tmp_x ON peak_tmp (x)'] : []),
+        'DROP TEMPORARY TABLE peak_tmp',
+      ];
     case 'postgres':
     case 'sqlite':
       return ['CREATE TEMPORARY TABLE peak_tmp AS SELECT 1+1 AS x', ...(indexed ? ['CREATE INDEX peak_tmp_x ON peak_tmp (x)'] : []), 'DROP TABLE peak_tmp'];

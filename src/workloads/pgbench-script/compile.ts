@@ -47,7 +47,10 @@ export function compile(expr: Expr, variables: Variables): Compiled {
       return fn.compile(expr.args.map((a) => compile(a, variables)));
     }
     case 'op':
-      return compileOperator(expr.op, expr.args.map((a) => compile(a, variables)));
+      return compileOperator(
+        expr.op,
+        expr.args.map((a) => compile(a, variables)),
+      );
   }
 }
 

@@ -114,8 +114,8 @@ export function parseExpression(text: string): Expr {
   const isExpr = (): Expr => {
     const left = comparison();
     const at = peek().at;
-    if (isWord('isnull')) return pos++, op('is', at, left, { k: 'const', v: null });
-    if (isWord('notnull')) return pos++, op('not', at, op('is', at, left, { k: 'const', v: null }));
+    if (isWord('isnull')) return (pos++, op('is', at, left, { k: 'const', v: null }));
+    if (isWord('notnull')) return (pos++, op('not', at, op('is', at, left, { k: 'const', v: null })));
     if (!isWord('is')) return left;
     pos++;
     const negate = isWord('not') ? (pos++, true) : false;
@@ -150,7 +150,7 @@ export function parseExpression(text: string): Expr {
       pos++;
       const next = peek();
       // -9223372036854775808 is a literal of its own: its absolute value does not fit in 64 bits.
-      if (tok.s === '-' && next.t === 'num' && next.s === '9223372036854775808') return pos++, { k: 'const', v: -(2n ** 63n) };
+      if (tok.s === '-' && next.t === 'num' && next.s === '9223372036854775808') return (pos++, { k: 'const', v: -(2n ** 63n) });
       const operand = unary();
       return tok.s === '+' ? operand : op(tok.s === '-' ? 'neg' : '~', tok.at, operand);
     }
@@ -178,7 +178,7 @@ export function parseExpression(text: string): Expr {
       }
       return { k: 'const', v, double: true };
     }
-    if (tok.t === 'var') return pos++, { k: 'var', name: tok.s, at: tok.at };
+    if (tok.t === 'var') return (pos++, { k: 'var', name: tok.s, at: tok.at });
     if (tok.t === 'op' && tok.s === '(') {
       pos++;
       const inner = orExpr();
@@ -187,8 +187,8 @@ export function parseExpression(text: string): Expr {
       return inner;
     }
     const w = word(tok);
-    if (w === 'true' || w === 'false') return pos++, { k: 'const', v: w === 'true' };
-    if (w === 'null') return pos++, { k: 'const', v: null };
+    if (w === 'true' || w === 'false') return (pos++, { k: 'const', v: w === 'true' });
+    if (w === 'null') return (pos++, { k: 'const', v: null });
     if (w === 'case') return caseExpr();
     if (tok.t === 'ident' && w === undefined) {
       pos++;

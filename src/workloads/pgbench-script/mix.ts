@@ -39,7 +39,10 @@ export function readScript(fileAndWeight: string): string {
   try {
     source = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UserError(`cannot read script file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, 'give -f the path of a pgbench script file');
+    throw new UserError(
+      `cannot read script file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      'give -f the path of a pgbench script file',
+    );
   }
   // PostgreSQL ends query text with a NUL byte, and pgbench reads a script as a C string: a NUL inside is refused here.
   const nul = source.indexOf('\0');
@@ -47,7 +50,10 @@ export function readScript(fileAndWeight: string): string {
     const before = source.slice(0, nul);
     const line = before.split('\n').length;
     const column = nul - before.lastIndexOf('\n');
-    throw new UserError(`${file}:${line}:${column}: the script holds a NUL byte`, "remove it: PostgreSQL's protocol cannot carry one and pgbench stops reading a script at it (a file full of them is UTF-16 or binary, not UTF-8 text)");
+    throw new UserError(
+      `${file}:${line}:${column}: the script holds a NUL byte`,
+      "remove it: PostgreSQL's protocol cannot carry one and pgbench stops reading a script at it (a file full of them is UTF-16 or binary, not UTF-8 text)",
+    );
   }
   return source;
 }

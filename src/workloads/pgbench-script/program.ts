@@ -67,7 +67,7 @@ export function compileScript(name: string, source: string, variables = new Vari
   const fail = (at: { line: number; column: number }, message: string, hint?: string): never => {
     // pgbench's excerpt: the line, and a caret under the column.
     const excerpt = [lines[at.line - 1] ?? '', `${' '.repeat(Math.max(0, at.column - 1))}^ error found here`];
-    throw new ScriptSyntaxError(`${name}:${at.line}:${at.column}: ${message}`, hint ?? 'see pgbench\'s documentation of custom scripts', excerpt);
+    throw new ScriptSyntaxError(`${name}:${at.line}:${at.column}: ${message}`, hint ?? "see pgbench's documentation of custom scripts", excerpt);
   };
   const expression = (raw: RawCommand, text: string, offset: number): Compiled => {
     if (text.trim() === '') fail(raw.positionOf(offset), `syntax error in command "${raw.name}"`);
@@ -98,7 +98,12 @@ export function compileScript(name: string, source: string, variables = new Vari
     switch (raw.name.toLowerCase()) {
       case 'set': {
         const m = /^(\s*)([A-Za-z0-9_]+)/.exec(args);
-        if (!m) fail(raw.positionOf(argOffset), args.trim() === '' ? 'missing argument in command "set"' : '\\set: expected a variable name', 'write \\set NAME EXPRESSION');
+        if (!m)
+          fail(
+            raw.positionOf(argOffset),
+            args.trim() === '' ? 'missing argument in command "set"' : '\\set: expected a variable name',
+            'write \\set NAME EXPRESSION',
+          );
         const exprOffset = m![0].length;
         steps.push({ op: 'set', slot: variables.slot(m![2]!), value: expression(raw, args.slice(exprOffset), exprOffset), ...labelled(raw) });
         break;
@@ -113,7 +118,11 @@ export function compileScript(name: string, source: string, variables = new Vari
         if (attached) [, amount, unit] = attached;
         if (!/^([+-]?\d+|:[A-Za-z0-9_]+)$/.test(amount!)) fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`, hint);
         if (unit !== undefined && !(unit.toLowerCase() in SLEEP_UNITS)) {
-          fail(raw.positionOf(attached ? argOffset + amount!.length : wordOffset(args, 1)), `unrecognized time unit, must be us, ms or s ("${unit}") in command "sleep"`, 'use us, ms or s');
+          fail(
+            raw.positionOf(attached ? argOffset + amount!.length : wordOffset(args, 1)),
+            `unrecognized time unit, must be us, ms or s ("${unit}") in command "sleep"`,
+            'use us, ms or s',
+          );
         }
         const plus = amount!.startsWith('+') ? 1 : 0;
         const factorUs = SLEEP_UNITS[(unit ?? 's').toLowerCase()]!;
@@ -125,7 +134,11 @@ export function compileScript(name: string, source: string, variables = new Vari
         const previous = steps[steps.length - 1];
         const prevRaw = commands[index - 1];
         if (!previous || previous.op !== 'sql' || previous.store || !prevRaw?.endedByMeta) {
-          fail(raw, `\\${raw.name} must follow an SQL command, in place of its semicolon`, `write e.g. SELECT abalance FROM pgbench_accounts WHERE aid = :aid \\${raw.name}`);
+          fail(
+            raw,
+            `\\${raw.name} must follow an SQL command, in place of its semicolon`,
+            `write e.g. SELECT abalance FROM pgbench_accounts WHERE aid = :aid \\${raw.name}`,
+          );
         }
         if (words.length > 1) fail(raw.positionOf(args.indexOf(words[1]!)), `too many arguments in command "${raw.name}"`);
         const store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
@@ -194,8 +207,11 @@ export function compileScript(name: string, source: string, variables = new Vari
           fail(raw, `${setshell ? 'missing argument' : 'missing command'} in command "${raw.name}"`, hint);
         }
         if (words.length > 255) fail(raw.positionOf(wordOffset(args, 255)), `too many arguments in command "${raw.name}"`);
-        const shellWords = words.slice(setshell ? 1 : 0).map((word): ShellWord =>
-          !word.startsWith(':') ? { text: word } : word.startsWith('::') ? { text: word.slice(1) } : { text: word, slot: variables.slot(word.slice(1)) });
+        const shellWords = words
+          .slice(setshell ? 1 : 0)
+          .map((word): ShellWord =>
+            !word.startsWith(':') ? { text: word } : word.startsWith('::') ? { text: word.slice(1) } : { text: word, slot: variables.slot(word.slice(1)) },
+          );
         steps.push({ op: 'shell', words: shellWords, variable: setshell ? variables.slot(words[0]!) : undefined, ...labelled(raw) });
         break;
       }
@@ -207,7 +223,12 @@ export function compileScript(name: string, source: string, variables = new Vari
   if (open) fail(open.at, '\\if without matching \\endif');
   if (pipelineOpen) fail(pipelineOpen, '\\startpipeline without a matching \\endpipeline');
   if (steps.length === 0) fail({ line: 1, column: 1 }, `empty command list for script "${name}"`);
-  const readOnly = steps.every((s) => s.op !== 'sql' || s.sql.control !== undefined || (/^\s*select\b/i.test(s.sql.parameterized) && !/\bfor\s+(update|share|no\s+key|key)\b/i.test(s.sql.parameterized)));
+  const readOnly = steps.every(
+    (s) =>
+      s.op !== 'sql' ||
+      s.sql.control !== undefined ||
+      (/^\s*select\b/i.test(s.sql.parameterized) && !/\bfor\s+(update|share|no\s+key|key)\b/i.test(s.sql.parameterized)),
+  );
   return { name, steps, variables, commandLabels, usesPipeline, readOnly };
 }
 

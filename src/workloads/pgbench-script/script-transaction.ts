@@ -124,7 +124,9 @@ class ScriptRun {
     this.timings = terminal.commandTimings?.forScript(program.name, program.commandLabels);
     if (program.usesPipeline && !this.pipelining && !pipelineNoticeShown) {
       pipelineNoticeShown = true;
-      process.stderr.write(`note: ${terminal.dbms} has no pipelining in headroom; the statements between \\startpipeline and \\endpipeline run one after another\n`);
+      process.stderr.write(
+        `note: ${terminal.dbms} has no pipelining in headroom; the statements between \\startpipeline and \\endpipeline run one after another\n`,
+      );
     }
   }
 
@@ -339,11 +341,14 @@ class ScriptRun {
     if (!all && rows.length !== 1) throw new ScriptError(`\\gset: expected one row, got ${rows.length} (${step.label})`);
     if (rows.length === 0) return;
     // Column names are read from the statement's text once; each then has its variable slot.
-    const slots = (this.storeSlots[pc] ??= columnNames(step.sql.parameterized).map((name) => (name === undefined ? undefined : this.program.variables.slot(prefix + name))));
+    const slots = (this.storeSlots[pc] ??= columnNames(step.sql.parameterized).map((name) =>
+      name === undefined ? undefined : this.program.variables.slot(prefix + name),
+    ));
     for (const row of rows) {
       for (let i = 0; i < row.length; i++) {
         const slot = slots[i];
-        if (slot === undefined) throw new ScriptError(`\\${all ? 'aset' : 'gset'}: cannot tell the name of result column ${i + 1} of "${step.label}": give it an alias (AS name)`);
+        if (slot === undefined)
+          throw new ScriptError(`\\${all ? 'aset' : 'gset'}: cannot tell the name of result column ${i + 1} of "${step.label}": give it an alias (AS name)`);
         const cell = row[i];
         this.frame.vars[slot] = cell === null || cell === undefined ? null : cellValue(cell);
       }

@@ -102,7 +102,9 @@ export function simpleQueryText(command: SqlCommand, values: readonly (string | 
   let sql = command.pieces[0]!;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    sql += (typeof v === 'number' || typeof v === 'bigint' ? (v < 0 ? `(${v})` : String(v)) : v === null ? 'NULL' : `'${String(v).replace(/'/g, "''")}'`) + command.pieces[i + 1]!;
+    sql +=
+      (typeof v === 'number' || typeof v === 'bigint' ? (v < 0 ? `(${v})` : String(v)) : v === null ? 'NULL' : `'${String(v).replace(/'/g, "''")}'`) +
+      command.pieces[i + 1]!;
   }
   return sql;
 }

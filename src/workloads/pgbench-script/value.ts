@@ -46,7 +46,8 @@ export function parseVariableText(name: string, text: string): Exclude<Value, st
   if (lower.length > 0 && ('false'.startsWith(lower) || 'no'.startsWith(lower) || (lower.length >= 2 && 'off'.startsWith(lower)))) return false;
   if (/^\s*[+-]?\d+\s*$/.test(text)) return intFromBig(BigInt(text.trim()), 'value');
   const d = Number(text.trim());
-  if (text.trim() !== '' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^[+-]?(inf|infinity|nan)$/i.test(text.trim())) return new Double(Number.isNaN(d) && !/nan/i.test(text) ? Infinity * (text.trim().startsWith('-') ? -1 : 1) : d);
+  if (text.trim() !== '' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^[+-]?(inf|infinity|nan)$/i.test(text.trim()))
+    return new Double(Number.isNaN(d) && !/nan/i.test(text) ? Infinity * (text.trim().startsWith('-') ? -1 : 1) : d);
   throw new ScriptError(`malformed variable "${name}" value: "${text}"`);
 }
 

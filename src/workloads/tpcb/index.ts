@@ -13,7 +13,8 @@ export const tpcb: Workload = {
   name: 'tpcb',
   tables: TABLES,
   honoursProtocol: true,
-  description: "pgbench's TPC-B-like banking transaction on pgbench's own tables (pgbench -b tpcb-like / simple-update / select-only), or your pgbench script files (-f)",
+  description:
+    "pgbench's TPC-B-like banking transaction on pgbench's own tables (pgbench -b tpcb-like / simple-update / select-only), or your pgbench script files (-f)",
   scaleHelp: 'scale factor: 1 branch, 10 tellers and 100,000 accounts per unit, as pgbench -s',
   defaultScale: 1,
   parseScale(text) {

@@ -12,10 +12,21 @@ export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
 
   await timed('drop and create tables', () => run([...dropStatements(ctx.dbms), ...createTableStatements(ctx.dbms, ctx.scale)]));
   const scale = ctx.scale;
-  const counted = (phase: string, count: number, make: (id: number) => SqlValue[]): Iterable<SqlValue[]> => new RowProgress(ctx, phase, count).rows(rows(count, make));
-  await timed('branches', () => ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance', 'filler'], counted('branches', scale * ROWS_PER_SCALE.branches, (i) => [i, 0, ''])));
+  const counted = (phase: string, count: number, make: (id: number) => SqlValue[]): Iterable<SqlValue[]> =>
+    new RowProgress(ctx, phase, count).rows(rows(count, make));
+  await timed('branches', () =>
+    ctx.conn.bulkInsert(
+      'pgbench_branches',
+      ['bid', 'bbalance', 'filler'],
+      counted('branches', scale * ROWS_PER_SCALE.branches, (i) => [i, 0, '']),
+    ),
+  );
   await timed('tellers', () =>
-    ctx.conn.bulkInsert('pgbench_tellers', ['tid', 'bid', 'tbalance', 'filler'], counted('tellers', scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.tellers), 0, ''])),
+    ctx.conn.bulkInsert(
+      'pgbench_tellers',
+      ['tid', 'bid', 'tbalance', 'filler'],
+      counted('tellers', scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.tellers), 0, '']),
+    ),
   );
   await timed('accounts', () =>
     ctx.conn.bulkInsert(

@@ -18,14 +18,22 @@ export interface PgbenchInitOptions {
 /** pgbench -i's line for each step, printed as the step starts. */
 function stepLine(step: string, o: PgbenchInitOptions): string[] {
   switch (step) {
-    case 'd': return ['dropping old tables...'];
-    case 't': return ['creating tables...', ...(o.partitions > 0 ? [`creating ${o.partitions} partitions...`] : [])];
-    case 'g': return ['generating data (client-side)...'];
-    case 'G': return ['generating data (server-side)...'];
-    case 'v': return ['vacuuming...'];
-    case 'p': return ['creating primary keys...'];
-    case 'f': return ['creating foreign keys...'];
-    default: return [];
+    case 'd':
+      return ['dropping old tables...'];
+    case 't':
+      return ['creating tables...', ...(o.partitions > 0 ? [`creating ${o.partitions} partitions...`] : [])];
+    case 'g':
+      return ['generating data (client-side)...'];
+    case 'G':
+      return ['generating data (server-side)...'];
+    case 'v':
+      return ['vacuuming...'];
+    case 'p':
+      return ['creating primary keys...'];
+    case 'f':
+      return ['creating foreign keys...'];
+    default:
+      return [];
   }
 }
 
@@ -51,7 +59,8 @@ const FOREIGN_KEYS = [
 export function checkPgbenchInit(dbms: DbmsName, o: PgbenchInitOptions): void {
   const bad = [...o.steps.replace(/ /g, '')].find((c) => !(c in STEP_NAMES));
   if (bad !== undefined) throw new UserError(`unknown initialization step "${bad}" in -I ${o.steps}`, 'steps are d t g G v p f (as pgbench -I)');
-  if (o.steps.includes('g') && o.steps.includes('G')) throw new UserError(`-I ${o.steps} has both g and G`, 'generate the data client-side (g) or server-side (G), not both');
+  if (o.steps.includes('g') && o.steps.includes('G'))
+    throw new UserError(`-I ${o.steps} has both g and G`, 'generate the data client-side (g) or server-side (G), not both');
   if (dbms === 'postgres') return;
   const pgOnly = (what: string): never => {
     throw new UserError(`${what} applies to PostgreSQL only, not ${dbms}`, `drop it for ${dbms}`);
@@ -60,7 +69,8 @@ export function checkPgbenchInit(dbms: DbmsName, o: PgbenchInitOptions): void {
   if (o.unlogged) pgOnly('--unlogged-tables');
   if (o.fillfactor !== 100) pgOnly('--fillfactor');
   if (o.steps.includes('G')) pgOnly('server-side generation (-I G, PostgreSQL generate_series); use g');
-  if (o.steps.includes('f') && dbms === 'sqlite') throw new UserError('SQLite cannot add foreign keys to existing tables (-I f)', 'leave f out of -I and --foreign-keys for SQLite');
+  if (o.steps.includes('f') && dbms === 'sqlite')
+    throw new UserError('SQLite cannot add foreign keys to existing tables (-I f)', 'leave f out of -I and --foreign-keys for SQLite');
 }
 
 /** pgbench -i, step by step, with pgbench's tables, types, filler and key names. */
@@ -102,7 +112,8 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
       return n(ROWS_PER_SCALE.branches + ROWS_PER_SCALE.tellers + ROWS_PER_SCALE.accounts);
     }
     case 'v':
-      if (pg) return run(['VACUUM ANALYZE pgbench_branches', 'VACUUM ANALYZE pgbench_tellers', 'VACUUM ANALYZE pgbench_accounts', 'VACUUM ANALYZE pgbench_history']);
+      if (pg)
+        return run(['VACUUM ANALYZE pgbench_branches', 'VACUUM ANALYZE pgbench_tellers', 'VACUUM ANALYZE pgbench_accounts', 'VACUUM ANALYZE pgbench_history']);
       if (ctx.dbms === 'mariadb') return run(['ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history']);
       if (ctx.dbms === 'sqlite') return run(['ANALYZE']);
       ctx.log('  (Firebird: nothing to vacuum; an index gets fresh statistics when it is built)');
@@ -113,7 +124,11 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
         ctx.log(`  (${ctx.dbms}: the primary keys were declared with the tables)`);
         return 0;
       }
-      return run(['ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)', 'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)', 'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)']);
+      return run([
+        'ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)',
+        'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)',
+        'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)',
+      ]);
     case 'f':
       return run(FOREIGN_KEYS);
     default:
@@ -130,7 +145,9 @@ function postgresTables(scale: number, o: PgbenchInitOptions): string[] {
   const statements = [
     `${create} pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))`,
     `${create} pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))${fill}`,
-    o.partitions > 0 ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)` : `${create} pgbench_accounts ${accountsColumns}${fill}`,
+    o.partitions > 0
+      ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)`
+      : `${create} pgbench_accounts ${accountsColumns}${fill}`,
     `${create} pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))${fill}`,
   ];
   const accounts = ROWS_PER_SCALE.accounts * scale;
@@ -148,11 +165,27 @@ function postgresTables(scale: number, o: PgbenchInitOptions): string[] {
 
 /** As pgbench's g: empty the tables (history too), then branches and tellers with a NULL filler, accounts with ''. */
 async function generateClientSide(ctx: DataContext, run: (s: readonly string[]) => Promise<number>): Promise<number> {
-  await run(ctx.dbms === 'postgres' ? ['TRUNCATE TABLE pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers'] : ['DELETE FROM pgbench_history', 'DELETE FROM pgbench_accounts', 'DELETE FROM pgbench_tellers', 'DELETE FROM pgbench_branches']);
+  await run(
+    ctx.dbms === 'postgres'
+      ? ['TRUNCATE TABLE pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers']
+      : ['DELETE FROM pgbench_history', 'DELETE FROM pgbench_accounts', 'DELETE FROM pgbench_tellers', 'DELETE FROM pgbench_branches'],
+  );
   const scale = ctx.scale;
-  let rows = await ctx.conn.bulkInsert('pgbench_branches', ['bid', 'bbalance'], generate(scale * ROWS_PER_SCALE.branches, (i) => [i, 0]));
-  rows += await ctx.conn.bulkInsert('pgbench_tellers', ['tid', 'bid', 'tbalance'], generate(scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.tellers) + 1, 0]));
-  rows += await ctx.conn.bulkInsert('pgbench_accounts', ['aid', 'bid', 'abalance', 'filler'], generate(scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.accounts) + 1, 0, '']));
+  let rows = await ctx.conn.bulkInsert(
+    'pgbench_branches',
+    ['bid', 'bbalance'],
+    generate(scale * ROWS_PER_SCALE.branches, (i) => [i, 0]),
+  );
+  rows += await ctx.conn.bulkInsert(
+    'pgbench_tellers',
+    ['tid', 'bid', 'tbalance'],
+    generate(scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.tellers) + 1, 0]),
+  );
+  rows += await ctx.conn.bulkInsert(
+    'pgbench_accounts',
+    ['aid', 'bid', 'abalance', 'filler'],
+    generate(scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.accounts) + 1, 0, '']),
+  );
   return rows;
 }
 

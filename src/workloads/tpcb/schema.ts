@@ -73,9 +73,15 @@ const PRIMARY_KEYS = [
 export function afterLoadStatements(dbms: DbmsName): { name: string; sql: string[] }[] {
   // A new index has fresh selectivity statistics in Firebird: nothing to analyze.
   if (dbms === 'firebird') return [{ name: 'primary keys', sql: PRIMARY_KEYS }];
-  if (dbms !== 'postgres') return dbms === 'sqlite' ? [{ name: 'analyze', sql: ['ANALYZE'] }] : [{ name: 'analyze', sql: ['ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts'] }];
+  if (dbms !== 'postgres')
+    return dbms === 'sqlite'
+      ? [{ name: 'analyze', sql: ['ANALYZE'] }]
+      : [{ name: 'analyze', sql: ['ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts'] }];
   return [
-    { name: 'vacuum', sql: ['VACUUM ANALYZE pgbench_branches', 'VACUUM ANALYZE pgbench_tellers', 'VACUUM ANALYZE pgbench_accounts', 'VACUUM ANALYZE pgbench_history'] },
+    {
+      name: 'vacuum',
+      sql: ['VACUUM ANALYZE pgbench_branches', 'VACUUM ANALYZE pgbench_tellers', 'VACUUM ANALYZE pgbench_accounts', 'VACUUM ANALYZE pgbench_history'],
+    },
     { name: 'primary keys', sql: PRIMARY_KEYS },
   ];
 }

@@ -39,7 +39,8 @@ export const tpcc: Workload = {
   name: 'tpcc',
   tables: [...TABLES, CONSTANTS_TABLE],
   // The TPC's fair-use rules: a workload derived from TPC-C says so, and its figures are not tpmC.
-  description: 'derived from TPC-C, not an audited TPC-C (its NOPM and TPM are not comparable with published tpmC): nine tables, New-Order/Payment/Order-Status/Delivery/Stock-Level 45/43/4/4/4, NOPM and TPM, consistency conditions checked after each run',
+  description:
+    'derived from TPC-C, not an audited TPC-C (its NOPM and TPM are not comparable with published tpmC): nine tables, New-Order/Payment/Order-Status/Delivery/Stock-Level 45/43/4/4/4, NOPM and TPM, consistency conditions checked after each run',
   scaleHelp: 'warehouses (W): 100,000 items, and per warehouse 100,000 stock rows, 10 districts, 30,000 customers, orders and history rows',
   defaultScale: 1,
   parseScale(text) {
@@ -49,7 +50,13 @@ export const tpcc: Workload = {
     return value;
   },
   options: [
-    { long: 'keying-thinking', type: 'boolean', help: "keying and think times of TPC-C 5.2.5 around each transaction (off: no pauses, as HammerDB's default)", default: false, verbs: ['run'] },
+    {
+      long: 'keying-thinking',
+      type: 'boolean',
+      help: "keying and think times of TPC-C 5.2.5 around each transaction (off: no pauses, as HammerDB's default)",
+      default: false,
+      verbs: ['run'],
+    },
     {
       long: PROCEDURES_OPTION,
       type: 'boolean',
@@ -57,7 +64,13 @@ export const tpcc: Workload = {
       default: false,
       verbs: ['init', 'run'],
     },
-    { long: 'check-all', type: 'boolean', help: 'check consistency conditions 5-12 of TPC-C 3.3.2 too, not only 1-4 (slower: row by row)', default: false, verbs: ['check', 'run'] },
+    {
+      long: 'check-all',
+      type: 'boolean',
+      help: 'check consistency conditions 5-12 of TPC-C 3.3.2 too, not only 1-4 (slower: row by row)',
+      default: false,
+      verbs: ['check', 'run'],
+    },
   ],
   checkAfterRun: true,
 

@@ -29,7 +29,12 @@ export async function loadTpcc(ctx: DataContext): Promise<LoadPhase[]> {
   const values: rows.LoadValues = { seed, constants, decimals: new Decimals(dbms), now: new Date().toISOString().replace('T', ' ').replace('Z', '') };
 
   await clock.timed('create tables', () => clock.statements([...dropStatements(dbms), ...createTableStatements(dbms)]));
-  await conn.query(`INSERT INTO ${CONSTANTS_TABLE} VALUES (?, ?, ?, ?)`, [constants.lastNameLoad, constants.lastNameRun, constants.customerId, constants.itemId]);
+  await conn.query(`INSERT INTO ${CONSTANTS_TABLE} VALUES (?, ?, ?, ?)`, [
+    constants.lastNameLoad,
+    constants.lastNameRun,
+    constants.customerId,
+    constants.itemId,
+  ]);
   await clock.timed('items', async () => {
     const progress = new LoadProgress(ctx, 'items', ITEMS);
     const n = await conn.bulkInsert('item', columns('item'), progress.count(rows.itemRows(values)));

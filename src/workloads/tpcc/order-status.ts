@@ -20,13 +20,17 @@ export const orderStatus: TransactionType = {
   weight: 4,
   async prepare(conn, terminal) {
     const home = await terminalHome(conn, terminal);
-    const byName = await conn.prepare('SELECT c_id, c_balance, c_first, c_middle FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first');
+    const byName = await conn.prepare(
+      'SELECT c_id, c_balance, c_first, c_middle FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first',
+    );
     const byId = await conn.prepare('SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?');
     const lastOrder = await conn.prepare(
       `SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?
        AND o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?)`,
     );
-    const lines = await conn.prepare('SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?');
+    const lines = await conn.prepare(
+      'SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?',
+    );
 
     return async () => {
       const { w, d, last, id } = drawOrderStatus(home);

@@ -66,7 +66,15 @@ export function* stockRows(v: LoadValues, w: number): Rows {
 export function* districtRows(v: LoadValues, w: number): Rows {
   const random = stream(v.seed, w, 3);
   for (let d = 1; d <= DISTRICTS_PER_WAREHOUSE; d++) {
-    yield [d, w, aString(random, 6, 10), ...address(random), v.decimals.param(BigInt(random.int(0, 2000)), 4), v.decimals.param(3_000_000n, 2), ORDERS_PER_DISTRICT + 1];
+    yield [
+      d,
+      w,
+      aString(random, 6, 10),
+      ...address(random),
+      v.decimals.param(BigInt(random.int(0, 2000)), 4),
+      v.decimals.param(3_000_000n, 2),
+      ORDERS_PER_DISTRICT + 1,
+    ];
   }
 }
 
@@ -77,9 +85,23 @@ export function* customerRows(v: LoadValues, w: number): Rows {
     for (let c = 1; c <= CUSTOMERS_PER_DISTRICT; c++) {
       const last = c <= CUSTOMERS_NAMED_IN_TURN ? lastName(c - 1) : lastName(nurand(random, NURAND_A.lastName, 0, 999, v.constants.lastNameLoad));
       yield [
-        c, d, w, aString(random, 8, 16), 'OE', last, ...address(random), nString(random, 16), v.now,
-        random.int(1, 10) === 1 ? 'BC' : 'GC', dec.param(5_000_000n, 2), dec.param(BigInt(random.int(0, 5000)), 4),
-        dec.param(-1000n, 2), dec.param(1000n, 2), 1, 0, aString(random, 300, 500),
+        c,
+        d,
+        w,
+        aString(random, 8, 16),
+        'OE',
+        last,
+        ...address(random),
+        nString(random, 16),
+        v.now,
+        random.int(1, 10) === 1 ? 'BC' : 'GC',
+        dec.param(5_000_000n, 2),
+        dec.param(BigInt(random.int(0, 5000)), 4),
+        dec.param(-1000n, 2),
+        dec.param(1000n, 2),
+        1,
+        0,
+        aString(random, 300, 500),
       ];
     }
   }

@@ -89,7 +89,10 @@ test('variables: :name reads the client variable; text from -D is read as pgbenc
   assert.equal(show('hash(1)', { default_seed: '5' }), 'int 3896754574207142840');
   assert.equal(show('hash_fnv1a(1) = hash_fnv1a(1, 7) AND permute(3, 10) = permute(3, 10, 7)', { default_seed: 7 }), 'boolean true');
   // pgbench 15: -D x=abc and \set y :x + 1 give `malformed variable "x" value: "abc"`.
-  assert.throws(() => show(':x + 1', { x: 'abc' }), (e: unknown) => e instanceof ScriptError && e.message === 'malformed variable "x" value: "abc"');
+  assert.throws(
+    () => show(':x + 1', { x: 'abc' }),
+    (e: unknown) => e instanceof ScriptError && e.message === 'malformed variable "x" value: "abc"',
+  );
 });
 
 /** Messages as pgbench 15 prints them for the same expressions (copied from its output). */
@@ -118,9 +121,13 @@ const RUNTIME_ERRORS: [string, string][] = [
   [`least(${Array.from({ length: 17 }, (_, i) => i).join(', ')})`, 'too many function arguments, maximum is 16'],
 ];
 
-test('runtime errors abort the client with pgbench\'s messages', () => {
+test("runtime errors abort the client with pgbench's messages", () => {
   for (const [expr, message] of RUNTIME_ERRORS) {
-    assert.throws(() => show(expr), (e: unknown) => e instanceof ScriptError && e.message === message && e.errorClass === 'bad_request', expr);
+    assert.throws(
+      () => show(expr),
+      (e: unknown) => e instanceof ScriptError && e.message === message && e.errorClass === 'bad_request',
+      expr,
+    );
   }
   // One deliberate difference: pgbench 15 answers abs(-9223372036854775808) with the same negative
   // number (its C negation wraps); headroom reports the overflow as it does for + - * /.

@@ -128,8 +128,9 @@ test('live: pgbench -j 1 and headroom -j 2 (worker jobs) print the same values f
     assert.equal(expected.length, EXPRESSIONS.length + 1, pg.stderr);
     const sqlite = `sqlite:${path.join(folder, 'draws.db')}`;
     const out = path.join(folder, 'draws.json');
-    const run = await runCli(['run', 'tpcb', '--db', sqlite, '-f', file, '-t', '4', '-c', '3', '-j', '2', '--seed', seed]
-      .concat(['-P', '0', '--observe=false', '--out', out]));
+    const run = await runCli(
+      ['run', 'tpcb', '--db', sqlite, '-f', file, '-t', '4', '-c', '3', '-j', '2', '--seed', seed].concat(['-P', '0', '--observe=false', '--out', out]),
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(valuesByCommand(run.stderr), expected);
   } finally {

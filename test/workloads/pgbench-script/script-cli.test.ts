@@ -66,15 +66,43 @@ for (const dbms of ['sqlite', 'postgres', 'mariadb'] as const) {
       let expectedHistory = 0;
       for (const protocol of ['simple', 'extended', 'prepared']) {
         const out = path.join(folder, `${dbms}-${protocol}.json`);
-        const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', `${file}@2`, '-b', 'select-only', '-c', '2', '-t', '15', '--max-tries', '20', '--protocol', protocol, '-P', '0', '--observe=false', '--out', out]);
+        const run = await runCli([
+          'run',
+          'tpcb',
+          '--db',
+          db.url,
+          '-f',
+          `${file}@2`,
+          '-b',
+          'select-only',
+          '-c',
+          '2',
+          '-t',
+          '15',
+          '--max-tries',
+          '20',
+          '--protocol',
+          protocol,
+          '-P',
+          '0',
+          '--observe=false',
+          '--out',
+          out,
+        ]);
         assert.equal(run.code, 0, run.stderr);
         const r = result(out);
         assert.equal(r.config.protocol, protocol);
-        assert.deepEqual(r.transactions.map((p) => p.name), ['select-only', file]);
+        assert.deepEqual(
+          r.transactions.map((p) => p.name),
+          ['select-only', file],
+        );
         const done = r.transactions.reduce((n, p) => n + p.count + p.failed, 0);
         assert.equal(done, 30, 'each client ran -t scripts');
         // The deck deals the 1:2 mix exactly: of each client's 15, 5 select-only and 10 script runs.
-        assert.deepEqual(r.transactions.map((p) => p.count + p.failed), [10, 20]);
+        assert.deepEqual(
+          r.transactions.map((p) => p.count + p.failed),
+          [10, 20],
+        );
         expectedHistory += r.transactions[1]!.count;
       }
       const check = await runCli(['check', 'tpcb', '--db', db.url]);
@@ -108,7 +136,25 @@ SELECT aid AS none_found FROM pgbench_accounts WHERE aid < 0 \aset
 \sleep :d us
 `,
     );
-    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-D', 'd=41', '-c', '2', '-t', '1', '-P', '0', '--observe=false', '--out', path.join(folder, 'vars.json')]);
+    const run = await runCli([
+      'run',
+      'tpcb',
+      '--db',
+      db.url,
+      '-f',
+      file,
+      '-D',
+      'd=41',
+      '-c',
+      '2',
+      '-t',
+      '1',
+      '-P',
+      '0',
+      '--observe=false',
+      '--out',
+      path.join(folder, 'vars.json'),
+    ]);
     assert.equal(run.code, 0, run.stderr);
     // pgbench's line names the script and command, not the client: each client's branch shows as its own value.
     const values = [...run.stderr.matchAll(/debug\(script=0,command=\d+\): (.*)/g)].map((m) => m[1]).sort();
@@ -129,7 +175,14 @@ test('sqlite: a runtime error aborts only its client; the result says how many c
     const r = result(out);
     assert.equal(r.status, 'failed');
     assert.equal(r.statusReason, '1 of 3 client(s) aborted: division by zero');
-    assert.deepEqual(r.terminals.map((x) => [x.transactions, x.aborted]), [[0, 'division by zero'], [5, undefined], [5, undefined]]);
+    assert.deepEqual(
+      r.terminals.map((x) => [x.transactions, x.aborted]),
+      [
+        [0, 'division by zero'],
+        [5, undefined],
+        [5, undefined],
+      ],
+    );
     // An open transaction at the end of the script is pgbench's error too.
     const open = script('open.sql', 'BEGIN;\nSELECT 1;\n');
     const run2 = await runCli(['run', 'tpcb', '--db', db.url, '-f', open, '-t', '2', '-P', '0', '--observe=false', '--out', path.join(folder, 'open.json')]);
@@ -157,7 +210,25 @@ test('postgres: pgbench and headroom run the same -f script on the same database
     const pg = await promisify(execFile)('pgbench', [...pgArgs, '-n', '-f', file, '-c', '2', '-t', '20', target.database]);
     assert.match(pg.stdout, /number of transactions actually processed: 40\/40/);
     const out = path.join(folder, 'shared.json');
-    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '20', '--max-tries', '20', '-P', '0', '--observe=false', '--out', out]);
+    const run = await runCli([
+      'run',
+      'tpcb',
+      '--db',
+      db.url,
+      '-f',
+      file,
+      '-c',
+      '2',
+      '-t',
+      '20',
+      '--max-tries',
+      '20',
+      '-P',
+      '0',
+      '--observe=false',
+      '--out',
+      out,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(result(out).summary.transactions, 40);
     const check = await runCli(['check', 'tpcb', '--db', db.url]);
@@ -232,43 +303,90 @@ test('postgres: an error other than a bad request counts as failed and the clien
     const counted = path.join(folder, 'raise-counted.json');
     const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--out', counted]);
     assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(result(counted).terminals.map((x) => [x.failed, x.aborted]), [[3, undefined], [3, undefined]]);
+    assert.deepEqual(
+      result(counted).terminals.map((x) => [x.failed, x.aborted]),
+      [
+        [3, undefined],
+        [3, undefined],
+      ],
+    );
     assert.equal(result(counted).config.abortOnError, undefined);
     const ended = path.join(folder, 'raise-aborted.json');
-    const run2 = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--abort-on-error',
-      '--out', ended]);
+    const run2 = await runCli([
+      'run',
+      'tpcb',
+      '--db',
+      db.url,
+      '-f',
+      file,
+      '-c',
+      '2',
+      '-t',
+      '3',
+      '-P',
+      '0',
+      '--observe=false',
+      '--abort-on-error',
+      '--out',
+      ended,
+    ]);
     assert.equal(run2.code, 1, run2.stderr);
     const r = result(ended);
     assert.equal(r.config.abortOnError, true);
     // The aborted transaction is neither processed nor failed, as pgbench counts it.
-    assert.deepEqual(r.terminals.map((x) => [x.failed, x.aborted]), [
-      [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
-      [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
-    ]);
+    assert.deepEqual(
+      r.terminals.map((x) => [x.failed, x.aborted]),
+      [
+        [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+        [0, 'script 0 aborted in command 0 query 0: ERROR:  boom\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE'],
+      ],
+    );
   } finally {
     await db.dispose();
   }
 });
 
-test('postgres: \\; sends its queries in one request; \\aset takes each query\'s last row, a failing query is numbered in the abort', async (t) => {
+test("postgres: \\; sends its queries in one request; \\aset takes each query's last row, a failing query is numbered in the abort", async (t) => {
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
   try {
-    const file = script('compound.sql', [
-      'SELECT 1 AS one \\; SELECT 2 AS two WHERE false \\; SELECT 3 AS three UNION SELECT 4 ORDER BY 1 \\aset',
-      '\\set check debug(:one + :three)',
-      'SELECT 5 AS v \\; SELECT 1 / (:check - 5) AS w;',
-      '',
-    ].join('\n'));
+    const file = script(
+      'compound.sql',
+      [
+        'SELECT 1 AS one \\; SELECT 2 AS two WHERE false \\; SELECT 3 AS three UNION SELECT 4 ORDER BY 1 \\aset',
+        '\\set check debug(:one + :three)',
+        'SELECT 5 AS v \\; SELECT 1 / (:check - 5) AS w;',
+        '',
+      ].join('\n'),
+    );
     const out = path.join(folder, 'compound.json');
-    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-t', '2', '-P', '0', '--observe=false', '--protocol', 'simple', '--abort-on-error',
-      '--out', out]);
+    const run = await runCli([
+      'run',
+      'tpcb',
+      '--db',
+      db.url,
+      '-f',
+      file,
+      '-t',
+      '2',
+      '-P',
+      '0',
+      '--observe=false',
+      '--protocol',
+      'simple',
+      '--abort-on-error',
+      '--out',
+      out,
+    ]);
     assert.equal(run.code, 1, run.stderr);
     // :two never set (no rows), :three the last row's 4: 1 + 4 = 5, so the second query divides by zero.
     assert.match(run.stderr, /debug\(script=0,command=2\): int 5\n/);
     const r = result(out);
     const aborted = 'script 0 aborted in command 2 query 1: ERROR:  division by zero';
-    assert.deepEqual(r.terminals.map((x) => [x.transactions, x.failed, x.aborted]), [[0, 0, aborted]]);
+    assert.deepEqual(
+      r.terminals.map((x) => [x.transactions, x.failed, x.aborted]),
+      [[0, 0, aborted]],
+    );
     const extended = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-t', '1', '-P', '0', '--observe=false', '--protocol', 'extended']);
     assert.equal(extended.code, 2);
     assert.match(extended.stderr, /joins queries with \\;, which only --protocol simple sends/);
@@ -277,7 +395,7 @@ test('postgres: \\; sends its queries in one request; \\aset takes each query\'s
   }
 });
 
-test('sqlite: \\setshell stores a command\'s integer output, \\shell runs with :variables in place; a non-integer aborts the client as pgbench', async (t) => {
+test("sqlite: \\setshell stores a command's integer output, \\shell runs with :variables in place; a non-integer aborts the client as pgbench", async (t) => {
   const db = await freshDatabase(t, 'sqlite');
   if (!db) return;
   try {

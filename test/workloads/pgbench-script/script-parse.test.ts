@@ -62,7 +62,13 @@ test('what pgbench refuses when it reads a script is refused, naming the same pr
 
 test('what pgbench accepts is accepted: a unit attached to the number, a sign, a non-ASCII \\gset name', () => {
   const sleep = (source: string) => compileScript('s.sql', source).steps[0]!;
-  const cases = [['\\sleep 2ms\n', 1000], ['\\sleep 5us\n', 1], ['\\sleep 1s\n', 1_000_000], ['\\sleep +3 ms\n', 1000], ['\\sleep -3ms\n', 1000]] as const;
+  const cases = [
+    ['\\sleep 2ms\n', 1000],
+    ['\\sleep 5us\n', 1],
+    ['\\sleep 1s\n', 1_000_000],
+    ['\\sleep +3 ms\n', 1000],
+    ['\\sleep -3ms\n', 1000],
+  ] as const;
   for (const [source, factorUs] of cases) {
     const step = sleep(source);
     assert.ok(step.op === 'sleep' && step.factorUs === factorUs, source);
@@ -73,7 +79,10 @@ test('what pgbench accepts is accepted: a unit attached to the number, a sign, a
 });
 
 test('SQL commands: one per semicolon over several lines; quotes, casts and comments keep their colons and semicolons', () => {
-  const program = compileScript('s.sql', "-- a comment line\nSELECT :a,\n  ':b; not a variable', x::int -- :c\nFROM t;\nUPDATE t SET v = $$;:d$$ WHERE k = :k;SELECT 1");
+  const program = compileScript(
+    's.sql',
+    "-- a comment line\nSELECT :a,\n  ':b; not a variable', x::int -- :c\nFROM t;\nUPDATE t SET v = $$;:d$$ WHERE k = :k;SELECT 1",
+  );
   const sql = program.steps.filter((s) => s.op === 'sql').map((s) => (s.op === 'sql' ? s.sql : undefined)!);
   assert.equal(sql.length, 3);
   assert.deepEqual(sql[0]!.names, ['a']);
@@ -114,7 +123,10 @@ test('\\; joins queries into one SQL command, sent with plain semicolons, as pgb
   const program = compileScript('s.sql', "SELECT 1 AS a \\; SELECT ';\\;' AS b \\gset\nSELECT 2;\n\\; \\;\n");
   const sql = program.steps.filter((s) => s.op === 'sql').map((s) => (s.op === 'sql' ? [s.sql.parameterized, s.sql.compound, s.store?.all] : []));
   // The \; inside quotes is text; a command of nothing but separators sends nothing.
-  assert.deepEqual(sql, [["SELECT 1 AS a ; SELECT ';\\;' AS b", true, false], ['SELECT 2', false, undefined]]);
+  assert.deepEqual(sql, [
+    ["SELECT 1 AS a ; SELECT ';\\;' AS b", true, false],
+    ['SELECT 2', false, undefined],
+  ]);
   // BEGIN joined with another query is no transaction boundary headroom can drive through the driver.
   const joined = compileScript('t.sql', 'BEGIN \\; SELECT 1;\n').steps[0]!;
   assert.equal(joined.op === 'sql' && joined.sql.control, undefined);

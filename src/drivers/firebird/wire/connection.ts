@@ -9,11 +9,39 @@ import { readStatus } from './status.js';
 import { Arc4 } from './arc4.js';
 import { MalformedPacket, NEED_MORE, XdrReader, XdrWriter } from './xdr.js';
 import {
-  DESCRIBE_ITEMS, ParameterError, messageBlr, parseDescribe, readRow, writeMessage, STATEMENT_EXEC_PROCEDURE, STATEMENT_SELECT, STATEMENT_SELECT_FOR_UPDATE, type Field,
+  DESCRIBE_ITEMS,
+  ParameterError,
+  messageBlr,
+  parseDescribe,
+  readRow,
+  writeMessage,
+  STATEMENT_EXEC_PROCEDURE,
+  STATEMENT_SELECT,
+  STATEMENT_SELECT_FOR_UPDATE,
+  type Field,
 } from './messages.js';
 import {
-  ARCH_GENERIC, cnct, CONNECT_VERSION3, dpb, DSQL_CLOSE, DSQL_DROP, LEGACY_SALT, OFFERED_PROTOCOLS, op, PFLAG_COMPRESS, PROTOCOL_16, PTYPE_BATCH_SEND,
-  PTYPE_MASK, PTYPE_RPC, RECORDS_ITEMS, SQL_DIALECT_3, tpb, WIRE_CRYPT_DISABLED, WIRE_CRYPT_ENABLED, WIRECRYPT_INCOMPATIBLE, WIRECRYPT_REQUIRED,
+  ARCH_GENERIC,
+  cnct,
+  CONNECT_VERSION3,
+  dpb,
+  DSQL_CLOSE,
+  DSQL_DROP,
+  LEGACY_SALT,
+  OFFERED_PROTOCOLS,
+  op,
+  PFLAG_COMPRESS,
+  PROTOCOL_16,
+  PTYPE_BATCH_SEND,
+  PTYPE_MASK,
+  PTYPE_RPC,
+  RECORDS_ITEMS,
+  SQL_DIALECT_3,
+  tpb,
+  WIRE_CRYPT_DISABLED,
+  WIRE_CRYPT_ENABLED,
+  WIRECRYPT_INCOMPATIBLE,
+  WIRECRYPT_REQUIRED,
 } from './protocol.js';
 
 export interface FirebirdWireOptions {
@@ -150,7 +178,10 @@ export class FirebirdWire {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const error = new TransportError(`timeout expired while attaching at ${wire.where}: the server accepted the connection, but no Firebird answer came`, 'ETIMEDOUT');
+        const error = new TransportError(
+          `timeout expired while attaching at ${wire.where}: the server accepted the connection, but no Firebird answer came`,
+          'ETIMEDOUT',
+        );
         wire.onClose(error);
         reject(error);
       }, options.connectTimeoutMs);
@@ -181,7 +212,8 @@ export class FirebirdWire {
     );
     const srp = srpClient();
     let accept = (await this.send(this.connectPacket(options, srp), ACCEPT)) as Accept;
-    if ((accept.type & PFLAG_COMPRESS) !== 0) throw new Error(`${this.where} turned on wire compression, which headroom's Firebird client does not speak: set WireCompression = false`);
+    if ((accept.type & PFLAG_COMPRESS) !== 0)
+      throw new Error(`${this.where} turned on wire compression, which headroom's Firebird client does not speak: set WireCompression = false`);
     this.protocol = accept.protocol;
     // op_cond_accept: the login goes on with op_cont_auth now; op_accept_data: the first
     // answer rides in the attach's parameter block; either way the server may ask for more
@@ -196,7 +228,10 @@ export class FirebirdWire {
       }
       await this.startEncryption();
     }
-    let next = (await this.send(accept.op === op.condAccept ? this.contAuthPacket(authData, accept.plugin, options) : this.attachPacket(options, authData), ACCEPT)) as Accept | number;
+    let next = (await this.send(
+      accept.op === op.condAccept ? this.contAuthPacket(authData, accept.plugin, options) : this.attachPacket(options, authData),
+      ACCEPT,
+    )) as Accept | number;
     let attached = accept.op !== op.condAccept;
     for (let rounds = 0; ; rounds++) {
       if (typeof next === 'number') {
@@ -247,7 +282,14 @@ export class FirebirdWire {
     put(cnct.userVerification, Buffer.alloc(0));
     const w = this.w.reset().int32(op.connect).int32(op.attach).int32(CONNECT_VERSION3).int32(ARCH_GENERIC).string(options.database);
     w.int32(OFFERED_PROTOCOLS.length).bytes(Buffer.from(user));
-    OFFERED_PROTOCOLS.forEach((version, i) => w.int32(version).int32(ARCH_GENERIC).int32(PTYPE_RPC).int32(PTYPE_BATCH_SEND).int32(i + 1));
+    OFFERED_PROTOCOLS.forEach((version, i) =>
+      w
+        .int32(version)
+        .int32(ARCH_GENERIC)
+        .int32(PTYPE_RPC)
+        .int32(PTYPE_BATCH_SEND)
+        .int32(i + 1),
+    );
     return w.take();
   }
 
@@ -265,7 +307,9 @@ export class FirebirdWire {
     this.sessionKey = undefined;
     this.plugin = plugin;
     if (plugin === 'Legacy_Auth') return legacyHash(options.password);
-    throw new Error(`${this.where} asks for the login plugin "${plugin}", which headroom's Firebird client does not speak (it speaks ${DEFAULT_PLUGINS.join(', ')})`);
+    throw new Error(
+      `${this.where} asks for the login plugin "${plugin}", which headroom's Firebird client does not speak (it speaks ${DEFAULT_PLUGINS.join(', ')})`,
+    );
   }
 
   private contAuthPacket(data: string, plugin: string, options: FirebirdWireOptions): Buffer {
@@ -366,7 +410,8 @@ export class FirebirdWire {
       this.begin().int32(op.prepareStatement).int32(transaction).int32(handle).int32(SQL_DIALECT_3).string(sql).bytes(DESCRIBE_ITEMS).int32(0xffff);
       const info = (await this.flush(DATA)) as Buffer;
       const described = parseDescribe(info);
-      if (described.truncated) throw new Error(`the description of a statement of ${described.output.length} columns did not fit in 64 KB: ${sql.slice(0, 80)}`);
+      if (described.truncated)
+        throw new Error(`the description of a statement of ${described.output.length} columns did not fit in 64 KB: ${sql.slice(0, 80)}`);
       return {
         handle,
         type: described.statementType,
@@ -408,7 +453,8 @@ export class FirebirdWire {
     const cursor = isCursor(statement);
     const failed = this.writeExecute(statement, transaction, params, !cursor);
     if (failed) return failed;
-    if (!cursor) return this.flush(statement.output.length > 0 ? SQL_ROW : HANDLE, statement.output).then((rows) => (Array.isArray(rows) ? (rows as Row[]) : []));
+    if (!cursor)
+      return this.flush(statement.output.length > 0 ? SQL_ROW : HANDLE, statement.output).then((rows) => (Array.isArray(rows) ? (rows as Row[]) : []));
     const executed = this.expect(HANDLE);
     executed.catch(noop);
     this.writeFetch(statement);
@@ -464,7 +510,13 @@ export class FirebirdWire {
    * Builds op_execute (op_execute2 with the output message for EXECUTE PROCEDURE); returns a
    * rejected promise, with nothing of it built, when the parameters do not fit the statement.
    */
-  private writeExecute(statement: PreparedStatement, transaction: number, params: readonly SqlValue[], procedureOutput: boolean, append = false): Promise<never> | undefined {
+  private writeExecute(
+    statement: PreparedStatement,
+    transaction: number,
+    params: readonly SqlValue[],
+    procedureOutput: boolean,
+    append = false,
+  ): Promise<never> | undefined {
     const w = append ? this.w : this.begin();
     const mark = w.length;
     const procedure = procedureOutput && statement.type === STATEMENT_EXEC_PROCEDURE && statement.output.length > 0;
@@ -472,7 +524,11 @@ export class FirebirdWire {
       if (params.length !== statement.input.length) {
         throw new ParameterError(`the statement takes ${statement.input.length} parameters, ${params.length} were given`);
       }
-      w.int32(procedure ? op.execute2 : op.execute).int32(statement.handle).int32(transaction).bytes(statement.inputBlr).int32(0);
+      w.int32(procedure ? op.execute2 : op.execute)
+        .int32(statement.handle)
+        .int32(transaction)
+        .bytes(statement.inputBlr)
+        .int32(0);
       w.int32(statement.input.length > 0 ? 1 : 0);
       if (statement.input.length > 0) writeMessage(w, statement.input, params);
     } catch (error) {
@@ -629,7 +685,8 @@ export class FirebirdWire {
         if (code !== op.accept) {
           accept.data = r.bytes(MAX_FIELD);
           accept.plugin = r.string(1024);
-          if (code === op.contAuth) r.string(1024); // the server's plugin list
+          if (code === op.contAuth)
+            r.string(1024); // the server's plugin list
           else accept.authenticated = r.int32() !== 0;
           r.bytes(MAX_FIELD); // keys: wire-crypt plugins, unused without encryption
         }

@@ -19,8 +19,22 @@ const UTF8 = 4;
 
 /** BLR codes of message descriptions. */
 const blr = {
-  version5: 5, begin: 2, message: 4, end: 255, eoc: 76,
-  text2: 15, short: 7, long: 8, float: 10, double: 27, timestamp: 35, varying2: 38, int64: 16, sqlDate: 12, sqlTime: 13, bool: 23,
+  version5: 5,
+  begin: 2,
+  message: 4,
+  end: 255,
+  eoc: 76,
+  text2: 15,
+  short: 7,
+  long: 8,
+  float: 10,
+  double: 27,
+  timestamp: 35,
+  varying2: 38,
+  int64: 16,
+  sqlDate: 12,
+  sqlTime: 13,
+  bool: 23,
 } as const;
 
 /** One column or parameter as the server describes it. */
@@ -53,8 +67,14 @@ export function parseDescribe(info: Buffer): { statementType: number; output: Fi
     const item = info[pos++]!;
     if (item === 1) break; // isc_info_end
     if (item === 2) return { statementType, output, input, truncated: true }; // isc_info_truncated
-    if (item === 4) { target = output; continue; } // isc_info_sql_select
-    if (item === 5) { target = input; continue; } // isc_info_sql_bind
+    if (item === 4) {
+      target = output;
+      continue;
+    } // isc_info_sql_select
+    if (item === 5) {
+      target = input;
+      continue;
+    } // isc_info_sql_bind
     if (item === 8) continue; // isc_info_sql_describe_end
     if (pos + 2 > info.length) throw new MalformedPacket('a statement description cut short');
     const length = info.readUInt16LE(pos);
@@ -62,20 +82,37 @@ export function parseDescribe(info: Buffer): { statementType: number; output: Fi
     pos = start + length;
     if (pos > info.length) throw new MalformedPacket('a statement description cut short');
     switch (item) {
-      case 21: statementType = intAt(start, length); break;
-      case 7: { // describe_vars: the count
+      case 21:
+        statementType = intAt(start, length);
+        break;
+      case 7: {
+        // describe_vars: the count
         const fields = Array.from({ length: intAt(start, length) }, () => ({ type: 0, subType: 0, scale: 0, length: 0, name: '' }));
         if (target === output) output = target = fields;
         else input = target = fields;
         break;
       }
-      case 9: field = target[intAt(start, length) - 1]; if (!field) throw new MalformedPacket('a field number out of range'); break;
-      case 11: field!.type = intAt(start, length) & ~1; break;
-      case 12: field!.subType = intAt(start, length); break;
-      case 13: field!.scale = intAt(start, length); break;
-      case 14: field!.length = intAt(start, length); break;
-      case 19: field!.name = info.toString('utf8', start, pos); break;
-      default: throw new MalformedPacket(`an unknown item ${item} in a statement description`);
+      case 9:
+        field = target[intAt(start, length) - 1];
+        if (!field) throw new MalformedPacket('a field number out of range');
+        break;
+      case 11:
+        field!.type = intAt(start, length) & ~1;
+        break;
+      case 12:
+        field!.subType = intAt(start, length);
+        break;
+      case 13:
+        field!.scale = intAt(start, length);
+        break;
+      case 14:
+        field!.length = intAt(start, length);
+        break;
+      case 19:
+        field!.name = info.toString('utf8', start, pos);
+        break;
+      default:
+        throw new MalformedPacket(`an unknown item ${item} in a statement description`);
     }
   }
   return { statementType, output, input, truncated: false };
@@ -98,16 +135,36 @@ export function messageBlr(fields: readonly Field[], forInput: boolean): Buffer 
         if (forInput) out.push(blr.varying2, f.subType & 0xff, 0, f.length & 0xff, f.length >> 8);
         else out.push(blr.text2, f.subType & 0xff, 0, f.length & 0xff, f.length >> 8);
         break;
-      case SQL_SHORT: out.push(blr.short, f.scale & 0xff); break;
-      case SQL_LONG: out.push(blr.long, f.scale & 0xff); break;
-      case SQL_INT64: out.push(blr.int64, f.scale & 0xff); break;
-      case SQL_DOUBLE: out.push(blr.double); break;
-      case SQL_FLOAT: out.push(blr.float); break;
-      case SQL_TIMESTAMP: out.push(blr.timestamp); break;
-      case SQL_TYPE_DATE: out.push(blr.sqlDate); break;
-      case SQL_TYPE_TIME: out.push(blr.sqlTime); break;
-      case SQL_BOOLEAN: out.push(blr.bool); break;
-      case SQL_NULL: out.push(blr.text2, 0, 0, 0, 0); break; // `? IS NULL`: only the null flag matters
+      case SQL_SHORT:
+        out.push(blr.short, f.scale & 0xff);
+        break;
+      case SQL_LONG:
+        out.push(blr.long, f.scale & 0xff);
+        break;
+      case SQL_INT64:
+        out.push(blr.int64, f.scale & 0xff);
+        break;
+      case SQL_DOUBLE:
+        out.push(blr.double);
+        break;
+      case SQL_FLOAT:
+        out.push(blr.float);
+        break;
+      case SQL_TIMESTAMP:
+        out.push(blr.timestamp);
+        break;
+      case SQL_TYPE_DATE:
+        out.push(blr.sqlDate);
+        break;
+      case SQL_TYPE_TIME:
+        out.push(blr.sqlTime);
+        break;
+      case SQL_BOOLEAN:
+        out.push(blr.bool);
+        break;
+      case SQL_NULL:
+        out.push(blr.text2, 0, 0, 0, 0);
+        break; // `? IS NULL`: only the null flag matters
       default:
         throw new UnsupportedType(f.type, f.name);
     }
@@ -142,7 +199,15 @@ function localMs(date: Date): number {
 
 function fromLocalMs(ms: number): Date {
   const utc = new Date(ms);
-  return new Date(utc.getUTCFullYear(), utc.getUTCMonth(), utc.getUTCDate(), utc.getUTCHours(), utc.getUTCMinutes(), utc.getUTCSeconds(), utc.getUTCMilliseconds());
+  return new Date(
+    utc.getUTCFullYear(),
+    utc.getUTCMonth(),
+    utc.getUTCDate(),
+    utc.getUTCHours(),
+    utc.getUTCMinutes(),
+    utc.getUTCSeconds(),
+    utc.getUTCMilliseconds(),
+  );
 }
 
 /** A scaled integer (NUMERIC/DECIMAL stored as SMALLINT/INTEGER/BIGINT) from any parameter value. */
@@ -267,19 +332,35 @@ export function readRow(r: XdrReader, fields: readonly Field[]): Row {
         else row[i] = Number(n) / POWERS[-f.scale]!;
         break;
       }
-      case SQL_DOUBLE: row[i] = r.double(); break;
-      case SQL_FLOAT: row[i] = r.float(); break;
+      case SQL_DOUBLE:
+        row[i] = r.double();
+        break;
+      case SQL_FLOAT:
+        row[i] = r.float();
+        break;
       case SQL_TIMESTAMP: {
         const day = r.int32();
         const time = r.uint32();
         row[i] = fromLocalMs((day - EPOCH_DAY) * MS_PER_DAY + Math.floor(time / 10));
         break;
       }
-      case SQL_TYPE_DATE: row[i] = fromLocalMs((r.int32() - EPOCH_DAY) * MS_PER_DAY); break;
-      case SQL_TYPE_TIME: row[i] = fromLocalMs(Math.floor(r.uint32() / 10)); break;
-      case SQL_BOOLEAN: { const { start } = r.fixed(1); row[i] = r.buffer[start] !== 0; break; }
-      case SQL_NULL: r.fixed(0); row[i] = null; break;
-      default: throw new UnsupportedType(f.type, f.name);
+      case SQL_TYPE_DATE:
+        row[i] = fromLocalMs((r.int32() - EPOCH_DAY) * MS_PER_DAY);
+        break;
+      case SQL_TYPE_TIME:
+        row[i] = fromLocalMs(Math.floor(r.uint32() / 10));
+        break;
+      case SQL_BOOLEAN: {
+        const { start } = r.fixed(1);
+        row[i] = r.buffer[start] !== 0;
+        break;
+      }
+      case SQL_NULL:
+        r.fixed(0);
+        row[i] = null;
+        break;
+      default:
+        throw new UnsupportedType(f.type, f.name);
     }
   }
   return row;

@@ -1,8 +1,29 @@
 /** Operation codes and constants of Firebird's remote protocol (src/remote/protocol.h). */
 export const op = {
-  connect: 1, accept: 3, reject: 4, disconnect: 6, response: 9, attach: 19, detach: 21, transaction: 29, commit: 30, rollback: 31,
-  allocateStatement: 62, execute: 63, fetch: 65, fetchResponse: 66, freeStatement: 67, prepareStatement: 68, infoSql: 70,
-  dummy: 71, execute2: 76, sqlResponse: 78, contAuth: 92, acceptData: 94, crypt: 96, condAccept: 98,
+  connect: 1,
+  accept: 3,
+  reject: 4,
+  disconnect: 6,
+  response: 9,
+  attach: 19,
+  detach: 21,
+  transaction: 29,
+  commit: 30,
+  rollback: 31,
+  allocateStatement: 62,
+  execute: 63,
+  fetch: 65,
+  fetchResponse: 66,
+  freeStatement: 67,
+  prepareStatement: 68,
+  infoSql: 70,
+  dummy: 71,
+  execute2: 76,
+  sqlResponse: 78,
+  contAuth: 92,
+  acceptData: 94,
+  crypt: 96,
+  condAccept: 98,
 } as const;
 
 const FB_PROTOCOL_FLAG = 0x8000;

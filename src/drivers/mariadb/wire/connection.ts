@@ -1,7 +1,14 @@
 import type { Row, SqlValue } from '../../driver.js';
 import { connectTransport } from '../../transport/connect.js';
 import { Framer } from '../../transport/framer.js';
-import { describeAddress, type SocketAddress, type Transport, type TransportError, type TransportHandler, type TransportKind } from '../../transport/transport.js';
+import {
+  describeAddress,
+  type SocketAddress,
+  type Transport,
+  type TransportError,
+  type TransportHandler,
+  type TransportKind,
+} from '../../transport/transport.js';
 import { describeGreeting, identifyServer, WrongServerError } from '../../probe.js';
 import { connectTlsCapable, type TlsUpgradable } from '../../transport/tls-transport.js';
 import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
@@ -87,7 +94,16 @@ const SILENCE_BEFORE_PROBE_MS = 1000;
 const MAX_GREETING = 1 << 16;
 const unset = (): void => {};
 const CLIENT_CAPS =
-  CAPS.FOUND_ROWS | CAPS.LONG_FLAG | CAPS.PROTOCOL_41 | CAPS.TRANSACTIONS | CAPS.SECURE_CONNECTION | CAPS.MULTI_RESULTS | CAPS.PS_MULTI_RESULTS | CAPS.PLUGIN_AUTH | CAPS.PLUGIN_AUTH_LENENC_CLIENT_DATA | CAPS.DEPRECATE_EOF;
+  CAPS.FOUND_ROWS |
+  CAPS.LONG_FLAG |
+  CAPS.PROTOCOL_41 |
+  CAPS.TRANSACTIONS |
+  CAPS.SECURE_CONNECTION |
+  CAPS.MULTI_RESULTS |
+  CAPS.PS_MULTI_RESULTS |
+  CAPS.PLUGIN_AUTH |
+  CAPS.PLUGIN_AUTH_LENENC_CLIENT_DATA |
+  CAPS.DEPRECATE_EOF;
 
 /**
  * A client for MariaDB's (and MySQL's) client/server protocol, written for a benchmark's hot loop
@@ -132,7 +148,11 @@ export class MariadbWire implements TransportHandler {
     const done = new Promise<void>((resolve, reject) => ((ready = resolve), (refused = reject)));
     const mode = options.tls?.settings.mode ?? 'disable';
     if ('path' in address && (mode === 'verify-ca' || mode === 'verify-full')) {
-      throw new TlsError(`${options.tls!.settings.modeSource} asks to verify the server's certificate, but the Unix-domain socket ${address.path} carries no TLS`, 'TLS_UNIX_SOCKET', 'connect over TCP (host=127.0.0.1), or use ?ssl=true');
+      throw new TlsError(
+        `${options.tls!.settings.modeSource} asks to verify the server's certificate, but the Unix-domain socket ${address.path} carries no TLS`,
+        'TLS_UNIX_SOCKET',
+        'connect over TCP (host=127.0.0.1), or use ?ssl=true',
+      );
     }
     // TLS starts after the server's greeting, on the native reactor where it can run TLS, else on a
     // Node socket (connectTlsCapable). A Unix-domain socket never leaves the machine, so there it is
@@ -151,9 +171,12 @@ export class MariadbWire implements TransportHandler {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new MariadbConnectionError(`timeout expired while connecting to ${wire.where}`, 'ETIMEDOUT')), remainingMs());
       // MariaDB greets at once; a silent server may be one that waits for the client (PostgreSQL, Firebird).
-      probeTimer = setTimeout(() => {
-        if (wire.awaitingGreeting) void wire.wrongServer(address).then((error) => error && reject(error));
-      }, Math.min(SILENCE_BEFORE_PROBE_MS, remainingMs() / 2));
+      probeTimer = setTimeout(
+        () => {
+          if (wire.awaitingGreeting) void wire.wrongServer(address).then((error) => error && reject(error));
+        },
+        Math.min(SILENCE_BEFORE_PROBE_MS, remainingMs() / 2),
+      );
     });
     try {
       await Promise.race([done, timeout]);
@@ -246,7 +269,9 @@ export class MariadbWire implements TransportHandler {
 
   private execute(statement: MariadbPreparedStatement, params: readonly SqlValue[], answer: Answer): Promise<unknown> {
     if (params.length !== statement.params) {
-      return Promise.reject(this.classify(new MariadbServerError(`the statement takes ${statement.params} parameter(s), ${params.length} given`, 1210, 'HY000')));
+      return Promise.reject(
+        this.classify(new MariadbServerError(`the statement takes ${statement.params} parameter(s), ${params.length} given`, 1210, 'HY000')),
+      );
     }
     const w = this.writer.begin().u8(COM_STMT_EXECUTE).u32(statement.id).u8(0).u32(1);
     if (params.length > 0) writeParams(w, params);
@@ -255,7 +280,21 @@ export class MariadbWire implements TransportHandler {
 
   private send(length: number, answer: Answer, binary: boolean, statement: MariadbPreparedStatement | undefined): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
-    const request: Request = { answer, binary, statement, phase: START, columns: NO_COLUMNS, columnsLeft: 0, resultSets: 0, rows: NO_ROWS, rowCount: 0, paramsLeft: 0, error: undefined, resolve: unset, reject: unset };
+    const request: Request = {
+      answer,
+      binary,
+      statement,
+      phase: START,
+      columns: NO_COLUMNS,
+      columnsLeft: 0,
+      resultSets: 0,
+      rows: NO_ROWS,
+      rowCount: 0,
+      paramsLeft: 0,
+      error: undefined,
+      resolve: unset,
+      reject: unset,
+    };
     this.capturing = request;
     const promise = new Promise(this.capture);
     this.queue.push(request);
@@ -296,7 +335,10 @@ export class MariadbWire implements TransportHandler {
       } catch (error) {
         // A read past a corrupt packet's end (RangeError) is the server's fault; other errors are the client's own refusals.
         const reason = error instanceof Error ? error.message : String(error);
-        return this.broken(error instanceof RangeError ? new MariadbConnectionError(`malformed packet from ${this.where}: ${reason}`, 'EPROTO') : (error as Error), end);
+        return this.broken(
+          error instanceof RangeError ? new MariadbConnectionError(`malformed packet from ${this.where}: ${reason}`, 'EPROTO') : (error as Error),
+          end,
+        );
       }
       at = next;
     }
@@ -451,7 +493,12 @@ export class MariadbWire implements TransportHandler {
     else request.resolve(value);
   }
 
-  private handshaker(options: MariadbWireOptions, tls: TlsContext | undefined, ready: () => void, refused: (error: Error) => void): (data: Buffer, start: number, end: number, sequence: number) => void {
+  private handshaker(
+    options: MariadbWireOptions,
+    tls: TlsContext | undefined,
+    ready: () => void,
+    refused: (error: Error) => void,
+  ): (data: Buffer, start: number, end: number, sequence: number) => void {
     const password = options.password ?? '';
     let scramble = Buffer.alloc(0);
     let awaitingPublicKey = false;
@@ -491,7 +538,8 @@ export class MariadbWire implements TransportHandler {
         r.at += part2Length;
         const plugin = r.at < end ? r.cstring() : 'mysql_native_password';
         scramble = Buffer.concat([part1, part2]);
-        if ((serverCaps & CAPS.PROTOCOL_41) === 0) return fail(new MariadbServerError('the server speaks a protocol older than 4.1, which headroom does not', 2027, 'HY000', true));
+        if ((serverCaps & CAPS.PROTOCOL_41) === 0)
+          return fail(new MariadbServerError('the server speaks a protocol older than 4.1, which headroom does not', 2027, 'HY000', true));
         this.deprecateEof = (serverCaps & CAPS.DEPRECATE_EOF) !== 0;
         this.cacheMetadata = (extendedCaps & MARIADB_CACHE_METADATA) !== 0;
         const encrypt = tls !== undefined && (serverCaps & CAPS.SSL) !== 0;
@@ -511,7 +559,13 @@ export class MariadbWire implements TransportHandler {
           });
         if (tls && !encrypt) {
           if (tls.settings.mode === 'prefer') return respond(sequence + 1);
-          return fail(new TlsError(`the server at ${where} does not support TLS, but ${tls.settings.modeSource} asks for it`, 'TLS_UNSUPPORTED', 'give the server ssl_cert and ssl_key in its configuration, or drop the ssl options'));
+          return fail(
+            new TlsError(
+              `the server at ${where} does not support TLS, but ${tls.settings.modeSource} asks for it`,
+              'TLS_UNSUPPORTED',
+              'give the server ssl_cert and ssl_key in its configuration, or drop the ssl options',
+            ),
+          );
         }
         if (!encrypt) return respond(sequence + 1);
         reply(sequence + 1, head);
@@ -538,7 +592,15 @@ export class MariadbWire implements TransportHandler {
         const plugin = r.cstring();
         scramble = Buffer.from(data.subarray(r.at, end > r.at && data[end - 1] === 0 ? end - 1 : end));
         const answer = authAnswer(plugin, password, scramble);
-        if (!answer) return fail(new MariadbServerError(`the server asks for the authentication plugin ${plugin}, which headroom does not speak: give the user mysql_native_password`, 1251, '08004', true));
+        if (!answer)
+          return fail(
+            new MariadbServerError(
+              `the server asks for the authentication plugin ${plugin}, which headroom does not speak: give the user mysql_native_password`,
+              1251,
+              '08004',
+              true,
+            ),
+          );
         return reply(sequence + 1, (w) => w.bytes(answer));
       }
       if (first === 0x01) {
@@ -558,9 +620,9 @@ export class MariadbWire implements TransportHandler {
         }
         return fail(
           new TlsError(
-            'the server wants caching_sha2_password full authentication, which needs TLS or the server\'s RSA public key',
+            "the server wants caching_sha2_password full authentication, which needs TLS or the server's RSA public key",
             'CACHING_SHA2_FULL_AUTH',
-            'add ?ssl=true, or ?server-public-key-path=FILE (the server\'s public key), or ?get-server-public-key=true (trusts the key the server sends)',
+            "add ?ssl=true, or ?server-public-key-path=FILE (the server's public key), or ?get-server-public-key=true (trusts the key the server sends)",
           ),
         );
       }

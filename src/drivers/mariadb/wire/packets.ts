@@ -170,7 +170,9 @@ export class PacketWriter {
       this.u8(0xfd).u16(value & 0xffff);
       return this.u8(value >>> 16);
     }
-    return this.u8(0xfe).u32(value % 2 ** 32).u32(Math.floor(value / 2 ** 32));
+    return this.u8(0xfe)
+      .u32(value % 2 ** 32)
+      .u32(Math.floor(value / 2 ** 32));
   }
 
   lenencBytes(value: Buffer): this {

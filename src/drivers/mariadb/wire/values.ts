@@ -61,7 +61,14 @@ export function writeParams(w: PacketWriter, params: readonly SqlValue[]): void 
       w.length += 8;
     } else if (typeof v === 'boolean') w.u8(v ? 1 : 0);
     else {
-      w.u8(11).u16(v.getFullYear()).u8(v.getMonth() + 1).u8(v.getDate()).u8(v.getHours()).u8(v.getMinutes()).u8(v.getSeconds()).u32(v.getMilliseconds() * 1000);
+      w.u8(11)
+        .u16(v.getFullYear())
+        .u8(v.getMonth() + 1)
+        .u8(v.getDate())
+        .u8(v.getHours())
+        .u8(v.getMinutes())
+        .u8(v.getSeconds())
+        .u32(v.getMilliseconds() * 1000);
     }
   }
 }
@@ -167,21 +174,32 @@ export function readTextRow(r: PacketReader, columns: readonly Column[]): unknow
         row[i] = Buffer.from(data.subarray(start, end));
         break;
       default:
-        row[i] = column.collation === BINARY_COLLATION && isBinaryType(column.type) ? Buffer.from(data.subarray(start, end)) : data.toString('utf8', start, end);
+        row[i] =
+          column.collation === BINARY_COLLATION && isBinaryType(column.type) ? Buffer.from(data.subarray(start, end)) : data.toString('utf8', start, end);
     }
   }
   return row;
 }
 
 function isBinaryType(type: number): boolean {
-  return type === TYPE.BLOB || type === TYPE.TINY_BLOB || type === TYPE.MEDIUM_BLOB || type === TYPE.LONG_BLOB || type === TYPE.VAR_STRING || type === TYPE.STRING || type === TYPE.VARCHAR || type === TYPE.GEOMETRY;
+  return (
+    type === TYPE.BLOB ||
+    type === TYPE.TINY_BLOB ||
+    type === TYPE.MEDIUM_BLOB ||
+    type === TYPE.LONG_BLOB ||
+    type === TYPE.VAR_STRING ||
+    type === TYPE.STRING ||
+    type === TYPE.VARCHAR ||
+    type === TYPE.GEOMETRY
+  );
 }
 
 function bytesOrText(r: PacketReader, column: Column): unknown {
   const length = r.lenenc() ?? 0;
   const start = r.at;
   r.at += length;
-  if (column.type === TYPE.BIT || (column.collation === BINARY_COLLATION && isBinaryType(column.type))) return Buffer.from(r.data.subarray(start, start + length));
+  if (column.type === TYPE.BIT || (column.collation === BINARY_COLLATION && isBinaryType(column.type)))
+    return Buffer.from(r.data.subarray(start, start + length));
   // DECIMAL stays text: exact. Strings, ENUM, SET, JSON as text.
   return r.data.toString('utf8', start, start + length);
 }

@@ -2,8 +2,12 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 
 /** MD5 password answer: "md5" + md5(md5(password + user) + salt) (PostgreSQL protocol docs, AuthenticationMD5Password). */
 export function md5Answer(user: string, password: string, salt: Buffer): string {
-  const inner = createHash('md5').update(password + user).digest('hex');
-  return `md5${createHash('md5').update(Buffer.concat([Buffer.from(inner), salt])).digest('hex')}`;
+  const inner = createHash('md5')
+    .update(password + user)
+    .digest('hex');
+  return `md5${createHash('md5')
+    .update(Buffer.concat([Buffer.from(inner), salt]))
+    .digest('hex')}`;
 }
 
 /**

@@ -38,7 +38,8 @@ function signatureHash(der: Buffer): string {
   if (der[oid.start] !== 0x06) throw new Error('channel binding: the server certificate has no signature algorithm');
   const hash = HASH_OF[der.toString('hex', oid.content, oid.end)];
   // RSASSA-PSS and EdDSA name no single hash: RFC 5929 leaves them undefined, so does PostgreSQL.
-  if (!hash) throw new Error('channel binding: the server certificate is signed with an algorithm tls-server-end-point does not define (use channel_binding=disable)');
+  if (!hash)
+    throw new Error('channel binding: the server certificate is signed with an algorithm tls-server-end-point does not define (use channel_binding=disable)');
   return hash;
 }
 

@@ -147,7 +147,9 @@ export class WireConnection implements SslAnswering {
 
   private static async connectOnce(options: WireOptions, attempt: Attempt): Promise<WireConnection> {
     const connection = new WireConnection(options.classify ?? ((error) => error));
-    const address: SocketAddress = options.host.startsWith('/') ? { path: `${options.host}/.s.PGSQL.${options.port}` } : { host: options.host, port: options.port };
+    const address: SocketAddress = options.host.startsWith('/')
+      ? { path: `${options.host}/.s.PGSQL.${options.port}` }
+      : { host: options.host, port: options.port };
     connection.where = describeAddress(address);
     const startedMs = Date.now();
     let transport: Transport;
@@ -157,12 +159,18 @@ export class WireConnection implements SslAnswering {
       // A server that stays silent after the TLS request may be one that waits for its own
       // protocol (Firebird): ask what it is rather than wait out the whole timeout.
       const silence = new Promise<never>((_, reject) => {
-        silenceTimer = setTimeout(() => void connection.wrongServer(address).then((error) => error && reject(error)), Math.min(SILENCE_BEFORE_PROBE_MS, options.connectTimeoutMs / 2));
+        silenceTimer = setTimeout(
+          () => void connection.wrongServer(address).then((error) => error && reject(error)),
+          Math.min(SILENCE_BEFORE_PROBE_MS, options.connectTimeoutMs / 2),
+        );
       });
       transport = await Promise.race([opening, silence]);
     } catch (error) {
       // What opened after the probe answered is not used; its pending TLS answer is failed.
-      void opening.then((late) => late.close(), () => {});
+      void opening.then(
+        (late) => late.close(),
+        () => {},
+      );
       connection.onClose(new TransportError('the connection was abandoned', 'ECONNABORTED'));
       if (error instanceof DbError) throw error; // the probe's answer, already classified
       // Closed, reset, or an answer to the TLS request that is neither S nor N, before a byte of
@@ -198,9 +206,12 @@ export class WireConnection implements SslAnswering {
       timer = setTimeout(() => reject(new PgConnectionError(`timeout expired while connecting to ${connection.where}`, 'ETIMEDOUT')), remainingMs());
       // A server that stays silent after the startup packet may be one that waits for its own
       // protocol (Firebird): ask what it is rather than wait out the whole timeout.
-      probeTimer = setTimeout(() => {
-        if (connection.awaitingFirstByte) void connection.wrongServer(address).then((error) => error && reject(error));
-      }, Math.min(SILENCE_BEFORE_PROBE_MS, remainingMs() / 2));
+      probeTimer = setTimeout(
+        () => {
+          if (connection.awaitingFirstByte) void connection.wrongServer(address).then((error) => error && reject(error));
+        },
+        Math.min(SILENCE_BEFORE_PROBE_MS, remainingMs() / 2),
+      );
     });
     try {
       await Promise.race([ready, timeout]);
@@ -307,7 +318,11 @@ export class WireConnection implements SslAnswering {
     } catch (error) {
       // The rows' source failed: CopyFail makes the server roll the COPY back and leaves the
       // connection usable; its answer (an error) is expected, the source's error is the one to tell.
-      const fail = this.writer.begin(0x66).cstring(`the rows to copy failed: ${(error as Error).message}`).end().take();
+      const fail = this.writer
+        .begin(0x66)
+        .cstring(`the rows to copy failed: ${(error as Error).message}`)
+        .end()
+        .take();
       this.transport!.write(fail, 0, fail.length);
       await done.catch(() => undefined);
       throw error;
@@ -344,7 +359,8 @@ export class WireConnection implements SslAnswering {
     this.answering = undefined;
     clearTimeout(timer);
     // Bytes behind the 'S' would pass for the encrypted server's own (CVE-2021-23222): refuse them.
-    if (end - start > 1 && buffer[start] === 0x53) reject(new TlsError('the server sent more than its answer to the TLS request', 'TLS_PROTOCOL', 'is something between the client and the server?'));
+    if (end - start > 1 && buffer[start] === 0x53)
+      reject(new TlsError('the server sent more than its answer to the TLS request', 'TLS_PROTOCOL', 'is something between the client and the server?'));
     else resolve(buffer[start]!);
   }
 
@@ -415,7 +431,11 @@ export class WireConnection implements SslAnswering {
       switch (kind) {
         case 0: // AuthenticationOk
           if (binding === 'require' && this.authentication !== 'SCRAM-SHA-256-PLUS') {
-            throw new TlsError(`channel_binding=require, but the server logged the client in with ${this.authentication}, without channel binding`, 'TLS_CHANNEL_BINDING', 'use SCRAM passwords over TLS (hostssl ... scram-sha-256), or channel_binding=prefer');
+            throw new TlsError(
+              `channel_binding=require, but the server logged the client in with ${this.authentication}, without channel binding`,
+              'TLS_CHANNEL_BINDING',
+              'use SCRAM passwords over TLS (hostssl ... scram-sha-256), or channel_binding=prefer',
+            );
           }
           return;
         case 3: // cleartext
@@ -423,7 +443,13 @@ export class WireConnection implements SslAnswering {
           return reply(w.begin(0x70).cstring(password()).end().take());
         case 5: // MD5 with a 4-byte salt
           this.authentication = 'md5';
-          return reply(w.begin(0x70).cstring(md5Answer(options.user, password(), body.subarray(start, start + 4))).end().take());
+          return reply(
+            w
+              .begin(0x70)
+              .cstring(md5Answer(options.user, password(), body.subarray(start, start + 4)))
+              .end()
+              .take(),
+          );
         case 10: {
           // SASL: the mechanisms offered, NUL-separated
           const offered = body.toString('utf8', start, end).split('\0');
@@ -431,19 +457,29 @@ export class WireConnection implements SslAnswering {
           const plus = certificate !== undefined && binding !== 'disable' && offered.includes('SCRAM-SHA-256-PLUS');
           if (binding === 'require' && !plus) {
             throw new TlsError(
-              this.tls ? 'channel_binding=require, but the server does not offer SCRAM-SHA-256-PLUS' : 'channel_binding=require, but the connection does not use TLS',
+              this.tls
+                ? 'channel_binding=require, but the server does not offer SCRAM-SHA-256-PLUS'
+                : 'channel_binding=require, but the connection does not use TLS',
               'TLS_CHANNEL_BINDING',
               'use sslmode=require or stronger against a server with TLS and SCRAM passwords, or channel_binding=prefer',
             );
           }
           if (!plus && !offered.includes('SCRAM-SHA-256')) throw new Error('the server offers no SASL mechanism headroom speaks');
           this.authentication = plus ? 'SCRAM-SHA-256-PLUS' : 'SCRAM-SHA-256';
-          scram = plus ? new ScramSession(password(), serverEndPoint(certificate)) : new ScramSession(password(), undefined, certificate !== undefined && binding !== 'disable');
+          scram = plus
+            ? new ScramSession(password(), serverEndPoint(certificate))
+            : new ScramSession(password(), undefined, certificate !== undefined && binding !== 'disable');
           const first = Buffer.from(scram.clientFirst());
           return reply(w.begin(0x70).cstring(this.authentication).int32(first.length).bytes(first).end().take());
         }
         case 11: // SASLContinue
-          return reply(w.begin(0x70).bytes(scram!.clientFinal(body.toString('utf8', start, end))).end().take());
+          return reply(
+            w
+              .begin(0x70)
+              .bytes(scram!.clientFinal(body.toString('utf8', start, end)))
+              .end()
+              .take(),
+          );
         case 12: // SASLFinal
           scram!.verifyServerFinal(body.toString('utf8', start, end));
           return;
@@ -476,7 +512,10 @@ export class WireConnection implements SslAnswering {
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         // A read past a corrupt message's end (RangeError) is the server's fault; other errors are the client's own refusals.
-        return this.broken(error instanceof RangeError ? new PgConnectionError(`malformed message from ${this.where}: ${reason}`, 'EPROTO') : (error as Error), end);
+        return this.broken(
+          error instanceof RangeError ? new PgConnectionError(`malformed message from ${this.where}: ${reason}`, 'EPROTO') : (error as Error),
+          end,
+        );
       }
       at = next;
     }

@@ -28,13 +28,25 @@ export type Attempt = 'asked' | 'plaintext' | 'tls';
  * (Node's tls, for ALPN).
  * Under `prefer` a failed handshake falls back to plaintext, as libpq's does.
  */
-export async function openPostgresTransport(connection: SslAnswering, address: SocketAddress, host: string, tls: TlsContext | undefined, timeoutMs: number, attempt: Attempt): Promise<Transport> {
+export async function openPostgresTransport(
+  connection: SslAnswering,
+  address: SocketAddress,
+  host: string,
+  tls: TlsContext | undefined,
+  timeoutMs: number,
+  attempt: Attempt,
+): Promise<Transport> {
   const settings = tls?.settings;
   const mode = settings?.mode ?? 'disable';
   const where = 'path' in address ? address.path : `${address.host}:${address.port}`;
   if ('path' in address) {
     // libpq never asks for TLS over a Unix-domain socket: the kernel carries the bytes.
-    if (STRONG.has(mode)) throw new TlsError(`${settings!.modeSource}=${mode} asks for TLS, which PostgreSQL does not use over the Unix-domain socket ${address.path}`, 'TLS_UNIX_SOCKET', 'connect over TCP (host=127.0.0.1), or use sslmode=prefer');
+    if (STRONG.has(mode))
+      throw new TlsError(
+        `${settings!.modeSource}=${mode} asks for TLS, which PostgreSQL does not use over the Unix-domain socket ${address.path}`,
+        'TLS_UNIX_SOCKET',
+        'connect over TCP (host=127.0.0.1), or use sslmode=prefer',
+      );
     return connectTransport(address, connection, timeoutMs);
   }
   if (!tls || mode === 'disable' || attempt === 'plaintext' || (mode === 'allow' && attempt !== 'tls')) return connectTransport(address, connection, timeoutMs);
@@ -64,7 +76,11 @@ export async function openPostgresTransport(connection: SslAnswering, address: S
   }
   if (!STRONG.has(mode)) return socket;
   socket.close();
-  throw new TlsError(`the server at ${where} does not support TLS, but ${settings!.modeSource}=${mode} asks for it`, 'TLS_UNSUPPORTED', 'turn ssl on in the server\'s postgresql.conf, or use sslmode=prefer or disable');
+  throw new TlsError(
+    `the server at ${where} does not support TLS, but ${settings!.modeSource}=${mode} asks for it`,
+    'TLS_UNSUPPORTED',
+    "turn ssl on in the server's postgresql.conf, or use sslmode=prefer or disable",
+  );
 }
 
 async function ask(transport: Transport, connection: SslAnswering, timeoutMs: number): Promise<number> {
@@ -72,7 +88,8 @@ async function ask(transport: Transport, connection: SslAnswering, timeoutMs: nu
   transport.write(SSL_REQUEST, 0, SSL_REQUEST.length);
   try {
     const byte = await answer;
-    if (byte !== YES && byte !== NO) throw new TlsError(`the server answered the TLS request with 0x${byte.toString(16)}, not S or N`, 'TLS_PROTOCOL', 'is this a PostgreSQL server?');
+    if (byte !== YES && byte !== NO)
+      throw new TlsError(`the server answered the TLS request with 0x${byte.toString(16)}, not S or N`, 'TLS_PROTOCOL', 'is this a PostgreSQL server?');
     return byte;
   } catch (error) {
     transport.close();

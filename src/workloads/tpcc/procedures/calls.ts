@@ -44,7 +44,9 @@ const newOrderCall = viaProcedure(newOrder, 'newOrder', async (home, conn, sql) 
   const postgres = sql.startsWith('SELECT');
   return async () => {
     const { w, d, c, lines, allLocal } = drawNewOrder(home);
-    const inputs = [lines.map((l) => l.number), lines.map((l) => l.item), lines.map((l) => l.supply), lines.map((l) => l.quantity)].map((v) => list(v, postgres));
+    const inputs = [lines.map((l) => l.number), lines.map((l) => l.item), lines.map((l) => l.supply), lines.map((l) => l.quantity)].map((v) =>
+      list(v, postgres),
+    );
     await conn.begin();
     try {
       await statement.all(postgres ? [w, d, c, allLocal, ...inputs] : [w, d, c, allLocal, lines.length, ...inputs]);

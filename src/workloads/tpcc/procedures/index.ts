@@ -15,7 +15,10 @@ export function wantsProcedures(options: OptionValues): boolean {
 /** Refuses --procedures where headroom has no procedures for the DBMS. */
 export function refuseProcedures(dbms: DbmsName, options: OptionValues): void {
   if (wantsProcedures(options) && dbms !== 'postgres' && dbms !== 'mariadb') {
-    throw new UserError(`tpcc --procedures runs on PostgreSQL and MariaDB, not on ${dbms}`, 'omit --procedures: the client-side transactions run on every DBMS');
+    throw new UserError(
+      `tpcc --procedures runs on PostgreSQL and MariaDB, not on ${dbms}`,
+      'omit --procedures: the client-side transactions run on every DBMS',
+    );
   }
 }
 
