@@ -180,22 +180,20 @@ export class Terminal {
       const lagUs = Math.round((started - scheduled) * 1000);
       this.logged++;
       const ended = performance.now();
-      if (error !== undefined && plan.abortOnError && error.errorClass !== 'retryable') {
-        if (error.completed) {
-          const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
-          recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
-          if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
-        }
-        // Otherwise, as pgbench counts it, the transaction is neither processed nor failed: the client's abort says what happened.
+      // --abort-on-error: a transaction whose work ran to its end counts as processed; any other that
+      // ends the terminal is, as pgbench counts it, neither processed nor failed (the abort says why).
+      const aborting = error !== undefined && plan.abortOnError === true && error.errorClass !== 'retryable';
+      if (error === undefined || (aborting && error.completed)) {
+        const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
+        recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
+        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
+      }
+      if (aborting && error !== undefined) {
         this.abortedBy = error;
         this.tally.aborted = this.runners[type]!.abortText?.(error) ?? error.message;
         return;
       }
-      if (error === undefined) {
-        const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
-        recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
-        if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
-      } else {
+      if (error !== undefined) {
         recorder.failure(type, error, this.tally, ended, tries);
         if (this.log && recorder.measuring)
           this.log.record(
