@@ -364,16 +364,7 @@ export class FirebirdWire {
       if (handle !== undefined) await this.rollback(handle).catch(noop);
       return failed;
     }
-    const executed = this.expect(HANDLE);
-    executed.catch(noop);
-    this.writeFetch(statement);
-    const first = this.expect(ROWS, statement.output) as Promise<Pending>;
-    first.catch(noop);
-    this.w.int32(op.freeStatement).int32(statement.handle).int32(DSQL_CLOSE);
-    this.queue.push({ mode: IGNORE, resolve: noop, reject: noop });
-    this.w.int32(op.commit).int32(predicted);
-    const committed = this.flush(HANDLE);
-    committed.catch(noop);
+    const { executed, first, committed } = this.fetchCloseCommit(statement, predicted);
     const handle = await started;
     this.lastTransaction = handle;
     if (handle !== predicted) {
@@ -489,6 +480,22 @@ export class FirebirdWire {
     if (!isCursor(statement)) throw new Error('executeRowsThenCommit() takes a cursor');
     const failed = this.writeExecute(statement, transaction, params, false);
     if (failed) return failed;
+    const { executed, first, committed } = this.fetchCloseCommit(statement, transaction);
+    await executed;
+    const batch = await first;
+    await committed;
+    return batch.eof ? batch.rows! : undefined;
+  }
+
+  /**
+   * After an op_execute written into the current request: the first fetch, the cursor's close and
+   * the commit, all sent in one write. Each answer's promise is already caught, so the caller
+   * awaits them in order and a failure of one does not surface as unhandled from another.
+   */
+  private fetchCloseCommit(
+    statement: PreparedStatement,
+    transaction: number,
+  ): { executed: Promise<unknown>; first: Promise<Pending>; committed: Promise<unknown> } {
     const executed = this.expect(HANDLE);
     executed.catch(noop);
     this.writeFetch(statement);
@@ -500,10 +507,7 @@ export class FirebirdWire {
     this.w.int32(op.commit).int32(transaction);
     const committed = this.flush(HANDLE);
     committed.catch(noop);
-    await executed;
-    const batch = await first;
-    await committed;
-    return batch.eof ? batch.rows! : undefined;
+    return { executed, first, committed };
   }
 
   /**
