@@ -1,44 +1,44 @@
-import type { Target } from '../config/target.js';
-import type { OptionValues } from '../config/options.js';
+import type { EngineConfig } from '../engine/engine.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { ThreadError } from '../engine/thread-error.js';
 import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
-import type { Protocol } from '../workloads/workload.js';
 import type { TransactionLogConfig } from '../engine/transaction-log.js';
 
 /**
- * What the coordinator asks of the agents: plain data only. It names a built-in workload and, for
- * files a workload reads (-f scripts), their paths and sha256; an agent runs nothing that comes
+ * What the coordinator asks of the agents: plain data only. It names the workload and, for the
+ * files the run reads (-f scripts, a workload module), their paths and sha256; an agent runs nothing that comes
  * over the bus, and refuses a plan whose files differ on its disk. The target has no password:
  * each agent takes it from its own environment or password file.
  */
-export interface AgentPlan {
+export interface AgentPlan extends Pick<
+  EngineConfig,
+  | 'target'
+  | 'workload'
+  | 'options'
+  | 'scale'
+  | 'durationSeconds'
+  | 'transactionsPerClient'
+  | 'warmupSeconds'
+  | 'maxTries'
+  | 'seed'
+  | 'protocol'
+  | 'perCommand'
+  | 'acceptRefusals'
+> {
   kind: 'plan';
   runId: string;
   coordinator: string;
   agents: number;
-  target: Target;
-  workload: string;
-  options: OptionValues;
   files: { path: string; sha256: string }[];
-  scale: number;
   /** All terminals, over all agents. */
   clients: number;
   /** Threads per agent (-j with --agents). */
   jobs: number;
-  durationSeconds: number | undefined;
-  transactionsPerClient: number | undefined;
   /** -R over the whole run; each agent schedules its terminals' share. */
   rate: number | undefined;
-  warmupSeconds: number;
-  maxTries: number;
   /** --abort-on-error (headroom pgbench): an SQL error ends the terminal, as in pgbench. */
   abortOnError: boolean;
-  seed: number;
-  protocol: Protocol;
-  perCommand: boolean;
   latencyLimitMs: number | undefined;
-  acceptRefusals: boolean;
   sessionStatements: string[];
   /** -l: each agent writes its own pgbench-format log on its own disk, named by its own process id. */
   transactionLog: TransactionLogConfig | undefined;

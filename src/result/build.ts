@@ -5,7 +5,7 @@ import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
-import { RESULT_SCHEMA, type PgbenchSummary, type RunResult } from './result.js';
+import { RESULT_SCHEMA, type PgbenchSummary, type RunResult, type TargetRecord } from './result.js';
 import { noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import type { Workload } from '../workloads/workload.js';
 
@@ -38,15 +38,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     measureStartedAt: outcome.measureStartedAt?.toISOString() ?? null,
     endedAt: new Date().toISOString(),
     config,
-    target: {
-      dbms: server.dbms,
-      url,
-      version: server.version,
-      settings: server.settings,
-      durable: server.durabilityRisks.length === 0,
-      durabilityRisks: server.durabilityRisks,
-      ...(server.tls ? { tls: server.tls } : {}),
-    },
+    target: targetRecord(server, url),
     host: describeHost(),
     data,
     summary: {
@@ -159,5 +151,18 @@ function studyTotalTime(outcome: EngineOutcome, transactions: number): NonNullab
     ms: round(ms, 1),
     msPerTransaction: transactions > 0 ? round(ms / transactions, 3) : null,
     trPerSec: ms > 0 ? round((transactions * 1000) / ms, 1) : null,
+  };
+}
+
+/** The target section of run and experiment results: what the server said of itself, without the password. */
+export function targetRecord(server: ServerInfo, url: string): TargetRecord {
+  return {
+    dbms: server.dbms,
+    url,
+    version: server.version,
+    settings: server.settings,
+    durable: server.durabilityRisks.length === 0,
+    durabilityRisks: server.durabilityRisks,
+    ...(server.tls ? { tls: server.tls } : {}),
   };
 }

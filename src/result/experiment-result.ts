@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerSettingsRecord } from '../engine/server-settings.js';
-import { TOOL_VERSION } from './build.js';
+import { TOOL_VERSION, targetRecord } from './build.js';
 import { describeHost, type HostInfo } from './host.js';
-import type { RunResult } from './result.js';
+import type { RunResult, TargetRecord } from './result.js';
 
 /** One file per experiment series; docs/result-schema.md describes it beside headroom.result/1. */
 export const EXPERIMENT_SCHEMA = 'headroom.experiment/1';
@@ -18,15 +18,7 @@ export interface ExperimentResult<Row> {
   startedAt: string;
   endedAt: string;
   argv: string[];
-  target: {
-    dbms: ServerInfo['dbms'];
-    url: string;
-    version: string;
-    settings: Record<string, string>;
-    durable: boolean;
-    durabilityRisks: string[];
-    tls?: ServerInfo['tls'];
-  };
+  target: TargetRecord;
   /** memTotalBytes: MemTotal from /proc/meminfo (os.totalmem() elsewhere); serverOnThisMachine: whether that RAM is the server's. */
   host: HostInfo & { memTotalBytes: number; serverOnThisMachine: boolean };
   serverSettings: ServerSettingsRecord;
@@ -63,15 +55,7 @@ export function experimentHeader(
     experiment,
     startedAt: new Date().toISOString(),
     argv: [...argv],
-    target: {
-      dbms: server.dbms,
-      url,
-      version: server.version,
-      settings: server.settings,
-      durable: server.durabilityRisks.length === 0,
-      durabilityRisks: server.durabilityRisks,
-      ...(server.tls ? { tls: server.tls } : {}),
-    },
+    target: targetRecord(server, url),
     host: { ...describeHost(), memTotalBytes: memTotalBytes(), serverOnThisMachine },
     serverSettings: settings,
   };

@@ -60,15 +60,7 @@ export interface RunResult {
     /** -l / --log: the files written; absent or null without it. */
     log?: { files: string[]; aggregateSeconds: number | null; samplingRate: number } | null;
   };
-  target: {
-    dbms: DbmsName;
-    url: string;
-    version: string;
-    settings: Record<string, string>;
-    durable: boolean;
-    durabilityRisks: string[];
-    tls?: { protocol: string; cipher: string };
-  };
+  target: TargetRecord;
   host: HostInfo;
   /** loadMode: how the data was loaded, when the workload records it (chain: faithful or bulk). */
   data: { loadedBy: 'this-run' | 'earlier' | 'none'; phases: LoadPhase[]; loadMode?: string };
@@ -179,4 +171,15 @@ export interface ThresholdOutcome {
   actual: number;
   /** ms, %, or empty (tps, counts). */
   unit: string;
+}
+
+/** The server a run or an experiment measured, as its result file records it (targetRecord() in build.ts). */
+export interface TargetRecord {
+  dbms: DbmsName;
+  url: string;
+  version: string;
+  settings: Record<string, string>;
+  durable: boolean;
+  durabilityRisks: string[];
+  tls?: { protocol: string; cipher: string };
 }
