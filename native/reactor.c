@@ -740,6 +740,12 @@ static napi_value connect_unix(napi_env env, napi_callback_info info) {
   return open_socket(env, r, fd, (struct sockaddr *)&address, sizeof address, 0);
 }
 
+/* The connection of id, unless it is closed or dead. */
+static Conn *live_conn(Reactor *r, int32_t id) {
+  if (id < 0 || id >= r->conns_cap || r->conns[id] == NULL || r->conns[id]->dead) return NULL;
+  return r->conns[id];
+}
+
 /* write(id, buffer, start, end) -> bytes still waiting (0: all sent), or -errno. The caller may
  * reuse its buffer as soon as this returns: what the socket could not take is copied. */
 static napi_value write_bytes(napi_env env, napi_callback_info info) {
@@ -755,12 +761,12 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
   CHECK(env, napi_get_buffer_info(env, argv[1], &data, &length));
   CHECK(env, napi_get_value_int32(env, argv[2], &start));
   CHECK(env, napi_get_value_int32(env, argv[3], &end));
-  if (id < 0 || id >= r->conns_cap || r->conns[id] == NULL || r->conns[id]->dead) return errno_value(env, EBADF);
+  Conn *c = live_conn(r, id);
+  if (!c) return errno_value(env, EBADF);
   if (start < 0 || end < start || (size_t)end > length) {
     napi_throw_range_error(env, NULL, "headroom reactor: write range outside the buffer");
     return NULL;
   }
-  Conn *c = r->conns[id];
   const uint8_t *bytes = (const uint8_t *)data + start;
   size_t count = (size_t)(end - start);
   int was_waiting = c->connecting || c->handshaking || c->pending_end > c->pending_start;
@@ -950,11 +956,6 @@ static napi_value tls_context(napi_env env, napi_callback_info info) {
     return NULL;
   }
   return out;
-}
-
-static Conn *live_conn(Reactor *r, int32_t id) {
-  if (id < 0 || id >= r->conns_cap || r->conns[id] == NULL || r->conns[id]->dead) return NULL;
-  return r->conns[id];
 }
 
 /* startTls(id, context, serverName: string, '' for none) -> 0, or -errno. The handshake runs in
