@@ -28,6 +28,7 @@ import {
   UTF8MB4_GENERAL_CI,
   type Column,
 } from './protocol.js';
+import { checkWithin, readColumn, readEofStatus, readError, readOk, scanPackets, type OkFields, type PacketSink } from './responses.js';
 import { inlineParameters, literal, readBinaryRow, readTextRow, writeParams } from './values.js';
 
 export interface MariadbWireOptions {
@@ -113,7 +114,7 @@ const CLIENT_CAPS =
  * their column metadata (MARIADB_CLIENT_CACHE_METADATA). FOUND_ROWS is on, as the mariadb
  * connector had it: an UPDATE counts the rows it matched.
  */
-export class MariadbWire implements TransportHandler {
+export class MariadbWire implements TransportHandler, PacketSink {
   threadId = 0;
   serverVersion = '';
   /** The TLS session when the connection is encrypted. */
@@ -121,6 +122,8 @@ export class MariadbWire implements TransportHandler {
   private readonly queue: Request[] = [];
   private readonly framer = new Framer((data, start, end) => this.parse(data, start, end));
   private readonly reader = new PacketReader();
+  /** The last OK packet's fields (responses.ts fills them in place). */
+  private readonly ok: OkFields = { affectedRows: 0, lastInsertId: 0, status: 0 };
   private readonly writer = new PacketWriter();
   private transport: Transport | undefined;
   private closedBy: Error | undefined;
@@ -325,24 +328,16 @@ export class MariadbWire implements TransportHandler {
         return this.broken(new WrongServerError('MariaDB', this.where, describeGreeting(data, start, end)), end);
       }
     }
-    let at = start;
-    while (end - at >= 4) {
-      const length = data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16);
-      const next = at + 4 + length;
-      if (next > end) break;
-      try {
-        this.packet(data, at + 4, next, data[at + 3]!, length);
-      } catch (error) {
-        // A read past a corrupt packet's end (RangeError) is the server's fault; other errors are the client's own refusals.
-        const reason = error instanceof Error ? error.message : String(error);
-        return this.broken(
-          error instanceof RangeError ? new MariadbConnectionError(`malformed packet from ${this.where}: ${reason}`, 'EPROTO') : (error as Error),
-          end,
-        );
-      }
-      at = next;
+    try {
+      return scanPackets(data, start, end, this);
+    } catch (error) {
+      // A corrupt packet (MalformedPacket, or a read past a buffer's end) is the server's fault; other errors are the client's own refusals.
+      const reason = error instanceof Error ? error.message : String(error);
+      return this.broken(
+        error instanceof RangeError ? new MariadbConnectionError(`malformed packet from ${this.where}: ${reason}`, 'EPROTO') : (error as Error),
+        end,
+      );
     }
-    return at;
   }
 
   /** The stream cannot be read on: close it and fail every request (and a handshake under way) with `error`. */
@@ -352,7 +347,8 @@ export class MariadbWire implements TransportHandler {
     return end;
   }
 
-  private packet(data: Buffer, start: number, end: number, sequence: number, length: number): void {
+  /** PacketSink: one whole packet from the server. */
+  packet(data: Buffer, start: number, end: number, sequence: number, length: number): void {
     if (length === MAX_PACKET_PAYLOAD || this.longPacket) {
       // A payload of 16 MiB or more comes in full-size parts and a shorter last one.
       (this.longPacket ??= []).push(Buffer.from(data.subarray(start, end)));
@@ -413,6 +409,7 @@ export class MariadbWire implements TransportHandler {
       const id = r.u32();
       const columns = r.u16();
       const params = r.u16();
+      checkWithin(r, 'a prepare OK packet');
       request.statement = { id, params, columns: [] };
       request.columnsLeft = columns;
       request.paramsLeft = params;
@@ -422,10 +419,8 @@ export class MariadbWire implements TransportHandler {
     }
     if (first === 0x00) {
       // OK: affected rows, last insert id, status.
-      r.at++;
-      const affected = r.lenenc() ?? 0;
-      r.lenenc();
-      this.status(r.u16());
+      const affected = readOk(r, this.ok).affectedRows;
+      this.status(this.ok.status);
       if (request.resultSets === 0) request.rowCount = affected;
       if (this.moreResults) return; // a CALL's last OK follows its result sets
       return this.finish(request, request.answer === COUNT ? request.rowCount : undefined);
@@ -447,15 +442,7 @@ export class MariadbWire implements TransportHandler {
     // 0xfe starts the end of a result set (EOF, or OK with DEPRECATE_EOF); a text row can start
     // with it only as a value of 16 MiB or more, whose packet is longer than any terminator.
     if (first === 0xfe && (request.binary || length < 0xffffff)) {
-      r.at++;
-      if (this.deprecateEof) {
-        r.lenenc();
-        r.lenenc();
-        this.status(r.u16());
-      } else {
-        r.u16(); // warnings
-        this.status(r.u16());
-      }
+      this.status(this.deprecateEof ? readOk(r, this.ok).status : readEofStatus(r));
       if (this.moreResults) {
         request.phase = START;
         return;
@@ -579,10 +566,7 @@ export class MariadbWire implements TransportHandler {
         return;
       }
       if (first === 0x00) {
-        r.at++;
-        r.lenenc();
-        r.lenenc();
-        this.status(r.u16());
+        this.status(readOk(r, this.ok).status);
         this.handshake = undefined;
         return ready();
       }
@@ -629,27 +613,4 @@ export class MariadbWire implements TransportHandler {
       return fail(new MariadbConnectionError(`unexpected packet 0x${first.toString(16)} during the handshake`, undefined));
     };
   }
-}
-
-/** Protocol::ColumnDefinition41: six names, then collation, length, type, flags, decimals. */
-function readColumn(r: PacketReader): Column {
-  for (let i = 0; i < 6; i++) r.skipLenencString();
-  r.lenenc(); // length of the fixed fields (0x0c)
-  const collation = r.u16();
-  r.at += 4; // column length
-  const type = r.u8();
-  const flags = r.u16();
-  return { type, flags, collation };
-}
-
-/** ERR_Packet: errno, '#' and SQLSTATE (4.1 protocol), message. */
-function readError(r: PacketReader, fatal = false): MariadbServerError {
-  r.at++;
-  const errno = r.u16();
-  let sqlState: string | undefined;
-  if (r.data[r.at] === 0x23) {
-    sqlState = r.data.toString('latin1', r.at + 1, r.at + 6);
-    r.at += 6;
-  }
-  return new MariadbServerError(r.restString(), errno, sqlState, fatal);
 }

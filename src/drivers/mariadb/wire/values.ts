@@ -1,6 +1,7 @@
 import type { SqlValue } from '../../driver.js';
 import type { PacketReader, PacketWriter } from './packets.js';
 import { BINARY_COLLATION, FLAG_UNSIGNED, TYPE, type Column } from './protocol.js';
+import { checkWithin, MalformedPacket } from './responses.js';
 
 /*
  * Values the way the mariadb npm connector gave them to headroom before (rowsAsArray, BIGINT as
@@ -132,6 +133,7 @@ export function readBinaryRow(r: PacketReader, columns: readonly Column[]): unkn
         row[i] = bytesOrText(r, column);
     }
   }
+  checkWithin(r, 'a binary row');
   return row;
 }
 
@@ -141,6 +143,8 @@ export function readTextRow(r: PacketReader, columns: readonly Column[]): unknow
   const row: unknown[] = new Array(count);
   const { data } = r;
   for (let i = 0; i < count; i++) {
+    // A value past the packet's end would be decoded from the next packet's bytes.
+    if (r.at >= r.end) throw new MalformedPacket(`a text row's column ${i + 1} runs past the packet`);
     const length = r.lenenc();
     if (length === null) {
       row[i] = null;
@@ -148,6 +152,7 @@ export function readTextRow(r: PacketReader, columns: readonly Column[]): unknow
     }
     const start = r.at;
     const end = start + length;
+    if (end > r.end) throw new MalformedPacket(`a text row's column ${i + 1} runs past the packet`);
     r.at = end;
     const column = columns[i]!;
     switch (column.type) {

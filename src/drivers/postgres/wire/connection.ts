@@ -8,7 +8,17 @@ import { Framer } from '../../transport/framer.js';
 import { describeAddress, TransportError, type SocketAddress, type Transport, type TransportKind } from '../../transport/transport.js';
 import { describeGreeting, identifyServer, WrongServerError } from '../../probe.js';
 import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
-import { decodeText, encodeText } from './values.js';
+import { encodeText } from './values.js';
+import {
+  commandCompleteCount,
+  readAuthenticationKind,
+  readBackendProcessId,
+  readDataRow,
+  readParameterStatus,
+  readRowDescription,
+  scanMessages,
+  type MessageSink,
+} from './messages.js';
 import { BindWriter } from './bind.js';
 import { MessageWriter } from './writer.js';
 
@@ -91,13 +101,6 @@ const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0
 const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
 /** How long a startup may go unanswered before the client asks what listens at the address (probe.ts). */
 const SILENCE_BEFORE_PROBE_MS = 1000;
-/**
- * libpq's limits: a message other than these types is never longer than 30,000 bytes, and none
- * is longer than 1 GB; a longer length is a corrupt stream, not a message to wait for.
- */
-const LONG_TYPES = new Set([0x44, 0x54, 0x64, 0x56, 0x45, 0x4e, 0x41]); // D T d V E N A
-const MAX_SHORT_MESSAGE = 30_000;
-const MAX_MESSAGE = 1 << 30;
 
 /**
  * A client for PostgreSQL's frontend/backend protocol v3, written for a benchmark's hot loop: a
@@ -106,7 +109,7 @@ const MAX_MESSAGE = 1 << 30;
  * messages are parsed where the transport put them (drivers/transport). It covers what headroom needs: startup with trust,
  * password, MD5 or SCRAM-SHA-256 authentication, simple and extended queries, COPY FROM STDIN.
  */
-export class WireConnection implements SslAnswering {
+export class WireConnection implements SslAnswering, MessageSink {
   /** The server's ParameterStatus values (server_version, ...). */
   readonly parameters = new Map<string, string>();
   processId = 0;
@@ -499,27 +502,16 @@ export class WireConnection implements SslAnswering {
         return this.broken(new WrongServerError('PostgreSQL', this.where, describeGreeting(data, start, end)), end);
       }
     }
-    let at = start;
-    while (end - at >= 5) {
-      const length = (data[at + 1]! << 24) | (data[at + 2]! << 16) | (data[at + 3]! << 8) | data[at + 4]!;
-      if ((length < 4 || length > MAX_SHORT_MESSAGE) && (length < 4 || length > MAX_MESSAGE || !LONG_TYPES.has(data[at]!))) {
-        return this.broken(new PgConnectionError(`invalid message from ${this.where}: type 0x${data[at]!.toString(16)} with length ${length}`, 'EPROTO'), end);
-      }
-      const next = at + 1 + length;
-      if (next > end) break;
-      try {
-        this.handle(data[at]!, data, at + 5, next);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        // A read past a corrupt message's end (RangeError) is the server's fault; other errors are the client's own refusals.
-        return this.broken(
-          error instanceof RangeError ? new PgConnectionError(`malformed message from ${this.where}: ${reason}`, 'EPROTO') : (error as Error),
-          end,
-        );
-      }
-      at = next;
+    try {
+      return scanMessages(data, start, end, this);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      // A corrupt message (MalformedMessage, or a read past a buffer's end) is the server's fault; other errors are the client's own refusals.
+      return this.broken(
+        error instanceof RangeError ? new PgConnectionError(`malformed message from ${this.where}: ${reason}`, 'EPROTO') : (error as Error),
+        end,
+      );
     }
-    return at;
   }
 
   /** The stream cannot be read on: close it and fail every request with `error`. */
@@ -529,7 +521,8 @@ export class WireConnection implements SslAnswering {
     return end;
   }
 
-  private handle(type: number, data: Buffer, start: number, end: number): void {
+  /** MessageSink: one whole message from the server (messages.ts reads its fields). */
+  message(type: number, data: Buffer, start: number, end: number): void {
     const pending = this.queue[0];
     switch (type) {
       case 0x44: {
@@ -537,20 +530,7 @@ export class WireConnection implements SslAnswering {
         if (!pending) return;
         pending.rowCount++;
         if (!pending.wantRows) return;
-        const columns = (data[start]! << 8) | data[start + 1]!;
-        const row: unknown[] = new Array(columns);
-        let at = start + 2;
-        for (let i = 0; i < columns; i++) {
-          const length = data.readInt32BE(at);
-          at += 4;
-          // A row longer than its message is a corrupt stream (libpq: "insufficient data in D message").
-          if (at + (length > 0 ? length : 0) > end) throw new RangeError(`a DataRow's column ${i + 1} runs past the message`);
-          if (length < 0) row[i] = null;
-          else {
-            row[i] = decodeText(pending.types[i] ?? 0, data, at, at + length);
-            at += length;
-          }
-        }
+        const row = readDataRow(pending.types, data, start, end);
         if (pending.rows === NO_ROWS) pending.rows = [];
         pending.rows.push(row);
         return;
@@ -558,10 +538,8 @@ export class WireConnection implements SslAnswering {
       case 0x43: {
         // CommandComplete: the tag's last word is the row count ("UPDATE 1", "INSERT 0 1", "COPY 5")
         if (!pending) return;
-        let i = end - 2; // before the tag's NUL
-        let count = 0;
-        for (let scale = 1; i >= start && data[i]! >= 0x30 && data[i]! <= 0x39; i--, scale *= 10) count += (data[i]! - 0x30) * scale;
-        if (i < end - 2 && data[i] === 0x20) pending.rowCount = count;
+        const count = commandCompleteCount(data, start, end);
+        if (count >= 0) pending.rowCount = count;
         if (pending.results) {
           pending.results.push({ columns: pending.columns, rows: pending.rows === NO_ROWS ? [] : pending.rows });
           pending.columns = undefined;
@@ -583,17 +561,8 @@ export class WireConnection implements SslAnswering {
       case 0x54: {
         // RowDescription: keep each column's type OID
         if (!pending) return;
-        const columns = data.readInt16BE(start);
-        const types: number[] = new Array(columns);
         const names: string[] | undefined = pending.results ? [] : undefined;
-        let at = start + 2;
-        for (let i = 0; i < columns; i++) {
-          const nameEnd = data.indexOf(0, at);
-          names?.push(data.toString('utf8', at, nameEnd));
-          at = nameEnd + 1 + 6; // name, table OID, column number
-          types[i] = data.readInt32BE(at);
-          at += 12; // type OID, size, modifier, format
-        }
+        const types = readRowDescription(data, start, end, names);
         pending.types = types;
         pending.rows = NO_ROWS;
         if (names) pending.columns = names;
@@ -607,16 +576,16 @@ export class WireConnection implements SslAnswering {
         return;
       }
       case 0x52: // Authentication
-        this.authenticate?.(data.readInt32BE(start), data, start + 4, end);
+        this.authenticate?.(readAuthenticationKind(data, start, end), data, start + 4, end);
         return;
       case 0x53: {
         // ParameterStatus
-        const split = data.indexOf(0, start);
-        this.parameters.set(data.toString('utf8', start, split), data.toString('utf8', split + 1, end - 1));
+        const [name, value] = readParameterStatus(data, start, end);
+        this.parameters.set(name, value);
         return;
       }
       case 0x4b: // BackendKeyData
-        this.processId = data.readInt32BE(start);
+        this.processId = readBackendProcessId(data, start, end);
         return;
       case 0x47: // CopyInResponse
         pending?.onCopyIn?.();
