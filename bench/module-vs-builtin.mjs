@@ -2,8 +2,10 @@
 // Client CPU per transaction of a workload module against the same transaction built in: the
 // chain example (examples/chain.ts, every statement prepared) against `chain --statements
 // prepared`, back to back on the same DBMS with the same terminals, in the order A B B A so that
-// a drift of the machine's load falls on both sides alike. Prints each run and the ratio of the
-// sides' client CPU per transaction (module / built-in; 1.00 = no cost of its own).
+// a drift of the machine's load falls on both sides alike. Both sides have the same schema: the
+// example declares the built-in's foreign keys (each unit's insert into operation checks its
+// client) and takes statistics after its load as the built-in does. Prints each run and the ratios
+// of the sides' client CPU per transaction and tps (module / built-in; 1.00 = no cost of its own).
 //
 //   node bench/module-vs-builtin.mjs [--db URL] [--clients 2] [--time 5] [--scale 1/1000]
 //
@@ -32,6 +34,7 @@ const sides = {
   'chain module': { workload: MODULE, extra: [], db: values.db ?? `sqlite:${path.join(work, 'module.db')}` },
 };
 const perTransaction = { 'built-in chain': [], 'chain module': [] };
+const tps = { 'built-in chain': [], 'chain module': [] };
 try {
   let n = 0;
   for (const name of ['built-in chain', 'chain module', 'chain module', 'built-in chain']) {
@@ -59,6 +62,7 @@ try {
     ]);
     const { summary } = JSON.parse(readFileSync(out, 'utf8'));
     perTransaction[name].push(summary.clientCpu.usPerTransaction);
+    tps[name].push(summary.tps);
     console.log(
       `${name.padEnd(15)} ${summary.transactions} transactions, ${summary.tps.toFixed(1)} tps, client CPU ${summary.clientCpu.usPerTransaction.toFixed(1)} us per transaction`,
     );
@@ -69,6 +73,9 @@ try {
   console.log(
     `client CPU per transaction: module ${module.toFixed(1)} us, built-in ${builtIn.toFixed(1)} us; ratio module / built-in = ${(module / builtIn).toFixed(2)}`,
   );
+  const moduleTps = mean(tps['chain module']);
+  const builtInTps = mean(tps['built-in chain']);
+  console.log(`tps: module ${moduleTps.toFixed(1)}, built-in ${builtInTps.toFixed(1)}; ratio module / built-in = ${(moduleTps / builtInTps).toFixed(2)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
