@@ -7,7 +7,10 @@
 // client) and takes statistics after its load as the built-in does. Prints each run and the ratios
 // of the sides' client CPU per transaction and tps (module / built-in; 1.00 = no cost of its own).
 //
-//   node bench/module-vs-builtin.mjs [--db URL] [--clients 2] [--time 5] [--scale 1/1000]
+//   node bench/module-vs-builtin.mjs [--db URL] [--clients 2] [--time 5] [--scale 1/1000] [--module FILE]
+//
+// --module runs another module in the example's place (e.g. an earlier version of it, to see what
+// a change of its schema did).
 //
 // Without --db each side gets a SQLite file of its own in a temporary folder (SQLite runs inside
 // the client, so its work is in both sides' figures). With --db give a database of your own: both
@@ -25,9 +28,10 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '2' },
     time: { type: 'string', default: '5' },
     scale: { type: 'string', default: '1/1000' },
+    module: { type: 'string' },
   },
 });
-const MODULE = fileURLToPath(new URL('../examples/chain.ts', import.meta.url));
+const MODULE = values.module ? path.resolve(values.module) : fileURLToPath(new URL('../examples/chain.ts', import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-module-vs-builtin-'));
 const sides = {
   'built-in chain': { workload: 'chain', extra: ['--statements', 'prepared'], db: values.db ?? `sqlite:${path.join(work, 'builtin.db')}` },
