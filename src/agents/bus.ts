@@ -69,6 +69,7 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
     options.authenticator = nkeyAuthenticator(new TextEncoder().encode(Buffer.from(read('nats-nkey')).toString().trim()));
   if (file('nats-tls-ca') !== undefined || file('nats-tls-cert') !== undefined) {
     options.tls = {
+      ...serverIdentity(url),
       ...(file('nats-tls-ca') !== undefined ? { caFile: file('nats-tls-ca')! } : {}),
       ...(file('nats-tls-cert') !== undefined ? { certFile: file('nats-tls-cert')! } : {}),
       ...(file('nats-tls-key') !== undefined ? { keyFile: file('nats-tls-key')! } : {}),
@@ -78,10 +79,53 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
     const nc = await connect(options);
     return { nc, signer, prefix: values['nats-subject'] as string };
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    const why = code === 'CONNECTION_REFUSED' ? 'connection refused' : code === 'AUTHORIZATION_VIOLATION' ? 'not authorised' : (error as Error).message;
+    const [why, hint] = busProblem(error as Error & { code?: string });
     const where = url.split(',').map(withoutLogin).join(',');
-    throw new UserError(`cannot reach the NATS server at ${where}: ${why}`, 'start it with nats-server -js, or fix --nats and its credentials');
+    throw new UserError(`cannot reach the NATS server at ${where}: ${why}`, hint);
+  }
+}
+
+/** Node's codes for a server certificate it does not trust. */
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+]);
+
+/** What went wrong connecting, in a few words, and what to do about it. */
+function busProblem(error: Error & { code?: string }): [string, string] {
+  const code = error.code ?? '';
+  if (code === 'CONNECTION_REFUSED') return ['connection refused', 'start it with nats-server -js, or fix --nats'];
+  if (code === 'AUTHORIZATION_VIOLATION')
+    return ['not authorised', 'fix the login: the user and password in --nats, --nats-nkey or --nats-creds, as the server lets them in'];
+  if (UNTRUSTED.has(code)) return [`its TLS certificate is not trusted (${error.message})`, "give --nats-tls-ca the CA that signed the server's certificate"];
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return [`its TLS certificate is for another host (${error.message})`, 'name the server in --nats as its certificate does'];
+  // A server that wants a client certificate closes a TLS connection that brings none: no INFO, no error, a timeout.
+  if (code === 'TIMEOUT')
+    return [
+      'no answer within 5 s',
+      'check that it is a NATS server; one that wants a client certificate says nothing without one: give --nats-tls-cert and --nats-tls-key',
+    ];
+  return [error.message, 'start it with nats-server -js, or fix --nats and its credentials'];
+}
+
+/**
+ * The nats client checks a server reached by IP address against the name "localhost" (it gives
+ * Node's TLS no name for an address): a certificate issued for the address would be refused. With
+ * one server, its own host is the name checked.
+ */
+function serverIdentity(url: string): { host?: string } {
+  const servers = url.split(',');
+  if (servers.length !== 1) return {};
+  try {
+    const host = new URL(servers[0]!.includes('://') ? servers[0]! : `nats://${servers[0]!}`).hostname.replace(/^\[|\]$/g, '');
+    return host === '' ? {} : { host };
+  } catch {
+    return {};
   }
 }
 

@@ -7,6 +7,7 @@ import { PGBENCH_INIT_OPTIONS, pgbenchDoneLine, pgbenchInitOptions } from './pgb
 import { checkPgbenchInit, pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
 import { recordedLoad } from '../workloads/load-marker.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
+import { adoptDataOptions } from './data-options.js';
 import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs, type Session } from './common.js';
 
 export const INIT_OPTIONS: OptionSpec[] = [
@@ -70,7 +71,7 @@ export async function initWithStyle(argv: readonly string[], style: InitStyle): 
 
 /** `headroom check`: verify the workload's data invariants; exit 1 when one fails. */
 export async function checkCommand(argv: readonly string[]): Promise<number> {
-  const { workload, values, workloadOptions } = parseVerbArgs(argv, 'check', CHECK_OPTIONS);
+  const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'check', CHECK_OPTIONS);
   const session = await openSession(values, workload);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
@@ -81,6 +82,8 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
       throw new UserError(`no ${workload.name} data in ${session.url}`, `load it first: headroom init ${workload.name}`);
     }
     await refuseIncompleteData(session, workload, workloadOptions, scale);
+    // The data is checked as it was loaded: its recorded options, not other ones.
+    await adoptDataOptions(session, workload, workloadOptions, given, scale);
     const outcomes = await workload.check(dataContext(session, workloadOptions, scale, logLine));
     const journalFile = values['journal'] as string | undefined;
     if (journalFile !== undefined) outcomes.push(...(await checkJournal(session, journalFile)));

@@ -35,9 +35,9 @@ import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
 import type { Session } from './common.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
+import { adoptDataOptions } from './data-options.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from './agent-run-options.js';
-import { agentsText } from '../agents/record.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
@@ -212,6 +212,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
       phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
     }
+    const dataOptions = needsData ? await adoptDataOptions(session, workload, workloadOptions, given, scale) : undefined;
     if (needsData && workload.readyForRun) {
       const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
       await workload.readyForRun(ctx).finally(() => ctx.done());
@@ -247,7 +248,12 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
       values,
       argv,
       scale,
-      data: { loadedBy: !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier', phases, ...(loadMode === undefined ? {} : { loadMode }) },
+      data: {
+        loadedBy: !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier',
+        phases,
+        ...(loadMode === undefined ? {} : { loadMode }),
+        ...(dataOptions ? { options: dataOptions } : {}),
+      },
       jobs,
       durationSeconds,
       transactionsPerClient,
@@ -273,7 +279,6 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
       const human = file === STDOUT_PATH ? process.stderr : process.stdout;
       human.write(`${summaryText(result, file === STDOUT_PATH ? undefined : file)}\n`);
       if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
-      if (result.agents) human.write(`${agentsText(result.agents)}\n`);
       if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
       if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
       return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;

@@ -3,7 +3,7 @@ import type { DbmsName, SqlValue } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
 import { Random } from '../common/random.js';
 import { RefGenerator } from '../workloads/chain/generator.js';
-import { clearLoadMark, readLoadMark, recordedLoad } from '../workloads/load-marker.js';
+import { clearLoadMark, readLoadMark, readLoadOptions, recordLoadOptions, recordedLoad } from '../workloads/load-marker.js';
 import { PhaseClock } from '../workloads/phases.js';
 import { RowProgress } from '../workloads/progress.js';
 import type { CheckOutcome, DataContext, TransactionType, Workload } from '../workloads/workload.js';
@@ -61,11 +61,11 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
   const drop = async (ctx: Pick<DataContext, 'conn' | 'driver'>): Promise<void> => {
     for (const table of [...tables].reverse()) if (await ctx.driver.tableExists(ctx.conn, table)) await ctx.conn.query(`DROP TABLE ${table}`);
   };
-  const loadContext = (ctx: DataContext, clock: PhaseClock | undefined): LoadContext<OptionsDefinition> => ({
+  const loadContext = (ctx: DataContext, clock: PhaseClock | undefined, options: object = ctx.options): LoadContext<OptionsDefinition> => ({
     conn: ctx.conn,
     dbms: ctx.dbms,
     scale: ctx.scale,
-    options: ctx.options as LoadContext<OptionsDefinition>['options'],
+    options: options as LoadContext<OptionsDefinition>['options'],
     log: (message) => ctx.log(message),
     phase: async (name, work) => {
       if (!clock) throw new UserError(`${def.name}: phase() is for load() only`);
@@ -109,7 +109,8 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
         for (const table of Object.values(def.tables)) await clock.statements(tableStatements(ctx.dbms, table));
         return 0;
       });
-      await def.load(loadContext(ctx, clock));
+      const read = new Set<string>();
+      await def.load(loadContext(ctx, clock, readsOf(ctx.options, read)));
       let failed: CheckOutcome[] = [];
       if (def.check) await clock.timed('check', async () => ((failed = (await check(ctx)).filter((c) => !c.ok)), 0));
       if (failed.length > 0)
@@ -117,8 +118,19 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
           `${def.name}: the check after the load failed: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
           'fix load() or check()',
         );
+      // The options the data was made with, in the definition's order: a later run on it records them.
+      await recordLoadOptions(
+        ctx,
+        def.name,
+        Object.fromEntries(
+          Object.keys(def.options ?? {})
+            .filter((k) => read.has(k))
+            .map((k) => [k, ctx.options[k]]),
+        ),
+      );
       return clock.phases;
     }),
+    dataOptions: (ctx) => readLoadOptions(ctx, def.name),
     check,
     checkAfterRun: def.check !== undefined,
     async drop(ctx) {
@@ -127,6 +139,20 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
     },
     transactions: () => transactions,
   } satisfies ModuleWorkload;
+}
+
+/** The options object as load() sees it, noting each option it reads (or all, when it lists them). */
+function readsOf(options: DataContext['options'], read: Set<string>): DataContext['options'] {
+  return new Proxy(options, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && Object.hasOwn(target, key)) read.add(key);
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+    ownKeys(target) {
+      for (const key of Reflect.ownKeys(target)) if (typeof key === 'string') read.add(key);
+      return Reflect.ownKeys(target);
+    },
+  });
 }
 
 /** What a JobConfig names: a built-in by name, a module by its absolute path (each worker thread loads it). */

@@ -3,6 +3,8 @@ import type { LoadedResult } from './input.js';
 import { settingsLine } from './settings-text.js';
 import { statementDifferenceLines } from './statement-difference.js';
 import { table } from './table.js';
+import { moduleComparisonLines } from './module-text.js';
+import { agentsComparisonLines } from './agents-text.js';
 
 /** The server settings whose values differ between the runs: what --set (or an administrator) changed. */
 function settingDifferences(runs: readonly LoadedResult[]): string[] {
@@ -32,6 +34,8 @@ export function compareText(runs: readonly LoadedResult[]): string {
   });
   return [
     ...legend,
+    ...moduleComparisonLines(runs),
+    ...agentsComparisonLines(runs),
     ...settingDifferences(runs),
     ...statementDifferenceLines(runs),
     '',

@@ -58,6 +58,9 @@ export function formatDifference(metric: Metric, difference: number | null): str
 export function unlikeRuns(runs: readonly LoadedResult[]): string[] {
   const aspects: [string, (r: LoadedResult) => string][] = [
     ['workload', (r) => `${r.result.config.workload}${optionsText(r.result.config.workloadOptions)}`],
+    // The same module name over another file, or the file changed: another model.
+    ['workload module', (r) => (r.result.config.module ? `${r.result.config.module.path} sha256 ${r.result.config.module.sha256.slice(0, 12)}` : 'none')],
+    ['data options', (r) => (r.result.data.options ? optionsText(r.result.data.options).trim() || 'none' : '-')],
     ['scale', (r) => String(r.result.config.scale)],
     ['durability', (r) => (r.result.target.durable ? 'durable' : `non-durable (${r.result.target.durabilityRisks.join(', ')})`)],
   ];

@@ -2,6 +2,8 @@ import { METRICS, compareRuns, dbmsLabel, formatRatio, formatValue, unlikeRuns }
 import type { LoadedResult } from './input.js';
 import { figureName, formatFigure, formatSeconds, formatVsReference, type NormalisedComparison } from './normalise.js';
 import { whatWasNormalised } from './normalise-text.js';
+import { optionsAsFlags } from './module-text.js';
+import { agentsHeadline } from './agents-text.js';
 
 /** A summary table to paste into an issue: one row per run, ratios to the first when several. */
 export function markdownSummary(runs: readonly LoadedResult[]): string {
@@ -33,7 +35,12 @@ export function markdownSummary(runs: readonly LoadedResult[]): string {
     const metrics = (run.result.summary.workloadMetrics ?? []).map((m) => `${m.name} ${m.value.toFixed(1)}`);
     const failed = (run.result.checks ?? []).filter((c) => !c.ok).map((c) => c.name);
     const checks = run.result.checks ? [failed.length === 0 ? `checks: all ${run.result.checks.length} ok` : `checks FAILED: ${failed.join(', ')}`] : [];
-    if (metrics.length + checks.length > 0) lines.push('', `${code(run.label)}: ${[...metrics, ...checks].join('; ')}`);
+    // Which module version and data, and which agents ran the terminals: what the figures are of.
+    const module = run.result.config.module ? [`module ${code(run.result.config.module.path)} sha256 ${code(run.result.config.module.sha256)}`] : [];
+    const data = run.result.data.options ? [`data loaded with ${code(optionsAsFlags(run.result.data.options) || 'no options')}`] : [];
+    const agents = run.result.agents ? [agentsHeadline(run.result.agents)] : [];
+    const notes = [...metrics, ...checks, ...module, ...data, ...agents];
+    if (notes.length > 0) lines.push('', `${code(run.label)}: ${notes.join('; ')}`);
   }
   const hosts = [...new Set(runs.map((r) => `${r.result.host.cpuModel}, ${r.result.host.cores} cores, ${r.result.host.os}`))];
   lines.push('', `Client machine${hosts.length > 1 ? 's' : ''}: ${hosts.join('; ')}. Latencies in ms; CPU/txn is the client's CPU per transaction.`);

@@ -9,6 +9,8 @@ import { table } from './table.js';
 export { table };
 import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgbench-text.js';
 import { replicationLines } from './replication-text.js';
+import { moduleLines } from './module-text.js';
+import { agentsLines } from './agents-text.js';
 
 /** A pgbench -P line with headroom's p99 and client CPU after " | " (see pgbench-text.ts). */
 export function progressLine(point: SeriesPoint, context: ProgressContext = { maxTries: 1, latencyLimited: false }): string {
@@ -27,6 +29,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     `workload: ${config.workload}${describeOptions(result.data.loadMode === undefined ? config.workloadOptions : withoutKey(config.workloadOptions, 'load'))}`,
     ...(config.statements ? [`statements sent: ${config.statements.style} (${config.statements.description})`] : []),
     `target: ${result.target.url} (${result.target.version}${sqliteDurability(result)})`,
+    ...moduleLines(result),
     ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
     `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
       (config.durationSeconds !== null ? `duration: ${config.durationSeconds} s` : `transactions per client: ${config.transactionsPerClient}`) +
@@ -80,6 +83,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
   lines.push(...terminalLines(result));
+  lines.push(...agentsLines(result.agents));
   lines.push(...replicationLines(result));
   lines.push(...serverLines(result, result.host.cores));
   for (const error of result.errors.slice(0, 5))

@@ -62,8 +62,12 @@ export interface RunResult {
   };
   target: TargetRecord;
   host: HostInfo;
-  /** loadMode: how the data was loaded, when the workload records it (chain: faithful or bulk). */
-  data: { loadedBy: 'this-run' | 'earlier' | 'none'; phases: LoadPhase[]; loadMode?: string };
+  /**
+   * loadMode: how the data was loaded, when the workload records it (chain: faithful or bulk).
+   * options: the workload options the data was loaded with, as its load recorded them (a workload
+   * module: the options its load() read); absent where the workload records none.
+   */
+  data: { loadedBy: 'this-run' | 'earlier' | 'none'; phases: LoadPhase[]; loadMode?: string; options?: Record<string, unknown> };
   summary: {
     measuredSeconds: number;
     transactions: number;

@@ -31,6 +31,35 @@ export async function markLoadStarted(ctx: MarkerContext, workload: string, scal
   await ctx.conn.query(createStatement(ctx.dbms));
   await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
   await ctx.conn.query(`INSERT INTO ${LOAD_TABLE} (workload, scale, started) VALUES (?, ?, ?)`, [workload, String(scale), new Date().toISOString()]);
+  // The options of the load before are no longer the data's.
+  await clearLoadOptions(ctx, workload);
+}
+
+/**
+ * The workload options a load was made with (a module: the ones its load() read), one JSON object
+ * per workload beside headroom_load, so that a run on that data later records what data it measured.
+ * A table of its own: headroom_load tables made before it keep their columns.
+ */
+export const LOAD_OPTIONS_TABLE = 'headroom_load_options';
+
+const OPTIONS_COLUMNS = 'workload VARCHAR(32) NOT NULL PRIMARY KEY, option_values VARCHAR(2000) NOT NULL';
+
+/** Before markLoadCompleted: a load that stops part way is refused by its record, whatever options it wrote. */
+export async function recordLoadOptions(ctx: MarkerContext, workload: string, options: Readonly<Record<string, unknown>>): Promise<void> {
+  await ctx.conn.query(createTableIfMissing(ctx.dbms, LOAD_OPTIONS_TABLE, OPTIONS_COLUMNS));
+  await ctx.conn.query(`DELETE FROM ${LOAD_OPTIONS_TABLE} WHERE workload = ?`, [workload]);
+  await ctx.conn.query(`INSERT INTO ${LOAD_OPTIONS_TABLE} (workload, option_values) VALUES (?, ?)`, [workload, JSON.stringify(options)]);
+}
+
+/** The options the workload's data was loaded with, or undefined when its load recorded none. */
+export async function readLoadOptions(ctx: MarkerContext, workload: string): Promise<Record<string, unknown> | undefined> {
+  if (!(await ctx.driver.tableExists(ctx.conn, LOAD_OPTIONS_TABLE))) return undefined;
+  const [row] = await ctx.conn.query(`SELECT option_values FROM ${LOAD_OPTIONS_TABLE} WHERE workload = ?`, [workload]);
+  return row ? (JSON.parse(String(row[0])) as Record<string, unknown>) : undefined;
+}
+
+async function clearLoadOptions(ctx: MarkerContext, workload: string): Promise<void> {
+  if (await ctx.driver.tableExists(ctx.conn, LOAD_OPTIONS_TABLE)) await ctx.conn.query(`DELETE FROM ${LOAD_OPTIONS_TABLE} WHERE workload = ?`, [workload]);
 }
 
 /** After the loader's last commit, the last thing a load writes. */
@@ -50,6 +79,7 @@ export async function readLoadMark(ctx: MarkerContext, workload: string): Promis
 /** `drop` removes the workload's record with its tables. */
 export async function clearLoadMark(ctx: MarkerContext, workload: string): Promise<void> {
   if (await ctx.driver.tableExists(ctx.conn, LOAD_TABLE)) await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
+  await clearLoadOptions(ctx, workload);
 }
 
 /**

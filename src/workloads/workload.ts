@@ -182,6 +182,8 @@ export interface Workload {
   loadedSoFar?(ctx: Omit<DataContext, 'scale'>): Promise<string>;
   /** How the data in the database was loaded, for workloads with more than one way (chain: faithful, bulk). */
   loadMode?(ctx: Omit<DataContext, 'scale'>): Promise<string | undefined>;
+  /** The options the data in the database was loaded with, as its load recorded them (workload modules: the ones load() read). */
+  dataOptions?(ctx: Omit<DataContext, 'scale'>): Promise<Record<string, unknown> | undefined>;
   drop(ctx: Omit<DataContext, 'scale'>): Promise<void>;
   /** Throws UserError when these options do not work on this DBMS (tpcc --procedures on SQLite); before anything is loaded. */
   checkOptions?(dbms: DbmsName, options: OptionValues): void;

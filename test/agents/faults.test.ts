@@ -79,6 +79,21 @@ for (const mode of ['continue', 'stop'] as const) {
       assert.equal(result.status, 'completed');
       assert.match(run.stdout, /went on with the rest/);
       assert.ok(result.summary.measuredSeconds >= 11.5, `ran its whole time: ${result.summary.measuredSeconds}`);
+      // report and compare say who was lost, when, and what it had done.
+      const { at, afterSeconds, transactionsStreamed } = lost[0]!.lost!;
+      const html = path.join(out, 'report.html');
+      assert.equal((await runCli(['report', file, '-o', html], { cwd: out })).code, 0);
+      assert.ok(
+        readFileSync(html, 'utf8').includes(
+          `<p class="warning">a1 lost at ${at} (${afterSeconds} s in) after ${transactionsStreamed} streamed transactions, not in the totals</p>`,
+        ),
+        'the HTML agents table names the loss',
+      );
+      const compare = await runCli(['compare', file, file], { cwd: out });
+      assert.match(
+        compare.stdout,
+        new RegExp(`\\n  1: 3 agents \\(.*a1 \\d: ${lost[0]!.transactions}.*\\), clock offsets spread .*, lost a1 ${afterSeconds} s in\\n`),
+      );
     } else {
       assert.equal(run.code, 1, run.stderr);
       assert.equal(result.status, 'failed');

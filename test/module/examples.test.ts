@@ -64,6 +64,8 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(result.status, 'completed');
     assert.equal(result.config.workload, 'ticket-booking');
     assert.deepEqual(result.config.module, { path: BOOKING, sha256: sha256(BOOKING) });
+    // What the data is: the options init's load() read (--hot-shows is the transactions' alone).
+    assert.deepEqual(result.data.options, { seats: 10 });
     assert.deepEqual(result.transactions.map((x) => x.name).sort(), ['availability', 'book', 'cancel']);
     const book = result.transactions.find((x) => x.name === 'book')!;
     assert.ok(book.count > 0, 'bookings committed');
@@ -89,9 +91,10 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.equal(chain.code, 0, chain.stderr);
     const chainResult = JSON.parse(readFileSync(chainOut, 'utf8')) as RunResult;
     assert.equal(chainResult.data.loadedBy, 'this-run');
+    assert.deepEqual(chainResult.data.options, {}, "the chain module's load() reads no option");
     assert.deepEqual(
       chainResult.data.phases.map((p) => p.name),
-      ['create tables', 'country', 'city', 'street', 'address', 'client', 'client from 334', 'client from 667', 'check'],
+      ['create tables', 'country', 'city', 'street', 'address', 'client', 'client from 334', 'client from 667', 'analyze', 'check'],
     );
     assert.ok(chainResult.summary.transactions > 0);
     assert.ok(

@@ -5,6 +5,9 @@ import type { ChartSpec } from './charts.js';
 import { escapeHtml as e, facts, htmlTable } from './markup.js';
 import { serverLines } from '../server-text.js';
 import { statementDifferenceLines } from '../statement-difference.js';
+import { agentsComparisonLines } from '../agents-text.js';
+import { moduleComparisonLines, optionsAsFlags } from '../module-text.js';
+import { agentsSection } from './agents.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -27,6 +30,15 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     r.statusReason ? `<p class="reason">${e(r.statusReason)}</p>` : '',
     facts([
       ['workload', e(`${c.workload}${options ? ` (${options})` : ''}`)],
+      ...(c.module ? [['module', `<code>${e(c.module.path)}</code> sha256 <code>${e(c.module.sha256)}</code>`] as [string, string]] : []),
+      ...(r.data.options
+        ? [
+            [
+              'data loaded with',
+              e(`${optionsAsFlags(r.data.options) || 'no options read by the loader'} (${r.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'})`),
+            ] as [string, string],
+          ]
+        : []),
       ...(c.statements ? [['statements sent', e(`${c.statements.style} (${c.statements.description})`)] as [string, string]] : []),
       ['DBMS', e(dbmsLabel(run))],
       ['server version', e(r.target.version)],
@@ -78,6 +90,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       ]),
     ),
   ];
+  if (r.agents) parts.push(agentsSection(r.agents));
   if (r.checks) {
     parts.push(
       '<h3>Checks after the run</h3>',
@@ -160,7 +173,7 @@ export function comparisonSection(runs: readonly LoadedResult[], charts: readonl
     }),
   ]);
   const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
-  const statements = statementDifferenceLines(runs);
+  const statements = [...moduleComparisonLines(runs), ...agentsComparisonLines(runs), ...statementDifferenceLines(runs)];
   const named = statements.length > 0 ? `<ul class="server">${statements.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '';
   return [
     '<section class="compare">',

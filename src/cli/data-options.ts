@@ -1,0 +1,37 @@
+import type { OptionValues } from '../config/options.js';
+import { UserError } from '../errors.js';
+import { isModuleWorkload } from '../module/adapt.js';
+import type { Workload } from '../workloads/workload.js';
+import { logLine, type Session } from './common.js';
+
+function flags(entries: readonly [string, unknown][]): string {
+  return entries.map(([name, value]) => (value === true ? `--${name}` : `--${name} ${String(value)}`)).join(' ');
+}
+
+/**
+ * The options the data in the database was loaded with, where the workload's load recorded them
+ * (workload modules: those its load() read). The run takes them for the options not given, so
+ * that its transactions and its result agree with the data it measures; a given option that
+ * differs from the data's is refused, for the run would measure other data than it says.
+ */
+export async function adoptDataOptions(
+  session: Session,
+  workload: Workload,
+  options: OptionValues,
+  given: ReadonlySet<string>,
+  scale: number,
+): Promise<Record<string, unknown> | undefined> {
+  if (!workload.dataOptions) return undefined;
+  const recorded = await workload.dataOptions({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options, log: logLine });
+  if (!recorded) return undefined;
+  const differing = Object.entries(recorded).filter(([name, value]) => given.has(name) && options[name] !== value);
+  if (differing.length > 0) {
+    const named = isModuleWorkload(workload) ? workload.module.path : workload.name;
+    throw new UserError(
+      `the ${workload.name} data in ${session.url} was loaded with ${flags(differing)}, not ${flags(differing.map(([name]) => [name, options[name]]))}`,
+      `omit ${differing.map(([name]) => `--${name}`).join(' ')} to use it, or load it again with them: headroom init ${named} -s ${scale} ${flags(differing.map(([name]) => [name, options[name]]))}`,
+    );
+  }
+  for (const [name, value] of Object.entries(recorded)) if (name in options) options[name] = value as OptionValues[string];
+  return recorded;
+}
