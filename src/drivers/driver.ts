@@ -1,5 +1,6 @@
 import type { TransportKind } from './transport/transport.js';
 import type { DbmsObservation } from './observation.js';
+import type { LiteralValue } from './literals.js';
 
 /**
  * The contract every DBMS driver implements. Workloads and the engine only see these types;
@@ -25,6 +26,14 @@ export interface Statement {
   all(params?: readonly SqlValue[]): Promise<Row[]>;
 }
 
+/** See Connection.literalStatement. */
+export interface LiteralStatement {
+  /** Executes and returns the number of affected (or returned) rows. */
+  run(values: readonly LiteralValue[]): Promise<number>;
+  /** Executes and returns all rows. */
+  all(values: readonly LiteralValue[]): Promise<Row[]>;
+}
+
 export interface Connection {
   prepare(sql: string): Promise<Statement>;
   /** One unprepared statement (text protocol); `?` placeholders as in prepare(). */
@@ -35,6 +44,13 @@ export interface Connection {
    * Only where the DBMS's protocol has such a request (PostgreSQL's simple Query message).
    */
   queryResults?(sql: string): Promise<{ columns: string[] | undefined; rows: Row[] }[]>;
+  /**
+   * A statement sent unprepared with its values written into its text as SQL literals between
+   * `pieces` (drivers/literals.ts): run(values) and all(values) answer as query(literalText(pieces,
+   * values)) would, for drivers that can build the request without the text (PostgreSQL's Query
+   * message). pgbench -M simple runs each command so.
+   */
+  literalStatement?(pieces: readonly string[]): LiteralStatement;
   begin(): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;

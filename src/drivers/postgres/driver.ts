@@ -2,7 +2,9 @@ import type { DbmsObservation } from '../observation.js';
 import { planPostgresSetting } from './settings.js';
 import { observePostgres } from './observe.js';
 import { oneValue } from '../driver.js';
-import type { Connection, ConnectionBudget, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
+import type { Connection, ConnectionBudget, Driver, LiteralStatement, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
+import { literalText, type LiteralValue } from '../literals.js';
+import { literalQuery, type PgLiteralQuery } from './wire/literal-query.js';
 import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
@@ -152,6 +154,33 @@ class PostgresStatement implements Statement {
 
 const NO_PARAMS: readonly SqlValue[] = [];
 
+/**
+ * Each execution is one Query message written straight from the encoded pieces and the values
+ * (wire/literal-query.ts): no text, no per-call buffer, and without `all` the rows are only counted.
+ */
+class PostgresLiteralStatement implements LiteralStatement {
+  private readonly query: PgLiteralQuery;
+
+  constructor(
+    private readonly connection: PostgresConnection,
+    private readonly pieces: readonly string[],
+  ) {
+    this.query = literalQuery(pieces);
+  }
+
+  run(values: readonly LiteralValue[]): Promise<number> {
+    const sent = this.connection.wire.executeLiteral(this.query, values, false) as Promise<number> | undefined;
+    // A NUL byte in the text: query() refuses it in its own words.
+    return sent ?? this.connection.query(literalText(this.pieces, values)).then((rows) => rows.length);
+  }
+
+  all(values: readonly LiteralValue[]): Promise<Row[]> {
+    return (
+      (this.connection.wire.executeLiteral(this.query, values, true) as Promise<Row[]> | undefined) ?? this.connection.query(literalText(this.pieces, values))
+    );
+  }
+}
+
 class PostgresConnection implements Connection {
   private readonly statements = new StatementCache<PostgresStatement>();
 
@@ -177,6 +206,10 @@ class PostgresConnection implements Connection {
     } catch (error) {
       throw classifyPostgresError(error, this.target);
     }
+  }
+
+  literalStatement(pieces: readonly string[]): LiteralStatement {
+    return new PostgresLiteralStatement(this, pieces);
   }
 
   async queryResults(sql: string): Promise<{ columns: string[] | undefined; rows: Row[] }[]> {

@@ -1,4 +1,5 @@
-import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
+import type { Connection, LiteralStatement, Row, SqlValue, Statement } from '../../drivers/driver.js';
+import type { LiteralValue } from '../../drivers/literals.js';
 import { UserError } from '../../errors.js';
 import type { ScriptTimings } from '../../metrics/command-timings.js';
 import type { DbError } from '../../drivers/errors.js';
@@ -105,6 +106,8 @@ function bindable(v: Value): SqlValue {
 
 class ScriptRun {
   private readonly statements: (Statement | undefined)[];
+  /** Under the simple protocol, each SQL step's statement where the driver builds its requests itself. */
+  private readonly literals: (LiteralStatement | undefined)[] = [];
   private readonly params: SqlValue[][];
   private readonly pipelining: boolean;
   private readonly storeSlots: ((number | undefined)[] | undefined)[] = [];
@@ -280,12 +283,19 @@ class ScriptRun {
       if (step.store === undefined) return statement.run(params);
       return statement.all(params).then((rows) => this.store(step, pc, rows));
     }
+    if (this.terminal.protocol === 'simple') {
+      // The driver builds the request from the pieces and values where it can (PostgreSQL's Query
+      // message, its rows only counted when nobody reads them); the others get the text.
+      const literal = this.literals[pc] ?? (conn.literalStatement ? (this.literals[pc] = conn.literalStatement(sql.pieces)) : undefined);
+      const values = params as LiteralValue[];
+      if (literal !== undefined) return step.store === undefined ? literal.run(values) : literal.all(values).then((rows) => this.store(step, pc, rows));
+    }
     const rows =
       this.terminal.protocol === 'extended'
         ? conn.query(sql.parameterized, params)
         : // Only PostgreSQL's driver sends a parameterless query as a simple Query message; the
           // others get the text with its values in place just the same.
-          conn.query(simpleQueryText(sql, params as (string | number | bigint | boolean | null)[]));
+          conn.query(simpleQueryText(sql, params as LiteralValue[]));
     return step.store === undefined ? rows : rows.then((r) => this.store(step, pc, r));
   }
 
@@ -295,7 +305,7 @@ class ScriptRun {
    * columns as the server names them. A failing query is numbered in the abort message.
    */
   private async compound(step: SqlStep, params: SqlValue[]): Promise<void> {
-    const results = await this.conn.queryResults!(simpleQueryText(step.sql, params as (string | number | bigint | boolean | null)[]));
+    const results = await this.conn.queryResults!(simpleQueryText(step.sql, params as LiteralValue[]));
     const store = step.store;
     if (store === undefined) return;
     const tag = store.all ? 'aset' : 'gset';

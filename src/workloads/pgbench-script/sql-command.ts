@@ -1,3 +1,4 @@
+import { literalText, type LiteralValue } from '../../drivers/literals.js';
 import type { Variables } from './frame.js';
 
 /** How an SQL command of a script is sent; the transaction-control words map onto the driver's own calls. */
@@ -93,18 +94,7 @@ function controlOf(text: string): SqlControl {
   return undefined;
 }
 
-/**
- * The simple protocol's text: each value written as an SQL literal. Numbers go in as they are;
- * anything else becomes a quoted string with quotes doubled, which the server types as it would a
- * parameter, so no value can change the statement's shape.
- */
-export function simpleQueryText(command: SqlCommand, values: readonly (string | number | bigint | boolean | null)[]): string {
-  let sql = command.pieces[0]!;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    sql +=
-      (typeof v === 'number' || typeof v === 'bigint' ? (v < 0 ? `(${v})` : String(v)) : v === null ? 'NULL' : `'${String(v).replace(/'/g, "''")}'`) +
-      command.pieces[i + 1]!;
-  }
-  return sql;
+/** The simple protocol's text: each value written in place as an SQL literal (drivers/literals.ts). */
+export function simpleQueryText(command: SqlCommand, values: readonly LiteralValue[]): string {
+  return literalText(command.pieces, values);
 }

@@ -20,6 +20,8 @@ import {
   type MessageSink,
 } from './messages.js';
 import { BindWriter } from './bind.js';
+import { QueryWriter, type PgLiteralQuery } from './literal-query.js';
+import type { LiteralValue } from '../../literals.js';
 import { MessageWriter } from './writer.js';
 
 export interface WireOptions {
@@ -117,6 +119,7 @@ export class WireConnection implements SslAnswering, MessageSink {
   private readonly framer = new Framer((data, start, end) => this.parse(data, start, end));
   private readonly writer = new MessageWriter();
   private readonly binds = new BindWriter();
+  private readonly literals = new QueryWriter();
   private transport: Transport | undefined;
   private closedBy: Error | undefined;
   private statementCount = 0;
@@ -266,6 +269,17 @@ export class WireConnection implements SslAnswering, MessageSink {
   executeRows(statement: PgPreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
     const length = this.binds.write(statement.bindHead, params);
     return this.sendBytes(this.binds.buffer, length, ROWS, true, statement.types) as Promise<Row[]>;
+  }
+
+  /**
+   * A statement with its values written in place as literals, sent as one Query message built in a
+   * reused buffer: resolves to its row count, or with `rows` to its rows. Undefined when a value
+   * holds a NUL byte: the caller sends the text through simpleQuery(), which refuses it.
+   */
+  executeLiteral(query: PgLiteralQuery, values: readonly LiteralValue[], rows: boolean): Promise<unknown> | undefined {
+    const length = query.unframeable ? -1 : this.literals.write(query, values);
+    if (length < 0) return undefined;
+    return this.sendBytes(this.literals.buffer, length, rows ? ROWS : COUNT, rows, NO_TYPES);
   }
 
   /** A statement without parameters through the simple protocol (several statements allowed). */
@@ -561,6 +575,8 @@ export class WireConnection implements SslAnswering, MessageSink {
       case 0x54: {
         // RowDescription: keep each column's type OID
         if (!pending) return;
+        // Rows only counted: neither their types nor their names are read.
+        if (!pending.wantRows && !pending.results) return;
         const names: string[] | undefined = pending.results ? [] : undefined;
         const types = readRowDescription(data, start, end, names);
         pending.types = types;
