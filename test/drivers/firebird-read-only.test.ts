@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ServerTarget } from '../../src/config/target.js';
 import type { Connection } from '../../src/drivers/driver.js';
 import { DbError } from '../../src/drivers/errors.js';
+import type { FirebirdConnection } from '../../src/drivers/firebird/connection.js';
 import type { RunResult } from '../../src/result/result.js';
 import { runCli } from '../helpers/cli.js';
 import { connectFresh } from '../helpers/databases.js';
@@ -40,6 +41,31 @@ test('firebird: a connection told its transactions are read-only starts them rea
   assert.deepEqual(await ownTransaction(conn), { readOnly: 0, isolation: 2 });
   await conn.query('INSERT INTO ro_probe (id) VALUES (1)');
   assert.deepEqual(await conn.query('SELECT COUNT(*) FROM ro_probe'), [[1]]);
+});
+
+/**
+ * An autocommit read-only SELECT goes to the server in one write (the transaction's start, the
+ * execute, the first fetch, the close and the commit), whether its rows are kept (all()) or only
+ * counted (run(): pgbench's select-only, which stores nothing); run() took three round trips.
+ */
+test('firebird: an autocommit read-only SELECT is one write to the server, by all() and by run()', async (t) => {
+  const fresh = await connectFresh(t, 'firebird');
+  if (!fresh) return;
+  const conn = fresh.conn as FirebirdConnection;
+  await conn.query('CREATE TABLE rt_probe (id INTEGER NOT NULL PRIMARY KEY, v INTEGER)');
+  await conn.query('INSERT INTO rt_probe (id, v) VALUES (1, 10)');
+  conn.declareReadOnly(true);
+  const select = await conn.prepare('SELECT v FROM rt_probe WHERE id = ?');
+  assert.deepEqual(await select.all([1]), [[10]], 'the first learns the handle the server hands out again');
+  const before = conn.wire.writes;
+  for (let i = 0; i < 5; i++) {
+    assert.deepEqual(await select.all([1]), [[10]]);
+    assert.equal(await select.run([1]), 1, 'run() counts the rows of a SELECT');
+    assert.equal(await select.run([2]), 0);
+  }
+  assert.equal(conn.wire.writes - before, 15, 'one write per statement');
+  assert.equal(conn.mispredicted, 0);
+  assert.deepEqual(await ownTransaction(conn), { readOnly: 1, isolation: 2 }, 'and they were read-only transactions');
 });
 
 /**

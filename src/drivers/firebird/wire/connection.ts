@@ -344,6 +344,9 @@ export class FirebirdWire {
   /** The handle of the last transaction started: the server hands a freed handle out again. */
   lastTransaction = 0;
 
+  /** Writes to the socket so far (each a round trip's request, or part of one): what the pipelined paths save. */
+  writes = 0;
+
   /**
    * An autocommit read in one round trip: the transaction's start, and the execute, first fetch,
    * close and commit addressed to the handle the start is expected to return (the server reuses
@@ -602,12 +605,14 @@ export class FirebirdWire {
 
   private write(): void {
     if (this.closedBy || !this.transport) return;
+    this.writes++;
     this.cipher?.apply(this.w.buffer, 0, this.w.length);
     this.transport.write(this.w.buffer, 0, this.w.length);
   }
 
   private send(packet: Buffer, mode: number): Promise<unknown> {
     const answer = this.expect(mode);
+    this.writes++;
     this.cipher?.apply(packet, 0, packet.length);
     this.transport!.write(packet, 0, packet.length);
     return answer;
