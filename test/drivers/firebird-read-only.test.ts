@@ -69,6 +69,39 @@ test('firebird: an autocommit read-only SELECT is one write to the server, by al
 });
 
 /**
+ * The one-write read's ways to fail: a parameter that does not fit (nothing but the start is
+ * sent; the started transaction is rolled back), an error while fetching (after the execute
+ * succeeded), and a start that returns another handle than predicted (the rest failed on a handle
+ * of no transaction: the read runs again the slow way). Each answers correctly and leaves no
+ * transaction open.
+ */
+test('firebird: the one-write read reports a bad parameter and a fetch error, runs a mispredicted read again, and leaves nothing open', async (t) => {
+  const fresh = await connectFresh(t, 'firebird');
+  if (!fresh) return;
+  const conn = fresh.conn as FirebirdConnection;
+  await conn.query('CREATE TABLE rt_fail (id INTEGER NOT NULL PRIMARY KEY, v INTEGER)');
+  await conn.query('INSERT INTO rt_fail (id, v) VALUES (1, 0)');
+  await conn.query('INSERT INTO rt_fail (id, v) VALUES (2, 5)');
+  conn.declareReadOnly(true);
+  const select = await conn.prepare('SELECT 10 / v FROM rt_fail WHERE id = ?');
+  assert.deepEqual(await select.all([2]), [[2]]);
+
+  await assert.rejects(select.all(['not a number']), (error: unknown) => error instanceof DbError && error.errorClass === 'bad_request');
+  await assert.rejects(select.run([1]), (error: unknown) => error instanceof DbError && /divi/i.test(error.message));
+  assert.equal(await select.run([2]), 1, 'the connection goes on after both');
+
+  conn.wire.lastTransaction += 1000;
+  assert.deepEqual(await select.all([2]), [[2]], 'a mispredicted handle: read again');
+  assert.equal(conn.mispredicted, 1);
+  assert.deepEqual(await select.all([2]), [[2]]);
+  assert.equal(conn.mispredicted, 1, 'the next prediction holds');
+
+  conn.declareReadOnly(false);
+  const [[open]] = (await conn.query('SELECT COUNT(*) FROM mon$transactions WHERE mon$attachment_id = CURRENT_CONNECTION')) as [[number]];
+  assert.equal(Number(open), 1, 'only the transaction of the count itself is open');
+});
+
+/**
  * Every read-write transaction start writes the header page (the next transaction number), and
  * with forced writes on that is a page write of its own; a read-only read-committed transaction
  * starts pre-committed and writes nothing. So a select-only run writes far fewer pages than it
