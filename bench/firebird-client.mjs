@@ -3,9 +3,12 @@
 // same workload (-b select-only, then -b tpcb-like --max-tries 20), scale, clients and duration,
 // Firebird and PostgreSQL back to back, each in a database of its own made for the run and
 // dropped after it. Prints tps, client CPU per transaction (headroom's in-run figure:
-// summary.clientCpu.usPerTransaction) and the ratio Firebird / PostgreSQL; the goal is 1.5 or
-// less. --before DIST adds the same Firebird runs with another build's CLI (e.g. a checkout
-// whose Firebird driver was node-firebird: --before /path/to/that/dist).
+// summary.clientCpu.usPerTransaction, and its user and system parts), attempts per transaction
+// (tpcb-like retries Firebird's update conflicts; their CPU counts, only ended transactions divide
+// it) and the ratio Firebird / PostgreSQL; the goal is 1.5 or less. Per-transaction CPU falls as
+// tps rises (more answers per wakeup), so on a busy machine run it several times. --before DIST
+// adds the same Firebird runs with another build's CLI (e.g. a checkout whose Firebird driver was
+// node-firebird: --before /path/to/that/dist).
 //
 //   node bench/firebird-client.mjs [--clients 4] [--time 5] [--scale 1] [--before DIST]
 //        [--fb-folder /var/lib/firebird/3.0/data] [--fb-user SYSDBA:masterkey] [--pg postgres://postgres@127.0.0.1:5432]
@@ -44,7 +47,15 @@ function measure(dist, url, script) {
   const extra = script === 'tpcb-like' ? ['--max-tries', '20'] : [];
   cli(dist, ['run', 'tpcb', '--db', url, '-b', script, '-c', values.clients, '-T', values.time, '-P', '0', '-o', file, ...extra]);
   const { summary } = JSON.parse(readFileSync(file, 'utf8'));
-  return { tps: summary.tps, us: summary.clientCpu.usPerTransaction, failed: summary.failed ?? 0 };
+  const ended = summary.transactions + (summary.failed ?? 0);
+  return {
+    tps: summary.tps,
+    us: summary.clientCpu.usPerTransaction,
+    user: summary.clientCpu.userUs / ended,
+    system: summary.clientCpu.systemUs / ended,
+    // Retried attempts cost client CPU too, but only ended transactions divide it.
+    attempts: (ended + (summary.retried ?? 0)) / ended,
+  };
 }
 
 const { createFirebirdDatabase, dropFirebirdDatabase } = await import(path.join(DIST, 'src/drivers/firebird/database.js'));
@@ -57,7 +68,7 @@ try {
   cli(DIST, ['init', 'tpcb', '--db', fbUrl, '-s', values.scale]);
   cli(DIST, ['init', 'tpcb', '--db', pgUrl, '-s', values.scale]);
   console.log(`tpcb scale ${values.scale}, ${values.clients} clients, ${values.time} s per run; client CPU per transaction is headroom's in-run figure`);
-  console.log('script       client                  tps   us/tx   ratio to PostgreSQL');
+  console.log('script       client                       tps   us/tx   user sys  attempts/tx  ratio to PostgreSQL');
   for (const script of ['select-only', 'tpcb-like']) {
     const pg = measure(DIST, pgUrl, script);
     const rows = [['PostgreSQL (own client)', pg]];
@@ -65,7 +76,10 @@ try {
     rows.push(['Firebird (this build)', measure(DIST, fbUrl, script)]);
     for (const [label, m] of rows) {
       const ratio = label.startsWith('PostgreSQL') ? '' : (m.us / pg.us).toFixed(2);
-      console.log(`${script.padEnd(12)} ${label.padEnd(25)} ${m.tps.toFixed(0).padStart(6)} ${m.us.toFixed(1).padStart(7)}   ${ratio}`);
+      const split = `${m.user.toFixed(0).padStart(6)} ${m.system.toFixed(0).padStart(4)}`;
+      console.log(
+        `${script.padEnd(12)} ${label.padEnd(25)} ${m.tps.toFixed(0).padStart(6)} ${m.us.toFixed(1).padStart(7)} ${split}  ${m.attempts.toFixed(2).padStart(11)}  ${ratio}`,
+      );
     }
   }
 } finally {

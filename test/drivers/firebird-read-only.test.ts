@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ServerTarget } from '../../src/config/target.js';
 import type { Connection } from '../../src/drivers/driver.js';
 import { DbError } from '../../src/drivers/errors.js';
+import type { FirebirdConnection } from '../../src/drivers/firebird/connection.js';
 import type { RunResult } from '../../src/result/result.js';
 import { runCli } from '../helpers/cli.js';
 import { connectFresh } from '../helpers/databases.js';
@@ -40,6 +41,64 @@ test('firebird: a connection told its transactions are read-only starts them rea
   assert.deepEqual(await ownTransaction(conn), { readOnly: 0, isolation: 2 });
   await conn.query('INSERT INTO ro_probe (id) VALUES (1)');
   assert.deepEqual(await conn.query('SELECT COUNT(*) FROM ro_probe'), [[1]]);
+});
+
+/**
+ * An autocommit read-only SELECT goes to the server in one write (the transaction's start, the
+ * execute, the first fetch, the close and the commit), whether its rows are kept (all()) or only
+ * counted (run(): pgbench's select-only, which stores nothing); run() took three round trips.
+ */
+test('firebird: an autocommit read-only SELECT is one write to the server, by all() and by run()', async (t) => {
+  const fresh = await connectFresh(t, 'firebird');
+  if (!fresh) return;
+  const conn = fresh.conn as FirebirdConnection;
+  await conn.query('CREATE TABLE rt_probe (id INTEGER NOT NULL PRIMARY KEY, v INTEGER)');
+  await conn.query('INSERT INTO rt_probe (id, v) VALUES (1, 10)');
+  conn.declareReadOnly(true);
+  const select = await conn.prepare('SELECT v FROM rt_probe WHERE id = ?');
+  assert.deepEqual(await select.all([1]), [[10]], 'the first learns the handle the server hands out again');
+  const before = conn.wire.writes;
+  for (let i = 0; i < 5; i++) {
+    assert.deepEqual(await select.all([1]), [[10]]);
+    assert.equal(await select.run([1]), 1, 'run() counts the rows of a SELECT');
+    assert.equal(await select.run([2]), 0);
+  }
+  assert.equal(conn.wire.writes - before, 15, 'one write per statement');
+  assert.equal(conn.mispredicted, 0);
+  assert.deepEqual(await ownTransaction(conn), { readOnly: 1, isolation: 2 }, 'and they were read-only transactions');
+});
+
+/**
+ * The one-write read's ways to fail: a parameter that does not fit (nothing but the start is
+ * sent; the started transaction is rolled back), an error while fetching (after the execute
+ * succeeded), and a start that returns another handle than predicted (the rest failed on a handle
+ * of no transaction: the read runs again the slow way). Each answers correctly and leaves no
+ * transaction open.
+ */
+test('firebird: the one-write read reports a bad parameter and a fetch error, runs a mispredicted read again, and leaves nothing open', async (t) => {
+  const fresh = await connectFresh(t, 'firebird');
+  if (!fresh) return;
+  const conn = fresh.conn as FirebirdConnection;
+  await conn.query('CREATE TABLE rt_fail (id INTEGER NOT NULL PRIMARY KEY, v INTEGER)');
+  await conn.query('INSERT INTO rt_fail (id, v) VALUES (1, 0)');
+  await conn.query('INSERT INTO rt_fail (id, v) VALUES (2, 5)');
+  conn.declareReadOnly(true);
+  const select = await conn.prepare('SELECT 10 / v FROM rt_fail WHERE id = ?');
+  assert.deepEqual(await select.all([2]), [[2]]);
+
+  await assert.rejects(select.all(['not a number']), (error: unknown) => error instanceof DbError && error.errorClass === 'bad_request');
+  await assert.rejects(select.run([1]), (error: unknown) => error instanceof DbError && /divi/i.test(error.message));
+  assert.equal(await select.run([2]), 1, 'the connection goes on after both');
+
+  conn.wire.lastTransaction += 1000;
+  assert.deepEqual(await select.all([2]), [[2]], 'a mispredicted handle: read again');
+  assert.equal(conn.mispredicted, 1);
+  assert.deepEqual(await select.all([2]), [[2]]);
+  assert.equal(conn.mispredicted, 1, 'the next prediction holds');
+
+  conn.declareReadOnly(false);
+  const [[open]] = (await conn.query('SELECT COUNT(*) FROM mon$transactions WHERE mon$attachment_id = CURRENT_CONNECTION')) as [[number]];
+  assert.equal(Number(open), 1, 'only the transaction of the count itself is open');
 });
 
 /**

@@ -1,5 +1,5 @@
 import type { Row, SqlValue, Statement } from '../driver.js';
-import type { FirebirdWire, PreparedStatement } from './wire/connection.js';
+import { isCursor, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
 import { DSQL_DROP } from './wire/protocol.js';
 
 /** What a statement needs from its connection: the transaction to prepare and run in. */
@@ -10,7 +10,7 @@ export interface StatementHost {
 
 /**
  * A prepared statement. run() sends the execute and the row-count request (op_info_sql) in one
- * write; all() the execute and the first fetch, and closes the cursor ahead of the connection's
+ * write (a cursor's run() counts the rows all() reads); all() the execute and the first fetch, and closes the cursor ahead of the connection's
  * next request. The connection may release the server's handle (a prepared statement keeps its
  * tables "in use" for DROP TABLE); it is prepared again on next use.
  */
@@ -37,6 +37,9 @@ export class FirebirdStatement implements Statement {
   async run(params: readonly SqlValue[] = []): Promise<number> {
     if (!this.prepared) await this.bind();
     const prepared = this.prepared!;
+    // A SELECT whose rows nobody keeps (pgbench's select-only) runs as all() does: in autocommit
+    // read-only mode that is one round trip, not three (start, execute and fetch, close and commit).
+    if (isCursor(prepared)) return this.host.selectRows(prepared, params).then((rows) => rows.length);
     return this.host.within((tx) => this.wire.executeCount(prepared, tx, params));
   }
 

@@ -112,6 +112,47 @@ interface Pending {
   eof?: boolean;
 }
 
+/**
+ * An answer kept as it comes instead of settling a promise of its own: requests written together
+ * are answered in order, so once the last one's promise settles every earlier answer is here (a
+ * promise and its catch per answer were most of the client's own work in an autocommit read).
+ */
+class Answer implements Pending {
+  value: unknown;
+  error: Error | undefined;
+  rows: Row[] | undefined;
+  eof = false;
+  private done = false;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    readonly mode: number,
+    readonly fields?: Field[],
+  ) {
+    if (mode === ROWS) this.rows = [];
+  }
+
+  resolve(value: unknown): void {
+    this.value = value;
+    this.settle();
+  }
+
+  reject(error: Error): void {
+    this.error = error;
+    this.settle();
+  }
+
+  /** Only where nothing later was written to wait on. */
+  settled(): Promise<void> {
+    return this.done ? Promise.resolve() : new Promise((resolve) => (this.wake = resolve));
+  }
+
+  private settle(): void {
+    this.done = true;
+    this.wake?.();
+  }
+}
+
 interface Accept {
   op: number;
   protocol: number;
@@ -344,6 +385,9 @@ export class FirebirdWire {
   /** The handle of the last transaction started: the server hands a freed handle out again. */
   lastTransaction = 0;
 
+  /** Writes to the socket so far (each a round trip's request, or part of one): what the pipelined paths save. */
+  writes = 0;
+
   /**
    * An autocommit read in one round trip: the transaction's start, and the execute, first fetch,
    * close and commit addressed to the handle the start is expected to return (the server reuses
@@ -355,33 +399,30 @@ export class FirebirdWire {
   async selectInNextTransaction(block: Buffer, statement: PreparedStatement, params: readonly SqlValue[]): Promise<Row[] | undefined | typeof MISPREDICTED> {
     const predicted = this.lastTransaction;
     this.begin().int32(op.transaction).int32(this.dbHandle).bytes(block);
-    const started = this.expect(HANDLE) as Promise<number>;
-    started.catch(noop);
+    const started = this.answer(HANDLE);
     const failed = this.writeExecute(statement, predicted, params, false, true);
     if (failed) {
       failed.catch(noop);
-      const handle = await started.catch(() => undefined);
-      if (handle !== undefined) await this.rollback(handle).catch(noop);
+      await started.settled();
+      if (started.error === undefined) await this.rollback(started.value as number).catch(noop);
       return failed;
     }
     const { executed, first, committed } = this.fetchCloseCommit(statement, predicted);
-    const handle = await started;
+    const commitError = await committed.then(noop, (error: Error) => error);
+    if (started.error) throw started.error;
+    const handle = started.value as number;
     this.lastTransaction = handle;
     if (handle !== predicted) {
-      await committed.catch(noop);
       await this.rollback(handle).catch(noop);
       return MISPREDICTED;
     }
-    try {
-      await executed;
-      const batch = await first;
-      await committed;
-      return batch.eof ? batch.rows! : undefined;
-    } catch (error) {
+    const error = executed.error ?? first.error ?? commitError;
+    if (error) {
       // A commit that failed leaves the transaction open: end it.
-      await committed.then(noop, () => this.rollback(handle).catch(noop));
+      if (commitError) await this.rollback(handle).catch(noop);
       throw error;
     }
+    return first.eof ? first.rows! : undefined;
   }
 
   commit(transaction: number): Promise<unknown> {
@@ -431,12 +472,18 @@ export class FirebirdWire {
     if (isCursor(statement)) return this.executeRows(statement, transaction, params).then((rows) => rows.length);
     const failed = this.writeExecute(statement, transaction, params, false);
     if (failed) return failed;
-    const executed = this.expect(HANDLE);
-    executed.catch(noop);
+    const executed = this.answer(HANDLE);
     this.w.int32(op.infoSql).int32(statement.handle).int32(0).bytes(RECORDS_ITEMS).int32(64);
-    const counted = this.flush(COUNT) as Promise<number>;
-    counted.catch(noop);
-    return executed.then(() => counted);
+    // The execute's error, when it failed, is the one to report (the count then fails too).
+    return (this.flush(COUNT) as Promise<number>).then(
+      (count) => {
+        if (executed.error) throw executed.error;
+        return count;
+      },
+      (error: Error) => {
+        throw executed.error ?? error;
+      },
+    );
   }
 
   /** Executes and reads every row: a cursor's in batches (execute and the first fetch share a write), EXECUTE PROCEDURE's one row. */
@@ -481,33 +528,26 @@ export class FirebirdWire {
     const failed = this.writeExecute(statement, transaction, params, false);
     if (failed) return failed;
     const { executed, first, committed } = this.fetchCloseCommit(statement, transaction);
-    await executed;
-    const batch = await first;
-    await committed;
-    return batch.eof ? batch.rows! : undefined;
+    const commitError = await committed.then(noop, (error: Error) => error);
+    const error = executed.error ?? first.error ?? commitError;
+    if (error) throw error;
+    return first.eof ? first.rows! : undefined;
   }
 
   /**
    * After an op_execute written into the current request: the first fetch, the cursor's close and
-   * the commit, all sent in one write. Each answer's promise is already caught, so the caller
-   * awaits them in order and a failure of one does not surface as unhandled from another.
+   * the commit, all sent in one write. The execute's and the fetch's answers are kept as they come;
+   * the commit's promise settles after both (the server answers in order).
    */
-  private fetchCloseCommit(
-    statement: PreparedStatement,
-    transaction: number,
-  ): { executed: Promise<unknown>; first: Promise<Pending>; committed: Promise<unknown> } {
-    const executed = this.expect(HANDLE);
-    executed.catch(noop);
+  private fetchCloseCommit(statement: PreparedStatement, transaction: number): { executed: Answer; first: Answer; committed: Promise<unknown> } {
+    const executed = this.answer(HANDLE);
     this.writeFetch(statement);
-    const first = this.expect(ROWS, statement.output) as Promise<Pending>;
-    first.catch(noop);
+    const first = this.answer(ROWS, statement.output);
     // The close fails when the execute did: only the execute's error is reported.
     this.w.int32(op.freeStatement).int32(statement.handle).int32(DSQL_CLOSE);
     this.queue.push({ mode: IGNORE, resolve: noop, reject: noop });
     this.w.int32(op.commit).int32(transaction);
-    const committed = this.flush(HANDLE);
-    committed.catch(noop);
-    return { executed, first, committed };
+    return { executed, first, committed: this.flush(HANDLE) };
   }
 
   /**
@@ -593,6 +633,14 @@ export class FirebirdWire {
     });
   }
 
+  /** The answer to the request just built, kept for whoever awaits a later one (see Answer). */
+  private answer(mode: number, fields?: Field[]): Answer {
+    const answer = new Answer(mode, fields);
+    if (this.closedBy) answer.reject(this.closedBy);
+    else this.queue.push(answer);
+    return answer;
+  }
+
   /** Sends what was built since begin(), the last request awaiting `mode`'s answer. */
   private flush(mode: number, fields?: Field[]): Promise<unknown> {
     const answer = this.expect(mode, fields);
@@ -602,12 +650,14 @@ export class FirebirdWire {
 
   private write(): void {
     if (this.closedBy || !this.transport) return;
+    this.writes++;
     this.cipher?.apply(this.w.buffer, 0, this.w.length);
     this.transport.write(this.w.buffer, 0, this.w.length);
   }
 
   private send(packet: Buffer, mode: number): Promise<unknown> {
     const answer = this.expect(mode);
+    this.writes++;
     this.cipher?.apply(packet, 0, packet.length);
     this.transport!.write(packet, 0, packet.length);
     return answer;
