@@ -3,6 +3,9 @@ import type { DbmsObservation, SizeSnapshot } from '../observation.js';
 
 /** Firebird's monitoring tables (MON$): the database's size and what the attachments' statements are doing. */
 export function observeFirebird(conn: Connection): DbmsObservation {
+  // The observer only reads: a read-write transaction start rewrites the header page, once a second,
+  // which would show in the run's server writes.
+  conn.declareReadOnly?.(true);
   return {
     serverProcessNames: ['firebird', 'fb_smp_server', 'fb_inet_server'],
     async sizes(): Promise<SizeSnapshot> {
