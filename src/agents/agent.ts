@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Msg, Subscription } from 'nats';
-import { describeTarget, resolveTarget, type Target } from '../config/target.js';
+import { describeTarget, resolveTarget, serverTargetOf, type Target } from '../config/target.js';
 import { runEngine } from '../engine/engine.js';
 import { toThreadError } from '../engine/thread-error.js';
 import { subjects, type Bus, type RunSubject } from './bus.js';
@@ -203,11 +203,13 @@ function fileRefusal(files: AgentPlan['files']): string | undefined {
 
 /** Passwords never travel on the bus: this agent's environment or password file gives them, as for a local run. */
 function withOwnPassword(target: Target): Target {
-  if (target.dbms === 'sqlite') return target;
-  const own = resolveTarget(describeTarget(target));
-  if (own.dbms === 'sqlite') return target;
+  // An embedded DBMS's target is a file: no password to find.
+  const server = serverTargetOf(target);
+  if (!server) return target;
+  const own = serverTargetOf(resolveTarget(describeTarget(server)));
+  if (!own) return target;
   return {
-    ...target,
+    ...server,
     password: own.password,
     ...(own.passwordFile ? { passwordFile: own.passwordFile } : {}),
     ...(own.fallbacks ? { fallbacks: own.fallbacks } : {}),

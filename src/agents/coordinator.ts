@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Msg, Subscription } from 'nats';
-import type { Target } from '../config/target.js';
+import { serverTargetOf, type Target } from '../config/target.js';
 import type { EngineConfig, EngineOutcome } from '../engine/engine.js';
 import { round } from '../common/round.js';
 import { intervalPoint, mergeTotals, type SeriesPoint } from '../engine/measurements.js';
@@ -235,8 +235,9 @@ function planOf(config: EngineConfig, runId: string, agents: number): AgentPlan 
 }
 
 function withoutPasswords(target: Target): Target {
-  if (target.dbms === 'sqlite') return target;
-  const { password: _password, passwordFile: _file, fallbacks, ...rest } = target;
+  const server = serverTargetOf(target);
+  if (!server) return target;
+  const { password: _password, passwordFile: _file, fallbacks, ...rest } = server;
   return { ...rest, password: undefined, ...(fallbacks ? { fallbacks: fallbacks.map(({ host, port }) => ({ host, port })) } : {}) };
 }
 

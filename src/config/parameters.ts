@@ -62,6 +62,14 @@ const LIBPQ_NOT_SUPPORTED = [
   'load_balance_hosts',
 ];
 
+/** Parameters of the DBMS's usual client that headroom does not honour yet, by that client's name. */
+const NOT_SUPPORTED_YET: Record<DbmsName, { client: string; names: readonly string[] } | undefined> = {
+  postgres: { client: 'libpq', names: LIBPQ_NOT_SUPPORTED },
+  mariadb: undefined,
+  firebird: undefined,
+  sqlite: undefined,
+};
+
 const DBMS_NAMES: Record<DbmsName, string> = { postgres: 'PostgreSQL', mariadb: 'MariaDB', firebird: 'Firebird', sqlite: 'SQLite' };
 
 export interface SortedParameters {
@@ -86,8 +94,9 @@ export function sortParameters(dbms: DbmsName, params: readonly (readonly [strin
 export function unknownParameter(dbms: DbmsName, name: string, where: string): UserError {
   const known = [...OWN_PARAMETERS[dbms], ...TLS_PARAMETERS[dbms]];
   const takes = known.length === 0 ? `${DBMS_NAMES[dbms]} URLs take no parameters` : `${DBMS_NAMES[dbms]} URLs take ${known.join(', ')}`;
-  if (dbms === 'postgres' && LIBPQ_NOT_SUPPORTED.includes(name)) {
-    return new UserError(`the libpq parameter "${name}" in ${where} is not supported by headroom yet`, `remove it; ${takes}`);
+  const notYet = NOT_SUPPORTED_YET[dbms];
+  if (notYet?.names.includes(name)) {
+    return new UserError(`the ${notYet.client} parameter "${name}" in ${where} is not supported by headroom yet`, `remove it; ${takes}`);
   }
   return new UserError(`unknown parameter "${name}" in ${where}`, `remove it or check its spelling; ${takes}`);
 }

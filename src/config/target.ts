@@ -212,7 +212,7 @@ export function dbmsOnThisMachine(target: Target): boolean {
 
 /** A server on this machine, whose processes can be read from /proc; SQLite runs inside the client. */
 export function runsOnThisMachine(target: Target): boolean {
-  if (target.dbms === 'sqlite') return false;
+  if (!('host' in target)) return false;
   // The whole loopback range, 127.0.0.0/8, is this machine (a test server may listen on 127.0.0.2).
   return target.host === 'localhost' || target.host === '::1' || target.host.startsWith('127.') || target.host.startsWith('/');
 }

@@ -83,6 +83,16 @@ export interface ServerInfo {
   /** The session's encryption as the server reports it (pg_stat_ssl, Ssl_version/Ssl_cipher); absent in plaintext. */
   tls?: { protocol: string; cipher: string };
   /**
+   * Set where the DBMS runs inside headroom's own process (embedded): its name as reports print it
+   * ("SQLite"). Its work is then in the client's CPU figures, and there is no server process.
+   */
+  embedded?: string;
+  /**
+   * A durability setting the connection chose itself rather than the server (SQLite's PRAGMA
+   * synchronous, from the URL), as reports print it beside the version: "synchronous=FULL".
+   */
+  connectionDurability?: string;
+  /**
    * The transport the connection serverInfo ran on, for drivers whose client rides one
    * (drivers/transport: PostgreSQL, MariaDB, Firebird): the process's default, or, once encrypted,
    * tls (in the native reactor) or node-tls (Node's tls module). Absent for SQLite (embedded).

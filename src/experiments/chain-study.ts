@@ -8,6 +8,7 @@ import { planningResult } from '../result/planning.js';
 import type { RunResult } from '../result/result.js';
 import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
+import { chainDialect } from '../workloads/chain/dialect.js';
 import { chain } from '../workloads/chain/index.js';
 import { chainSizes } from '../workloads/chain/sizes.js';
 import { STATEMENT_STYLES } from '../workloads/chain/statements.js';
@@ -15,8 +16,6 @@ import type { ExperimentResult } from './experiment-result.js';
 import { checkClients, measureStep } from './measure.js';
 import { runExperiment, type ExperimentContext } from './runner.js';
 
-/** The study's distributed terminals: 33 on PostgreSQL, 150 on MariaDB (its default max_connections allows 150). */
-const STUDY_CLIENTS: Partial<Record<string, number>> = { postgres: 33, mariadb: 150 };
 /** The study's localized runs split one client batch / 33 among the terminals. */
 const LOCALIZED_DIVISOR = 33;
 
@@ -115,7 +114,7 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
     async (ctx) => {
       const { session } = ctx;
       const dbms = session.target.dbms;
-      const clients = (values['clients'] as number | undefined) ?? STUDY_CLIENTS[dbms] ?? 33;
+      const clients = (values['clients'] as number | undefined) ?? chainDialect(dbms).studyClients ?? 33;
       await checkClients(session, clients, `-c ${clients}`);
       const base = { conn: session.conn, driver: session.driver, dbms, options: { load: values['load'] } as OptionValues, log: logLine };
       const present = await chain.detectScale(base);

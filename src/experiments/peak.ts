@@ -165,7 +165,7 @@ export function peakText(result: ExperimentResult<PeakRow>, file: string): strin
       '* the client used nearly all the CPU its jobs can (one core per job): it, not the DBMS, may have set the pace; raise -j or run the client on another machine',
     );
   // Embedded SQLite executes inside the client's process: its CPU is counted as the client's.
-  if (result.target.dbms === 'sqlite') lines.push("SQLite runs inside the client process: client CPU includes the database engine's");
+  if (result.target.embedded) lines.push(`${result.target.embedded} runs inside the client process: client CPU includes the database engine's`);
   const set = settingsLine(result.serverSettings);
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);

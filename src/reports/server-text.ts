@@ -139,7 +139,7 @@ export function verdict(result: RunResult, cores: number): string {
     return `verdict: the client was saturated (${client.toFixed(0)}% of a core with ${jobs} job(s)): the server could do more; raise -j or run the client on another machine`;
   }
   if (server === undefined) {
-    return `verdict: the client used ${client.toFixed(0)}% of one core, so it was not the limit${result.target.dbms === 'sqlite' ? ' (SQLite runs inside the client: its work is in that figure)' : '; the server runs elsewhere, so its CPU is not known'}`;
+    return `verdict: the client used ${client.toFixed(0)}% of one core, so it was not the limit${result.target.embedded ? ` (${result.target.embedded} runs inside the client: its work is in that figure)` : '; the server runs elsewhere, so its CPU is not known'}`;
   }
   if (client + server >= 90 * cores) {
     return `verdict: the machine's ${cores} cores were saturated (server ${server.toFixed(0)}%, client ${client.toFixed(0)}% of one core): client and server compete for them`;

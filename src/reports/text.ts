@@ -28,7 +28,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     // applies when this run loads, and after `init --load faithful` its default would mislead.
     `workload: ${config.workload}${describeOptions(result.data.loadMode === undefined ? config.workloadOptions : withoutKey(config.workloadOptions, 'load'))}`,
     ...(config.statements ? [`statements sent: ${config.statements.style} (${config.statements.description})`] : []),
-    `target: ${result.target.url} (${result.target.version}${sqliteDurability(result)})`,
+    `target: ${result.target.url} (${result.target.version}${connectionDurability(result)})`,
     ...moduleLines(result),
     ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
     `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
@@ -144,8 +144,8 @@ function withoutKey(options: Record<string, unknown>, key: string): Record<strin
   return Object.fromEntries(Object.entries(options).filter(([name]) => name !== key));
 }
 
-/** SQLite's durability is the connection's PRAGMA synchronous (from the URL): named beside the version. */
-function sqliteDurability(result: RunResult): string {
-  const mode = result.target.dbms === 'sqlite' ? /\((\w+)\)/.exec(result.target.settings['synchronous'] ?? '')?.[1] : undefined;
-  return mode === undefined ? '' : `, synchronous=${mode}`;
+/** A durability the connection chose itself (SQLite's PRAGMA synchronous, from the URL): named beside the version. */
+function connectionDurability(result: RunResult): string {
+  const setting = result.target.connectionDurability;
+  return setting === undefined ? '' : `, ${setting}`;
 }

@@ -164,5 +164,7 @@ export function targetRecord(server: ServerInfo, url: string): TargetRecord {
     durable: server.durabilityRisks.length === 0,
     durabilityRisks: server.durabilityRisks,
     ...(server.tls ? { tls: server.tls } : {}),
+    ...(server.embedded === undefined ? {} : { embedded: server.embedded }),
+    ...(server.connectionDurability === undefined ? {} : { connectionDurability: server.connectionDurability }),
   };
 }

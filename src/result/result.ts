@@ -186,4 +186,8 @@ export interface TargetRecord {
   durable: boolean;
   durabilityRisks: string[];
   tls?: { protocol: string; cipher: string };
+  /** ServerInfo.embedded: the DBMS ran inside headroom's process, so client CPU includes its work. */
+  embedded?: string;
+  /** ServerInfo.connectionDurability, e.g. "synchronous=FULL". */
+  connectionDurability?: string;
 }

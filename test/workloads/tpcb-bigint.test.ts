@@ -1,10 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BIGINT_SCALE, createTableStatements, dropStatements } from '../../src/workloads/tpcb/schema.js';
+import type { DbmsName } from '../../src/drivers/driver.js';
+import { tpcbDialect } from '../../src/workloads/tpcb/dialect.js';
+import { BIGINT_SCALE } from '../../src/workloads/tpcb/schema.js';
 import { DBMS_UNDER_TEST, connectFresh } from '../helpers/databases.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { createDriver } from '../../src/drivers/registry.js';
+
+const createTableStatements = (dbms: DbmsName, scale: number): string[] => tpcbDialect(dbms).createTables(scale);
+const dropStatements = (dbms: DbmsName): string[] => tpcbDialect(dbms).dropTables;
 
 /** The first scale whose last aid (100,000 x scale) no longer fits a 32-bit integer. */
 const OVER_32_BITS = 21_475;

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { serverTargetOf } from '../../config/target.js';
 import { DbError } from '../../drivers/errors.js';
 import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
@@ -182,7 +183,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
   const seed = o.seed ?? seedFromEnvironment(env);
   return {
     missingData(session) {
-      const database = session.target.dbms === 'sqlite' ? session.url : session.target.database;
+      const database = serverTargetOf(session.target)?.database ?? session.url;
       throw new UserError(
         `could not count number of branches: relation "pgbench_branches" does not exist in ${session.url}`,
         `Perhaps you need to do initialization ("headroom pgbench -i") in database "${database}"`,

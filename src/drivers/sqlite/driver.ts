@@ -47,12 +47,21 @@ export class SqliteDriver implements Driver {
     }
     // PRAGMA synchronous answers a number; keep its name beside it so the result reads plainly.
     const synchronous = Number(settings['synchronous']);
-    settings['synchronous'] = `${synchronous} (${['OFF', 'NORMAL', 'FULL', 'EXTRA'][synchronous] ?? '?'})`;
+    const mode = ['OFF', 'NORMAL', 'FULL', 'EXTRA'][synchronous];
+    settings['synchronous'] = `${synchronous} (${mode ?? '?'})`;
     // In WAL mode NORMAL syncs only at checkpoints: a power loss can take back the last commits
     // (SQLite docs, PRAGMA synchronous). A killed process loses nothing at NORMAL or above.
     const durabilityRisks =
       synchronous === 0 ? ['synchronous=OFF'] : synchronous === 1 && settings['journal_mode'] === 'wal' ? ['synchronous=NORMAL in WAL mode (power loss)'] : [];
-    return { dbms: 'sqlite', version: `SQLite ${await value('SELECT sqlite_version()')}`, settings, durabilityRisks };
+    return {
+      dbms: 'sqlite',
+      version: `SQLite ${await value('SELECT sqlite_version()')}`,
+      settings,
+      durabilityRisks,
+      embedded: 'SQLite',
+      // The URL's ?synchronous= decides durability per connection: reports name it beside the version.
+      ...(mode === undefined ? {} : { connectionDurability: `synchronous=${mode}` }),
+    };
   }
 
   async connectionBudget(): Promise<undefined> {

@@ -29,6 +29,8 @@ export interface ChainDialect {
   latestHundred: string;
   /** How the study's JDBC driver sent the unit on this DBMS (statements.ts). */
   study: StudySending;
+  /** The study's distributed terminals on this DBMS; absent where the study did not run it. */
+  studyClients?: number;
   /** How planning is measured apart from execution after a run (planning.ts); none where the DBMS does not say. */
   planning?: PlanningMethod;
 }
@@ -69,6 +71,7 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     bulkKeys: asIs,
     latestHundred: 'limit 100',
     study: { sessionSetup: [], begin: 'with-first-query', writes: 'prepared' },
+    studyClients: 33,
     planning: 'explain-summary',
   },
   mariadb: {
@@ -88,6 +91,8 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     bulkKeys: (statements) => ['SET foreign_key_checks = 0', ...statements, 'SET foreign_key_checks = 1'],
     latestHundred: 'limit 100',
     study: { sessionSetup: ['SET autocommit=0'], begin: 'implicit', writes: 'text' },
+    // Its default max_connections allows 150.
+    studyClients: 150,
     planning: 'analyze-json',
   },
   sqlite: {

@@ -2,7 +2,8 @@ import type { SqlValue } from '../../drivers/driver.js';
 import { UserError } from '../../errors.js';
 import { PhaseClock } from '../phases.js';
 import type { DataContext, LoadPhase } from '../workload.js';
-import { ADD_PRIMARY_KEY, FLUSH_POSTGRES_STATS, TABLE, analyzeStatement, createTableStatement, dropStatement, primaryKeyExists } from './schema.js';
+import { kvDialect } from './dialect.js';
+import { ADD_PRIMARY_KEY, TABLE, analyzeStatement, createTableStatement, dropStatement, primaryKeyExists } from './schema.js';
 import { loadedOperator, loadedRegion } from './values.js';
 
 /**
@@ -67,9 +68,9 @@ export async function loadKv(ctx: DataContext, chunkRows = CHUNK_ROWS): Promise<
   }
   if (state.rows < ctx.scale) await timed(TABLE, () => appendRows(ctx, state.rows + 1, ctx.scale, chunkRows));
   if (!state.keyed) await timed('primary key', run(ADD_PRIMARY_KEY));
-  if (ctx.dbms === 'postgres') await ctx.conn.query(FLUSH_POSTGRES_STATS).catch(() => undefined);
-  const analyze = analyzeStatement(ctx.dbms);
-  if (analyze) await timed('analyze', run(analyze));
+  const flush = kvDialect(ctx.dbms).flushStatistics;
+  if (flush) await ctx.conn.query(flush).catch(() => undefined);
+  await timed('analyze', run(analyzeStatement(ctx.dbms)));
   return clock.phases;
 }
 

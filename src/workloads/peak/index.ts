@@ -1,7 +1,8 @@
 import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
 import { PEAK_QUERIES, findPeakQuery } from './queries.js';
-import { PEAK_TABLES, REFERENCE_TABLE, createStatements, dropStatements } from './schema.js';
+import { peakDialect } from './dialect.js';
+import { PEAK_TABLES, REFERENCE_TABLE } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
 
 const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
@@ -43,7 +44,7 @@ export const peak: Workload = {
   },
 
   load: recordedLoad('peak', async (ctx) => {
-    for (const sql of [...dropStatements(ctx.dbms), ...createStatements(ctx.dbms)]) await ctx.conn.query(sql);
+    for (const sql of [...peakDialect(ctx.dbms).dropTables, ...peakDialect(ctx.dbms).createTables]) await ctx.conn.query(sql);
     const started = performance.now();
     const rows = Array.from({ length: ctx.scale }, (_, i) => [i + 1, String(i + 1).padStart(9, '0'), `reference item ${i + 1}`] as const);
     const written = await ctx.conn.bulkInsert(REFERENCE_TABLE, ['id', 'code', 'description'], rows);
@@ -56,7 +57,7 @@ export const peak: Workload = {
   },
 
   async drop(ctx) {
-    for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
+    for (const sql of peakDialect(ctx.dbms).dropTables) await ctx.conn.query(sql);
     await clearLoadMark(ctx, 'peak');
   },
 

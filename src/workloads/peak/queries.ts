@@ -1,6 +1,6 @@
 import type { TransactionType } from '../workload.js';
-import { JOIN_ROWS, REFERENCE_TABLE, joinTableStatements } from './schema.js';
-import { joinQuery, selectConstant, temporaryTableStatements, type JoinKind } from './sql.js';
+import { peakDialect, type JoinKind } from './dialect.js';
+import { JOIN_ROWS, REFERENCE_TABLE } from './schema.js';
 
 /**
  * The seven queries of the simple-query peak study (docs/experiments.md section 4), in its order,
@@ -20,7 +20,7 @@ const constant: TransactionType = {
   name: 'constant',
   weight: 1,
   async prepare(conn, terminal) {
-    const select = await conn.prepare(selectConstant(terminal.dbms));
+    const select = await conn.prepare(peakDialect(terminal.dbms).selectConstant);
     return async () => void (await select.all());
   },
 };
@@ -40,7 +40,7 @@ function temporaryTable(name: string, indexed: boolean): TransactionType {
     weight: 1,
     async prepare(conn, terminal) {
       // DDL goes as text: SQLite cannot prepare a DROP of a table that does not exist yet.
-      const statements = temporaryTableStatements(terminal.dbms, indexed);
+      const statements = peakDialect(terminal.dbms).temporaryTable(indexed);
       return async () => {
         for (const sql of statements) await conn.query(sql);
       };
@@ -54,12 +54,12 @@ function selfJoin(name: string, kind: JoinKind): TransactionType {
     weight: 1,
     async prepare(conn, terminal) {
       // The temporary table lives as long as the connection: made once here, not timed.
-      for (const sql of joinTableStatements(terminal.dbms)) await conn.query(sql);
+      for (const sql of peakDialect(terminal.dbms).joinTable) await conn.query(sql);
       const insert = await conn.prepare('INSERT INTO peak_join (n, code) VALUES (?, ?)');
       await conn.begin();
       for (let n = 1; n <= JOIN_ROWS; n++) await insert.run([n, `C${String(n).padStart(8, '0')}`]);
       await conn.commit();
-      const select = await conn.prepare(joinQuery(terminal.dbms, kind, Number(terminal.options['join-rows'] ?? 1)));
+      const select = await conn.prepare(peakDialect(terminal.dbms).joinQuery(kind, Number(terminal.options['join-rows'] ?? 1)));
       return async () => void (await select.all());
     },
   };

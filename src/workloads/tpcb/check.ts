@@ -1,12 +1,13 @@
 import type { CheckOutcome, DataContext } from '../workload.js';
+import { tpcbDialect } from './dialect.js';
 import { ROWS_PER_SCALE } from './schema.js';
 
 /**
  * Every committed tpcb-like or simple-update delta is added once to an account and once to the
  * history, and every tpcb-like delta once to a teller and once to a branch: sum(abalance) must
  * equal sum(history.delta) and sum(tbalance) sum(bbalance) (compared exactly, as bigints). The
- * tellers' sum equals the accounts' only when no simple-update ran, so that is not required. Row counts must still match the scale. Firebird wants a FROM clause in every
- * SELECT: its one-row table is rdb$database.
+ * tellers' sum equals the accounts' only when no simple-update ran, so that is not required. Row counts must still match the scale.
+ * Where every SELECT needs a FROM clause, the dialect names the one-row table.
  */
 export async function checkTpcb(ctx: DataContext): Promise<CheckOutcome[]> {
   const [row] = await ctx.conn.query(
@@ -16,7 +17,7 @@ export async function checkTpcb(ctx: DataContext): Promise<CheckOutcome[]> {
             (SELECT COALESCE(SUM(delta), 0) FROM pgbench_history),
             (SELECT COUNT(*) FROM pgbench_branches),
             (SELECT COUNT(*) FROM pgbench_tellers),
-            (SELECT COUNT(*) FROM pgbench_accounts)${ctx.dbms === 'firebird' ? ' FROM rdb$database' : ''}`,
+            (SELECT COUNT(*) FROM pgbench_accounts)${tpcbDialect(ctx.dbms).fromNoTable}`,
   );
   const [accounts, tellers, branches, history, branchCount, tellerCount, accountCount] = (row ?? []).map((v) => BigInt(String(v)));
   const outcomes: CheckOutcome[] = [];

@@ -3,7 +3,8 @@ import type { Workload } from '../workload.js';
 import { BUILTIN_NAMES, PGBENCH_TABLE, readScript, scriptMix } from '../pgbench-script/mix.js';
 import { checkTpcb } from './check.js';
 import { loadTpcb } from './load.js';
-import { ROWS_PER_SCALE, TABLES, dropStatements } from './schema.js';
+import { tpcbDialect } from './dialect.js';
+import { ROWS_PER_SCALE, TABLES } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
 
 /** pgbench's tables with their keys, per unit of scale, on PostgreSQL 15 (scale 2: 31.5 MB). */
@@ -60,7 +61,7 @@ export const tpcb: Workload = {
   check: checkTpcb,
 
   async drop(ctx) {
-    for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
+    for (const sql of tpcbDialect(ctx.dbms).dropTables) await ctx.conn.query(sql);
     await clearLoadMark(ctx, 'tpcb');
   },
 
@@ -76,7 +77,7 @@ export const tpcb: Workload = {
     // pgbench -i loads each table in one transaction (COPY), so a table is empty or whole: the
     // tellers' count and the highest aid tell a finished load from one stopped before accounts.
     const [row] = await ctx.conn.query(
-      `SELECT (SELECT COUNT(*) FROM pgbench_tellers), (SELECT MAX(aid) FROM pgbench_accounts)${ctx.dbms === 'firebird' ? ' FROM rdb$database' : ''}`,
+      `SELECT (SELECT COUNT(*) FROM pgbench_tellers), (SELECT MAX(aid) FROM pgbench_accounts)${tpcbDialect(ctx.dbms).fromNoTable}`,
     );
     const [tellers, maxAid] = (row ?? []).map((v) => (v === null ? 0 : Number(v)));
     const expected = { tellers: ROWS_PER_SCALE.tellers * ctx.scale, aid: ROWS_PER_SCALE.accounts * ctx.scale };

@@ -2,7 +2,8 @@ import type { SqlValue } from '../../drivers/driver.js';
 import { PhaseClock } from '../phases.js';
 import { RowProgress } from '../progress.js';
 import type { DataContext, LoadPhase } from '../workload.js';
-import { ROWS_PER_SCALE, afterLoadStatements, createTableStatements, dropStatements } from './schema.js';
+import { tpcbDialect } from './dialect.js';
+import { ROWS_PER_SCALE } from './schema.js';
 
 /** Loads pgbench's initial data: every balance 0, empty filler, accounts in key order. */
 export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
@@ -10,7 +11,8 @@ export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
   const timed = clock.timed.bind(clock);
   const run = clock.statements.bind(clock);
 
-  await timed('drop and create tables', () => run([...dropStatements(ctx.dbms), ...createTableStatements(ctx.dbms, ctx.scale)]));
+  const dialect = tpcbDialect(ctx.dbms);
+  await timed('drop and create tables', () => run([...dialect.dropTables, ...dialect.createTables(ctx.scale)]));
   const scale = ctx.scale;
   const counted = (phase: string, count: number, make: (id: number) => SqlValue[]): Iterable<SqlValue[]> =>
     new RowProgress(ctx, phase, count).rows(rows(count, make));
@@ -35,7 +37,7 @@ export async function loadTpcb(ctx: DataContext): Promise<LoadPhase[]> {
       counted('accounts', scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.ceil(i / ROWS_PER_SCALE.accounts), 0, '']),
     ),
   );
-  for (const step of afterLoadStatements(ctx.dbms)) await timed(step.name, () => run(step.sql));
+  for (const step of dialect.afterLoad) await timed(step.name, () => run(step.sql));
   return clock.phases;
 }
 

@@ -1,16 +1,13 @@
 import type { DbmsName } from '../../drivers/driver.js';
 import { UserError } from '../../errors.js';
 import type { DataContext, LoadPhase } from '../workload.js';
-import { BIGINT_SCALE, ROWS_PER_SCALE, createTableStatements, dropStatements } from './schema.js';
+import { tpcbDialect, type PgbenchTableOptions } from './dialect.js';
+import { ROWS_PER_SCALE } from './schema.js';
 
 /** What `headroom init tpcb --pgbench` was asked, in pgbench -i's terms. */
-export interface PgbenchInitOptions {
+export interface PgbenchInitOptions extends PgbenchTableOptions {
   /** -I: d drop, t create, g client-side or G server-side generation, v vacuum, p primary keys, f foreign keys. */
   steps: string;
-  partitions: number;
-  partitionMethod: 'range' | 'hash';
-  fillfactor: number;
-  unlogged: boolean;
   /** Told each step as it starts, in pgbench -i's words ("creating tables..."); headroom pgbench prints them. */
   announce?: (line: string) => void;
 }
@@ -61,7 +58,8 @@ export function checkPgbenchInit(dbms: DbmsName, o: PgbenchInitOptions): void {
   if (bad !== undefined) throw new UserError(`unknown initialization step "${bad}" in -I ${o.steps}`, 'steps are d t g G v p f (as pgbench -I)');
   if (o.steps.includes('g') && o.steps.includes('G'))
     throw new UserError(`-I ${o.steps} has both g and G`, 'generate the data client-side (g) or server-side (G), not both');
-  if (dbms === 'postgres') return;
+  const dialect = tpcbDialect(dbms).pgbench;
+  if (dialect.tables) return;
   const pgOnly = (what: string): never => {
     throw new UserError(`${what} applies to PostgreSQL only, not ${dbms}`, `drop it for ${dbms}`);
   };
@@ -69,8 +67,7 @@ export function checkPgbenchInit(dbms: DbmsName, o: PgbenchInitOptions): void {
   if (o.unlogged) pgOnly('--unlogged-tables');
   if (o.fillfactor !== 100) pgOnly('--fillfactor');
   if (o.steps.includes('G')) pgOnly('server-side generation (-I G, PostgreSQL generate_series); use g');
-  if (o.steps.includes('f') && dbms === 'sqlite')
-    throw new UserError('SQLite cannot add foreign keys to existing tables (-I f)', 'leave f out of -I and --foreign-keys for SQLite');
+  if (o.steps.includes('f') && dialect.foreignKeysRefused) throw new UserError(...dialect.foreignKeysRefused);
 }
 
 /** pgbench -i, step by step, with pgbench's tables, types, filler and key names. */
@@ -93,14 +90,14 @@ export async function pgbenchInit(ctx: DataContext, o: PgbenchInitOptions): Prom
 }
 
 async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, run: (s: readonly string[]) => Promise<number>): Promise<number> {
-  const pg = ctx.dbms === 'postgres';
+  const dialect = tpcbDialect(ctx.dbms);
   switch (step) {
     case 'd':
-      return run(pg ? ['DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers'] : dropStatements(ctx.dbms));
+      return run(dialect.pgbench.drop);
     case 't':
-      return run(pg ? postgresTables(ctx.scale, o) : createTableStatements(ctx.dbms, ctx.scale));
+      return run(dialect.pgbench.tables ? dialect.pgbench.tables(ctx.scale, o) : dialect.createTables(ctx.scale));
     case 'g':
-      return generateClientSide(ctx, run);
+      return generateClientSide(ctx, dialect.pgbench.emptyTables, run);
     case 'G': {
       const n = (perScale: number): number => perScale * ctx.scale;
       await run([
@@ -112,15 +109,11 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
       return n(ROWS_PER_SCALE.branches + ROWS_PER_SCALE.tellers + ROWS_PER_SCALE.accounts);
     }
     case 'v':
-      if (pg)
-        return run(['VACUUM ANALYZE pgbench_branches', 'VACUUM ANALYZE pgbench_tellers', 'VACUUM ANALYZE pgbench_accounts', 'VACUUM ANALYZE pgbench_history']);
-      if (ctx.dbms === 'mariadb') return run(['ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history']);
-      if (ctx.dbms === 'sqlite') return run(['ANALYZE']);
-      ctx.log('  (Firebird: nothing to vacuum; an index gets fresh statistics when it is built)');
+      if (typeof dialect.pgbench.vacuum !== 'string') return run(dialect.pgbench.vacuum);
+      ctx.log(`  (${dialect.pgbench.vacuum})`);
       return 0;
     case 'p':
-      if (ctx.dbms === 'mariadb' || ctx.dbms === 'sqlite') {
-        // InnoDB and SQLite store rows by their key: it is declared when the table is created.
+      if (dialect.pgbench.keysWithTables) {
         ctx.log(`  (${ctx.dbms}: the primary keys were declared with the tables)`);
         return 0;
       }
@@ -136,40 +129,9 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
   }
 }
 
-/** pgbench's four tables on PostgreSQL: unlogged, fillfactor and partitioning as asked. */
-function postgresTables(scale: number, o: PgbenchInitOptions): string[] {
-  const aid = scale >= BIGINT_SCALE ? 'bigint' : 'int';
-  const create = `CREATE${o.unlogged ? ' UNLOGGED' : ''} TABLE`;
-  const fill = ` WITH (fillfactor = ${o.fillfactor})`;
-  const accountsColumns = `(aid ${aid} NOT NULL, bid int, abalance int, filler char(84))`;
-  const statements = [
-    `${create} pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))`,
-    `${create} pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))${fill}`,
-    o.partitions > 0
-      ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)`
-      : `${create} pgbench_accounts ${accountsColumns}${fill}`,
-    `${create} pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))${fill}`,
-  ];
-  const accounts = ROWS_PER_SCALE.accounts * scale;
-  const size = Math.floor((accounts + o.partitions - 1) / o.partitions);
-  for (let p = 1; p <= o.partitions; p++) {
-    // Range partitions as pgbench cuts them: equal slices, open-ended at both ends.
-    const bounds =
-      o.partitionMethod === 'range'
-        ? `FOR VALUES FROM (${p === 1 ? 'MINVALUE' : (p - 1) * size + 1}) TO (${p === o.partitions ? 'MAXVALUE' : p * size + 1})`
-        : `FOR VALUES WITH (MODULUS ${o.partitions}, REMAINDER ${p - 1})`;
-    statements.push(`${create} pgbench_accounts_${p} PARTITION OF pgbench_accounts ${bounds}${fill}`);
-  }
-  return statements;
-}
-
 /** As pgbench's g: empty the tables (history too), then branches and tellers with a NULL filler, accounts with ''. */
-async function generateClientSide(ctx: DataContext, run: (s: readonly string[]) => Promise<number>): Promise<number> {
-  await run(
-    ctx.dbms === 'postgres'
-      ? ['TRUNCATE TABLE pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers']
-      : ['DELETE FROM pgbench_history', 'DELETE FROM pgbench_accounts', 'DELETE FROM pgbench_tellers', 'DELETE FROM pgbench_branches'],
-  );
+async function generateClientSide(ctx: DataContext, emptyTables: readonly string[], run: (s: readonly string[]) => Promise<number>): Promise<number> {
+  await run(emptyTables);
   const scale = ctx.scale;
   let rows = await ctx.conn.bulkInsert(
     'pgbench_branches',

@@ -1,6 +1,7 @@
 import type { DbmsName } from '../../drivers/driver.js';
 import type { CheckOutcome, DataContext } from '../workload.js';
 import { checkCondition, n, type Condition } from './condition.js';
+import { tpccDialect } from './dialect.js';
 import { FIRST_NEW_ORDER } from './sizes.js';
 
 /** Delivered order-line amounts per customer (conditions 10 and 12). */
@@ -97,10 +98,10 @@ const CONDITIONS_5_TO_12: readonly Condition[] = [
 /**
  * Firebird 3 evaluates a joined, grouped derived table again for every outer row, and HISTORY has
  * no index by customer: condition 10 there would read the history once per customer, so it is
- * left out on Firebird (README says so).
+ * left out where the dialect says so, Firebird (README says so).
  */
 export function conditionsFor(dbms: DbmsName): readonly Condition[] {
-  return dbms === 'firebird' ? CONDITIONS_5_TO_12.filter((c) => !c.name.startsWith(CONDITION_10)) : CONDITIONS_5_TO_12;
+  return tpccDialect(dbms).derivedTablePerRow ? CONDITIONS_5_TO_12.filter((c) => !c.name.startsWith(CONDITION_10)) : CONDITIONS_5_TO_12;
 }
 
 export async function checkAllConditions(ctx: DataContext): Promise<CheckOutcome[]> {

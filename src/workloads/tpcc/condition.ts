@@ -1,6 +1,7 @@
 import type { Row } from '../../drivers/driver.js';
 import type { CheckOutcome, DataContext } from '../workload.js';
 import { Decimals, format } from './decimal.js';
+import { tpccDialect } from './dialect.js';
 
 /** Offending rows shown per failed condition: enough to find them, short enough to read. */
 export const SHOWN_OFFENDERS = 5;
@@ -20,8 +21,7 @@ export interface Condition {
 }
 
 export async function checkCondition(ctx: DataContext, condition: Condition): Promise<CheckOutcome> {
-  const limit = ctx.dbms === 'firebird' ? ` ROWS ${SHOWN_OFFENDERS}` : ` LIMIT ${SHOWN_OFFENDERS}`;
-  const shown = await ctx.conn.query(condition.sql + limit);
+  const shown = await ctx.conn.query(condition.sql + tpccDialect(ctx.dbms).firstRows(SHOWN_OFFENDERS));
   if (shown.length === 0) return { name: condition.name, ok: true, detail: `holds for all ${condition.subject}` };
   const [[count]] = (await ctx.conn.query(`SELECT COUNT(*) FROM (${condition.sql}) offenders`)) as [[unknown]];
   const decimals = new Decimals(ctx.dbms);

@@ -1,4 +1,5 @@
 import type { DbmsName, SqlValue } from '../../drivers/driver.js';
+import { tpccDialect } from './dialect.js';
 
 /**
  * Exact decimals without floats. Amounts travel in JavaScript as bigint units of the column's
@@ -7,22 +8,27 @@ import type { DbmsName, SqlValue } from '../../drivers/driver.js';
  * type (its NUMERIC affinity stores REAL), so there the same columns are INTEGER in those units.
  */
 export class Decimals {
-  constructor(private readonly dbms: DbmsName) {}
+  /** The DBMS stores these columns as INTEGER units (dialect.ts, decimalsAsUnits). */
+  private readonly asUnits: boolean;
+
+  constructor(dbms: DbmsName) {
+    this.asUnits = tpccDialect(dbms).decimalsAsUnits;
+  }
 
   /** A value in units of 10^-scale as the column takes it. */
   param(units: bigint, scale: number): SqlValue {
-    return this.dbms === 'sqlite' ? units : format(units, scale);
+    return this.asUnits ? units : format(units, scale);
   }
 
   /** A column's value as units of 10^-scale. Drivers return decimal strings, SQLite integers, Firebird numbers. */
   read(value: unknown, scale: number): bigint {
-    if (typeof value === 'bigint') return this.dbms === 'sqlite' ? value : value * 10n ** BigInt(scale);
+    if (typeof value === 'bigint') return this.asUnits ? value : value * 10n ** BigInt(scale);
     if (typeof value === 'number') {
-      if (this.dbms === 'sqlite') return BigInt(value);
+      if (this.asUnits) return BigInt(value);
       // node-firebird hands back NUMERIC as a double; toFixed recovers the exact decimal it came from.
       return parse(value.toFixed(scale), scale);
     }
-    if (typeof value === 'string') return this.dbms === 'sqlite' ? BigInt(value) : parse(value, scale);
+    if (typeof value === 'string') return this.asUnits ? BigInt(value) : parse(value, scale);
     if (value === null || value === undefined) return 0n;
     throw new Error(`not a decimal: ${String(value)}`);
   }

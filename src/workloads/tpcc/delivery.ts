@@ -1,28 +1,13 @@
-import type { DbmsName, SqlValue, Statement } from '../../drivers/driver.js';
+import type { SqlValue, Statement } from '../../drivers/driver.js';
 import { DbError } from '../../drivers/errors.js';
 import type { TransactionType } from '../workload.js';
+import { tpccDialect } from './dialect.js';
 import { DISTRICTS_PER_WAREHOUSE } from './sizes.js';
 import { MONEY, terminalHome } from './terminal-home.js';
 
 /** Delivery's own counts in the result (TerminalContext.count): districts skipped, and the Delivery transactions that skipped one. */
 export const SKIPPED_DISTRICTS = 'skippedDistricts';
 export const DELIVERIES_WITH_SKIPS = 'deliveriesWithSkips';
-
-/**
- * The oldest new-order of a district, read so that a concurrent Delivery cannot take it between
- * this read and the DELETE. PostgreSQL and MariaDB lock it (FOR UPDATE waits for a Delivery that
- * holds it, then returns the next oldest: a read of the latest committed rows, also under
- * MariaDB's REPEATABLE READ). Not SKIP LOCKED: a district whose new-orders are all locked would
- * be skipped while it still has some, which 2.7.4.2 does not allow. SQLite runs one writer at a
- * time; Firebird's read committed reads the latest commits, and a conflict on the DELETE retries
- * the district (see takeOldest).
- */
-const OLDEST: Record<DbmsName, string> = {
-  postgres: 'SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE',
-  mariadb: 'SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE',
-  sqlite: 'SELECT MIN(no_o_id) FROM new_order WHERE no_w_id = ? AND no_d_id = ?',
-  firebird: 'SELECT MIN(no_o_id) FROM new_order WHERE no_w_id = ? AND no_d_id = ?',
-};
 
 /**
  * Reads of one district's oldest new-order before Delivery gives up with an error: each further
@@ -43,7 +28,8 @@ export const delivery: TransactionType = {
   async prepare(conn, terminal) {
     const home = await terminalHome(conn, terminal);
     const { random, decimals } = home;
-    const oldest = await conn.prepare(OLDEST[terminal.dbms]);
+    // Read so that a concurrent Delivery cannot take it between this read and the DELETE (dialect.ts).
+    const oldest = await conn.prepare(tpccDialect(terminal.dbms).oldestNewOrder);
     const take = await conn.prepare('DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?');
     const selectOrder = await conn.prepare('SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?');
     const setCarrier = await conn.prepare('UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?');

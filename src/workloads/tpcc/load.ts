@@ -5,6 +5,7 @@ import { PhaseClock } from '../phases.js';
 import type { DataContext, LoadPhase } from '../workload.js';
 import { failedChecks } from './check.js';
 import { Decimals } from './decimal.js';
+import { tpccDialect } from './dialect.js';
 import { LoadProgress } from './progress.js';
 import { drawConstants } from './random-values.js';
 import * as rows from './rows.js';
@@ -69,8 +70,8 @@ async function loadWarehouses(ctx: DataContext, values: rows.LoadValues): Promis
   const perWarehouse = 1 + STOCK_PER_WAREHOUSE + DISTRICTS_PER_WAREHOUSE * (1 + 2 * CUSTOMERS_PER_DISTRICT + ORDERS_PER_DISTRICT + NEW_ORDERS_PER_DISTRICT);
   const progress = new LoadProgress(ctx, 'warehouses', perWarehouse * scale + orderLines);
 
-  // SQLite has one writer: its loads go through the one connection, in turn.
-  const loaders = ctx.dbms === 'sqlite' ? 1 : Math.min(scale, MAX_LOADERS);
+  // A DBMS with one writer gets its loads through the one connection, in turn.
+  const loaders = tpccDialect(ctx.dbms).oneWriter ? 1 : Math.min(scale, MAX_LOADERS);
   const connections: Connection[] = [ctx.conn];
   try {
     for (let i = 1; i < loaders; i++) connections.push(await ctx.driver.connect());

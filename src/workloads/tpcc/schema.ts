@@ -1,15 +1,15 @@
 import type { DbmsName } from '../../drivers/driver.js';
+import { INT, TIME } from './column-types.js';
+import { tpccDialect } from './dialect.js';
 
 /**
  * The nine tables of clause 1.3 with the spec's column types. Money and rates are NUMERIC(p,s)
- * (INTEGER in units of the scale on SQLite, see decimal.ts). Primary keys as clause 1.3 names
+ * (INTEGER in units of the scale where the DBMS has no exact decimal, see decimal.ts); each DBMS's
+ * spelling of the types is in dialect.ts. Primary keys as clause 1.3 names
  * them; two secondary indexes for the transactions: customers by last name (Payment and
  * Order-Status, 2.5.2.2 and 2.6.2.2) and orders by customer (Order-Status's last order).
  */
 type Column = readonly [name: string, type: string];
-
-const INT = 'int';
-const TIME = 'timestamp';
 
 export const TABLE_COLUMNS: Record<string, readonly Column[]> = {
   warehouse: [
@@ -138,37 +138,22 @@ export const SECONDARY_INDEXES = [
   'CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)',
 ];
 
-function columnType(dbms: DbmsName, type: string): string {
-  if (dbms === 'sqlite') return type === INT || type.startsWith('numeric') ? 'INTEGER' : type === TIME ? 'TEXT' : 'TEXT';
-  if (dbms === 'mariadb' && type === TIME) return 'datetime(6)';
-  if (dbms === 'firebird' && type === INT) return 'INTEGER';
-  return type;
-}
-
-/**
- * Keys declared with the table where rows arrive in key order and the engine clusters by key
- * (InnoDB, SQLite); added after the load where building them by one sort is faster (PostgreSQL,
- * Firebird, as pgbench -i does).
- */
-export function keysUpFront(dbms: DbmsName): boolean {
-  return dbms === 'mariadb' || dbms === 'sqlite';
-}
-
 export function createTableStatements(dbms: DbmsName): string[] {
+  const dialect = tpccDialect(dbms);
   const statements = TABLES.map((table) => {
     const key = PRIMARY_KEYS[table];
     // Key columns are NOT NULL up front: Firebird adds a primary key only on NOT NULL columns.
     const keyColumns = new Set(key?.split(', '));
-    const columns = TABLE_COLUMNS[table]!.map(([name, type]) => `${name} ${columnType(dbms, type)}${keyColumns.has(name) ? ' NOT NULL' : ''}`);
-    if (key && keysUpFront(dbms)) columns.push(`PRIMARY KEY (${key})`);
-    return `CREATE TABLE ${table} (${columns.join(', ')})${dbms === 'mariadb' ? ' ENGINE = InnoDB' : ''}`;
+    const columns = TABLE_COLUMNS[table]!.map(([name, type]) => `${name} ${dialect.columnType(type)}${keyColumns.has(name) ? ' NOT NULL' : ''}`);
+    if (key && dialect.keysUpFront) columns.push(`PRIMARY KEY (${key})`);
+    return `CREATE TABLE ${table} (${columns.join(', ')})${dialect.tableOptions}`;
   });
   return [...statements, CONSTANTS_DDL];
 }
 
 /** Keys (where they come after the data) and secondary indexes. */
 export function keyStatements(dbms: DbmsName): string[] {
-  const keys = keysUpFront(dbms)
+  const keys = tpccDialect(dbms).keysUpFront
     ? []
     : Object.entries(PRIMARY_KEYS)
         .filter((entry): entry is [string, string] => entry[1] !== undefined)
@@ -176,28 +161,11 @@ export function keyStatements(dbms: DbmsName): string[] {
   return [...keys, ...SECONDARY_INDEXES];
 }
 
-/** Fresh statistics once the data is in, as each DBMS gathers them (a new Firebird index has them already). */
+/** Fresh statistics once the data is in, as each DBMS gathers them. */
 export function analyzeStatements(dbms: DbmsName): string[] {
-  switch (dbms) {
-    case 'postgres':
-      return TABLES.map((table) => `VACUUM ANALYZE ${table}`);
-    case 'mariadb':
-      return [`ANALYZE TABLE ${TABLES.join(', ')}`];
-    case 'sqlite':
-      return ['ANALYZE'];
-    case 'firebird':
-      return [];
-  }
+  return tpccDialect(dbms).analyze(TABLES);
 }
 
 export function dropStatements(dbms: DbmsName): string[] {
-  const tables = [...TABLES, CONSTANTS_TABLE];
-  // Firebird 3 has no DROP TABLE IF EXISTS; names are stored upper case in RDB$RELATIONS.
-  if (dbms === 'firebird') {
-    return tables.map(
-      (table) =>
-        `EXECUTE BLOCK AS BEGIN IF (EXISTS (SELECT 1 FROM rdb$relations WHERE rdb$relation_name = '${table.toUpperCase()}')) THEN EXECUTE STATEMENT 'DROP TABLE ${table}'; END`,
-    );
-  }
-  return tables.map((table) => `DROP TABLE IF EXISTS ${table}`);
+  return [...TABLES, CONSTANTS_TABLE].map(tpccDialect(dbms).dropTableIfExists);
 }

@@ -6,12 +6,9 @@ import { drawOrderStatus, orderStatus } from '../order-status.js';
 import { drawPayment, payment } from '../payment.js';
 import { stockLevel } from '../stock-level.js';
 import { terminalHome, type TerminalHome } from '../terminal-home.js';
-import { refuseProcedures } from './index.js';
-import { MARIADB_CALLS } from './mariadb.js';
-import { POSTGRES_CALLS } from './postgres.js';
+import { proceduresFor, refuseProcedures } from './index.js';
+import type { ProcedureCall, TpccProcedures } from './procedures.js';
 import { isUnusedItemSignal } from './signal.js';
-
-type Calls = Record<keyof typeof POSTGRES_CALLS, string>;
 
 /**
  * The mix of --procedures: each transaction one call of its procedure between BEGIN and COMMIT.
@@ -20,36 +17,28 @@ type Calls = Record<keyof typeof POSTGRES_CALLS, string>;
  */
 function viaProcedure(
   base: TransactionType,
-  call: keyof Calls,
-  run: (home: TerminalHome, conn: Connection, sql: string, count: TerminalContext['count']) => Promise<TransactionRunner>,
+  call: ProcedureCall,
+  run: (home: TerminalHome, conn: Connection, sql: string, count: TerminalContext['count'], procedures: TpccProcedures) => Promise<TransactionRunner>,
 ): TransactionType {
   return {
     name: base.name,
     weight: base.weight,
     async prepare(conn: Connection, terminal: TerminalContext) {
       refuseProcedures(terminal.dbms, terminal.options);
-      const calls: Calls = terminal.dbms === 'postgres' ? POSTGRES_CALLS : MARIADB_CALLS;
-      return run(await terminalHome(conn, terminal), conn, calls[call], terminal.count);
+      const procedures = proceduresFor(terminal.dbms);
+      return run(await terminalHome(conn, terminal), conn, procedures.calls[call], terminal.count, procedures);
     },
   };
 }
 
-/** PostgreSQL takes the lines as int[] (array literals), MariaDB as comma-separated lists. */
-function list(values: number[], postgres: boolean): string {
-  return postgres ? `{${values.join(',')}}` : values.join(',');
-}
-
-const newOrderCall = viaProcedure(newOrder, 'newOrder', async (home, conn, sql) => {
+const newOrderCall = viaProcedure(newOrder, 'newOrder', async (home, conn, sql, _count, { lineList, sendsLineCount }) => {
   const statement = await conn.prepare(sql);
-  const postgres = sql.startsWith('SELECT');
   return async () => {
     const { w, d, c, lines, allLocal } = drawNewOrder(home);
-    const inputs = [lines.map((l) => l.number), lines.map((l) => l.item), lines.map((l) => l.supply), lines.map((l) => l.quantity)].map((v) =>
-      list(v, postgres),
-    );
+    const inputs = [lines.map((l) => l.number), lines.map((l) => l.item), lines.map((l) => l.supply), lines.map((l) => l.quantity)].map(lineList);
     await conn.begin();
     try {
-      await statement.all(postgres ? [w, d, c, allLocal, ...inputs] : [w, d, c, allLocal, lines.length, ...inputs]);
+      await statement.all(sendsLineCount ? [w, d, c, allLocal, lines.length, ...inputs] : [w, d, c, allLocal, ...inputs]);
     } catch (error) {
       if (!isUnusedItemSignal(error)) throw error;
       // 2.4.2.3: the procedure stopped at the unused item; everything it did is undone.

@@ -1,3 +1,4 @@
+import type { TpccProcedures } from './procedures.js';
 import { UNUSED_ITEM_SIGNAL } from './signal.js';
 
 /**
@@ -163,17 +164,24 @@ BEGIN
     WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id < v_next AND ol_o_id >= v_next - 20 AND s_quantity < p_threshold;
 END`;
 
-export const MARIADB_PROCEDURES: readonly string[] = [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL];
-
-export const MARIADB_DROP_PROCEDURES: readonly string[] = ['tpcc_new_order', 'tpcc_payment', 'tpcc_order_status', 'tpcc_delivery', 'tpcc_stock_level'].map(
+const DROP: readonly string[] = ['tpcc_new_order', 'tpcc_payment', 'tpcc_order_status', 'tpcc_delivery', 'tpcc_stock_level'].map(
   (name) => `DROP PROCEDURE IF EXISTS ${name}`,
 );
 
 /** How the terminal calls each, `?` for the inputs it draws. */
-export const MARIADB_CALLS = {
+const CALLS = {
   newOrder: 'CALL tpcc_new_order(?, ?, ?, ?, ?, ?, ?, ?, ?)',
   payment: 'CALL tpcc_payment(?, ?, ?, ?, ?, ?, ?)',
   orderStatus: 'CALL tpcc_order_status(?, ?, ?, ?)',
   delivery: 'CALL tpcc_delivery(?, ?)',
   stockLevel: 'CALL tpcc_stock_level(?, ?, ?)',
-} as const;
+};
+
+/** New-Order's lines arrive as comma-separated lists, after their count. */
+export const MARIADB_PROCEDURES: TpccProcedures = {
+  create: [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL],
+  drop: DROP,
+  calls: CALLS,
+  lineList: (values) => values.join(','),
+  sendsLineCount: true,
+};

@@ -1,3 +1,4 @@
+import type { TpccProcedures } from './procedures.js';
 import { UNUSED_ITEM_SIGNAL } from './signal.js';
 
 /**
@@ -130,9 +131,7 @@ BEGIN
   RETURN v_low;
 END $$`;
 
-export const POSTGRES_PROCEDURES: readonly string[] = [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL];
-
-export const POSTGRES_DROP_PROCEDURES: readonly string[] = [
+const DROP: readonly string[] = [
   'DROP FUNCTION IF EXISTS tpcc_new_order(int, int, int, int, int[], int[], int[], int[])',
   'DROP FUNCTION IF EXISTS tpcc_payment(int, int, int, int, int, varchar, numeric)',
   'DROP FUNCTION IF EXISTS tpcc_order_status(int, int, int, varchar)',
@@ -141,10 +140,19 @@ export const POSTGRES_DROP_PROCEDURES: readonly string[] = [
 ];
 
 /** How the terminal calls each, `?` for the inputs it draws. */
-export const POSTGRES_CALLS = {
+const CALLS = {
   newOrder: 'SELECT tpcc_new_order(?, ?, ?, ?, CAST(? AS int[]), CAST(? AS int[]), CAST(? AS int[]), CAST(? AS int[]))',
   payment: 'SELECT tpcc_payment(?, ?, ?, ?, ?, CAST(? AS varchar), CAST(? AS numeric(12,2)))',
   orderStatus: 'SELECT tpcc_order_status(?, ?, ?, CAST(? AS varchar))',
   delivery: 'SELECT tpcc_delivery(?, ?)',
   stockLevel: 'SELECT tpcc_stock_level(?, ?, ?)',
-} as const;
+};
+
+/** New-Order's lines arrive as int[] (array literals). */
+export const POSTGRES_PROCEDURES: TpccProcedures = {
+  create: [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL],
+  drop: DROP,
+  calls: CALLS,
+  lineList: (values) => `{${values.join(',')}}`,
+  sendsLineCount: false,
+};
