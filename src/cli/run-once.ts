@@ -17,7 +17,7 @@ import type { Protocol, Workload } from '../workloads/workload.js';
 import type { ServerSettings } from '../engine/server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
-import { dataContext, logLine, type Session } from './common.js';
+import { dataContext, logLine, type Session } from '../session/session.js';
 import { jobFailureReason } from '../result/job-failure.js';
 import type { PgbenchRunSettings } from './pgbench-run-options.js';
 import { runAgents, type AgentRun } from '../agents/coordinator.js';

@@ -6,7 +6,7 @@ import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { THRESHOLD_EXIT_CODE, checkThresholdTypes, evaluateThresholds, parseThreshold } from '../thresholds/threshold.js';
 import { STDOUT_PATH, defaultResultPath, writeOutput } from '../result/write.js';
-import { checkRunOutputs } from './output-paths.js';
+import { checkRunOutputs } from '../session/output-paths.js';
 import { summaryText } from '../reports/text.js';
 import { PROTOCOLS, type LoadPhase, type Protocol, type Workload } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
@@ -14,27 +14,16 @@ import { measureOnce, type RunPlan } from './run-once.js';
 import { budgetRefusal, runSweep } from './sweep.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { parseSettings, ServerSettings } from '../engine/server-settings.js';
-import {
-  ACCEPT_DATA_LOSS_OPTION,
-  DB_OPTION,
-  HELP_OPTION,
-  SCALE_OPTION,
-  SET_OPTION,
-  VERBOSE_OPTION,
-  askedScale,
-  dataContext,
-  logLine,
-  openSession,
-  parseVerbArgs,
-  settingsContext,
-} from './common.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale } from '../session/options.js';
+import { dataContext, logLine, openSession, settingsContext } from '../session/session.js';
+import { parseVerbArgs } from './common.js';
 import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
-import type { Session } from './common.js';
-import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
+import type { Session } from '../session/session.js';
+import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from '../session/load-data.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from './agent-run-options.js';
 import { agentsText } from '../agents/record.js';

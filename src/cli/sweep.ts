@@ -4,7 +4,7 @@ import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
 import { STDOUT_PATH, defaultSweepPath, writeOutput } from '../result/write.js';
 import { sweepText } from '../reports/sweep-table.js';
-import { logLine } from './common.js';
+import { logLine } from '../session/session.js';
 import { measureOnce, type RunPlan } from './run-once.js';
 
 /** Why the server's connection budget cannot take `clients` more, or undefined when it can. */

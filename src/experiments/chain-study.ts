@@ -1,9 +1,10 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
-import { loadData, refuseIncompleteData } from '../cli/load-data.js';
+import { parseArgs } from '../config/args.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { dataContext, logLine } from '../session/session.js';
+import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import { planningResult } from '../result/planning.js';
 import type { RunResult } from '../result/result.js';
 import { table } from '../reports/text.js';

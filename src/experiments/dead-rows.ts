@@ -1,6 +1,6 @@
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
-import { logLine } from '../cli/common.js';
+import { logLine } from '../session/session.js';
 import { kv } from '../workloads/kv/index.js';
 import { TABLE } from '../workloads/kv/schema.js';
 import { maintenanceFor } from '../drivers/maintenance.js';

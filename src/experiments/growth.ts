@@ -1,8 +1,9 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, logLine, workloadOptionSpecs } from '../cli/common.js';
-import { announceReplacement, loadData } from '../cli/load-data.js';
+import { parseArgs } from '../config/args.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, workloadOptionSpecs } from '../session/options.js';
+import { logLine } from '../session/session.js';
+import { announceReplacement, loadData } from '../session/load-data.js';
 import { checkWeights } from '../engine/deck.js';
 import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';

@@ -11,7 +11,7 @@ import { buildResult } from '../result/build.js';
 import { jobFailureReason } from '../result/job-failure.js';
 import { engineWorkload, moduleRecord } from '../module/adapt.js';
 import type { RunResult } from '../result/result.js';
-import type { Session } from '../cli/common.js';
+import type { Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';
 
 /** One measured step of an experiment: a closed-loop run of a workload on data already loaded. */

@@ -3,10 +3,10 @@ import { dbmsOnThisMachine } from '../config/target.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { ServerSettings, parseSettings } from '../engine/server-settings.js';
 import type { RunResult } from '../result/result.js';
-import { logLine, openSession, settingsContext, type Session } from '../cli/common.js';
+import { logLine, openSession, settingsContext, type Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';
 import { STDOUT_PATH, defaultExperimentPath, writeOutput } from '../result/write.js';
-import { checkRunOutputs } from '../cli/output-paths.js';
+import { checkRunOutputs } from '../session/output-paths.js';
 import { experimentHeader, type ExperimentResult } from './experiment-result.js';
 
 /** What an experiment's steps are given: the open session, the settings in force, and the stop signal. */

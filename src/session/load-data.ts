@@ -3,7 +3,7 @@ import type { Connection, Driver, Row, SqlValue, Statement } from '../drivers/dr
 import { InterruptedError, UserError } from '../errors.js';
 import { readLoadMark } from '../workloads/load-marker.js';
 import type { DataContext, LoadPhase, LoadProgress, Workload } from '../workloads/workload.js';
-import { dataContext, logLine, type Session } from './common.js';
+import { dataContext, logLine, type Session } from './session.js';
 import { diskSpaceLines } from './disk-space.js';
 
 export interface LoadRequest {
