@@ -8,7 +8,8 @@ import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import { deadRowsText } from '../reports/dead-rows-text.js';
 import { progressLine } from '../reports/text.js';
 import { kv } from '../workloads/kv/index.js';
-import { runDeadRows, type DeadRowsRow } from './dead-rows.js';
+import { runDeadRows } from './dead-rows.js';
+import type { DeadRowsRow } from '../result/experiment-rows.js';
 import { checkClients } from './measure.js';
 import { runExperiment } from './runner.js';
 
