@@ -10,7 +10,7 @@ import { progressLine } from '../reports/text.js';
 import { kv } from '../workloads/kv/index.js';
 import { runDeadRows } from './dead-rows.js';
 import type { DeadRowsRow } from '../result/experiment-rows.js';
-import { checkClients } from './measure.js';
+import { checkClients } from '../session/budget.js';
 import { runExperiment } from './runner.js';
 
 export const DEAD_ROWS_OPTIONS: OptionSpec[] = [

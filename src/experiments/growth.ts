@@ -10,7 +10,8 @@ import type { GrowthRow } from '../result/experiment-rows.js';
 import { findWorkload } from '../workloads/registry.js';
 import { memTotalBytes } from './experiment-result.js';
 import { tablesBytes } from '../drivers/observation.js';
-import { checkClients, measureStep } from './measure.js';
+import { checkClients } from '../session/budget.js';
+import { measureStep } from './measure.js';
 import { runExperiment } from './runner.js';
 
 /** The study's fixed load: 20 terminals (docs/experiments.md section 2). */

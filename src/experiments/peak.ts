@@ -8,7 +8,8 @@ import { peakText } from '../reports/peak-text.js';
 import type { PeakRow } from '../result/experiment-rows.js';
 import { peak } from '../workloads/peak/index.js';
 import { PEAK_QUERIES, findPeakQuery, type PeakQuery } from '../workloads/peak/queries.js';
-import { checkClients, measureStep, perSecond } from './measure.js';
+import { checkClients } from '../session/budget.js';
+import { measureStep, perSecond } from './measure.js';
 import { runExperiment } from './runner.js';
 
 /** The study ran each query "for about a minute" (docs/experiments.md section 4). */
