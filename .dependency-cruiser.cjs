@@ -12,8 +12,9 @@
  */
 const ORDER = [
   'cli',
-  'agents',
   'experiments',
+  'session',
+  'agents',
   'capacity',
   'reports',
   'thresholds',

@@ -3,8 +3,9 @@ import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { BUS_OPTIONS, openBus } from '../agents/bus.js';
 import { serveAgent } from '../agents/agent.js';
-import { parseArgs } from './args.js';
-import { HELP_OPTION, VERBOSE_OPTION, logLine } from './common.js';
+import { parseArgs } from '../config/args.js';
+import { HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { logLine } from '../session/session.js';
 
 export const AGENT_OPTIONS: OptionSpec[] = [
   ...BUS_OPTIONS,

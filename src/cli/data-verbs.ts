@@ -6,9 +6,11 @@ import type { CheckOutcome } from '../workloads/workload.js';
 import { PGBENCH_INIT_OPTIONS, pgbenchDoneLine, pgbenchInitOptions } from './pgbench-init-options.js';
 import { checkPgbenchInit, pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
 import { recordedLoad } from '../workloads/load-marker.js';
-import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
-import { adoptDataOptions } from './data-options.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale, dataContext, logLine, openSession, parseVerbArgs, type Session } from './common.js';
+import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from '../session/load-data.js';
+import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale } from '../session/options.js';
+import { dataContext, logLine, openSession, type Session } from '../session/session.js';
+import { parseVerbArgs } from './common.js';
+import { adoptDataOptions } from '../session/data-options.js';
 
 export const INIT_OPTIONS: OptionSpec[] = [
   DB_OPTION,

@@ -1,7 +1,7 @@
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from './args.js';
-import { HELP_OPTION } from './common.js';
+import { parseArgs } from '../config/args.js';
+import { HELP_OPTION } from '../session/options.js';
 import { agentJobManifest, manifestYaml } from '../agents/k8s-manifest.js';
 
 export const K8S_OPTIONS: OptionSpec[] = [

@@ -2,8 +2,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { WORKLOADS } from '../workloads/registry.js';
-import { parseArgs } from './args.js';
-import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
+import { parseArgs } from '../config/args.js';
+import { HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
 
 export const NEW_OPTIONS: OptionSpec[] = [
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'where to write the module (default NAME.ts in this folder)' },

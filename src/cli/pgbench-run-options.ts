@@ -1,5 +1,5 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
-import type { RunResult } from '../result/result.js';
+import type { PgbenchRunSettings } from '../session/measure.js';
 import { transactionLogFile, type TransactionLogConfig } from '../engine/transaction-log.js';
 import { UserError } from '../errors.js';
 
@@ -30,15 +30,6 @@ export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
   },
   { long: 'sampling-rate', type: 'number', min: 0, value: 'FRACTION', help: 'with -l: log this fraction of the transactions (e.g. 0.01)' },
 ];
-
-export interface PgbenchRunSettings {
-  latencyLimitMs: number | undefined;
-  failuresDetailed: boolean;
-  abortOnError: boolean;
-  transactionLog: TransactionLogConfig | undefined;
-  /** The result's config fields for these options. */
-  config: Pick<RunResult['config'], 'latencyLimitMs' | 'failuresDetailed' | 'abortOnError' | 'log'>;
-}
 
 /** Reads and checks the options above; jobs is the number of jobs that will write logs. */
 export function pgbenchRunSettings(

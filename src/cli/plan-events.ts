@@ -7,7 +7,7 @@ import { UserError } from '../errors.js';
 import type { DemandDefinition } from '../module/api.js';
 import { loadWorkloadModule } from '../module/load-module.js';
 import type { RunResult } from '../result/result.js';
-import { logLine } from './common.js';
+import { logLine } from '../session/session.js';
 import path from 'node:path';
 import { normalisation } from '../reports/normalise.js';
 import { readReference } from '../reports/reference.js';

@@ -5,9 +5,9 @@ import { smallDataWarning } from '../capacity/data-size.js';
 import { UserError } from '../errors.js';
 import type { RunResult } from '../result/result.js';
 import { readResult } from '../result/read.js';
-import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
+import { HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
 import { planEvents } from './plan-events.js';
-import { parseArgs } from './args.js';
+import { parseArgs } from '../config/args.js';
 
 export const PLAN_OPTIONS: OptionSpec[] = [
   {

@@ -15,8 +15,8 @@ import { readResult } from '../result/read.js';
 import { sweepCompareText, sweepCsv, sweepMarkdown } from '../reports/sweep-outputs.js';
 import { markdownSummary, normaliseMarkdown } from '../reports/markdown.js';
 import { experimentMarkdown } from '../reports/experiment-report.js';
-import { parseArgs } from './args.js';
-import { HELP_OPTION, VERBOSE_OPTION } from './common.js';
+import { parseArgs } from '../config/args.js';
+import { HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
 
 export const DEFAULT_REPORT_FILE = 'headroom-report.html';
 

@@ -3,8 +3,9 @@ import { describeTarget, resolveTarget } from '../config/target.js';
 import { createDriver } from '../drivers/registry.js';
 import { settlePendingChanges } from '../engine/pending-settings.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from './args.js';
-import { DB_OPTION, HELP_OPTION, VERBOSE_OPTION, logLine } from './common.js';
+import { parseArgs } from '../config/args.js';
+import { DB_OPTION, HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { logLine } from '../session/session.js';
 
 export const RESTORE_SETTINGS_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTION];
 

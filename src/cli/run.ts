@@ -1,41 +1,23 @@
-import { randomInt } from 'node:crypto';
-import { journalTableDdl } from '../engine/journal.js';
 import { parseClientSteps } from '../config/clients.js';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
-import { THRESHOLD_EXIT_CODE, checkThresholdTypes, evaluateThresholds, parseThreshold } from '../thresholds/threshold.js';
-import { STDOUT_PATH, defaultResultPath, writeOutput } from '../result/write.js';
-import { checkRunOutputs } from './output-paths.js';
+import { THRESHOLD_EXIT_CODE, checkThresholdTypes, parseThreshold } from '../thresholds/threshold.js';
+import { STDOUT_PATH } from '../result/write.js';
+import { checkRunOutputs } from '../session/output-paths.js';
 import { summaryText } from '../reports/text.js';
-import { PROTOCOLS, type LoadPhase, type Protocol, type Workload } from '../workloads/workload.js';
+import { sweepText } from '../reports/sweep-table.js';
+import { PROTOCOLS, type Protocol, type Workload } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
-import { measureOnce, type RunPlan } from './run-once.js';
-import { budgetRefusal, runSweep } from './sweep.js';
+import { runMeasured, type RunHooks } from '../session/run.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
-import { parseSettings, ServerSettings } from '../engine/server-settings.js';
-import {
-  ACCEPT_DATA_LOSS_OPTION,
-  DB_OPTION,
-  HELP_OPTION,
-  SCALE_OPTION,
-  SET_OPTION,
-  VERBOSE_OPTION,
-  askedScale,
-  dataContext,
-  logLine,
-  openSession,
-  parseVerbArgs,
-  settingsContext,
-} from './common.js';
+import { parseSettings } from '../engine/server-settings.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale } from '../session/options.js';
+import { parseVerbArgs } from './common.js';
 import { resolveTarget } from '../config/target.js';
 import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
-import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
-import type { Session } from './common.js';
-import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
-import { adoptDataOptions } from './data-options.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from './agent-run-options.js';
 
@@ -123,15 +105,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
  * How a run meets its user: `headroom run` loads missing data and prints its summary; `headroom
  * pgbench` refuses missing data, prepares as pgbench does and prints pgbench's lines.
  */
-export interface RunStyle {
-  /** Called where the data would be loaded when missing; throws to refuse instead. */
-  missingData?(session: Session): never;
-  /** After the data is found, before the terminals start (pgbench's vacuum). */
-  beforeRun?(session: Session, scale: number): Promise<void>;
-  /** Each -P line; headroom's own line with its additions by default. */
-  progress?(point: SeriesPoint): void;
-  /** The result file to write, undefined for none. */
-  resultFile?(result: RunResult): string | undefined;
+export interface RunStyle extends RunHooks {
   /** What the user reads after the run, and the exit code. */
   finish?(result: RunResult, file: string | undefined): number;
 }
@@ -173,124 +147,57 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   // Before anything is loaded: a result that cannot be written would lose the whole measurement.
   checkRunOutputs(values, pgbench.transactionLog);
 
-  const settingsAsked = parseSettings(values['set'] as string[] | undefined);
-  // Before the database: a bus that is not there is refused before anything is loaded.
-  const agents = await agentRunOf(values, given);
-  const session = await openSession(values, workload).catch(async (error: unknown) => {
-    await agents?.bus.nc.close();
-    throw error;
-  });
-  let settings: ServerSettings | undefined;
-  try {
-    // Before serverInfo, so the durability label reads the settings the run will have.
-    settings = await ServerSettings.apply(session.driver, session.conn, settingsAsked, logLine, settingsContext(values, session.target));
-    const server = await session.driver.serverInfo(session.conn);
-    const force = values['force'] === true;
-    // A sweep asks before each step instead: the server refusing one is its finding.
-    if (!force && steps.length === 1) {
-      const refusal = budgetRefusal(await session.driver.connectionBudget(session.conn), steps[0]!);
-      if (refusal) throw new UserError(refusal.message, refusal.hint);
-    }
-    const needsData = workload.needsData?.(workloadOptions) ?? true;
-    const present = needsData
-      ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine })
-      : undefined;
-    // A half-loaded dataset is not to be measured at any scale, nor quietly loaded over; where the
-    // workload sees data, refuseIncompleteData reads the load record itself.
-    if (present !== undefined) await refuseIncompleteData(session, workload, workloadOptions, present);
-    else if (needsData) await refuseUnfinishedLoad(session, workload);
-    if (present !== undefined && asked !== undefined && present !== asked) {
-      throw new UserError(
-        `the database holds ${workload.name} data at scale ${present}, not ${asked}`,
-        `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`,
-      );
-    }
-    const scale = present ?? asked ?? workload.defaultScale;
-    let phases: LoadPhase[] = [];
-    if (present === undefined && needsData) {
-      style.missingData?.(session);
-      logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
-      phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
-    }
-    const dataOptions = needsData ? await adoptDataOptions(session, workload, workloadOptions, given, scale) : undefined;
-    if (needsData && workload.readyForRun) {
-      const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
-      await workload.readyForRun(ctx).finally(() => ctx.done());
-    }
-
-    await style.beforeRun?.(session, scale);
-    const loadMode = await workload.loadMode?.({
-      conn: session.conn,
-      driver: session.driver,
-      dbms: session.target.dbms,
-      options: workloadOptions,
-      log: logLine,
-    });
-    if (values['journal'] !== undefined) await session.conn.query(journalTableDdl(session.target.dbms));
-
-    const abort = new AbortController();
-    const onSignal = (): void => {
-      if (abort.signal.aborted) {
-        const left = settings?.unrestored();
-        if (left) logLine(left);
-        process.exit(130);
-      }
-      abort.abort();
-      logLine('interrupted: stopping the terminals and writing what was measured (Ctrl-C again to quit at once)');
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    const plan: RunPlan = {
-      session,
-      server,
+  const outcome = await runMeasured(
+    {
       workload,
       workloadOptions,
       values,
-      argv,
-      scale,
-      data: {
-        loadedBy: !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier',
-        phases,
-        ...(loadMode === undefined ? {} : { loadMode }),
-        ...(dataOptions ? { options: dataOptions } : {}),
+      given,
+      steps,
+      askedScale: asked,
+      settings: parseSettings(values['set'] as string[] | undefined),
+      thresholds,
+      out: values['out'] as string | undefined,
+      seed: values['seed'] as number | undefined,
+      // Before the database: a bus that is not there is refused before anything is loaded.
+      agents: await agentRunOf(values, given),
+      measure: {
+        argv,
+        jobs,
+        durationSeconds,
+        transactionsPerClient,
+        force: values['force'] === true,
+        rate: values['rate'] as number | undefined,
+        warmupSeconds: values['warmup'] as number,
+        maxTries: values['max-tries'] as number,
+        protocol: values['protocol'] as Protocol,
+        perCommand: values['report-per-command'] === true,
+        journalFile: values['journal'] as string | undefined,
+        observe: values['observe'] !== false,
+        progressEvery: values['progress'] as number,
+        live: values['live'] === true,
+        announce: true,
+        pgbench,
+        routing,
       },
-      jobs,
-      durationSeconds,
-      transactionsPerClient,
-      seed: (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31),
-      force,
-      pgbench,
-      routing,
-      signal: abort.signal,
-      settings,
-      ...(agents ? { agents } : {}),
-      ...(style.progress ? { progress: style.progress } : {}),
-    };
-    try {
-      if (steps.length > 1) return await runSweep(plan, steps);
-      const result = await measureOnce(plan, steps[0]!);
-      if (thresholds.length > 0) result.thresholds = evaluateThresholds(thresholds, result);
-      // Put back before the result is written, so it records whether that worked.
-      await settings.restore();
-      const file = style.resultFile ? style.resultFile(result) : ((values['out'] as string | undefined) ?? defaultResultPath(result));
-      if (file !== undefined) await writeOutput(result, file);
-      if (style.finish) return style.finish(result, file);
-      // -o -: stdout carries the JSON alone.
-      const human = file === STDOUT_PATH ? process.stderr : process.stdout;
-      human.write(`${summaryText(result, file === STDOUT_PATH ? undefined : file)}\n`);
-      if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
-      if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
-      if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
-      return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-  } finally {
-    await settings?.restore();
-    await session.close();
-    await agents?.bus.nc.drain().catch(() => undefined);
+    },
+    style,
+  );
+  if (outcome.kind === 'sweep') {
+    const { sweep, file } = outcome;
+    const toStdout = file === STDOUT_PATH;
+    (toStdout ? process.stderr : process.stdout).write(`${sweepText(sweep, toStdout ? undefined : file)}\n`);
+    return sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;
   }
+  const { result, file } = outcome;
+  if (style.finish) return style.finish(result, file);
+  // -o -: stdout carries the JSON alone.
+  const human = file === STDOUT_PATH ? process.stderr : process.stdout;
+  human.write(`${summaryText(result, file === STDOUT_PATH ? undefined : file)}\n`);
+  if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
+  if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
+  if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
+  return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
 }
 
 /** pgbench's options that `headroom run` does not take, with what to write instead. */

@@ -1,10 +1,10 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, dataContext, logLine } from '../cli/common.js';
-import { loadData, refuseIncompleteData } from '../cli/load-data.js';
-import { planningResult } from '../result/planning.js';
+import { parseArgs } from '../config/args.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { logLine } from '../session/session.js';
+import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import type { RunResult } from '../result/result.js';
 import { table } from '../reports/text.js';
 import { settingsLine } from '../reports/settings-text.js';
@@ -13,7 +13,8 @@ import { chain } from '../workloads/chain/index.js';
 import { chainSizes } from '../workloads/chain/sizes.js';
 import { STATEMENT_STYLES } from '../workloads/chain/statements.js';
 import type { ExperimentResult } from './experiment-result.js';
-import { checkClients, measureStep } from './measure.js';
+import { checkClients } from '../session/budget.js';
+import { measureStep } from './measure.js';
 import { runExperiment, type ExperimentContext } from './runner.js';
 
 /** The study's localized runs split one client batch / 33 among the terminals. */
@@ -182,7 +183,6 @@ async function measureOne(
   label: string,
   phases: RunResult['data']['phases'],
 ): Promise<RunResult> {
-  const { session } = ctx;
   logLine(`${workloadOptions['statements']}, ${label}: ${terminals} terminal(s) x ${units} units`);
   const observe = values['observe'] === true;
   const run = await measureStep(
@@ -202,12 +202,7 @@ async function measureOne(
     },
     ctx.signal,
   );
-  if (observe && run.status === 'completed') {
-    const sample = await chain.samplePlanning!(dataContext(session, workloadOptions, scale, logLine)).catch(
-      (error: unknown) => void logLine(`planning not sampled: ${(error as Error).message}`),
-    );
-    if (sample) run.planning = planningResult(sample, run);
-  }
+  // The run pipeline sampled the planning after the run (run.planning), as headroom run does.
   const maxWaitMs = Math.max(0, ...run.terminals.map((t) => t.maxMs));
   const total = run.summary.totalTime;
   ctx.record(

@@ -1,14 +1,16 @@
 import { randomInt } from 'node:crypto';
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, logLine } from '../cli/common.js';
-import { loadData, refuseIncompleteData } from '../cli/load-data.js';
+import { parseArgs } from '../config/args.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { logLine } from '../session/session.js';
+import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import { deadRowsText } from '../reports/dead-rows-text.js';
 import { progressLine } from '../reports/text.js';
 import { kv } from '../workloads/kv/index.js';
-import { runDeadRows, type DeadRowsRow } from './dead-rows.js';
-import { checkClients } from './measure.js';
+import { runDeadRows } from './dead-rows.js';
+import type { DeadRowsRow } from '../result/experiment-rows.js';
+import { checkClients } from '../session/budget.js';
 import { runExperiment } from './runner.js';
 
 export const DEAD_ROWS_OPTIONS: OptionSpec[] = [

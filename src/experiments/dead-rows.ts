@@ -1,44 +1,16 @@
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
-import { logLine } from '../cli/common.js';
+import { logLine } from '../session/session.js';
 import { kv } from '../workloads/kv/index.js';
 import { TABLE } from '../workloads/kv/schema.js';
 import { maintenanceFor } from '../drivers/maintenance.js';
 import { measureStep } from './measure.js';
 import { holdAutovacuum } from './autovacuum.js';
 import type { ExperimentContext } from './runner.js';
-import { tableSizes, type TableSizes } from './table-sizes.js';
+import { tableSizes } from './table-sizes.js';
+import type { DeadRowsRow } from '../result/experiment-rows.js';
 
 const SETTLE_MS = 1000;
-
-interface StepRow {
-  /** 1-based position in the experiment. */
-  step: number;
-  name: string;
-  seconds: number;
-  /** The kv table's sizes just before and just after the step. */
-  sizesBefore: TableSizes;
-  sizesAfter: TableSizes;
-}
-
-/** A measured run of the kv read or update test; its full result is in the file's runs, in order. */
-export interface DeadRowsRunRow extends StepRow {
-  kind: 'run';
-  test: string;
-  tps: number;
-  p50Ms: number;
-  p99Ms: number;
-  failed: number;
-}
-
-/** The DBMS's maintenance between the runs: what it executed and what that does here. */
-export interface DeadRowsMaintenanceRow extends StepRow {
-  kind: 'maintenance';
-  statements: string[];
-  description: string;
-}
-
-export type DeadRowsRow = DeadRowsRunRow | DeadRowsMaintenanceRow;
 
 export interface DeadRowsConfig {
   rows: number;

@@ -1,44 +1,23 @@
 import type { OptionSpec, OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, logLine, workloadOptionSpecs } from '../cli/common.js';
-import { announceReplacement, loadData } from '../cli/load-data.js';
+import { parseArgs } from '../config/args.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, workloadOptionSpecs } from '../session/options.js';
+import { logLine } from '../session/session.js';
+import { announceReplacement, loadData } from '../session/load-data.js';
 import { checkWeights } from '../engine/deck.js';
-import { table } from '../reports/text.js';
-import { settingsLine } from '../reports/settings-text.js';
+import { growthText } from '../reports/growth-text.js';
+import type { GrowthRow } from '../result/experiment-rows.js';
 import { findWorkload } from '../workloads/registry.js';
-import { memTotalBytes, type ExperimentResult } from './experiment-result.js';
+import { memTotalBytes } from './experiment-result.js';
 import { tablesBytes } from '../drivers/observation.js';
-import { checkClients, measureStep } from './measure.js';
+import { checkClients } from '../session/budget.js';
+import { measureStep } from './measure.js';
 import { runExperiment } from './runner.js';
 
 /** The study's fixed load: 20 terminals (docs/experiments.md section 2). */
 export const GROWTH_DEFAULT_CLIENTS = 20;
 export const GROWTH_DEFAULT_SECONDS = 30;
 const MB = 1048576;
-
-export interface GrowthRow {
-  step: number;
-  scale: number;
-  /** The database's size after the load, as the DBMS counts it (see docs/result-schema.md): other tables in it too. */
-  databaseBytes: number | null;
-  /**
-   * The workload's own tables with their indexes after the load; null where the DBMS gives no
-   * per-table sizes (Firebird). Absent in files written before it was added.
-   */
-  tablesBytes?: number | null;
-  loadSeconds: number;
-  loadMBps: number | null;
-  clients: number;
-  measuredSeconds: number;
-  tps: number;
-  p50Ms: number;
-  p99Ms: number;
-  failed: number;
-  clientCpuPercent: number;
-  /** Database larger than this machine's RAM; null when the server runs on another machine. */
-  largerThanRam: boolean | null;
-}
 
 export const GROWTH_OPTIONS: OptionSpec[] = [
   DB_OPTION,
@@ -172,40 +151,4 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
     },
     growthText,
   );
-}
-
-/** The study's table: size, load speed, throughput; the first size above RAM is marked. */
-export function growthText(result: ExperimentResult<GrowthRow>, file: string): string {
-  const mb = (bytes: number | null): string => (bytes === null ? '-' : (bytes / MB).toFixed(1));
-  const header = ['step', 'scale', 'size MB', 'load s', 'load MB/s', 'tps', 'vs step 1', 'p50 ms', 'p99 ms', 'failed', 'client CPU %'];
-  const first = result.rows[0]?.tps;
-  const rows = result.rows.map((r) => [
-    String(r.step),
-    String(r.scale),
-    `${mb(r.tablesBytes ?? r.databaseBytes)}${r.tablesBytes == null ? ' (db)' : ''}${r.largerThanRam ? ' >RAM' : ''}`,
-    r.loadSeconds.toFixed(1),
-    r.loadMBps === null ? '-' : r.loadMBps.toFixed(1),
-    r.tps.toFixed(1),
-    first ? `x${(r.tps / first).toFixed(2)}` : '',
-    r.p50Ms.toFixed(3),
-    r.p99Ms.toFixed(3),
-    String(r.failed),
-    r.clientCpuPercent.toFixed(0),
-  ]);
-  const workload = result.runs[0]?.config.workload ?? '?';
-  const ram = result.host.serverOnThisMachine
-    ? `this machine's RAM: ${(result.host.memTotalBytes / MB).toFixed(0)} MB${result.rows.some((r) => r.largerThanRam) ? ' (>RAM: a database larger than that)' : ', no size above it'}`
-    : `the server runs on another machine: its RAM is not known here, so no size is marked against it`;
-  const lines = [
-    `growth of ${workload} on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}; ${ram}`,
-    '',
-    ...table([header, ...rows]),
-  ];
-  const set = settingsLine(result.serverSettings);
-  if (set) lines.push(set);
-  if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
-  lines.push(
-    `size: the ${workload} tables with their indexes after the load, as the DBMS counts them ((db): the whole database, where the DBMS gives no per-table sizes); load MB/s: that size over the load's time. result: ${file}`,
-  );
-  return lines.join('\n');
 }

@@ -1,17 +1,11 @@
 import { randomInt } from 'node:crypto';
-import { runsOnThisMachine } from '../config/target.js';
 import type { OptionValues } from '../config/options.js';
 import type { ServerInfo } from '../drivers/driver.js';
-import { runEngine } from '../engine/engine.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { ServerSettings } from '../engine/server-settings.js';
-import { UserError } from '../errors.js';
-import { RunObserver } from '../observe/run-observer.js';
-import { buildResult } from '../result/build.js';
-import { jobFailureReason } from '../result/job-failure.js';
-import { engineWorkload, moduleRecord } from '../module/adapt.js';
 import type { RunResult } from '../result/result.js';
-import type { Session } from '../cli/common.js';
+import { NO_PGBENCH_SETTINGS, measureOnce } from '../session/measure.js';
+import type { Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';
 
 /** One measured step of an experiment: a closed-loop run of a workload on data already loaded. */
@@ -39,85 +33,46 @@ export interface Step {
   onInterval?: (point: SeriesPoint) => void;
 }
 
-/** Refuses more clients than the server accepts before anything runs, as `headroom run` does. */
-export async function checkClients(session: Session, clients: number, what: string): Promise<void> {
-  const budget = await session.driver.connectionBudget(session.conn);
-  if (budget && clients > budget.max - budget.inUse) {
-    throw new UserError(
-      `the server accepts ${budget.max - budget.inUse} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but ${what} needs ${clients}`,
-      `use -c ${Math.max(1, budget.max - budget.inUse)} or less, or raise max_connections`,
-    );
-  }
-}
-
-/** Runs one step and returns it as a run result of its own (each experiment file holds them all). */
+/**
+ * Runs one step through the run pipeline (session/measure.ts) with headroom run's defaults, and
+ * returns it as a run result of its own (each experiment file holds them all).
+ */
 export async function measureStep(step: Step, signal: AbortSignal): Promise<RunResult> {
-  const { session, workload, clients, jobs, durationSeconds, scale } = step;
-  const seed = step.seed ?? randomInt(0, 2 ** 31);
-  const maxTries = step.maxTries ?? 1;
-  const observer = step.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables) : undefined;
-  const outcome = await runEngine(
+  return measureOnce(
     {
-      target: session.target,
-      workload: engineWorkload(workload),
-      options: step.workloadOptions,
-      scale,
-      clients,
-      jobs,
-      durationSeconds,
+      session: step.session,
+      server: step.server,
+      settings: step.settings,
+      workload: step.workload,
+      workloadOptions: step.workloadOptions,
+      argv: step.argv,
+      scale: step.scale,
+      data: step.data,
+      jobs: step.jobs,
+      durationSeconds: step.durationSeconds,
       transactionsPerClient: step.transactionsPerClient,
-      rate: undefined,
-      warmupSeconds: 0,
-      maxTries,
-      seed,
-      journal: undefined,
-      acceptRefusals: false,
-      // The experiments run on one server; routing to replicas is headroom run's.
-      routing: undefined,
-      // headroom run's defaults: prepared statements, no per-command figures.
+      seed: step.seed ?? randomInt(0, 2 ** 31),
+      maxTries: step.maxTries ?? 1,
+      observe: step.observe,
+      signal,
+      // headroom run's defaults: prepared statements, no per-command figures, closed loop, no warm-up.
       protocol: 'prepared',
       perCommand: false,
-      sessionStatements: step.settings.sessionStatements,
-    },
-    signal,
-    step.onInterval ?? (() => {}),
-  ).catch(async (error: unknown) => {
-    await observer?.stop().catch(() => undefined);
-    throw error;
-  });
-  const observed = (await observer?.stop()) ?? null;
-  return buildResult({
-    outcome,
-    server: step.server,
-    observed,
-    url: session.url,
-    data: step.data,
-    config: {
-      workload: workload.name,
-      ...moduleRecord(workload),
-      workloadOptions: step.workloadOptions,
-      scale,
-      clients,
-      jobs,
-      durationSeconds: durationSeconds ?? null,
-      transactionsPerClient: step.transactionsPerClient ?? null,
-      rate: null,
+      rate: undefined,
       warmupSeconds: 0,
-      maxTries,
-      seed,
-      journal: null,
-      argv: [...step.argv],
-      ...(workload.statements ? { statements: workload.statements(step.workloadOptions) } : {}),
-      ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
+      force: false,
+      journalFile: undefined,
+      pgbench: NO_PGBENCH_SETTINGS,
+      // The experiments run on one server; routing to replicas is headroom run's.
+      routing: undefined,
+      // The experiments say what each step is before it starts, and print their own progress.
+      announce: false,
+      live: false,
+      progressEvery: step.onInterval ? 1 : 0,
+      ...(step.onInterval ? { progress: step.onInterval } : {}),
     },
-    ...(outcome.status === 'interrupted'
-      ? { statusReason: 'interrupted by a signal' }
-      : outcome.jobFailure
-        ? { statusReason: jobFailureReason(outcome) }
-        : outcome.failure
-          ? { statusReason: `terminals stopped on a bad request: ${outcome.failure.message}` }
-          : {}),
-  });
+    step.clients,
+  );
 }
 
 /** Peak and mean queries/s over the measured 1-second windows (the study's metric is the peak). */

@@ -1,37 +1,21 @@
 import type { OptionSpec } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { parseArgs } from '../cli/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, logLine } from '../cli/common.js';
-import { loadData, refuseIncompleteData } from '../cli/load-data.js';
-import { table } from '../reports/text.js';
-import { settingsLine } from '../reports/settings-text.js';
+import { parseArgs } from '../config/args.js';
+import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { logLine } from '../session/session.js';
+import { loadData, refuseIncompleteData } from '../session/load-data.js';
+import { peakText } from '../reports/peak-text.js';
+import type { PeakRow } from '../result/experiment-rows.js';
 import { peak } from '../workloads/peak/index.js';
 import { PEAK_QUERIES, findPeakQuery, type PeakQuery } from '../workloads/peak/queries.js';
-import type { ExperimentResult } from './experiment-result.js';
-import { checkClients, measureStep, perSecond } from './measure.js';
+import { checkClients } from '../session/budget.js';
+import { measureStep, perSecond } from './measure.js';
 import { runExperiment } from './runner.js';
 
 /** The study ran each query "for about a minute" (docs/experiments.md section 4). */
 export const PEAK_DEFAULT_SECONDS = 60;
 /** Client CPU at or above this share of the cores its jobs can use: the client may have set the pace. */
 const CLIENT_BOUND_SHARE = 0.9;
-
-export interface PeakRow {
-  number: number;
-  query: string;
-  title: string;
-  clients: number;
-  measuredSeconds: number;
-  queries: number;
-  failed: number;
-  peakQps: number;
-  meanQps: number;
-  p50Ms: number;
-  p99Ms: number;
-  clientCpuPercent: number;
-  /** Client CPU near the cores its jobs could use (one per job): the client, not the DBMS, may have been the limit. */
-  clientBound: boolean;
-}
 
 export const PEAK_OPTIONS: OptionSpec[] = [
   DB_OPTION,
@@ -143,32 +127,4 @@ function selectQueries(text: string | undefined): PeakQuery[] {
     if (!query) throw new UserError(`--queries: unknown query "${part}"`, `use numbers 1-7 or names: ${PEAK_QUERIES.map((q) => q.name).join(', ')}`);
     return query;
   });
-}
-
-/** The study's table: query, clients, peak queries/s; then the mean, latency and the client's own CPU. */
-export function peakText(result: ExperimentResult<PeakRow>, file: string): string {
-  const header = ['# query', 'clients', 'peak q/s', 'mean q/s', 'p50 ms', 'p99 ms', 'client CPU %', 'failed'];
-  const rows = result.rows.map((r) => [
-    `${r.number} ${r.title}`,
-    String(r.clients),
-    r.peakQps.toFixed(0),
-    r.meanQps.toFixed(0),
-    r.p50Ms.toFixed(3),
-    r.p99Ms.toFixed(3),
-    `${r.clientCpuPercent.toFixed(0)}${r.clientBound ? ' *' : ''}`,
-    String(r.failed),
-  ]);
-  const lines = [`peak queries/s on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${result.status}`, '', ...table([header, ...rows])];
-  if (result.rows.some((r) => r.clientBound))
-    lines.push(
-      '',
-      '* the client used nearly all the CPU its jobs can (one core per job): it, not the DBMS, may have set the pace; raise -j or run the client on another machine',
-    );
-  // Embedded SQLite executes inside the client's process: its CPU is counted as the client's.
-  if (result.target.embedded) lines.push(`${result.target.embedded} runs inside the client process: client CPU includes the database engine's`);
-  const set = settingsLine(result.serverSettings);
-  if (set) lines.push(set);
-  if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
-  lines.push(`peak: the best 1-second window; mean: over the whole measured time. result: ${file}`);
-  return lines.join('\n');
 }

@@ -3,10 +3,11 @@ import { dbmsOnThisMachine } from '../config/target.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { ServerSettings, parseSettings } from '../engine/server-settings.js';
 import type { RunResult } from '../result/result.js';
-import { logLine, openSession, settingsContext, type Session } from '../cli/common.js';
+import { logLine, openSession, settingsContext, type Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';
 import { STDOUT_PATH, defaultExperimentPath, writeOutput } from '../result/write.js';
-import { checkRunOutputs } from '../cli/output-paths.js';
+import { checkRunOutputs } from '../session/output-paths.js';
+import { onInterrupt, type Interrupt } from '../session/interrupt.js';
 import { experimentHeader, type ExperimentResult } from './experiment-result.js';
 
 /** What an experiment's steps are given: the open session, the settings in force, and the stop signal. */
@@ -40,16 +41,7 @@ export async function runExperiment<Row>(
   checkRunOutputs(values);
   const session = await openSession(values, workload);
   let settings: ServerSettings | undefined;
-  const abort = new AbortController();
-  const onSignal = (): void => {
-    if (abort.signal.aborted) {
-      const left = settings?.unrestored();
-      if (left) logLine(left);
-      process.exit(130);
-    }
-    logLine('interrupted: stopping this step, putting settings back and writing what was measured (Ctrl-C again to quit at once)');
-    abort.abort();
-  };
+  let interrupt: Interrupt | undefined;
   try {
     settings = await ServerSettings.apply(session.driver, session.conn, asked, logLine, settingsContext(values, session.target));
     const server = await session.driver.serverInfo(session.conn);
@@ -58,15 +50,16 @@ export async function runExperiment<Row>(
     const rows: Row[] = [];
     const runs: RunResult[] = [];
     const notes: string[] = [];
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const applied = settings;
+    interrupt = onInterrupt('stopping this step, putting settings back and writing what was measured', () => applied.unrestored());
+    const signal = interrupt.signal;
     let failure: unknown;
     try {
       await steps({
         session,
         server,
         settings,
-        signal: abort.signal,
+        signal,
         serverOnThisMachine,
         record: (row, run) => void (rows.push(row), run && runs.push(run)),
         note: (text) => void notes.push(text),
@@ -76,7 +69,7 @@ export async function runExperiment<Row>(
     }
     await settings.restore();
     const status =
-      abort.signal.aborted || runs.some((r) => r.status === 'interrupted')
+      signal.aborted || runs.some((r) => r.status === 'interrupted')
         ? 'interrupted'
         : failure !== undefined || runs.some((r) => r.status === 'failed')
           ? 'failed'
@@ -101,8 +94,7 @@ export async function runExperiment<Row>(
     if (failure !== undefined) throw failure;
     return status === 'interrupted' ? 130 : status === 'failed' ? 1 : 0;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt?.dispose();
     await settings?.restore();
     await session.close();
   }

@@ -1,15 +1,5 @@
 import type { DbmsObservation } from '../drivers/observation.js';
-
-/** One table's sizes as the DBMS reports them; null where it does not tell. */
-export interface TableSizes {
-  databaseBytes: number | null;
-  /** The table with its indexes. */
-  totalBytes: number | null;
-  tableBytes: number | null;
-  indexBytes: number | null;
-  liveRows: number | null;
-  deadRows: number | null;
-}
+import type { TableSizes } from '../result/experiment-rows.js';
 
 /** One table's entry of the observe layer's size snapshot (src/observe), nulls where it has none. */
 export async function tableSizes(observation: DbmsObservation, table: string): Promise<TableSizes> {

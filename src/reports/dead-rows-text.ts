@@ -1,6 +1,5 @@
 import type { ExperimentResult } from '../result/experiment-result.js';
-import type { DeadRowsRow } from '../experiments/dead-rows.js';
-import type { TableSizes } from '../experiments/table-sizes.js';
+import type { DeadRowsRow, TableSizes } from '../result/experiment-rows.js';
 import { TABLE } from '../workloads/kv/schema.js';
 import { settingsLine } from './settings-text.js';
 

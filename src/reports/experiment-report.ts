@@ -1,7 +1,7 @@
 import type { ExperimentResult } from '../result/experiment-result.js';
-import { growthText, type GrowthRow } from '../experiments/growth.js';
-import { peakText, type PeakRow } from '../experiments/peak.js';
-import type { DeadRowsRow } from '../experiments/dead-rows.js';
+import type { DeadRowsRow, GrowthRow, PeakRow } from '../result/experiment-rows.js';
+import { growthText } from './growth-text.js';
+import { peakText } from './peak-text.js';
 import { deadRowsText } from './dead-rows-text.js';
 import type { LoadedExperiment } from './input.js';
 

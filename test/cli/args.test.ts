@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArgs } from '../../src/cli/args.js';
+import { parseArgs } from '../../src/config/args.js';
 import type { OptionSpec } from '../../src/config/options.js';
 import { UserError } from '../../src/errors.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { DBMS_UNDER_TEST, connectFresh } from '../helpers/databases.js';
 import type { ExperimentResult } from '../../src/result/experiment-result.js';
-import type { DeadRowsMaintenanceRow, DeadRowsRow, DeadRowsRunRow } from '../../src/experiments/dead-rows.js';
+import type { DeadRowsMaintenanceRow, DeadRowsRow, DeadRowsRunRow } from '../../src/result/experiment-rows.js';
 
 function scratch(t: { after(fn: () => void): void }): string {
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-experiment-'));

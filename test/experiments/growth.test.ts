@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExperimentResult } from '../../src/result/experiment-result.js';
-import type { GrowthRow } from '../../src/experiments/growth.js';
+import type { GrowthRow } from '../../src/result/experiment-rows.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExperimentResult } from '../../src/result/experiment-result.js';
-import type { PeakRow } from '../../src/experiments/peak.js';
+import type { PeakRow } from '../../src/result/experiment-rows.js';
 import { runCli } from '../helpers/cli.js';
 import { DBMS_UNDER_TEST, freshDatabase } from '../helpers/databases.js';
 

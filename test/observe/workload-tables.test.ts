@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExperimentResult } from '../../src/result/experiment-result.js';
-import type { GrowthRow } from '../../src/experiments/growth.js';
+import type { GrowthRow } from '../../src/result/experiment-rows.js';
 import { createDriver } from '../../src/drivers/registry.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';

@@ -8,7 +8,7 @@ import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js
 import { summaryText } from '../../reports/text.js';
 import { perCommandText } from '../../reports/per-command.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
-import { redirectLogLines } from '../common.js';
+import { redirectLogLines } from '../../session/session.js';
 import { GetoptError } from './getopt.js';
 import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
 

@@ -1,6 +1,4 @@
-import type { GrowthRow } from '../../experiments/growth.js';
-import type { PeakRow } from '../../experiments/peak.js';
-import type { DeadRowsRow } from '../../experiments/dead-rows.js';
+import type { DeadRowsRow, GrowthRow, PeakRow } from '../../result/experiment-rows.js';
 import { experimentText } from '../experiment-report.js';
 import type { LoadedExperiment } from '../input.js';
 import { PALETTE, type ChartSpec } from './charts.js';

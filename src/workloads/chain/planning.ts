@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection } from '../../drivers/driver.js';
-import type { PlanningSample } from '../../result/result.js';
-import type { DataContext } from '../workload.js';
+import type { DataContext, PlanningSample } from '../workload.js';
 import { RefGenerator, START_R } from './generator.js';
 import { READ_CLIENT, readOperationsSql, statementStyle } from './model-unit.js';
 import { chainDialect, type PlanningMethod } from './dialect.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OptionValues } from '../config/options.js';
+import type { TransactionLogConfig } from '../engine/transaction-log.js';
 import { describeTarget, nodeTargets, runsOnThisMachine, serverTargetOf } from '../config/target.js';
 import type { Routing } from '../engine/routing/routed-connector.js';
 import { ReplicaLagSampler } from '../observe/replica-lag.js';
@@ -17,19 +18,39 @@ import type { Protocol, Workload } from '../workloads/workload.js';
 import type { ServerSettings } from '../engine/server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
-import { dataContext, logLine, type Session } from './common.js';
+import { dataContext, logLine, type Session } from './session.js';
 import { jobFailureReason } from '../result/job-failure.js';
-import type { PgbenchRunSettings } from './pgbench-run-options.js';
 import { runAgents, type AgentRun } from '../agents/coordinator.js';
 import type { AgentsRecord } from '../agents/record.js';
 
-/** What every measured run of one `headroom run` shares, a sweep's steps included. */
+/** -L, --failures-detailed, -l and their kin (headroom run and headroom pgbench read them from the command line). */
+export interface PgbenchRunSettings {
+  latencyLimitMs: number | undefined;
+  failuresDetailed: boolean;
+  abortOnError: boolean;
+  transactionLog: TransactionLogConfig | undefined;
+  /** The result's config fields for these options. */
+  config: Pick<RunResult['config'], 'latencyLimitMs' | 'failuresDetailed' | 'abortOnError' | 'log'>;
+}
+
+/** None of pgbench's run options: what a run records without them. */
+export const NO_PGBENCH_SETTINGS: PgbenchRunSettings = {
+  latencyLimitMs: undefined,
+  failuresDetailed: false,
+  abortOnError: false,
+  transactionLog: undefined,
+  config: { latencyLimitMs: null, failuresDetailed: false, log: null },
+};
+
+/**
+ * What every measured period of one command shares: the steps of a `headroom run` sweep, and
+ * each step of an experiment.
+ */
 export interface RunPlan {
   session: Session;
   server: ServerInfo;
   workload: Workload;
   workloadOptions: OptionValues;
-  values: OptionValues;
   argv: readonly string[];
   scale: number;
   data: RunResult['data'];
@@ -37,8 +58,26 @@ export interface RunPlan {
   durationSeconds: number | undefined;
   transactionsPerClient: number | undefined;
   seed: number;
+  /** --force: run with the connections the server accepts when it refuses some. */
   force: boolean;
-  /** -L, --failures-detailed, -l and their kin. */
+  /** -R: transactions per second in all (open loop); undefined: closed loop. */
+  rate: number | undefined;
+  warmupSeconds: number;
+  /** Tries per transaction on serialization failures and deadlocks (1: no retry). */
+  maxTries: number;
+  protocol: Protocol;
+  /** -r: per-command latency and failures. */
+  perCommand: boolean;
+  /** --journal FILE, undefined without. */
+  journalFile: string | undefined;
+  /** Sample the server beside the run, and planning after it where the workload has a sample. */
+  observe: boolean;
+  /** -P: seconds between progress lines (0: none). */
+  progressEvery: number;
+  /** Redraw a live view in place of the progress lines where stderr is a terminal. */
+  live: boolean;
+  /** False where the caller announces each run itself (the experiments). */
+  announce: boolean;
   pgbench: PgbenchRunSettings;
   /** --route / --balance over ?replicas=; undefined without replicas. */
   routing: Routing | undefined;
@@ -57,33 +96,27 @@ export interface RunPlan {
  * written). `label` heads the live view, e.g. a sweep's "step 2 of 5".
  */
 export async function measureOnce(plan: RunPlan, clients: number, label = ''): Promise<RunResult> {
-  const { session, workload, values } = plan;
+  const { session, workload, progressEvery, warmupSeconds } = plan;
   const jobs = Math.min(plan.jobs, clients);
-  const progressEvery = values['progress'] as number;
-  const warmupSeconds = values['warmup'] as number;
   // Progress lines stay as they are wherever stderr is not a terminal: logs and scripts read them.
   const live =
-    progressEvery > 0 && values['live'] === true && process.stderr.isTTY && process.env['TERM'] !== 'dumb'
+    progressEvery > 0 && plan.live && process.stderr.isTTY && process.env['TERM'] !== 'dumb'
       ? new LiveView(process.stderr, `headroom ${workload.name} on ${session.url}, ${clients} client(s)${label}`, plan.durationSeconds, warmupSeconds)
       : undefined;
   const onAbort = (): void => live?.finish();
   plan.signal.addEventListener('abort', onAbort, { once: true });
   const sinceProgress: SeriesPoint[] = [];
-  const rate = values['rate'] as number | undefined;
-  const maxTries = values['max-tries'] as number;
-  const protocol = values['protocol'] as Protocol;
-  const perCommand = values['report-per-command'] === true;
-  const journalFile = values['journal'] as string | undefined;
+  const { rate, maxTries, protocol, perCommand, journalFile } = plan;
   // A fresh id per run: journal ids are runId.terminal.sequence, and every run restarts the sequences.
   const journal = journalFile === undefined ? undefined : { file: journalFile, runId: randomBytes(6).toString('hex') };
   const { durationSeconds, transactionsPerClient, scale, seed, pgbench, routing } = plan;
-  logLine(
-    `running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`,
-  );
-  const observer =
-    values['observe'] === false ? undefined : await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables);
+  if (plan.announce)
+    logLine(
+      `running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`,
+    );
+  const observer = plan.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables) : undefined;
   const server = serverTargetOf(session.target);
-  const lagSampler = routing && values['observe'] !== false && server?.replicas ? await ReplicaLagSampler.start(server) : undefined;
+  const lagSampler = routing && plan.observe && server?.replicas ? await ReplicaLagSampler.start(server) : undefined;
   const agents = plan.agents;
   const engine = (c: EngineConfig, s: AbortSignal, i: (point: SeriesPoint) => void): Promise<EngineOutcome & { agents?: AgentsRecord }> =>
     agents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
@@ -193,7 +226,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     if (outcome.jobFailure) result.statusReason = `${outcome.jobFailure.message}; the totals leave out the terminals of lost agents`;
   }
   // After the run, so that the sampling's own statements do not count in it.
-  if (workload.samplePlanning && values['observe'] !== false && outcome.status !== 'interrupted') {
+  if (workload.samplePlanning && plan.observe && outcome.status !== 'interrupted') {
     const sample = await workload.samplePlanning(dataContext(session, plan.workloadOptions, scale, logLine)).catch((error: unknown) => {
       logLine(`planning not sampled: ${(error as Error).message}`);
       return undefined;

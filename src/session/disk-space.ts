@@ -1,7 +1,7 @@
 import { statfs } from 'node:fs/promises';
 import { runsOnThisMachine, serverTargetOf } from '../config/target.js';
 import type { Workload } from '../workloads/workload.js';
-import type { Session } from './common.js';
+import type { Session } from './session.js';
 
 /** From this size on a load is large enough to announce, and to say when its free space cannot be checked. */
 const LARGE_BYTES = 1024 ** 3;

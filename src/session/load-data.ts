@@ -3,8 +3,9 @@ import type { Connection, Driver, Row, SqlValue, Statement } from '../drivers/dr
 import { InterruptedError, UserError } from '../errors.js';
 import { readLoadMark } from '../workloads/load-marker.js';
 import type { DataContext, LoadPhase, LoadProgress, Workload } from '../workloads/workload.js';
-import { dataContext, logLine, type Session } from './common.js';
+import { dataContext, logLine, type Session } from './session.js';
 import { diskSpaceLines } from './disk-space.js';
+import { onInterrupt } from './interrupt.js';
 
 export interface LoadRequest {
   session: Session;
@@ -38,17 +39,8 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
   // A blocking driver (SQLite) loads a table in one synchronous call, during which a handler could
   // not run: there Ctrl-C keeps its default, ending the process at once, and SQLite rolls back the
   // open transaction; the record stays unfinished, so run and check refuse the data all the same.
-  const own = request.signal || session.driver.blocking ? undefined : new AbortController();
+  const own = request.signal || session.driver.blocking ? undefined : onInterrupt('stopping the load');
   const signal = request.signal ?? own?.signal ?? new AbortController().signal;
-  const onSignal = (): void => {
-    if (own!.signal.aborted) process.exit(130);
-    own!.abort();
-    logLine('interrupted: stopping the load (Ctrl-C again to quit at once)');
-  };
-  if (own) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
   const guard = new LoadGuard(signal);
   const base = dataContext(session, request.options, scale, (m) => logLine(`  ${m}`));
   let last: LoadProgress | undefined;
@@ -76,10 +68,7 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
     throw new InterruptedError(`${workload.name} in ${session.url} is incomplete: run and check refuse it`, reloadHint(workload, formatScale(scale)));
   } finally {
     base.done();
-    if (own) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
+    own?.dispose();
   }
 }
 

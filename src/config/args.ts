@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import type { OptionSpec, OptionValues } from './options.js';
 
 export interface ParsedArgs {
   values: OptionValues;

@@ -1,21 +1,10 @@
-import type { ConnectionBudget } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
 import { STDOUT_PATH, defaultSweepPath, writeOutput } from '../result/write.js';
-import { sweepText } from '../reports/sweep-table.js';
-import { logLine } from './common.js';
-import { measureOnce, type RunPlan } from './run-once.js';
-
-/** Why the server's connection budget cannot take `clients` more, or undefined when it can. */
-export function budgetRefusal(budget: ConnectionBudget | undefined, clients: number): { message: string; hint: string } | undefined {
-  if (!budget || clients <= budget.max - budget.inUse) return undefined;
-  const free = budget.max - budget.inUse;
-  return {
-    message: `the server accepts ${free} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but -c ${clients} needs ${clients}`,
-    hint: `use -c ${Math.max(1, free)} or less, raise max_connections, or --force to run with what the server accepts`,
-  };
-}
+import { budgetRefusal } from './budget.js';
+import { logLine } from './session.js';
+import { measureOnce, type RunPlan } from './measure.js';
 
 /** Backends of the step before may take a moment to go after their clients closed them. */
 const BUDGET_SETTLE_MS = 3_000;
@@ -25,7 +14,7 @@ const BUDGET_SETTLE_MS = 3_000;
  * refusing connections ends it as a finding ("accepted N, refused at M"), not as an error; the
  * file is rewritten after every step, so a crash or Ctrl-C keeps the steps done.
  */
-export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise<number> {
+export async function runSweep(plan: RunPlan, steps: readonly number[], out: string | undefined): Promise<{ sweep: SweepResult; file: string }> {
   const { session, workload } = plan;
   const sweep: SweepResult = {
     schema: SWEEP_SCHEMA,
@@ -41,7 +30,7 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
     knee: null,
     steps: [],
   };
-  const file = (plan.values['out'] as string | undefined) ?? defaultSweepPath(workload.name, session.target.dbms, sweep.startedAt);
+  const file = out ?? defaultSweepPath(workload.name, session.target.dbms, sweep.startedAt);
   const toStdout = file === STDOUT_PATH;
   // A file is rewritten after every step; stdout (-o -) gets the sweep once, when it ends.
   const save = async (last = false): Promise<void> => {
@@ -101,8 +90,7 @@ export async function runSweep(plan: RunPlan, steps: readonly number[]): Promise
   // --set put back before the last save, so the steps' files record whether that worked.
   await plan.settings.restore();
   await save(true);
-  (toStdout ? process.stderr : process.stdout).write(`${sweepText(sweep, toStdout ? undefined : file)}\n`);
-  return sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;
+  return { sweep, file };
 }
 
 /** The budget's refusal of a step, asked again for a few seconds while it still refuses. */

@@ -2,7 +2,7 @@ import type { OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { isModuleWorkload } from '../module/adapt.js';
 import type { Workload } from '../workloads/workload.js';
-import { logLine, type Session } from './common.js';
+import { logLine, type Session } from './session.js';
 
 function flags(entries: readonly [string, unknown][]): string {
   return entries.map(([name, value]) => (value === true ? `--${name}` : `--${name} ${String(value)}`)).join(' ');

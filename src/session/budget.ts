@@ -1,0 +1,30 @@
+import type { ConnectionBudget } from '../drivers/driver.js';
+import { UserError } from '../errors.js';
+import type { Session } from './session.js';
+
+/**
+ * Why the server's connection budget cannot take `clients` more, or undefined when it can.
+ * `needs` names what asks for them (-c 8, query 5 of the experiment); `offerForce` adds --force
+ * to the hint where the command honours it (headroom run).
+ */
+export function budgetRefusal(
+  budget: ConnectionBudget | undefined,
+  clients: number,
+  needs = `-c ${clients}`,
+  offerForce = true,
+): { message: string; hint: string } | undefined {
+  if (!budget || clients <= budget.max - budget.inUse) return undefined;
+  const free = budget.max - budget.inUse;
+  return {
+    message: `the server accepts ${free} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but ${needs} needs ${clients}`,
+    hint: offerForce
+      ? `use -c ${Math.max(1, free)} or less, raise max_connections, or --force to run with what the server accepts`
+      : `use -c ${Math.max(1, free)} or less, or raise max_connections`,
+  };
+}
+
+/** Refuses more clients than the server accepts, before anything is loaded or run (headroom run and the experiments). */
+export async function checkClients(session: Session, clients: number, needs: string, offerForce = false): Promise<void> {
+  const refusal = budgetRefusal(await session.driver.connectionBudget(session.conn), clients, needs, offerForce);
+  if (refusal) throw new UserError(refusal.message, refusal.hint);
+}

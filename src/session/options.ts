@@ -1,0 +1,52 @@
+import type { OptionSpec, OptionValues } from '../config/options.js';
+import { DRIVERS } from '../drivers/registry.js';
+import { ACCEPT_DATA_LOSS } from '../engine/server-settings.js';
+import { WORKLOADS } from '../workloads/registry.js';
+import { loadedModules } from '../module/load-module.js';
+import type { Workload } from '../workloads/workload.js';
+
+/** The options every verb that opens a session shares: run, init, the experiments. */
+export const DB_OPTION: OptionSpec = {
+  long: 'db',
+  type: 'string',
+  value: 'URL',
+  // Every driver the registry has, so that none is left out of the help.
+  help: `database: ${DRIVERS.map((d) => d.url).join(', ')}; else DATABASE_URL`,
+  default: undefined,
+};
+export const VERBOSE_OPTION: OptionSpec = { long: 'verbose', type: 'boolean', help: 'show stack traces and driver details on errors' };
+export const HELP_OPTION: OptionSpec = { long: 'help', short: 'h', type: 'boolean', help: 'show this help' };
+export const SCALE_OPTION: OptionSpec = {
+  long: 'scale',
+  short: 's',
+  type: 'string',
+  value: 'N',
+  help: "scale (the workload's own unit: tpcb a whole number, chain full, 1/1000 or 0.001, tpcc warehouses; see headroom list)",
+};
+
+export const SET_OPTION: OptionSpec = {
+  long: 'set',
+  type: 'strings',
+  value: 'NAME=VALUE',
+  help: 'server setting for the run, repeatable (e.g. synchronous_commit=off): per session where the DBMS allows, else server-wide and put back afterwards; one needing a restart is refused',
+};
+
+export const ACCEPT_DATA_LOSS_OPTION: OptionSpec = {
+  long: ACCEPT_DATA_LOSS,
+  type: 'boolean',
+  help: 'let --set turn off durability server-wide (fsync, full_page_writes, innodb_flush_log_at_trx_commit, innodb_doublewrite, sync_binlog) on a server not on this machine',
+};
+
+/** -s as the workload reads it, or undefined when not given. */
+export function askedScale(workload: Workload, values: OptionValues): number | undefined {
+  const text = values['scale'] as string | undefined;
+  return text === undefined ? undefined : workload.parseScale(text);
+}
+
+/** Every workload's own options, so one parse knows which options take a value. */
+export function workloadOptionSpecs(): OptionSpec[] {
+  const seen = new Map<string, OptionSpec>();
+  // Loaded modules first: where a module's option shares a built-in's name, the module's spec is the one parsed.
+  for (const workload of [...loadedModules(), ...WORKLOADS]) for (const spec of workload.options) if (!seen.has(spec.long)) seen.set(spec.long, spec);
+  return [...seen.values()];
+}

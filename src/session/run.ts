@@ -1,0 +1,159 @@
+import { randomInt } from 'node:crypto';
+import type { OptionValues } from '../config/options.js';
+import { journalTableDdl } from '../engine/journal.js';
+import type { SeriesPoint } from '../engine/measurements.js';
+import { ServerSettings, type SettingAsked } from '../engine/server-settings.js';
+import type { RunResult } from '../result/result.js';
+import type { SweepResult } from '../result/sweep.js';
+import { defaultResultPath, writeOutput } from '../result/write.js';
+import { evaluateThresholds, type Threshold } from '../thresholds/threshold.js';
+import type { LoadPhase, Workload } from '../workloads/workload.js';
+import type { AgentRun } from '../agents/coordinator.js';
+import { checkClients } from './budget.js';
+import { onInterrupt } from './interrupt.js';
+import { adoptDataOptions } from './data-options.js';
+import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
+import { measureOnce, type RunPlan } from './measure.js';
+import { dataContext, logLine, openSession, settingsContext, type Session } from './session.js';
+import { runSweep } from './sweep.js';
+import { UserError } from '../errors.js';
+
+/**
+ * How a run meets its user where the pipeline leaves it a choice: `headroom run` loads missing
+ * data; `headroom pgbench` refuses missing data, prepares as pgbench does and prints pgbench's lines.
+ */
+export interface RunHooks {
+  /** Called where the data would be loaded when missing; throws to refuse instead. */
+  missingData?(session: Session): never;
+  /** After the data is found, before the terminals start (pgbench's vacuum). */
+  beforeRun?(session: Session, scale: number): Promise<void>;
+  /** Each -P line; headroom's own line with its additions by default. */
+  progress?(point: SeriesPoint): void;
+  /** The result file to write, undefined for none; default: -o, else the results folder. */
+  resultFile?(result: RunResult): string | undefined;
+}
+
+/** A `headroom run` as its command line asked for it, parsed and checked. */
+export interface RunRequest {
+  workload: Workload;
+  workloadOptions: OptionValues;
+  /** The whole command line's values: --db and --accept-data-loss are read from it, and the workload's own checks. */
+  values: OptionValues;
+  /** The options given on the command line: the data's recorded options fill in the others. */
+  given: ReadonlySet<string>;
+  /** -c: one run, or a sweep's steps. */
+  steps: readonly number[];
+  /** -s, undefined when not given. */
+  askedScale: number | undefined;
+  /** --set. */
+  settings: SettingAsked[];
+  thresholds: Threshold[];
+  /** -o, undefined for the default path. */
+  out: string | undefined;
+  /** --seed, undefined for a new one. */
+  seed: number | undefined;
+  /** --agents: the bus is open; the pipeline closes it. */
+  agents: AgentRun | undefined;
+  /** What every measured period shares that the command line decides. */
+  measure: Omit<RunPlan, 'session' | 'server' | 'workload' | 'workloadOptions' | 'scale' | 'data' | 'seed' | 'signal' | 'settings' | 'agents' | 'progress'>;
+}
+
+/** What a run left to print: one result, or a sweep's; `file` is where it was written (undefined: nowhere). */
+export type RunOutcome = { kind: 'run'; result: RunResult; file: string | undefined } | { kind: 'sweep'; sweep: SweepResult; file: string };
+
+/**
+ * The run pipeline below the command line: opens the session, applies --set (and puts it back
+ * however the run ends), refuses more clients than the server accepts, finds or loads the data,
+ * creates the journal table, measures (one run or a sweep) with one Ctrl-C handler that lets the
+ * run write what it measured, and writes the result.
+ */
+export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Promise<RunOutcome> {
+  const { workload, values, workloadOptions, steps, agents } = request;
+  const asked = request.askedScale;
+  const session = await openSession(values, workload).catch(async (error: unknown) => {
+    await agents?.bus.nc.close();
+    throw error;
+  });
+  let settings: ServerSettings | undefined;
+  try {
+    // Before serverInfo, so the durability label reads the settings the run will have.
+    settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target));
+    const server = await session.driver.serverInfo(session.conn);
+    // A sweep asks before each step instead: the server refusing one is its finding.
+    if (!request.measure.force && steps.length === 1) await checkClients(session, steps[0]!, `-c ${steps[0]}`, true);
+    const needsData = workload.needsData?.(workloadOptions) ?? true;
+    const present = needsData
+      ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine })
+      : undefined;
+    // A half-loaded dataset is not to be measured at any scale, nor quietly loaded over; where the
+    // workload sees data, refuseIncompleteData reads the load record itself.
+    if (present !== undefined) await refuseIncompleteData(session, workload, workloadOptions, present);
+    else if (needsData) await refuseUnfinishedLoad(session, workload);
+    if (present !== undefined && asked !== undefined && present !== asked) {
+      throw new UserError(
+        `the database holds ${workload.name} data at scale ${present}, not ${asked}`,
+        `omit -s to use it, or reload: headroom init ${workload.name} -s ${asked}`,
+      );
+    }
+    const scale = present ?? asked ?? workload.defaultScale;
+    let phases: LoadPhase[] = [];
+    if (present === undefined && needsData) {
+      hooks.missingData?.(session);
+      logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
+      phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
+    }
+    const dataOptions = needsData ? await adoptDataOptions(session, workload, workloadOptions, request.given, scale) : undefined;
+    if (needsData && workload.readyForRun) {
+      const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
+      await workload.readyForRun(ctx).finally(() => ctx.done());
+    }
+
+    await hooks.beforeRun?.(session, scale);
+    const loadMode = await workload.loadMode?.({
+      conn: session.conn,
+      driver: session.driver,
+      dbms: session.target.dbms,
+      options: workloadOptions,
+      log: logLine,
+    });
+    if (request.measure.journalFile !== undefined) await session.conn.query(journalTableDdl(session.target.dbms));
+
+    const applied = settings;
+    const interrupt = onInterrupt('stopping the terminals and writing what was measured', () => applied.unrestored());
+    const plan: RunPlan = {
+      ...request.measure,
+      session,
+      server,
+      workload,
+      workloadOptions,
+      scale,
+      data: {
+        loadedBy: !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier',
+        phases,
+        ...(loadMode === undefined ? {} : { loadMode }),
+        ...(dataOptions ? { options: dataOptions } : {}),
+      },
+      seed: request.seed ?? randomInt(0, 2 ** 31),
+      signal: interrupt.signal,
+      settings,
+      ...(agents ? { agents } : {}),
+      ...(hooks.progress ? { progress: hooks.progress } : {}),
+    };
+    try {
+      if (steps.length > 1) return { kind: 'sweep', ...(await runSweep(plan, steps, request.out)) };
+      const result = await measureOnce(plan, steps[0]!);
+      if (request.thresholds.length > 0) result.thresholds = evaluateThresholds(request.thresholds, result);
+      // Put back before the result is written, so it records whether that worked.
+      await settings.restore();
+      const file = hooks.resultFile ? hooks.resultFile(result) : (request.out ?? defaultResultPath(result));
+      if (file !== undefined) await writeOutput(result, file);
+      return { kind: 'run', result, file };
+    } finally {
+      interrupt.dispose();
+    }
+  } finally {
+    await settings?.restore();
+    await session.close();
+    await agents?.bus.nc.drain().catch(() => undefined);
+  }
+}

@@ -1,0 +1,83 @@
+import type { OptionValues } from '../config/options.js';
+import { dbmsOnThisMachine, describeTarget, resolveTarget, type Target } from '../config/target.js';
+import type { Connection, Driver } from '../drivers/driver.js';
+import { createDriver } from '../drivers/registry.js';
+import { UserError } from '../errors.js';
+import type { DataContext, Workload } from '../workloads/workload.js';
+import { LoadProgressView } from '../reports/load-progress.js';
+import { ACCEPT_DATA_LOSS, type SettingsContext } from '../engine/server-settings.js';
+import { settlePendingChanges } from '../engine/pending-settings.js';
+
+/** An open admin connection to the target, and the context workloads need for their data. */
+export interface Session {
+  target: Target;
+  url: string;
+  driver: Driver;
+  conn: Connection;
+  close(): Promise<void>;
+}
+
+export async function openSession(values: OptionValues, workload?: Workload): Promise<Session> {
+  const target = resolveTarget(values['db'] as string | undefined);
+  if (workload?.runsOn && !workload.runsOn.includes(target.dbms)) {
+    throw new UserError(`workload ${workload.name} does not run on ${target.dbms} yet`, `it runs on ${workload.runsOn.join(', ')}`);
+  }
+  workload?.checkOptions?.(target.dbms, values);
+  const driver = createDriver(target);
+  const conn = await driver.connect();
+  try {
+    // Once per command, whatever the verb: changes a killed command left on this server go back first.
+    await settlePendingChanges(driver, conn, target, logLine);
+  } catch (error) {
+    // The verb's own work does not depend on it; restore-settings reports the same error as its failure.
+    logLine(`could not look for server-wide changes a killed headroom command left (${(error as Error).message}); try: headroom restore-settings --db URL`);
+  }
+  return {
+    target,
+    url: describeTarget(target),
+    driver,
+    conn,
+    async close() {
+      await conn.close();
+      await driver.close();
+    },
+  };
+}
+
+/**
+ * The context a workload loads (or checks) its data through. Its progress is drawn on stderr (a
+ * bar on a terminal, a line every few seconds elsewhere); done() clears the bar when it is over.
+ */
+export function dataContext(session: Session, options: OptionValues, scale: number, log: (message: string) => void): DataContext & { done(): void } {
+  const view = new LoadProgressView(process.stderr, process.stderr.isTTY === true && process.env['TERM'] !== 'dumb');
+  return {
+    conn: session.conn,
+    driver: session.driver,
+    dbms: session.target.dbms,
+    scale,
+    options,
+    log: (message) => {
+      view.clear();
+      log(message);
+    },
+    progress: (update) => view.update(update),
+    done: () => view.clear(),
+  };
+}
+
+let writeLogLine = (message: string): void => void process.stderr.write(`${message}\n`);
+
+/** headroom's own notes on stderr (loading, running, ...). */
+export function logLine(message: string): void {
+  writeLogLine(message);
+}
+
+/** headroom pgbench keeps stderr to pgbench's lines: headroom's notes go where it says. */
+export function redirectLogLines(write: (message: string) => void): void {
+  writeLogLine = write;
+}
+
+/** What --set needs to know beside the settings: the server's place and whether data loss was accepted. */
+export function settingsContext(values: OptionValues, target: Target): SettingsContext {
+  return { target, serverOnThisMachine: dbmsOnThisMachine(target), acceptDataLoss: values[ACCEPT_DATA_LOSS] === true };
+}
