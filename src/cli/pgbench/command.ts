@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { DbError } from '../../drivers/errors.js';
 import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
+import { resolveTarget, serverTargetOf, type ServerTarget } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
 import { summaryText } from '../../reports/text.js';
@@ -37,6 +38,9 @@ Not supported yet (refused): -C, -d, --tablespace, --index-tablespace, --progres
 
 Report bugs to headroom's issue tracker.`;
 
+/** The pgbench whose command line headroom pgbench answers to, named first as `pgbench -V` names itself. */
+export const PGBENCH_VERSION_LINE = `pgbench (PostgreSQL) 15 compatible, headroom-oltp ${TOOL_VERSION}`;
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -48,7 +52,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export async function pgbenchCommand(argv: readonly string[], env: Env = process.env): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
   if (argv[0] === '--help' || argv[0] === '-?') return (process.stdout.write(`${HELP}\n`), 0);
-  if (argv[0] === '--version' || argv[0] === '-V') return (process.stdout.write(`headroom pgbench ${TOOL_VERSION} (pgbench 15's command line)\n`), 0);
+  // pgbench's own form first, as scripts parse it; then what answers: headroom, not PostgreSQL's binary.
+  if (argv[0] === '--version' || argv[0] === '-V') return (process.stdout.write(`${PGBENCH_VERSION_LINE}\n`), 0);
   let parsed: PgbenchInit | PgbenchRun;
   try {
     parsed = parsePgbenchArgs(argv, env);
@@ -75,6 +80,8 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
     return await runWithStyle(runArgs(parsed, env), runStyle(parsed, env));
   } catch (error) {
     if (error instanceof UserError || error instanceof DbError) {
+      const refusal = error instanceof DbError ? connectionRefusal(error, argv, env) : undefined;
+      if (refusal !== undefined) return (err(`headroom pgbench: error: ${refusal}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
       err(`headroom pgbench: error: ${error.message}\n`);
       if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
       else if (error.hint) err(`headroom pgbench: hint: ${error.hint}\n`);
@@ -98,16 +105,72 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
     if (conflict) throw new UserError(`${conflict} cannot be combined with a URL as the dbname`, 'put the host, port or user into the URL');
     return c.dbname;
   }
-  if (c.dbname !== undefined && c.dbname.includes('=')) {
-    throw new UserError(`connection strings ("${c.dbname}") are not supported as the dbname yet`, 'give -h, -p, -U and a database name, or a postgres:// URL');
-  }
-  const params = new URLSearchParams();
+  const params = new Map<string, string>();
   if (c.host !== undefined) params.set('host', c.host);
   if (c.port !== undefined) params.set('port', c.port);
-  const user = c.user ?? env['PGUSER'] ?? userInfo().username;
-  params.set('user', user);
-  if (c.dbname !== undefined) params.set('dbname', c.dbname);
-  return `postgres://?${params.toString()}`;
+  params.set('user', c.user ?? env['PGUSER'] ?? userInfo().username);
+  // A dbname with "=" is libpq's key=value connection string; pgbench passes it last, so its keys win over -h, -p and -U.
+  if (c.dbname !== undefined && c.dbname.includes('=')) for (const [key, value] of conninfoPairs(c.dbname)) params.set(key, value);
+  else if (c.dbname !== undefined) params.set('dbname', c.dbname);
+  return `postgres://?${new URLSearchParams([...params]).toString()}`;
+}
+
+/**
+ * libpq's key=value connection string: pairs separated by white space, space allowed around "=",
+ * a value either a word or single-quoted with \\ escaping a quote or backslash (libpq's conninfo_parse).
+ */
+export function conninfoPairs(text: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  const refuse = (why: string): never => {
+    throw new UserError(`invalid connection string "${text}": ${why}`, 'write key=value pairs separated by spaces, e.g. "host=127.0.0.1 dbname=test"');
+  };
+  let i = 0;
+  const skipSpace = (): void => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  for (skipSpace(); i < text.length; skipSpace()) {
+    const keyStart = i;
+    while (i < text.length && text[i] !== '=' && !/\s/.test(text[i]!)) i++;
+    const key = text.slice(keyStart, i);
+    skipSpace();
+    if (text[i] !== '=') refuse(`missing "=" after "${key}"`);
+    i++;
+    skipSpace();
+    let value = '';
+    if (text[i] === "'") {
+      for (i++; ; i++) {
+        if (i >= text.length) refuse('unterminated quoted string');
+        const ch = text[i]!;
+        if (ch === '\\' && i + 1 < text.length) value += text[++i]!;
+        else if (ch === "'") break;
+        else value += ch;
+      }
+      i++;
+    } else {
+      for (; i < text.length && !/\s/.test(text[i]!); i++) value += text[i] === '\\' && i + 1 < text.length ? text[++i]! : text[i]!;
+    }
+    pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+/**
+ * A server's refusal of the connection itself (no such database, authentication, no free slot),
+ * in libpq's words as pgbench prints them, followed by pgbench's own line.
+ */
+function connectionRefusal(error: DbError, argv: readonly string[], env: Env): string | undefined {
+  if (!error.report?.startsWith('FATAL:') || !['3D000', '28000', '28P01', '53300', '57P03', '42501'].includes(error.code ?? '')) return undefined;
+  let target: ServerTarget | undefined;
+  try {
+    const parsed = parsePgbenchArgs(argv, env);
+    target = serverTargetOf(resolveTarget(targetUrl(parsed.connection, env), env, () => {}));
+  } catch {
+    return undefined;
+  }
+  if (target?.dbms !== 'postgres') return undefined;
+  // libpq also names a host's address in parentheses when it looked the name up; headroom's error does not carry it.
+  const server = target.host.startsWith('/') ? `on socket "${target.host}/.s.PGSQL.${target.port}"` : `at "${target.host}", port ${target.port}`;
+  return `connection to server ${server} failed: ${error.report}`;
 }
 
 function initArgs(o: PgbenchInit, env: Env): string[] {
@@ -127,6 +190,8 @@ function initArgs(o: PgbenchInit, env: Env): string[] {
     '--partition-method',
     o.partitionMethod,
     ...(o.unlogged ? ['--unlogged-tables'] : []),
+    ...(o.tablespace !== undefined ? ['--tablespace', o.tablespace] : []),
+    ...(o.indexTablespace !== undefined ? ['--index-tablespace', o.indexTablespace] : []),
     '--force',
   ];
 }

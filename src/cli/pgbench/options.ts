@@ -137,6 +137,8 @@ export interface PgbenchInit {
   partitions: number;
   partitionMethod: 'range' | 'hash';
   unlogged: boolean;
+  tablespace: string | undefined;
+  indexTablespace: string | undefined;
 }
 
 export interface PgbenchRun {
@@ -173,8 +175,6 @@ export interface PgbenchRun {
 const NOT_YET: Record<string, string> = {
   C: '-C/--connect (a new connection per transaction)',
   d: '-d/--debug',
-  tablespace: '--tablespace',
-  'index-tablespace': '--index-tablespace',
   'progress-timestamp': '--progress-timestamp',
   'verbose-errors': '--verbose-errors',
   'exit-on-abort': '--exit-on-abort',
@@ -236,6 +236,8 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
   let partitions = 0;
   let partitionMethod: 'range' | 'hash' | undefined;
   let unlogged = false;
+  let tablespace: string | undefined;
+  let indexTablespace: string | undefined;
   let scale: number | undefined;
   let maxTriesGiven = false;
   for (const { key, value } of options) {
@@ -354,6 +356,12 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
       case 'unlogged-tables':
         unlogged = true;
         break;
+      case 'tablespace':
+        tablespace = text;
+        break;
+      case 'index-tablespace':
+        indexTablespace = text;
+        break;
       case 'partitions':
         partitions = intOption(text, '--partitions', 0);
         break;
@@ -375,7 +383,18 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
     if (partitionMethod !== undefined && partitions === 0) throw new PgbenchUsageError('--partition-method requires greater than zero --partitions');
     if (foreignKeys && !steps.includes('f')) steps += 'f';
     if (noVacuum) steps = steps.replace(/v/g, '');
-    return { mode: 'init', connection, scale: scale ?? 1, steps, fillfactor, partitions, partitionMethod: partitionMethod ?? 'range', unlogged };
+    return {
+      mode: 'init',
+      connection,
+      scale: scale ?? 1,
+      steps,
+      fillfactor,
+      partitions,
+      partitionMethod: partitionMethod ?? 'range',
+      unlogged,
+      tablespace,
+      indexTablespace,
+    };
   }
   if (noVacuum) run.vacuum = 'none';
   run.scale = scale;

@@ -41,12 +41,12 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
           'use --protocol simple, or split the command at each \\;',
         );
       }
-      // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255.
+      // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255; its words say "arguments".
       const step = program.steps.find((s) => s.op === 'sql' && s.sql.slots.length > MAX_PARAMETERS);
       if (step === undefined) return;
       const label = step.label.length > 60 ? `${step.label.slice(0, 60)}...` : step.label;
       throw new UserError(
-        `${program.name}: statement has too many parameters (maximum is ${MAX_PARAMETERS}) for --protocol ${protocol}: ${label}`,
+        `${program.name}: statement has too many arguments (maximum is ${MAX_PARAMETERS}) for --protocol ${protocol}: ${label}`,
         'use --protocol simple (pgbench -M simple), or fewer :variables in the statement',
       );
     },
@@ -230,6 +230,8 @@ class ScriptRun {
         case 'shell':
           if (step.variable === undefined) return runShell(step.words, frame);
           return runSetShell(step.words, frame).then((value) => void (frame.vars[step.variable!] = value));
+        case 'fail':
+          throw new ScriptError(step.message);
         case 'pipeline':
           if (step.start) this.pipeline = [];
           else if (this.pipeline) {

@@ -11,6 +11,10 @@ export interface PgbenchInitOptions {
   partitionMethod: 'range' | 'hash';
   fillfactor: number;
   unlogged: boolean;
+  /** --tablespace: the tables' tablespace (PostgreSQL), as pgbench -i puts them there. */
+  tablespace?: string | undefined;
+  /** --index-tablespace: the primary keys' indexes' tablespace (PostgreSQL). */
+  indexTablespace?: string | undefined;
   /** Told each step as it starts, in pgbench -i's words ("creating tables..."); headroom pgbench prints them. */
   announce?: (line: string) => void;
 }
@@ -68,6 +72,8 @@ export function checkPgbenchInit(dbms: DbmsName, o: PgbenchInitOptions): void {
   if (o.partitions > 0) pgOnly('--partitions');
   if (o.unlogged) pgOnly('--unlogged-tables');
   if (o.fillfactor !== 100) pgOnly('--fillfactor');
+  if (o.tablespace !== undefined) pgOnly('--tablespace');
+  if (o.indexTablespace !== undefined) pgOnly('--index-tablespace');
   if (o.steps.includes('G')) pgOnly('server-side generation (-I G, PostgreSQL generate_series); use g');
   if (o.steps.includes('f') && dbms === 'sqlite')
     throw new UserError('SQLite cannot add foreign keys to existing tables (-I f)', 'leave f out of -I and --foreign-keys for SQLite');
@@ -124,11 +130,13 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
         ctx.log(`  (${ctx.dbms}: the primary keys were declared with the tables)`);
         return 0;
       }
-      return run([
-        'ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)',
-        'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)',
-        'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)',
-      ]);
+      return run(
+        [
+          'ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)',
+          'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)',
+          'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)',
+        ].map((sql) => (o.indexTablespace === undefined ? sql : `${sql} USING INDEX TABLESPACE ${quoteIdentifier(o.indexTablespace)}`)),
+      );
     case 'f':
       return run(FOREIGN_KEYS);
     default:
@@ -140,15 +148,17 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
 function postgresTables(scale: number, o: PgbenchInitOptions): string[] {
   const aid = scale >= BIGINT_SCALE ? 'bigint' : 'int';
   const create = `CREATE${o.unlogged ? ' UNLOGGED' : ''} TABLE`;
+  // pgbench puts each of the four tables in --tablespace; the partitions follow their parent's.
+  const place = o.tablespace === undefined ? '' : ` TABLESPACE ${quoteIdentifier(o.tablespace)}`;
   const fill = ` WITH (fillfactor = ${o.fillfactor})`;
   const accountsColumns = `(aid ${aid} NOT NULL, bid int, abalance int, filler char(84))`;
   const statements = [
-    `${create} pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))`,
-    `${create} pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))${fill}`,
+    `${create} pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))${place}`,
+    `${create} pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))${fill}${place}`,
     o.partitions > 0
-      ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)`
-      : `${create} pgbench_accounts ${accountsColumns}${fill}`,
-    `${create} pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))${fill}`,
+      ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)${place}`
+      : `${create} pgbench_accounts ${accountsColumns}${fill}${place}`,
+    `${create} pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))${fill}${place}`,
   ];
   const accounts = ROWS_PER_SCALE.accounts * scale;
   const size = Math.floor((accounts + o.partitions - 1) / o.partitions);
@@ -191,4 +201,9 @@ async function generateClientSide(ctx: DataContext, run: (s: readonly string[]) 
 
 function* generate(count: number, make: (id: number) => (number | string)[]): Generator<(number | string)[]> {
   for (let id = 1; id <= count; id++) yield make(id);
+}
+
+/** An identifier double-quoted, as libpq's PQescapeIdentifier quotes the tablespace pgbench names. */
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
