@@ -101,6 +101,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       warmupSeconds,
       maxTries,
       abortOnError: pgbench.abortOnError,
+      connectEach: pgbench.connectEach,
+      verboseErrors: pgbench.verboseErrors,
       seed,
       journal,
       acceptRefusals: plan.force,

@@ -19,22 +19,22 @@ Usage:
   headroom pgbench [OPTION]... [DBNAME | URL]
 
 Initialization options:
-  -i, --initialize, then -I STEPS (dtgGvpf), -F FILLFACTOR, -n, -q, -s SCALE,
-  --foreign-keys, --partition-method=range|hash, --partitions=N, --unlogged-tables
+  -i, --initialize, then -I STEPS (dtgGvpf), -F FILLFACTOR, -n, -q, -s SCALE, --foreign-keys,
+  --index-tablespace=NAME, --partition-method=range|hash, --partitions=N, --tablespace=NAME,
+  --unlogged-tables
 Options to select what to run:
   -b NAME[@W], -f FILE[@W], -N, -S
 Benchmarking options:
-  -c CLIENTS, -D NAME=VALUE, -j JOBS, -l, -L MS, -M simple|extended|prepared, -n, -P SEC, -r,
-  -R TPS, -s SCALE, -t N, -T SEC, -v, --aggregate-interval=SEC, --failures-detailed,
-  --log-prefix=PREFIX, --max-tries=N, --random-seed=SEED, --sampling-rate=RATE
+  -c CLIENTS, -C, -D NAME=VALUE, -j JOBS, -l, -L MS, -M simple|extended|prepared, -n, -P SEC,
+  -r, -R TPS, -s SCALE, -t N, -T SEC, -v, --aggregate-interval=SEC, --failures-detailed,
+  --log-prefix=PREFIX, --max-tries=N (0: no limit, with -T or -L), --progress-timestamp,
+  --random-seed=SEED, --sampling-rate=RATE, --verbose-errors
 Common options:
-  -h HOST, -p PORT, -U USER, DBNAME (else PGDATABASE), or a headroom URL as DBNAME
-  (mariadb://..., sqlite:FILE, firebird://...) for another DBMS
+  -d, -h HOST, -p PORT, -U USER, DBNAME (else PGDATABASE) or a key=value connection string,
+  or a headroom URL as DBNAME (mariadb://..., sqlite:FILE, firebird://...) for another DBMS
 headroom's own options:
   --headroom-summary (headroom's summary after pgbench's lines),
   --headroom-out FILE (write headroom's result JSON)
-Not supported yet (refused): -C, -d, --tablespace, --index-tablespace, --progress-timestamp,
-  --verbose-errors, --exit-on-abort, --max-tries=0
 
 Report bugs to headroom's issue tracker.`;
 
@@ -85,7 +85,6 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
       err(`headroom pgbench: error: ${error.message}\n`);
       if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
       else if (error.hint) err(`headroom pgbench: hint: ${error.hint}\n`);
-      if (argv.includes('--verbose-errors') && error.stack) err(`${error.stack}\n`);
       return 1;
     }
     throw error;
@@ -231,6 +230,9 @@ function runArgs(o: PgbenchRun, env: Env): string[] {
     ...optional('--seed', seed),
     ...(o.failuresDetailed ? ['--failures-detailed'] : []),
     ...(o.perCommand ? ['-r'] : []),
+    ...(o.connect ? ['--connect'] : []),
+    ...(o.debug ? ['--debug'] : []),
+    ...(o.verboseErrors ? ['--verbose-errors'] : []),
   ];
 }
 
@@ -258,11 +260,19 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
         err(`headroom pgbench: warning: scale option ignored, using count from pgbench_branches table (${scale})\n`);
       }
       if (seed !== undefined) err(`headroom pgbench: setting random seed to ${seed}\n`);
+      if (o.debug && session.target.dbms !== 'sqlite') {
+        const { host, port, database } = session.target;
+        const bound = o.transactions !== undefined ? `nxacts: ${o.transactions}` : `duration: ${o.seconds}`;
+        err(`headroom pgbench: pghost: ${host} pgport: ${port} nclients: ${o.clients} ${bound} dbName: ${database}\n`);
+      }
       if (o.vacuum !== 'none') await pgbenchVacuum(session.conn, session.target.dbms, o.vacuum === 'all', err);
     },
     progress(point) {
-      const line = pgbenchProgressLine(point, { maxTries: o.maxTries, latencyLimited: o.latencyLimit !== undefined });
-      err(`${line.slice(0, line.indexOf(' | '))}\n`);
+      let line = pgbenchProgressLine(point, { maxTries: o.maxTries, latencyLimited: o.latencyLimit !== undefined });
+      line = line.slice(0, line.indexOf(' | '));
+      // --progress-timestamp: the time of the report as a Unix timestamp, to the millisecond, in place of the time since the start.
+      if (o.progressTimestamp) line = line.replace(/^progress: \S+ s/, `progress: ${(Date.now() / 1000).toFixed(3)} s`);
+      err(`${line}\n`);
     },
     resultFile: () => o.headroomOut,
     finish(result, file) {

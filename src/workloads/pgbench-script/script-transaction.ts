@@ -1,9 +1,10 @@
 import type { Connection, Row, SqlValue, Statement } from '../../drivers/driver.js';
 import { UserError } from '../../errors.js';
 import type { ScriptTimings } from '../../metrics/command-timings.js';
-import type { DbError } from '../../drivers/errors.js';
+import { DbError } from '../../drivers/errors.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
+import { debugConnection, debugLine, debugProgram } from './debug.js';
 import type { Frame } from './frame.js';
 import { VARIABLE_NAME, type Program, type Step } from './program.js';
 import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
@@ -25,7 +26,8 @@ const RESOLVED = Promise.resolve();
  * values). The client's variables live as long as its connection, as pgbench's do.
  */
 /** index: the script's place in the mix, 0 for the first, as pgbench numbers scripts in its debug() lines. */
-export function scriptTransaction(program: Program, weight: number, defines: ReadonlyMap<string, string>, index = 0): TransactionType {
+/** debug: pgbench -d's lines for each client (debug.ts); the interpreter runs the same steps either way. */
+export function scriptTransaction(program: Program, weight: number, defines: ReadonlyMap<string, string>, index = 0, debug = false): TransactionType {
   return {
     name: program.name,
     weight,
@@ -56,12 +58,23 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
         throw new UserError(`${program.name}: \\; (several queries sent in one request) ${where}`, 'split the command at each \\;');
       }
       const frame = newFrame(program, terminal, defines, index);
+      if (debug) return debugRunner(program, conn, terminal, frame, index);
       const run = new ScriptRun(program, conn, terminal, frame);
       const runner: TransactionRunner = () => run.execute();
       runner.abortText = (error) => run.abortText(error, index);
+      runner.errorPlace = () => run.errorPlace(index);
       return runner;
     },
   };
+}
+
+function debugRunner(program: Program, conn: Connection, terminal: TerminalContext, frame: Frame, index: number): TransactionRunner {
+  const log = debugLine(terminal.terminal);
+  const run = new ScriptRun(debugProgram(program, log), debugConnection(conn, log), terminal, frame);
+  const runner: TransactionRunner = () => (log(`executing script "${program.name}"`), run.execute());
+  runner.abortText = (error) => run.abortText(error, index);
+  runner.errorPlace = () => run.errorPlace(index);
+  return runner;
 }
 
 function newFrame(program: Program, terminal: TerminalContext, defines: ReadonlyMap<string, string>, index: number): Frame {
@@ -193,6 +206,10 @@ class ScriptRun {
     return `script ${script} aborted in command ${command} query ${error.statement ?? 0}: ${error.report ?? error.message}`;
   }
 
+  errorPlace(script: number): string {
+    return `command ${this.frame.command} (SQL) of script ${script}`;
+  }
+
   private ended(): Promise<void> {
     if (!this.inTransaction) return RESOLVED;
     const message = `end of script reached without completing the last transaction (${this.program.name}): end it with END or COMMIT`;
@@ -320,9 +337,20 @@ class ScriptRun {
 
   /** A statement's first execution on this connection: prepared first. */
   private async prepareAndRun(step: SqlStep, pc: number, params: SqlValue[]): Promise<void> {
-    const statement = (this.statements[pc] = await this.conn.prepare(step.sql.parameterized));
+    const statement = (this.statements[pc] = await this.conn.prepare(step.sql.parameterized).catch((error: unknown) => this.notPrepared(step, error)));
     if (step.store === undefined) await statement.run(params);
     else this.store(step, pc, await statement.all(params));
+  }
+
+  /**
+   * pgbench logs the server's refusal of a PREPARE and goes on to execute the statement, which
+   * then does not exist: both are told, the client stops at the second as pgbench's does.
+   */
+  private notPrepared(step: SqlStep, error: unknown): never {
+    if (!(error instanceof DbError) || error.report === undefined || error.errorClass !== 'bad_request') throw error;
+    process.stderr.write(`error: ${error.report}\n`);
+    const message = `prepared statement of command ${step.command} does not exist: the server refused to prepare it (${error.message})`;
+    throw new DbError('bad_request', message, error.code, undefined, { cause: error });
   }
 
   private bind(sql: SqlCommand, params: SqlValue[]): void {
