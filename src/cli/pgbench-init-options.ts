@@ -26,6 +26,8 @@ export const PGBENCH_INIT_OPTIONS: OptionSpec[] = [
     default: 100,
   },
   { long: 'unlogged-tables', type: 'boolean', help: 'with --pgbench: create the tables UNLOGGED (PostgreSQL)' },
+  { long: 'tablespace', type: 'string', value: 'NAME', help: 'with --pgbench: create the tables in this tablespace (PostgreSQL)' },
+  { long: 'index-tablespace', type: 'string', value: 'NAME', help: "with --pgbench: create the primary keys' indexes in this tablespace (PostgreSQL)" },
   { long: 'foreign-keys', type: 'boolean', help: 'with --pgbench: add the foreign keys (the f step)' },
   { long: 'no-vacuum', short: 'n', type: 'boolean', help: 'with --pgbench: leave out the v step' },
 ];
@@ -48,6 +50,8 @@ export function pgbenchInitOptions(values: OptionValues, given: ReadonlySet<stri
     partitionMethod: values['partition-method'] as 'range' | 'hash',
     fillfactor: values['fillfactor'] as number,
     unlogged: values['unlogged-tables'] === true,
+    tablespace: values['tablespace'] as string | undefined,
+    indexTablespace: values['index-tablespace'] as string | undefined,
   };
 }
 

@@ -19,6 +19,12 @@ export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
     type: 'boolean',
     help: 'end a client at an error other than a serialization failure or deadlock, as pgbench does (default: count it failed and go on)',
   },
+  { long: 'connect', short: 'C', type: 'boolean', help: 'a new connection for each transaction, its time counted in the latency (as pgbench -C)' },
+  {
+    long: 'verbose-errors',
+    type: 'boolean',
+    help: 'tell each serialization failure and deadlock on stderr, and whether the transaction is tried again (as pgbench)',
+  },
   { long: 'log', short: 'l', type: 'boolean', help: "write each transaction to a log file per job, in pgbench's format" },
   { long: 'log-prefix', type: 'string', value: 'PREFIX', help: 'log file names: PREFIX.PID for the first job, PREFIX.PID.N for job N', default: 'pgbench_log' },
   {
@@ -56,15 +62,19 @@ export function pgbenchRunSettings(
   const latencyLimitMs = values['latency-limit'] as number | undefined;
   const failuresDetailed = values['failures-detailed'] === true;
   const abortOnError = values['abort-on-error'] === true;
+  const connectEach = values['connect'] === true;
   return {
     latencyLimitMs,
     failuresDetailed,
     abortOnError,
+    connectEach,
+    verboseErrors: values['verbose-errors'] === true,
     transactionLog,
     config: {
       latencyLimitMs: latencyLimitMs ?? null,
       failuresDetailed,
       ...(abortOnError ? { abortOnError } : {}),
+      ...(connectEach ? { connect: true } : {}),
       log: transactionLog
         ? { files: Array.from({ length: jobs }, (_, job) => transactionLogFile(transactionLog, job)), aggregateSeconds: aggregateSeconds ?? null, samplingRate }
         : null,

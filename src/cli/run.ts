@@ -47,7 +47,14 @@ export const RUN_OPTIONS: OptionSpec[] = [
     help: 'open loop: schedule TPS transactions per second in all, latency counted from the scheduled start',
   },
   { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
-  { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 1 },
+  {
+    long: 'max-tries',
+    type: 'integer',
+    min: 0,
+    value: 'N',
+    help: 'tries per transaction on serialization failures and deadlocks (1: no retry; 0: no limit but -T and --latency-limit, as pgbench)',
+    default: 1,
+  },
   {
     long: 'protocol',
     type: 'string',
@@ -141,6 +148,12 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   if (thresholds.length > 0 && steps.length > 1) throw new UserError('--threshold applies to one run, not to a sweep of -c', 'give -c one number');
   for (const type of types) type.checkProtocol?.(values['protocol'] as Protocol);
   const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
+  if (values['max-tries'] === 0 && pgbench.latencyLimitMs === undefined && durationSeconds === undefined) {
+    throw new UserError(
+      '--max-tries 0 (no limit on tries) needs a duration (-T) or --latency-limit to end the retries',
+      'add -T SECONDS or --latency-limit MS, or give a number of tries',
+    );
+  }
   const asked = askedScale(workload, values);
   // Refused before anything is loaded, like a bad mix.
   const routing = routingOf(values, resolveTarget(values['db'] as string | undefined));

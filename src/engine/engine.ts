@@ -28,6 +28,10 @@ export interface EngineConfig {
   maxTries: number;
   /** --abort-on-error: see TerminalPlan. */
   abortOnError?: boolean;
+  /** -C/--connect: see TerminalPlan. */
+  connectEach?: boolean;
+  /** --verbose-errors: see TerminalPlan. */
+  verboseErrors?: boolean;
   seed: number;
   /** --journal: see journal.ts; the engine only hands it to the jobs. */
   journal: JobConfig['journal'];
@@ -206,6 +210,8 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
       rate: config.rate === undefined ? undefined : config.rate / config.clients,
       maxTries: config.maxTries,
       abortOnError: config.abortOnError === true,
+      ...(config.connectEach === true ? { connectEach: true } : {}),
+      ...(config.verboseErrors === true ? { verboseErrors: true } : {}),
     });
   }
   const jobConfigs: JobConfig[] = plans.map((terminals, index) => ({

@@ -79,6 +79,8 @@ export interface MergedTotals {
   commands: ScriptCommandTotals[];
   /** The jobs' initial connection time, averaged over jobs (as pgbench averages over threads). */
   connectMs: number;
+  /** -C: the per-transaction connections' time, summed over jobs. */
+  reconnectMs: number;
   /** Per-node statements when the run routed over replicas, the jobs' histograms merged. */
   nodes: MergedNodeTotals[] | undefined;
 }
@@ -147,6 +149,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     terminals: jobs.flatMap((j) => j.terminals).sort((a, b) => a.terminal - b.terminal),
     commands: mergeCommandTotals(jobs.map((j) => j.commands)),
     connectMs: jobs.length === 0 ? 0 : sum(jobs.map((j) => j.connectMs)) / jobs.length,
+    reconnectMs: sum(jobs.map((j) => j.reconnectMs ?? 0)),
     nodes: mergeNodes(jobs),
   };
 }

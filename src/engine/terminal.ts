@@ -20,6 +20,7 @@ export interface TerminalPlan {
   transactions: number | undefined;
   /** --rate divided among terminals, in transactions per second; undefined for a closed loop. */
   rate: number | undefined;
+  /** Tries per transaction on serialization failures and deadlocks; 0: no limit but the run's end and latencyLimitMs (as pgbench). */
   maxTries: number;
   /**
    * --abort-on-error: any error but a serialization failure or deadlock ends this terminal, as
@@ -28,6 +29,13 @@ export interface TerminalPlan {
    * Without it only a bad request does, and a lost connection is reconnected.
    */
   abortOnError?: boolean;
+  /**
+   * -C/--connect: a new connection for each transaction, as pgbench -C: opened when the
+   * transaction is due (its latency includes the connection time), closed after it.
+   */
+  connectEach?: boolean;
+  /** --verbose-errors: each serialization failure or deadlock told on stderr, and whether the transaction is tried again (as pgbench). */
+  verboseErrors?: boolean;
   /** --latency-limit in milliseconds: under --rate, a transaction already this late is skipped (as pgbench). */
   latencyLimitMs?: number | undefined;
   /** Milliseconds to wait before the first transaction (the chain study started its terminals 10 ms apart). */
@@ -126,6 +134,8 @@ export class Terminal {
     const meanGapMs = plan.rate === undefined ? 0 : 1000 / plan.rate;
     const skipLateMs = plan.rate === undefined ? undefined : plan.latencyLimitMs;
     if (plan.startDelayMs) await stop.sleep(plan.startDelayMs);
+    // -C: the connection opened at the start only showed the server takes clients; each transaction opens its own.
+    if (plan.connectEach === true) await this.conn.close().catch(() => {});
     let scheduled = performance.now();
     for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
       const type = this.deck.next();
@@ -166,15 +176,16 @@ export class Terminal {
         leave = await this.gate.enter();
         started = performance.now();
       }
+      if (plan.connectEach === true && !(await this.connectForTransaction())) return;
       // The first try inline, without the retry loop's bookkeeping: it is all most transactions need.
-      const state = plan.maxTries > 1 ? this.random.save() : undefined;
+      const state = plan.maxTries !== 1 ? this.random.save() : undefined;
       let error: DbError | undefined;
       let tries = 1;
       let rolledBack = false;
       try {
         rolledBack = (await this.runners[type]!()) === 'rolled-back';
       } catch (thrown) {
-        ({ error, tries, rolledBack } = await this.retry(type, asDbError(thrown), state));
+        ({ error, tries, rolledBack } = await this.retry(type, asDbError(thrown), state, scheduled));
       }
       leave?.();
       const lagUs = Math.round((started - scheduled) * 1000);
@@ -187,6 +198,11 @@ export class Terminal {
         const latencyUs = Math.max(1, Math.round((ended - scheduled) * 1000));
         recorder.success(type, latencyUs, lagUs, this.tally, ended, tries, rolledBack);
         if (this.log && recorder.measuring) this.log.record(plan.id, this.logged, type, { kind: 'committed', latencyUs }, lagUs, tries, ended);
+      }
+      if (plan.connectEach === true) {
+        const closing = performance.now();
+        await this.conn.close().catch(() => {});
+        recorder.connected(performance.now() - closing);
       }
       if (aborting && error !== undefined) {
         this.abortedBy = error;
@@ -219,24 +235,49 @@ export class Terminal {
     }
   }
 
+  /** -C: opens and prepares the transaction's connection; false when it could not (the terminal ends, as pgbench ends its client). */
+  private async connectForTransaction(): Promise<boolean> {
+    const opening = performance.now();
+    try {
+      this.conn = await this.connect();
+      await this.prepare();
+    } catch (thrown) {
+      const error = asDbError(thrown);
+      this.abortedBy = error;
+      this.tally.aborted = `aborted while establishing connection: ${error.message}`;
+      return false;
+    }
+    this.recorder.connected(performance.now() - opening);
+    return true;
+  }
+
   async close(): Promise<void> {
     await this.conn.close().catch(() => {});
   }
 
   /**
    * After a failed first try: rolls back, and runs the transaction again with the same random
-   * values while the error is retryable and --max-tries allows. Returns the error that ended it, if
+   * values while the error is retryable and --max-tries (0: no limit) and --latency-limit allow. Returns the error that ended it, if
    * any, and the tries made.
    */
   private async retry(
     type: number,
     first: DbError,
     state: ReturnType<Random['save']> | undefined,
+    scheduled: number,
   ): Promise<{ error: DbError | undefined; tries: number; rolledBack: boolean }> {
     let error = first;
+    const { maxTries, latencyLimitMs } = this.plan;
     for (let tries = 1; ; tries++) {
       if (error.errorClass !== 'connection_lost') await this.conn.rollback().catch(() => {});
-      if (error.errorClass !== 'retryable' || tries >= this.plan.maxTries || this.stop.stopped) return { error, tries, rolledBack: false };
+      // As pgbench's doRetry: no further try once the transaction has taken longer than --latency-limit.
+      const again =
+        error.errorClass === 'retryable' &&
+        (maxTries === 0 || tries < maxTries) &&
+        !this.stop.stopped &&
+        (latencyLimitMs === undefined || performance.now() - scheduled <= latencyLimitMs);
+      if (this.plan.verboseErrors === true && error.errorClass === 'retryable') this.tellError(type, error, tries, again, scheduled);
+      if (!again) return { error, tries, rolledBack: false };
       this.recorder.retry(error);
       this.random.restore(state!);
       try {
@@ -246,6 +287,19 @@ export class Terminal {
         error = asDbError(thrown);
       }
     }
+  }
+
+  /** --verbose-errors: pgbench's two lines for an error a transaction may be tried again after. */
+  private tellError(type: number, error: DbError, tries: number, again: boolean, scheduled: number): void {
+    const { id, maxTries, latencyLimitMs } = this.plan;
+    const place = this.runners[type]!.errorPlace?.();
+    let attempt = `try ${tries}${maxTries === 0 ? '' : `/${maxTries}`}`;
+    if (latencyLimitMs !== undefined)
+      attempt += `, ${(((performance.now() - scheduled) / latencyLimitMs) * 100).toFixed(3)}% of the maximum time of tries was used`;
+    process.stderr.write(
+      `client ${id} got an error${place === undefined ? '' : ` in ${place}`}; ${error.report ?? error.message}\n` +
+        `client ${id} ${again ? 'repeats the transaction after the error' : 'ends the failed transaction'} (${attempt})\n`,
+    );
   }
 
   /** Capped, jittered exponential backoff until a new connection is open and prepared, or the run stops. */

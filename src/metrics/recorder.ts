@@ -61,6 +61,8 @@ export interface JobTotals {
   commands: ScriptCommandTotals[];
   /** Milliseconds this job took to open its terminals' first connections (pgbench's initial connection time). */
   connectMs: number;
+  /** -C: milliseconds spent opening and closing the per-transaction connections while measuring (pgbench's conn_duration). */
+  reconnectMs?: number;
   /** Per-node statement statistics when the run routes over a primary and replicas. */
   nodes?: NodeTotals[];
 }
@@ -88,6 +90,13 @@ export class Recorder {
 
   refusedConnections = 0;
   connectMs = 0;
+  private reconnectMs = 0;
+
+  /** -C: time a terminal spent opening or closing a transaction's connection. */
+  connected(ms: number): void {
+    if (this.measuringNow) this.reconnectMs += ms;
+  }
+
   private readonly totals: Histogram[];
   private readonly counts: ({
     count: number;
@@ -252,6 +261,7 @@ export class Recorder {
       terminals: this.tallies.map((t) => ({ ...t, lastEndMs: t.lastEndMs > 0 ? performance.timeOrigin + t.lastEndMs : 0 })),
       commands: this.commandTimings.totals(),
       connectMs: this.connectMs,
+      ...(this.reconnectMs > 0 ? { reconnectMs: this.reconnectMs } : {}),
     };
   }
 }

@@ -88,7 +88,8 @@ export function pgbenchBlock(result: RunResult): string[] {
     ...(protocol === undefined ? [] : [`query mode: ${protocol}`]),
     `number of clients: ${config.clients}`,
     `number of threads: ${config.jobs}`,
-    `maximum number of tries: ${config.maxTries}`,
+    // pgbench prints no limit when there is none (--max-tries 0).
+    ...(config.maxTries === 0 ? [] : [`maximum number of tries: ${config.maxTries}`]),
     config.transactionsPerClient !== null ? `number of transactions per client: ${config.transactionsPerClient}` : `duration: ${config.durationSeconds} s`,
     `number of transactions actually processed: ${summary.transactions}${config.transactionsPerClient !== null ? `/${config.transactionsPerClient * config.clients}` : ''}`,
     `number of failed transactions: ${summary.failed} (${percent(summary.failed, summary.transactions + summary.failed)})`,
@@ -109,9 +110,13 @@ export function pgbenchBlock(result: RunResult): string[] {
   lines.push(`latency average = ${pg.latencyAverageMs.toFixed(3)} ms`, `latency stddev = ${pg.latencyStddevMs.toFixed(3)} ms`);
   if (summary.scheduleLagMs)
     lines.push(`rate limit schedule lag: avg ${summary.scheduleLagMs.avg.toFixed(3)} (max ${summary.scheduleLagMs.max.toFixed(3)}) ms`);
-  lines.push(`initial connection time = ${pg.initialConnectionMs.toFixed(3)} ms`);
-  // summary.tps itself (3 decimals), so the block and the result file agree to the digit.
-  lines.push(`tps = ${summary.tps.toFixed(6)} (without initial connection time)`);
+  // summary.tps itself (3 decimals), so the block and the result file agree to the digit. Under -C the
+  // connections are part of every transaction, and of the run's time.
+  if (config.connect === true) {
+    lines.push(`average connection time = ${(pg.averageConnectionMs ?? 0).toFixed(3)} ms`, `tps = ${summary.tps.toFixed(6)} (including reconnection times)`);
+  } else {
+    lines.push(`initial connection time = ${pg.initialConnectionMs.toFixed(3)} ms`, `tps = ${summary.tps.toFixed(6)} (without initial connection time)`);
+  }
   if (transactions.length > 1) lines.push(...scriptLines(result));
   return lines;
 }

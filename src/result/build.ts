@@ -67,7 +67,11 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
         accepted: config.clients - totals.refusedConnections,
         refused: totals.refusedConnections,
       },
-      pgbench: pgbenchSummary(addCounts(totals.types), transactions, totals.connectMs),
+      pgbench: {
+        ...pgbenchSummary(addCounts(totals.types), transactions, totals.connectMs),
+        // pgbench divides by every transaction that ended, failed ones too.
+        ...(config.connect === true ? { averageConnectionMs: round(totals.reconnectMs / Math.max(1, transactions + failed), 3) } : {}),
+      },
     },
     transactions: totals.types.map((t) => ({
       name: t.name,

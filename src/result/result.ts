@@ -57,6 +57,8 @@ export interface RunResult {
     failuresDetailed?: boolean;
     /** --abort-on-error was given: an error other than a serialization failure or deadlock ended its client (absent without it). */
     abortOnError?: boolean;
+    /** -C/--connect was given: a new connection for each transaction, its time in the transaction's latency (absent without it). */
+    connect?: boolean;
     /** -l / --log: the files written; absent or null without it. */
     log?: { files: string[]; aggregateSeconds: number | null; samplingRate: number } | null;
   };
@@ -165,6 +167,8 @@ export interface PgbenchSummary {
   /** Failed retryable transactions: serialization failures and other write conflicts, and deadlocks. */
   serializationFailures: number;
   deadlockFailures: number;
+  /** -C: time opening and closing a connection, per transaction (committed or failed), as pgbench's "average connection time". */
+  averageConnectionMs?: number;
 }
 
 /** One --threshold as evaluated after the run (src/thresholds/threshold.ts). */

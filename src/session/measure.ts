@@ -28,9 +28,11 @@ export interface PgbenchRunSettings {
   latencyLimitMs: number | undefined;
   failuresDetailed: boolean;
   abortOnError: boolean;
+  connectEach: boolean;
+  verboseErrors: boolean;
   transactionLog: TransactionLogConfig | undefined;
   /** The result's config fields for these options. */
-  config: Pick<RunResult['config'], 'latencyLimitMs' | 'failuresDetailed' | 'abortOnError' | 'log'>;
+  config: Pick<RunResult['config'], 'latencyLimitMs' | 'failuresDetailed' | 'abortOnError' | 'connect' | 'log'>;
 }
 
 /** None of pgbench's run options: what a run records without them. */
@@ -38,6 +40,8 @@ export const NO_PGBENCH_SETTINGS: PgbenchRunSettings = {
   latencyLimitMs: undefined,
   failuresDetailed: false,
   abortOnError: false,
+  connectEach: false,
+  verboseErrors: false,
   transactionLog: undefined,
   config: { latencyLimitMs: null, failuresDetailed: false, log: null },
 };
@@ -134,6 +138,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       warmupSeconds,
       maxTries,
       abortOnError: pgbench.abortOnError,
+      connectEach: pgbench.connectEach,
+      verboseErrors: pgbench.verboseErrors,
       seed,
       journal,
       acceptRefusals: plan.force,

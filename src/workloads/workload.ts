@@ -94,6 +94,8 @@ export type TransactionRunner = (() => Promise<TransactionOutcome>) & {
    * workload follows (scripts: pgbench's "script 0 aborted in command 1 query 0: ERROR:  ...").
    */
   abortText?: (error: DbError) => string;
+  /** Where the transaction stood at an error it may be tried again after (scripts: pgbench's "command 3 (SQL) of script 0"), for --verbose-errors. */
+  errorPlace?: () => string;
 };
 
 export interface TransactionType {

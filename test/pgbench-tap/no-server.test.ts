@@ -75,7 +75,6 @@ const INFORMATION: TapCase[] = [
     status: 0,
     stdout: [/^pgbench .PostgreSQL. /],
     stderr: [EMPTY],
-    differs: 'headroom pgbench -V names headroom and its version, not PostgreSQL',
   },
   {
     name: 'builtin list',

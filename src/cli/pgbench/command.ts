@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os';
-import { serverTargetOf } from '../../config/target.js';
 import { DbError } from '../../drivers/errors.js';
 import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
+import { resolveTarget, serverTargetOf, type ServerTarget } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
 import { summaryText } from '../../reports/text.js';
@@ -19,24 +19,27 @@ Usage:
   headroom pgbench [OPTION]... [DBNAME | URL]
 
 Initialization options:
-  -i, --initialize, then -I STEPS (dtgGvpf), -F FILLFACTOR, -n, -q, -s SCALE,
-  --foreign-keys, --partition-method=range|hash, --partitions=N, --unlogged-tables
+  -i, --initialize, then -I STEPS (dtgGvpf), -F FILLFACTOR, -n, -q, -s SCALE, --foreign-keys,
+  --index-tablespace=NAME, --partition-method=range|hash, --partitions=N, --tablespace=NAME,
+  --unlogged-tables
 Options to select what to run:
   -b NAME[@W], -f FILE[@W], -N, -S
 Benchmarking options:
-  -c CLIENTS, -D NAME=VALUE, -j JOBS, -l, -L MS, -M simple|extended|prepared, -n, -P SEC, -r,
-  -R TPS, -s SCALE, -t N, -T SEC, -v, --aggregate-interval=SEC, --failures-detailed,
-  --log-prefix=PREFIX, --max-tries=N, --random-seed=SEED, --sampling-rate=RATE
+  -c CLIENTS, -C, -D NAME=VALUE, -j JOBS, -l, -L MS, -M simple|extended|prepared, -n, -P SEC,
+  -r, -R TPS, -s SCALE, -t N, -T SEC, -v, --aggregate-interval=SEC, --failures-detailed,
+  --log-prefix=PREFIX, --max-tries=N (0: no limit, with -T or -L), --progress-timestamp,
+  --random-seed=SEED, --sampling-rate=RATE, --verbose-errors
 Common options:
-  -h HOST, -p PORT, -U USER, DBNAME (else PGDATABASE), or a headroom URL as DBNAME
-  (mariadb://..., sqlite:FILE, firebird://...) for another DBMS
+  -d, -h HOST, -p PORT, -U USER, DBNAME (else PGDATABASE) or a key=value connection string,
+  or a headroom URL as DBNAME (mariadb://..., sqlite:FILE, firebird://...) for another DBMS
 headroom's own options:
   --headroom-summary (headroom's summary after pgbench's lines),
   --headroom-out FILE (write headroom's result JSON)
-Not supported yet (refused): -C, -d, --tablespace, --index-tablespace, --progress-timestamp,
-  --verbose-errors, --exit-on-abort, --max-tries=0
 
 Report bugs to headroom's issue tracker.`;
+
+/** The pgbench whose command line headroom pgbench answers to, named first as `pgbench -V` names itself. */
+export const PGBENCH_VERSION_LINE = `pgbench (PostgreSQL) 15 compatible, headroom-oltp ${TOOL_VERSION}`;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -49,7 +52,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export async function pgbenchCommand(argv: readonly string[], env: Env = process.env): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
   if (argv[0] === '--help' || argv[0] === '-?') return (process.stdout.write(`${HELP}\n`), 0);
-  if (argv[0] === '--version' || argv[0] === '-V') return (process.stdout.write(`headroom pgbench ${TOOL_VERSION} (pgbench 15's command line)\n`), 0);
+  // pgbench's own form first, as scripts parse it; then what answers: headroom, not PostgreSQL's binary.
+  if (argv[0] === '--version' || argv[0] === '-V') return (process.stdout.write(`${PGBENCH_VERSION_LINE}\n`), 0);
   let parsed: PgbenchInit | PgbenchRun;
   try {
     parsed = parsePgbenchArgs(argv, env);
@@ -76,10 +80,11 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
     return await runWithStyle(runArgs(parsed, env), runStyle(parsed, env));
   } catch (error) {
     if (error instanceof UserError || error instanceof DbError) {
+      const refusal = error instanceof DbError ? connectionRefusal(error, argv, env) : undefined;
+      if (refusal !== undefined) return (err(`headroom pgbench: error: ${refusal}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
       err(`headroom pgbench: error: ${error.message}\n`);
       if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
       else if (error.hint) err(`headroom pgbench: hint: ${error.hint}\n`);
-      if (argv.includes('--verbose-errors') && error.stack) err(`${error.stack}\n`);
       return 1;
     }
     throw error;
@@ -99,16 +104,72 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
     if (conflict) throw new UserError(`${conflict} cannot be combined with a URL as the dbname`, 'put the host, port or user into the URL');
     return c.dbname;
   }
-  if (c.dbname !== undefined && c.dbname.includes('=')) {
-    throw new UserError(`connection strings ("${c.dbname}") are not supported as the dbname yet`, 'give -h, -p, -U and a database name, or a postgres:// URL');
-  }
-  const params = new URLSearchParams();
+  const params = new Map<string, string>();
   if (c.host !== undefined) params.set('host', c.host);
   if (c.port !== undefined) params.set('port', c.port);
-  const user = c.user ?? env['PGUSER'] ?? userInfo().username;
-  params.set('user', user);
-  if (c.dbname !== undefined) params.set('dbname', c.dbname);
-  return `postgres://?${params.toString()}`;
+  params.set('user', c.user ?? env['PGUSER'] ?? userInfo().username);
+  // A dbname with "=" is libpq's key=value connection string; pgbench passes it last, so its keys win over -h, -p and -U.
+  if (c.dbname !== undefined && c.dbname.includes('=')) for (const [key, value] of conninfoPairs(c.dbname)) params.set(key, value);
+  else if (c.dbname !== undefined) params.set('dbname', c.dbname);
+  return `postgres://?${new URLSearchParams([...params]).toString()}`;
+}
+
+/**
+ * libpq's key=value connection string: pairs separated by white space, space allowed around "=",
+ * a value either a word or single-quoted with \\ escaping a quote or backslash (libpq's conninfo_parse).
+ */
+export function conninfoPairs(text: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  const refuse = (why: string): never => {
+    throw new UserError(`invalid connection string "${text}": ${why}`, 'write key=value pairs separated by spaces, e.g. "host=127.0.0.1 dbname=test"');
+  };
+  let i = 0;
+  const skipSpace = (): void => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  for (skipSpace(); i < text.length; skipSpace()) {
+    const keyStart = i;
+    while (i < text.length && text[i] !== '=' && !/\s/.test(text[i]!)) i++;
+    const key = text.slice(keyStart, i);
+    skipSpace();
+    if (text[i] !== '=') refuse(`missing "=" after "${key}"`);
+    i++;
+    skipSpace();
+    let value = '';
+    if (text[i] === "'") {
+      for (i++; ; i++) {
+        if (i >= text.length) refuse('unterminated quoted string');
+        const ch = text[i]!;
+        if (ch === '\\' && i + 1 < text.length) value += text[++i]!;
+        else if (ch === "'") break;
+        else value += ch;
+      }
+      i++;
+    } else {
+      for (; i < text.length && !/\s/.test(text[i]!); i++) value += text[i] === '\\' && i + 1 < text.length ? text[++i]! : text[i]!;
+    }
+    pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+/**
+ * A server's refusal of the connection itself (no such database, authentication, no free slot),
+ * in libpq's words as pgbench prints them, followed by pgbench's own line.
+ */
+function connectionRefusal(error: DbError, argv: readonly string[], env: Env): string | undefined {
+  if (!error.report?.startsWith('FATAL:') || !['3D000', '28000', '28P01', '53300', '57P03', '42501'].includes(error.code ?? '')) return undefined;
+  let target: ServerTarget | undefined;
+  try {
+    const parsed = parsePgbenchArgs(argv, env);
+    target = serverTargetOf(resolveTarget(targetUrl(parsed.connection, env), env, () => {}));
+  } catch {
+    return undefined;
+  }
+  if (target?.dbms !== 'postgres') return undefined;
+  // libpq also names a host's address in parentheses when it looked the name up; headroom's error does not carry it.
+  const server = target.host.startsWith('/') ? `on socket "${target.host}/.s.PGSQL.${target.port}"` : `at "${target.host}", port ${target.port}`;
+  return `connection to server ${server} failed: ${error.report}`;
 }
 
 function initArgs(o: PgbenchInit, env: Env): string[] {
@@ -128,6 +189,8 @@ function initArgs(o: PgbenchInit, env: Env): string[] {
     '--partition-method',
     o.partitionMethod,
     ...(o.unlogged ? ['--unlogged-tables'] : []),
+    ...(o.tablespace !== undefined ? ['--tablespace', o.tablespace] : []),
+    ...(o.indexTablespace !== undefined ? ['--index-tablespace', o.indexTablespace] : []),
     '--force',
   ];
 }
@@ -167,6 +230,9 @@ function runArgs(o: PgbenchRun, env: Env): string[] {
     ...optional('--seed', seed),
     ...(o.failuresDetailed ? ['--failures-detailed'] : []),
     ...(o.perCommand ? ['-r'] : []),
+    ...(o.connect ? ['--connect'] : []),
+    ...(o.debug ? ['--debug'] : []),
+    ...(o.verboseErrors ? ['--verbose-errors'] : []),
   ];
 }
 
@@ -194,11 +260,19 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
         err(`headroom pgbench: warning: scale option ignored, using count from pgbench_branches table (${scale})\n`);
       }
       if (seed !== undefined) err(`headroom pgbench: setting random seed to ${seed}\n`);
+      if (o.debug && session.target.dbms !== 'sqlite') {
+        const { host, port, database } = session.target;
+        const bound = o.transactions !== undefined ? `nxacts: ${o.transactions}` : `duration: ${o.seconds}`;
+        err(`headroom pgbench: pghost: ${host} pgport: ${port} nclients: ${o.clients} ${bound} dbName: ${database}\n`);
+      }
       if (o.vacuum !== 'none') await pgbenchVacuum(session.conn, session.target.dbms, o.vacuum === 'all', err);
     },
     progress(point) {
-      const line = pgbenchProgressLine(point, { maxTries: o.maxTries, latencyLimited: o.latencyLimit !== undefined });
-      err(`${line.slice(0, line.indexOf(' | '))}\n`);
+      let line = pgbenchProgressLine(point, { maxTries: o.maxTries, latencyLimited: o.latencyLimit !== undefined });
+      line = line.slice(0, line.indexOf(' | '));
+      // --progress-timestamp: the time of the report as a Unix timestamp, to the millisecond, in place of the time since the start.
+      if (o.progressTimestamp) line = line.replace(/^progress: \S+ s/, `progress: ${(Date.now() / 1000).toFixed(3)} s`);
+      err(`${line}\n`);
     },
     resultFile: () => o.headroomOut,
     finish(result, file) {

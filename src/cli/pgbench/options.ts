@@ -59,7 +59,6 @@ const LONG: LongOption[] = [
       ['failures-detailed', false],
       ['max-tries', true],
       ['verbose-errors', false],
-      ['exit-on-abort', false],
       ['headroom-summary', false],
       ['headroom-out', true],
     ] as const
@@ -95,7 +94,6 @@ const RUN_ONLY = new Set([
   'failures-detailed',
   'max-tries',
   'verbose-errors',
-  'exit-on-abort',
   'show-script',
   'headroom-summary',
   'headroom-out',
@@ -137,6 +135,8 @@ export interface PgbenchInit {
   partitions: number;
   partitionMethod: 'range' | 'hash';
   unlogged: boolean;
+  tablespace: string | undefined;
+  indexTablespace: string | undefined;
 }
 
 export interface PgbenchRun {
@@ -164,34 +164,24 @@ export interface PgbenchRun {
   seed: number | undefined;
   maxTries: number;
   failuresDetailed: boolean;
+  /** --progress-timestamp: -P's lines carry the Unix time of the report. */
+  progressTimestamp: boolean;
+  /** --verbose-errors: every error told, retried or not. */
+  verboseErrors: boolean;
+  /** -d: pgbench's debug lines. */
+  debug: boolean;
+  /** -C: a new connection per transaction. */
+  connect: boolean;
   perCommand: boolean;
   headroomSummary: boolean;
   headroomOut: string | undefined;
 }
 
-/** What headroom does not do of pgbench's options yet: refused, never ignored. */
-const NOT_YET: Record<string, string> = {
-  C: '-C/--connect (a new connection per transaction)',
-  d: '-d/--debug',
-  tablespace: '--tablespace',
-  'index-tablespace': '--index-tablespace',
-  'progress-timestamp': '--progress-timestamp',
-  'verbose-errors': '--verbose-errors',
-  'exit-on-abort': '--exit-on-abort',
-};
-
-/** pgbench's own checks first, so that a command line pgbench refuses gets pgbench's words; then what headroom lacks. */
 type Env = Readonly<Record<string, string | undefined>>;
 
 export function parsePgbenchArgs(argv: readonly string[], env: Env): PgbenchInit | PgbenchRun {
   const { options, operands } = getoptLong(argv, SHORT, LONG);
-  const parsed = readOptions(options, operands, env);
-  const unsupported = options.find((o) => NOT_YET[o.key] !== undefined);
-  if (unsupported) {
-    const hint = 'hint: leave it out; headroom pgbench --help lists what is supported.';
-    throw new PgbenchUsageError(`${NOT_YET[unsupported.key]} is not supported by headroom pgbench yet`, [hint]);
-  }
-  return parsed;
+  return readOptions(options, operands, env);
 }
 
 function readOptions(options: readonly ParsedOption[], operands: readonly string[], env: Env): PgbenchInit | PgbenchRun {
@@ -225,6 +215,10 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
     seed: undefined,
     maxTries: 1,
     failuresDetailed: false,
+    connect: false,
+    debug: false,
+    progressTimestamp: false,
+    verboseErrors: false,
     perCommand: false,
     headroomSummary: false,
     headroomOut: undefined,
@@ -236,6 +230,8 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
   let partitions = 0;
   let partitionMethod: 'range' | 'hash' | undefined;
   let unlogged = false;
+  let tablespace: string | undefined;
+  let indexTablespace: string | undefined;
   let scale: number | undefined;
   let maxTriesGiven = false;
   for (const { key, value } of options) {
@@ -307,6 +303,18 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
       case 'r':
         run.perCommand = true;
         break;
+      case 'C':
+        run.connect = true;
+        break;
+      case 'd':
+        run.debug = true;
+        break;
+      case 'progress-timestamp':
+        run.progressTimestamp = true;
+        break;
+      case 'verbose-errors':
+        run.verboseErrors = true;
+        break;
       case 'log-prefix':
         run.logPrefix = text;
         break;
@@ -354,6 +362,12 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
       case 'unlogged-tables':
         unlogged = true;
         break;
+      case 'tablespace':
+        tablespace = text;
+        break;
+      case 'index-tablespace':
+        indexTablespace = text;
+        break;
       case 'partitions':
         partitions = intOption(text, '--partitions', 0);
         break;
@@ -375,7 +389,18 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
     if (partitionMethod !== undefined && partitions === 0) throw new PgbenchUsageError('--partition-method requires greater than zero --partitions');
     if (foreignKeys && !steps.includes('f')) steps += 'f';
     if (noVacuum) steps = steps.replace(/v/g, '');
-    return { mode: 'init', connection, scale: scale ?? 1, steps, fillfactor, partitions, partitionMethod: partitionMethod ?? 'range', unlogged };
+    return {
+      mode: 'init',
+      connection,
+      scale: scale ?? 1,
+      steps,
+      fillfactor,
+      partitions,
+      partitionMethod: partitionMethod ?? 'range',
+      unlogged,
+      tablespace,
+      indexTablespace,
+    };
   }
   if (noVacuum) run.vacuum = 'none';
   run.scale = scale;
@@ -390,9 +415,6 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
   run.jobs = Math.min(run.jobs, run.clients);
   if (run.maxTries === 0 && run.latencyLimit === undefined && run.seconds === undefined) {
     throw new PgbenchUsageError('an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)');
-  }
-  if (run.maxTries === 0) {
-    throw new PgbenchUsageError('--max-tries 0 (unlimited tries) is not supported by headroom pgbench yet', ['hint: give a number of tries.']);
   }
   if (!maxTriesGiven) run.maxTries = 1;
   if (!run.log) {

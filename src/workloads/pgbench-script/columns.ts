@@ -2,8 +2,9 @@
  * The result column names of a SELECT (or of an INSERT/UPDATE/DELETE ... RETURNING), read from
  * its select list as PostgreSQL names them: the alias after AS (or a bare alias), else the last
  * part of a column reference, else the function's name. \gset needs them and the driver contract
- * returns rows as arrays; undefined marks a column whose name cannot be read from the text
- * (an unaliased expression or *), which \gset then refuses with a hint to alias it.
+ * returns rows as arrays; a constant is "?column?", as the server names it (no variable's name,
+ * so \gset stops the client as pgbench does); undefined marks a column whose name cannot be read
+ * from the text (an unaliased expression or *), which \gset then refuses with a hint to alias it.
  */
 export function columnNames(sql: string): (string | undefined)[] {
   const list = selectList(sql);
@@ -67,6 +68,8 @@ function nameOf(item: string): string | undefined {
   if (reference) return reference[1] === '*' ? undefined : identifier(reference[1]!);
   const call = new RegExp(String.raw`^(${IDENT})\s*\(`).exec(item);
   if (call) return identifier(call[1]!);
+  // A constant gets PostgreSQL's name for a column it cannot name otherwise.
+  if (/^([+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|'(?:[^']|'')*')$/i.test(item)) return '?column?';
   return undefined;
 }
 

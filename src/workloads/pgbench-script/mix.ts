@@ -17,17 +17,18 @@ export function scriptMix(options: OptionValues): TransactionType[] {
   const builtins = (options['builtin'] as string[] | undefined) ?? [];
   const files = (options['file'] as string[] | undefined) ?? [];
   const defines = parseDefines((options['define'] as string[] | undefined) ?? []);
+  const debug = options['debug'] === true;
   const mix: TransactionType[] = [];
   for (const text of builtins.length + files.length === 0 ? ['tpcb-like'] : builtins) {
     const [name, weight] = splitWeight(text);
     const source = BUILTIN_SCRIPTS[name];
     if (source === undefined) throw new UserError(`unknown built-in script "${name}"`, `use one of ${BUILTIN_NAMES.join(', ')}, optionally with @weight`);
-    mix.push(scriptTransaction(compileScript(name, source), weight, defines, mix.length));
+    mix.push(scriptTransaction(compileScript(name, source), weight, defines, mix.length, debug));
   }
   for (const text of files) {
     const [file, weight] = splitWeight(text);
     const source = readScript(text);
-    mix.push(scriptTransaction(compileScript(file, source), weight, defines, mix.length));
+    mix.push(scriptTransaction(compileScript(file, source), weight, defines, mix.length, debug));
   }
   return mix;
 }

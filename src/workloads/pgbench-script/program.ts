@@ -19,6 +19,11 @@ export type Step = { label: string; command: number } & (
   | { op: 'pipeline'; start: boolean }
   /** \shell (variable undefined) and \setshell: the words joined into a command for /bin/sh. */
   | { op: 'shell'; words: ShellWord[]; variable: number | undefined }
+  /**
+   * What pgbench reads without complaint but stops the client over when it gets there (a \set or
+   * \gset into a name that is no variable's, \gset in a pipeline): the client aborts at this step.
+   */
+  | { op: 'fail'; message: string }
 );
 
 /** A word of a shell command: literal text, or a variable's value (`:name`; `::x` is the text `:x`). */
@@ -97,7 +102,8 @@ export function compileScript(name: string, source: string, variables = new Vari
     const argOffset = args.length - args.trimStart().length;
     switch (raw.name.toLowerCase()) {
       case 'set': {
-        const m = /^(\s*)([A-Za-z0-9_]+)/.exec(args);
+        // The name is the first word, as pgbench reads it; a word that is no variable's name stops the client when it gets there.
+        const m = /^(\s*)(\S+)/.exec(args);
         if (!m)
           fail(
             raw.positionOf(argOffset),
@@ -105,7 +111,10 @@ export function compileScript(name: string, source: string, variables = new Vari
             'write \\set NAME EXPRESSION',
           );
         const exprOffset = m![0].length;
-        steps.push({ op: 'set', slot: variables.slot(m![2]!), value: expression(raw, args.slice(exprOffset), exprOffset), ...labelled(raw) });
+        const name = m![2]!;
+        const value = expression(raw, args.slice(exprOffset), exprOffset);
+        if (!VARIABLE_NAME.test(name)) steps.push({ op: 'fail', message: `set: invalid variable name: "${name}"`, ...labelled(raw) });
+        else steps.push({ op: 'set', slot: variables.slot(name), value, ...labelled(raw) });
         break;
       }
       case 'sleep': {
@@ -142,15 +151,28 @@ export function compileScript(name: string, source: string, variables = new Vari
         }
         if (words.length > 1) fail(raw.positionOf(args.indexOf(words[1]!)), `too many arguments in command "${raw.name}"`);
         const store = { prefix: words[0] ?? '', all: raw.name.toLowerCase() === 'aset' };
-        // pgbench stores each column into the variable prefix + column name and stops the client
-        // when that is no variable name; the names are known from the text here, so refuse it now.
-        // A compound command's columns are named by the server, when it answers.
-        const sql = (previous as Extract<Step, { op: 'sql' }>).sql;
-        for (const column of sql.compound ? [] : columnNames(sql.parameterized)) {
-          if (column !== undefined && !VARIABLE_NAME.test(store.prefix + column)) {
-            const hint = 'alias the column (AS name) with letters, digits and underscores, and use such a prefix';
-            fail(raw, `\\${raw.name}: invalid variable name "${store.prefix + column}"`, hint);
-          }
+        const sqlStep = previous as Extract<Step, { op: 'sql' }>;
+        if (pipelineOpen) {
+          // pgbench 15 stops the client before it sends the command.
+          steps.splice(steps.length - 1, 0, {
+            op: 'fail',
+            message: `\\${raw.name} is not allowed in pipeline mode`,
+            label: sqlStep.label,
+            command: sqlStep.command,
+          });
+          break;
+        }
+        // pgbench stores each column into the variable prefix + column name, and stops the client
+        // when that is no variable's name: after the query, when it stores. A compound command's
+        // columns are named by the server when it answers, and checked then.
+        const column = sqlStep.sql.compound
+          ? undefined
+          : columnNames(sqlStep.sql.parameterized).find((c) => c !== undefined && !VARIABLE_NAME.test(store.prefix + c));
+        if (column !== undefined) {
+          const variable = store.prefix + column;
+          const message = `command ${sqlStep.command} query 0: error storing into variable ${variable} (${raw.name}: invalid variable name: "${variable}")`;
+          steps.push({ op: 'fail', message, label: sqlStep.label, command: sqlStep.command });
+          break;
         }
         (previous as Extract<Step, { op: 'sql' }>).store = store;
         break;

@@ -2,9 +2,10 @@ import type { Connection, LiteralStatement, Row, SqlValue, Statement } from '../
 import type { LiteralValue } from '../../drivers/literals.js';
 import { UserError } from '../../errors.js';
 import type { ScriptTimings } from '../../metrics/command-timings.js';
-import type { DbError } from '../../drivers/errors.js';
+import { DbError } from '../../drivers/errors.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workload.js';
 import { columnNames } from './columns.js';
+import { debugConnection, debugLine, debugProgram } from './debug.js';
 import type { Frame } from './frame.js';
 import { VARIABLE_NAME, type Program, type Step } from './program.js';
 import { PgRandom, clientRandom, clientSeeds } from './pg-random.js';
@@ -26,7 +27,8 @@ const RESOLVED = Promise.resolve();
  * values). The client's variables live as long as its connection, as pgbench's do.
  */
 /** index: the script's place in the mix, 0 for the first, as pgbench numbers scripts in its debug() lines. */
-export function scriptTransaction(program: Program, weight: number, defines: ReadonlyMap<string, string>, index = 0): TransactionType {
+/** debug: pgbench -d's lines for each client (debug.ts); the interpreter runs the same steps either way. */
+export function scriptTransaction(program: Program, weight: number, defines: ReadonlyMap<string, string>, index = 0, debug = false): TransactionType {
   return {
     name: program.name,
     weight,
@@ -42,12 +44,12 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
           'use --protocol simple, or split the command at each \\;',
         );
       }
-      // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255.
+      // pgbench (-M extended or prepared) numbers each :variable of a statement as a parameter, up to 255; its words say "arguments".
       const step = program.steps.find((s) => s.op === 'sql' && s.sql.slots.length > MAX_PARAMETERS);
       if (step === undefined) return;
       const label = step.label.length > 60 ? `${step.label.slice(0, 60)}...` : step.label;
       throw new UserError(
-        `${program.name}: statement has too many parameters (maximum is ${MAX_PARAMETERS}) for --protocol ${protocol}: ${label}`,
+        `${program.name}: statement has too many arguments (maximum is ${MAX_PARAMETERS}) for --protocol ${protocol}: ${label}`,
         'use --protocol simple (pgbench -M simple), or fewer :variables in the statement',
       );
     },
@@ -57,12 +59,23 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
         throw new UserError(`${program.name}: \\; (several queries sent in one request) ${where}`, 'split the command at each \\;');
       }
       const frame = newFrame(program, terminal, defines, index);
+      if (debug) return debugRunner(program, conn, terminal, frame, index);
       const run = new ScriptRun(program, conn, terminal, frame);
       const runner: TransactionRunner = () => run.execute();
       runner.abortText = (error) => run.abortText(error, index);
+      runner.errorPlace = () => run.errorPlace(index);
       return runner;
     },
   };
+}
+
+function debugRunner(program: Program, conn: Connection, terminal: TerminalContext, frame: Frame, index: number): TransactionRunner {
+  const log = debugLine(terminal.terminal);
+  const run = new ScriptRun(debugProgram(program, log), debugConnection(conn, log), terminal, frame);
+  const runner: TransactionRunner = () => (log(`executing script "${program.name}"`), run.execute());
+  runner.abortText = (error) => run.abortText(error, index);
+  runner.errorPlace = () => run.errorPlace(index);
+  return runner;
 }
 
 function newFrame(program: Program, terminal: TerminalContext, defines: ReadonlyMap<string, string>, index: number): Frame {
@@ -196,6 +209,10 @@ class ScriptRun {
     return `script ${script} aborted in command ${command} query ${error.statement ?? 0}: ${error.report ?? error.message}`;
   }
 
+  errorPlace(script: number): string {
+    return `command ${this.frame.command} (SQL) of script ${script}`;
+  }
+
   private ended(): Promise<void> {
     if (!this.inTransaction) return RESOLVED;
     const message = `end of script reached without completing the last transaction (${this.program.name}): end it with END or COMMIT`;
@@ -233,6 +250,8 @@ class ScriptRun {
         case 'shell':
           if (step.variable === undefined) return runShell(step.words, frame);
           return runSetShell(step.words, frame).then((value) => void (frame.vars[step.variable!] = value));
+        case 'fail':
+          throw new ScriptError(step.message);
         case 'pipeline':
           if (step.start) this.pipeline = [];
           else if (this.pipeline) {
@@ -328,9 +347,20 @@ class ScriptRun {
 
   /** A statement's first execution on this connection: prepared first. */
   private async prepareAndRun(step: SqlStep, pc: number, params: SqlValue[]): Promise<void> {
-    const statement = (this.statements[pc] = await this.conn.prepare(step.sql.parameterized));
+    const statement = (this.statements[pc] = await this.conn.prepare(step.sql.parameterized).catch((error: unknown) => this.notPrepared(step, error)));
     if (step.store === undefined) await statement.run(params);
     else this.store(step, pc, await statement.all(params));
+  }
+
+  /**
+   * pgbench logs the server's refusal of a PREPARE and goes on to execute the statement, which
+   * then does not exist: both are told, the client stops at the second as pgbench's does.
+   */
+  private notPrepared(step: SqlStep, error: unknown): never {
+    if (!(error instanceof DbError) || error.report === undefined || error.errorClass !== 'bad_request') throw error;
+    process.stderr.write(`error: ${error.report}\n`);
+    const message = `prepared statement of command ${step.command} does not exist: the server refused to prepare it (${error.message})`;
+    throw new DbError('bad_request', message, error.code, undefined, { cause: error });
   }
 
   private bind(sql: SqlCommand, params: SqlValue[]): void {

@@ -7,6 +7,10 @@ export interface PgbenchTableOptions {
   partitionMethod: 'range' | 'hash';
   fillfactor: number;
   unlogged: boolean;
+  /** --tablespace: the tables' tablespace (PostgreSQL), as pgbench -i puts them there. */
+  tablespace?: string | undefined;
+  /** --index-tablespace: the primary keys' indexes' tablespace (PostgreSQL). */
+  indexTablespace?: string | undefined;
 }
 
 /**
@@ -78,15 +82,17 @@ const postgresAid = (scale: number): string => (scale >= BIGINT_SCALE ? 'bigint'
 function postgresPgbenchTables(scale: number, o: PgbenchTableOptions): string[] {
   const aid = postgresAid(scale);
   const create = `CREATE${o.unlogged ? ' UNLOGGED' : ''} TABLE`;
+  // pgbench puts each of the four tables in --tablespace; the partitions follow their parent's.
+  const place = o.tablespace === undefined ? '' : ` TABLESPACE ${quoteIdentifier(o.tablespace)}`;
   const fill = ` WITH (fillfactor = ${o.fillfactor})`;
   const accountsColumns = `(aid ${aid} NOT NULL, bid int, abalance int, filler char(84))`;
   const statements = [
-    `${create} pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))`,
-    `${create} pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))${fill}`,
+    `${create} pgbench_history (tid int, bid int, aid ${aid}, delta int, mtime timestamp, filler char(22))${place}`,
+    `${create} pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))${fill}${place}`,
     o.partitions > 0
-      ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)`
-      : `${create} pgbench_accounts ${accountsColumns}${fill}`,
-    `${create} pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))${fill}`,
+      ? `${create} pgbench_accounts ${accountsColumns} PARTITION BY ${o.partitionMethod.toUpperCase()} (aid)${place}`
+      : `${create} pgbench_accounts ${accountsColumns}${fill}${place}`,
+    `${create} pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))${fill}${place}`,
   ];
   const accounts = ROWS_PER_SCALE.accounts * scale;
   const size = Math.floor((accounts + o.partitions - 1) / o.partitions);
@@ -99,6 +105,11 @@ function postgresPgbenchTables(scale: number, o: PgbenchTableOptions): string[] 
     statements.push(`${create} pgbench_accounts_${p} PARTITION OF pgbench_accounts ${bounds}${fill}`);
   }
   return statements;
+}
+
+/** An identifier double-quoted, as libpq's PQescapeIdentifier quotes the tablespace pgbench names. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 const DIALECTS: Record<DbmsName, TpcbDialect> = {

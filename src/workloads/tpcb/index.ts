@@ -49,6 +49,12 @@ export const tpcb: Workload = {
       help: 'script variable for every script, repeatable (as pgbench -D)',
       verbs: ['run'],
     },
+    {
+      long: 'debug',
+      type: 'boolean',
+      help: "print each client's steps to stderr as pgbench -d does: the script it starts, each meta-command, each query sent and each answer read",
+      verbs: ['run'],
+    },
   ],
 
   async detectScale(ctx) {

@@ -1,7 +1,7 @@
 import type { DbmsName } from '../../drivers/driver.js';
 import { UserError } from '../../errors.js';
 import type { DataContext, LoadPhase } from '../workload.js';
-import { tpcbDialect, type PgbenchTableOptions } from './dialect.js';
+import { quoteIdentifier, tpcbDialect, type PgbenchTableOptions } from './dialect.js';
 import { ROWS_PER_SCALE } from './schema.js';
 
 /** What `headroom init tpcb --pgbench` was asked, in pgbench -i's terms. */
@@ -66,6 +66,8 @@ export function checkPgbenchInit(dbms: DbmsName, o: PgbenchInitOptions): void {
   if (o.partitions > 0) pgOnly('--partitions');
   if (o.unlogged) pgOnly('--unlogged-tables');
   if (o.fillfactor !== 100) pgOnly('--fillfactor');
+  if (o.tablespace !== undefined) pgOnly('--tablespace');
+  if (o.indexTablespace !== undefined) pgOnly('--index-tablespace');
   if (o.steps.includes('G')) pgOnly('server-side generation (-I G, PostgreSQL generate_series); use g');
   if (o.steps.includes('f') && dialect.foreignKeysRefused) throw new UserError(...dialect.foreignKeysRefused);
 }
@@ -117,11 +119,13 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
         ctx.log(`  (${ctx.dbms}: the primary keys were declared with the tables)`);
         return 0;
       }
-      return run([
-        'ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)',
-        'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)',
-        'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)',
-      ]);
+      return run(
+        [
+          'ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)',
+          'ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)',
+          'ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)',
+        ].map((sql) => (o.indexTablespace === undefined ? sql : `${sql} USING INDEX TABLESPACE ${quoteIdentifier(o.indexTablespace)}`)),
+      );
     case 'f':
       return run(FOREIGN_KEYS);
     default:

@@ -248,9 +248,9 @@ test('postgres: a pipeline, -r per-command figures in the result, and the bad -f
       String.raw`\set aid random(1, 100000 * :scale)
 \startpipeline
 SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-SELECT :aid + 1 AS next_aid \gset
 SELECT 2;
 \endpipeline
+SELECT :aid + 1 AS next_aid \gset
 \set check :next_aid - :aid
 \if :check <> 1
   \set fail 1 / 0
@@ -270,9 +270,9 @@ SELECT 2;
         ['\\set aid random(1, 100000 * :scale)', 50, 0],
         ['\\startpipeline', 50, 0],
         ['SELECT abalance FROM pgbench_accounts WHERE aid = :aid', 50, 0],
-        ['SELECT :aid + 1 AS next_aid', 50, 0],
         ['SELECT 2', 50, 0],
         ['\\endpipeline', 50, 0],
+        ['SELECT :aid + 1 AS next_aid', 50, 0],
         ['\\set check :next_aid - :aid', 50, 0],
         ['\\if :check <> 1', 50, 0],
         ['\\set fail 1 / 0', 0, 0],

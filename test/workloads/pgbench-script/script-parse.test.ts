@@ -53,11 +53,27 @@ test('what pgbench refuses when it reads a script is refused, naming the same pr
   // unexpected number of arguments (abs): the call is checked before the stray parenthesis
   assert.equal(errorOf('\\set x abs(1, 2))\n'), 's.sql:1:8: unexpected number of arguments (abs) in command "set"');
   assert.equal(errorOf('\\set x nosuch(1))\n'), 's.sql:1:8: unexpected function name (nosuch) in command "set"');
-  // gset: invalid variable name: "a b" (pgbench stops the client when it stores; the name is known from the text here)
-  assert.equal(errorOf('SELECT 1 AS "a b" \\gset\n'), 's.sql:1:19: \\gset: invalid variable name "a b"');
-  assert.equal(errorOf('SELECT 1 AS a \\aset p-\n'), 's.sql:1:15: \\aset: invalid variable name "p-a"');
   // double constant overflow (1.0E309)
   assert.equal(errorOf('\\set x 1.0E309\n'), 's.sql:1:8: double constant overflow (1.0E309) in command "set"');
+});
+
+test("a name that is no variable's is read, and stops the client where pgbench stops it: after the query, or at \\set", () => {
+  const failure = (source: string) => compileScript('s.sql', source).steps.map((s) => (s.op === 'fail' ? s.message : s.op));
+  assert.deepEqual(failure('SELECT 1 AS "a b" \\gset\n'), ['sql', 'command 0 query 0: error storing into variable a b (gset: invalid variable name: "a b")']);
+  assert.deepEqual(failure('SELECT 1 AS a \\aset p-\n'), ['sql', 'command 0 query 0: error storing into variable p-a (aset: invalid variable name: "p-a")']);
+  assert.deepEqual(failure('SELECT 2;\nSELECT 1 \\gset\n'), [
+    'sql',
+    'sql',
+    'command 1 query 0: error storing into variable ?column? (gset: invalid variable name: "?column?")',
+  ]);
+  assert.deepEqual(failure('\\set . 1\n'), ['set: invalid variable name: "."']);
+  // pgbench 15 stops the client before it sends a \gset command inside a pipeline.
+  assert.deepEqual(failure('\\startpipeline\nSELECT 1 AS a \\gset\n\\endpipeline\n'), [
+    'pipeline',
+    '\\gset is not allowed in pipeline mode',
+    'sql',
+    'pipeline',
+  ]);
 });
 
 test('what pgbench accepts is accepted: a unit attached to the number, a sign, a non-ASCII \\gset name', () => {
@@ -104,7 +120,15 @@ test('transaction words map onto the driver: BEGIN, START TRANSACTION, END, COMM
 
 test('\\gset column names come from the select list as PostgreSQL names them', () => {
   assert.deepEqual(columnNames('SELECT abalance FROM pgbench_accounts WHERE aid = ?'), ['abalance']);
-  assert.deepEqual(columnNames('SELECT a.abalance, count(*), 1 + 2 AS three, x y, 1 + 2 FROM a'), ['abalance', 'count', 'three', 'y', undefined]);
+  assert.deepEqual(columnNames("SELECT a.abalance, count(*), 1 + 2 AS three, x y, 1 + 2, 7, 's' FROM a"), [
+    'abalance',
+    'count',
+    'three',
+    'y',
+    undefined,
+    '?column?',
+    '?column?',
+  ]);
   assert.deepEqual(columnNames('UPDATE t SET v = v + 1 WHERE k = ? RETURNING v, "Mixed"'), ['v', 'Mixed']);
   assert.deepEqual(columnNames('SELECT coalesce(max(x), 0) AS m, (SELECT 1 FROM u) AS s'), ['m', 's']);
 });

@@ -13,7 +13,7 @@ const statement = (n: number): string => `SELECT ${Array.from({ length: n }, () 
 test('more than 255 parameters in one statement: refused for extended and prepared, as pgbench -M extended/prepared refuses', () => {
   // pgbench 15: "statement has too many arguments (maximum is 255)" under -M extended and -M prepared; -M simple runs it.
   const type = (n: number) => scriptTransaction(compileScript('s.sql', statement(n)), 1, new Map());
-  assert.throws(() => type(256).checkProtocol!('prepared'), /s\.sql: statement has too many parameters \(maximum is 255\) for --protocol prepared/);
+  assert.throws(() => type(256).checkProtocol!('prepared'), /s\.sql: statement has too many arguments \(maximum is 255\) for --protocol prepared/);
   assert.throws(() => type(256).checkProtocol!('extended'), /for --protocol extended/);
   assert.doesNotThrow(() => type(256).checkProtocol!('simple'));
   assert.doesNotThrow(() => type(255).checkProtocol!('prepared'));
@@ -26,7 +26,7 @@ test('the CLI refuses it before anything is loaded, with exit code 2', async (t)
   writeFileSync(file, statement(256));
   const run = await runCli(['run', 'tpcb', '--db', `sqlite:${path.join(folder, 'x.db')}`, '-f', file, '-D', 'p=1', '-t', '1', '-P', '0', '--observe=false']);
   assert.equal(run.code, 2, run.stderr);
-  assert.match(run.stderr, /^headroom: \S*\/wide\.sql: statement has too many parameters \(maximum is 255\) for --protocol prepared: SELECT :p/);
+  assert.match(run.stderr, /^headroom: \S*\/wide\.sql: statement has too many arguments \(maximum is 255\) for --protocol prepared: SELECT :p/);
   assert.equal(existsSync(path.join(folder, 'x.db')), false, 'refused before the database is opened');
 });
 

@@ -1,0 +1,128 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCli, type CliRun } from '../helpers/cli.js';
+import { tapServer } from './harness.js';
+
+/**
+ * pgbench 15 options the TAP tests leave out (-C's figures, --progress-timestamp,
+ * --verbose-errors, --max-tries 0, a key=value connection string as the dbname, and
+ * --exit-on-abort, which pgbench 15 does not have), each run through headroom pgbench and
+ * through pgbench itself on the same database, and checked the same way on both.
+ */
+const server = tapServer(true);
+
+function pgbench(args: readonly string[]): CliRun {
+  const run = spawnSync('pgbench', args, { env: server.env, encoding: 'utf8' });
+  if (run.error) throw new Error(`pgbench 15 is needed to compare with (${run.error.message}); Debian: apt-get install postgresql-client-15`);
+  return { code: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Both tools, the same arguments; headroom's lines begin "headroom pgbench:" where pgbench's begin "pgbench:". */
+async function both(t: TestContext, args: readonly string[]): Promise<{ ours: CliRun; theirs: CliRun } | undefined> {
+  if (!server.db) return void t.skip('no test database');
+  const ours = await runCli(['pgbench', ...args], { env: server.env });
+  return { ours, theirs: pgbench(args) };
+}
+
+function script(name: string, text: string): string {
+  const file = path.join(server.dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+test('initialised by pgbench -i', async (t) => {
+  if (!server.db) return void t.skip('no test database');
+  const run = await runCli(['pgbench', '-i', '-q'], { env: server.env });
+  assert.equal(run.code, 0, run.stderr);
+});
+
+test('-C: a connection per transaction, its time in the latency, "average connection time" and tps including reconnections', async (t) => {
+  const runs = await both(t, ['-n', '-S', '-t', '20', '-c', '2', '-C']);
+  if (!runs) return;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    assert.match(run.stdout, /processed: 40\/40/, who);
+    assert.match(run.stdout, /^average connection time = \d+\.\d{3} ms$/m, who);
+    assert.match(run.stdout, /^tps = \d+\.\d{6} \(including reconnection times\)$/m, who);
+    assert.doesNotMatch(run.stdout, /initial connection time/, who);
+  }
+  // Each transaction opens its own connection and counts it: the latency is more than the connection's time.
+  const latency = Number(/^latency average = (\S+) ms$/m.exec(runs.ours.stdout)![1]);
+  const connection = Number(/^average connection time = (\S+) ms$/m.exec(runs.ours.stdout)![1]);
+  assert.ok(connection > 0 && latency > connection, `latency ${latency} ms, connection ${connection} ms`);
+});
+
+test('--progress-timestamp: each -P line starts with the Unix time of the report, to the millisecond', async (t) => {
+  const before = Date.now() / 1000;
+  const runs = await both(t, ['-n', '-S', '-T', '2', '-P', '1', '--progress-timestamp']);
+  if (!runs) return;
+  const after = Date.now() / 1000;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    const stamps = [...run.stderr.matchAll(/^progress: (\d+\.\d{3}) s, \d+\.\d tps, lat /gm)].map((m) => Number(m[1]));
+    assert.ok(stamps.length >= 1, `${who}: no progress line with a timestamp in\n${run.stderr}`);
+    for (const stamp of stamps) assert.ok(stamp >= before && stamp <= after, `${who}: ${stamp} is not between ${before} and ${after}`);
+  }
+});
+
+// Four clients update one row under REPEATABLE READ, a pause between reading and writing it: serialization failures.
+const CONFLICT =
+  'BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1;\n\\sleep 5 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n';
+
+test('--verbose-errors: each serialization failure told with its command, then whether the transaction is tried again', async (t) => {
+  const file = script('conflict.sql', CONFLICT);
+  const runs = await both(t, ['-n', '-c', '4', '-T', '2', '--max-tries', '2', '--verbose-errors', '-f', file]);
+  if (!runs) return;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    assert.match(run.stderr, /client \d got an error in command 3 \(SQL\) of script 0; ERROR: {2}could not serialize access due to concurrent update/, who);
+    assert.match(run.stderr, /client \d repeats the transaction after the error \(try 1\/2\)/, who);
+    assert.match(run.stderr, /client \d ends the failed transaction \(try 2\/2\)/, who);
+  }
+});
+
+test('--max-tries 0: tries without limit until -T ends the run; no "maximum number of tries" line', async (t) => {
+  const file = script('conflict-unlimited.sql', CONFLICT);
+  const runs = await both(t, ['-n', '-c', '4', '-T', '2', '--max-tries', '0', '-f', file]);
+  if (!runs) return;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    assert.doesNotMatch(run.stdout, /maximum number of tries/, who);
+    const retried = /^number of transactions retried: (\d+) /m.exec(run.stdout);
+    assert.ok(retried && Number(retried[1]) > 0, `${who}: no transaction retried in\n${run.stdout}`);
+    // Only the end of the run stops a try: at most one transaction per client fails.
+    const failed = Number(/^number of failed transactions: (\d+) /m.exec(run.stdout)?.[1]);
+    assert.ok(failed <= 4, `${who}: ${failed} failed`);
+  }
+});
+
+test('a key=value connection string as the dbname; its keys win over -h', async (t) => {
+  if (!server.db) return void t.skip('no test database');
+  const { PGHOST, PGPORT, PGDATABASE } = server.env;
+  const conninfo = `host=${PGHOST} port = '${PGPORT}' dbname=${PGDATABASE}`;
+  const runs = await both(t, ['-n', '-S', '-t', '3', '-h', 'no-such-host.invalid', conninfo]);
+  if (!runs) return;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    assert.match(run.stdout, /processed: 3\/3/, who);
+  }
+  // A database that does not exist: libpq's words, the same from both.
+  const missing = await both(t, ['-n', '-S', '-t', '1', `host=${PGHOST} port=${PGPORT} dbname=no_such_database`]);
+  const failure = (run: CliRun): string | undefined => /error: (connection to server .*)$/m.exec(run.stderr)?.[1];
+  assert.equal(missing!.ours.code, 1);
+  assert.equal(missing!.theirs.code, 1);
+  assert.equal(failure(missing!.ours), failure(missing!.theirs));
+  assert.match(failure(missing!.ours) ?? '', /FATAL: {2}database "no_such_database" does not exist/);
+});
+
+test("--exit-on-abort is not pgbench 15's: refused the way pgbench 15 refuses it", async (t) => {
+  const runs = await both(t, ['--exit-on-abort', '-S', '-t', '1']);
+  if (!runs) return;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 1, who);
+    assert.match(run.stderr, /unrecognized option '--exit-on-abort'/, who);
+  }
+});
