@@ -166,7 +166,8 @@ function connectionRefusal(error: DbError, argv: readonly string[], env: Env): s
   } catch {
     return undefined;
   }
-  if (target?.dbms !== 'postgres') return undefined;
+  // A FATAL report with these SQLSTATEs is PostgreSQL's own: only its URL reaches here with one.
+  if (target === undefined) return undefined;
   // libpq also names a host's address in parentheses when it looked the name up; headroom's error does not carry it.
   const server = target.host.startsWith('/') ? `on socket "${target.host}/.s.PGSQL.${target.port}"` : `at "${target.host}", port ${target.port}`;
   return `connection to server ${server} failed: ${error.report}`;
@@ -260,8 +261,9 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
         err(`headroom pgbench: warning: scale option ignored, using count from pgbench_branches table (${scale})\n`);
       }
       if (seed !== undefined) err(`headroom pgbench: setting random seed to ${seed}\n`);
-      if (o.debug && session.target.dbms !== 'sqlite') {
-        const { host, port, database } = session.target;
+      const server = serverTargetOf(session.target);
+      if (o.debug && server) {
+        const { host, port, database } = server;
         const bound = o.transactions !== undefined ? `nxacts: ${o.transactions}` : `duration: ${o.seconds}`;
         err(`headroom pgbench: pghost: ${host} pgport: ${port} nclients: ${o.clients} ${bound} dbName: ${database}\n`);
       }

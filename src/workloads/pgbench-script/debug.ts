@@ -28,6 +28,8 @@ export function debugConnection(conn: Connection, log: DebugLine): Connection {
     begin: control('BEGIN', () => conn.begin()),
     commit: control('COMMIT', () => conn.commit()),
     rollback: control('ROLLBACK', () => conn.rollback()),
+    // Literal statements go as text through query() above, so that each is told as it is sent.
+    literalStatement: undefined,
     ...(conn.queryResults ? { queryResults: (sql: string) => (log(`sending ${sql}`), answered(conn.queryResults!(sql))) } : {}),
   };
   // Everything else is the connection's own, called on it.
