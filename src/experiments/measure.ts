@@ -107,7 +107,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       seed,
       journal: null,
       argv: [...step.argv],
-      ...(workload.statements ? { statements: workload.statements(step.workloadOptions) } : {}),
+      ...(workload.statements ? { statements: workload.statements(step.workloadOptions, session.driver.dbms) } : {}),
       ...(step.settings.record().asked.length > 0 ? { serverSettings: step.settings.record() } : {}),
     },
     ...(outcome.status === 'interrupted'
