@@ -9,9 +9,16 @@
 // JDBC program's (medians over --rounds). Not a test: the JVM's start and JIT warm-up are inside the JDBC program's Total
 // time, so keep --units large enough (a few thousand) for that to fade.
 //
+// --pin runs the client program (headroom, or the JVM) on one CPU and both servers on the others
+// (--cpus CLIENT:SERVERS, default 0:1), so that a client that needs more CPU per unit cannot take
+// the servers' share: each program's MariaDB/PostgreSQL ratio is then the servers' own, unless its
+// client is the bottleneck, which the `client busy` column (client CPU over wall time, of one CPU
+// when pinned) shows. The servers must run on this machine (taskset); their affinity is put back
+// afterwards, also on Ctrl-C. While pinned, every new PostgreSQL backend, anyone's, gets the servers' CPUs.
+//
 //   node bench/chain-vs-jdbc.mjs [--pg postgres://postgres@127.0.0.1:5432/headroom_chain_jdbc]
 //        [--maria mariadb://root@127.0.0.1:3306/headroom_chain_jdbc] [--scale 1/100]
-//        [--terminals 8,33] [--units 6000] [--rounds 1] [--prepared] [--keep]
+//        [--terminals 8,33] [--units 6000] [--rounds 1] [--prepared] [--keep] [--pin [--cpus 0:1]]
 //
 // Needs java and javac (apt-get install openjdk-17-jdk-headless) and Debian's JDBC drivers
 // (apt-get install libpostgresql-jdbc-java libmariadb-java), or CHAIN_JDBC_CLASSPATH naming both jars.
@@ -22,6 +29,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { headroom } from './lib/headroom-cli.mjs';
+import { pinServers, serverProcess } from './lib/pin-cpus.mjs';
 import { printTimingNote, timed } from './timed.mjs';
 
 const { values } = parseArgs({
@@ -35,8 +43,18 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     // Also headroom --statements prepared, the improvement, beside the two study-style programs.
     prepared: { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: false },
+    cpus: { type: 'string', default: '0:1' },
   },
 });
+
+const [clientCpus, serverCpus] = values.cpus.split(':');
+if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(clientCpus ?? '') || !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(serverCpus ?? '')) {
+  console.error(`chain-vs-jdbc: --cpus ${values.cpus} is not CLIENT:SERVERS as taskset lists CPUs (e.g. 0:1 or 0:1-3)`);
+  process.exit(2);
+}
+/** The client program's command line: under taskset when pinned. */
+const pinned = (command, args) => (values.pin ? ['taskset', ['-c', clientCpus, command, ...args]] : [command, args]);
 
 const JARS = { postgres: '/usr/share/java/postgresql.jar', mariadb: '/usr/share/java/mariadb-java-client.jar' };
 const SOURCE = fileURLToPath(new URL('./chain-jdbc/ChainJdbc.java', import.meta.url));
@@ -91,7 +109,9 @@ function recreateDatabase(db) {
 async function runHeadroom(db, terminals, perTerminal, style = 'study') {
   const out = path.join(work, `headroom-${Date.now()}.json`);
   const args = ['run', 'chain', '--db', db, '--statements', style, '-c', String(terminals), '-t', String(perTerminal), '-P', '0', '-o', out];
-  const r = await timed(process.execPath, [CLI, ...args]);
+  const started = performance.now();
+  const r = await timed(...pinned(process.execPath, [CLI, ...args]));
+  const wallSeconds = (performance.now() - started) / 1000;
   const s = JSON.parse(readFileSync(out, 'utf8')).summary;
   if (!s.totalTime) throw new Error('headroom wrote no Total time');
   return {
@@ -99,22 +119,52 @@ async function runHeadroom(db, terminals, perTerminal, style = 'study') {
     units: s.transactions,
     failed: s.failed,
     cpuMs: (r.cpuSeconds * 1000) / (s.transactions + s.failed),
+    busy: r.cpuSeconds / wallSeconds,
     planning: s.planning,
   };
 }
 
 async function runJdbc(db, terminals, perTerminal) {
-  const r = await timed('java', ['-cp', classpath, 'ChainJdbc', jdbcUrl(db), String(terminals), String(perTerminal), String(clientCount)]);
+  const started = performance.now();
+  const r = await timed(...pinned('java', ['-cp', classpath, 'ChainJdbc', jdbcUrl(db), String(terminals), String(perTerminal), String(clientCount)]));
+  const wallSeconds = (performance.now() - started) / 1000;
   const total = /Total time: (\d+) ms = [\d.]+ ms\/tr = ([\d.]+) tr\/sec/.exec(r.output);
   const counts = /units (\d+) failed (\d+)/.exec(r.output);
   if (!total || !counts) throw new Error(`no Total time line in ChainJdbc's output:\n${r.output}`);
   const [units, failed] = [Number(counts[1]), Number(counts[2])];
-  return { trPerSec: Number(total[2]), units, failed, cpuMs: (r.cpuSeconds * 1000) / (units + failed) };
+  return { trPerSec: Number(total[2]), units, failed, cpuMs: (r.cpuSeconds * 1000) / (units + failed), busy: r.cpuSeconds / wallSeconds };
+}
+
+/** The server's process on this machine: PostgreSQL's postmaster (its children go with it), MariaDB's mariadbd (its threads). */
+function serverOf(dbms, db) {
+  const url = new URL(db);
+  if (dbms === 'postgres') {
+    const user = decodeURIComponent(url.username || 'postgres');
+    const folder = execFileSync('psql', ['-h', url.hostname, '-p', url.port || '5432', '-U', user, '-d', 'postgres', '-Atc', 'SHOW data_directory'], {
+      encoding: 'utf8',
+    }).trim();
+    return serverProcess('PostgreSQL', Number(readFileSync(path.join(folder, 'postmaster.pid'), 'utf8').split('\n')[0]), 'children');
+  }
+  const args = [
+    '--protocol=tcp',
+    '-h',
+    url.hostname,
+    '-P',
+    url.port || '3306',
+    '-u',
+    decodeURIComponent(url.username || 'root'),
+    '-N',
+    '-e',
+    'SELECT @@pid_file',
+  ];
+  const file = execFileSync('mariadb', args, { encoding: 'utf8' }).trim();
+  return serverProcess('MariaDB', Number(readFileSync(file, 'utf8').trim()), 'threads');
 }
 
 const sides = { postgres: values.pg, mariadb: values.maria };
 const terminalCounts = values.terminals.split(',').map(Number);
 const fmt = (n, d = 1) => n.toFixed(d);
+let pin;
 try {
   console.log(
     `chain at ${values.scale} (${clientCount} clients drawn), ${values.units} units per run, terminals ${values.terminals}, ${values.rounds} round(s)`,
@@ -127,6 +177,13 @@ try {
     sql('CREATE DATABASE %');
     headroom(['init', 'chain', '--db', db, '-s', values.scale]);
   }
+  if (values.pin) {
+    pin = pinServers(
+      Object.entries(sides).map(([dbms, db]) => serverOf(dbms, db)),
+      serverCpus,
+    );
+    console.log(`pinned: client programs on CPU ${clientCpus}, servers on CPU ${serverCpus} (before: ${pin.before}; put back at the end)`);
+  } else console.log('not pinned: client programs and servers share every CPU');
   const rows = [];
   for (let round = 1; round <= Number(values.rounds); round++) {
     for (const terminals of terminalCounts) {
@@ -143,7 +200,7 @@ try {
               : await runHeadroom(db, terminals, perTerminal, program === 'prepared' ? 'prepared' : 'study');
           row[`${program}-${dbms}`] = r;
           console.log(
-            `round ${round}, ${terminals} terminals, ${dbms}, ${program}: ${fmt(r.trPerSec)} tr/s (Total time), ${r.units} units, ${r.failed} failed, client CPU ${fmt(r.cpuMs, 3)} ms/unit`,
+            `round ${round}, ${terminals} terminals, ${dbms}, ${program}: ${fmt(r.trPerSec)} tr/s (Total time), ${r.units} units, ${r.failed} failed, client CPU ${fmt(r.cpuMs, 3)} ms/unit, client busy ${fmt(r.busy, 2)}`,
           );
         }
       }
@@ -151,7 +208,9 @@ try {
     }
   }
   console.log('');
-  console.log('terminals  program    PostgreSQL tr/s  MariaDB tr/s  MariaDB/PostgreSQL  client CPU ms/unit (pg, maria)');
+  console.log(
+    `terminals  program    PostgreSQL tr/s  MariaDB tr/s  MariaDB/PostgreSQL  client CPU ms/unit (pg, maria)  client busy (pg, maria)${values.pin ? ', of 1 CPU' : ''}`,
+  );
   // Medians over the rounds: on a busy machine one run of either program can be off by 2x.
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
   for (const terminals of terminalCounts) {
@@ -161,7 +220,8 @@ try {
     for (const program of ['headroom', 'jdbc', ...(values.prepared ? ['prepared'] : [])]) {
       console.log(
         `${String(terminals).padStart(9)}  ${program.padEnd(9)}  ${fmt(at(program, 'postgres', 'trPerSec')).padStart(15)}  ${fmt(at(program, 'mariadb', 'trPerSec')).padStart(12)}  ` +
-          `${fmt(ratio(program), 2).padStart(18)}  ${fmt(at(program, 'postgres', 'cpuMs'), 3)}, ${fmt(at(program, 'mariadb', 'cpuMs'), 3)}`,
+          `${fmt(ratio(program), 2).padStart(18)}  ${`${fmt(at(program, 'postgres', 'cpuMs'), 3)}, ${fmt(at(program, 'mariadb', 'cpuMs'), 3)}`.padEnd(31)}  ` +
+          `${fmt(at(program, 'postgres', 'busy'), 2)}, ${fmt(at(program, 'mariadb', 'busy'), 2)}`,
       );
     }
     // Round by round, so that the spread the medians hide is seen.
@@ -176,7 +236,9 @@ try {
     `medians over ${values.rounds} round(s)${values.prepared ? "; prepared: headroom --statements prepared (both joins prepared), not the study's sending" : ''}`,
   );
   console.log("tr/s = units * 1000 / Total time (the study's figure); client CPU = the whole process (user + system), start-up included");
+  console.log("client busy = client CPU seconds over the program's wall time (1.00 = one CPU kept busy), start-up and exit included");
 } finally {
+  pin?.restore();
   if (!values.keep) {
     for (const db of Object.values(sides)) {
       try {

@@ -51,8 +51,20 @@ export interface Connection {
    * message). pgbench -M simple runs each command so.
    */
   literalStatement?(pieces: readonly string[]): LiteralStatement;
+  /**
+   * One statement without parameters as pgJDBC sends a plain Statement: PostgreSQL's unnamed
+   * statement and portal (Parse, Bind, Describe, Execute, Sync in one write), parsed and planned at
+   * every call; `withBegin` puts BEGIN ahead of it in the same write, as pgJDBC opens a transaction
+   * with autocommit off. Only where the DBMS's protocol has an unnamed statement (PostgreSQL).
+   */
+  queryUnnamed?(sql: string, withBegin: boolean): Promise<Row[]>;
   begin(): Promise<void>;
   commit(): Promise<void>;
+  /**
+   * commit() as pgJDBC sends it: COMMIT as a named statement, parsed with its first execution and
+   * then only bound and executed. Only where queryUnnamed is (PostgreSQL).
+   */
+  commitNamed?(): Promise<void>;
   rollback(): Promise<void>;
   /**
    * Loads rows through the fastest path the DBMS offers (COPY, multi-row insert, one prepared

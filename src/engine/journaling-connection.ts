@@ -13,19 +13,32 @@ export class JournalingConnection implements Connection {
   /** The transaction declared itself read-only: nothing to journal, and the driver may refuse the insert. */
   private readOnly = false;
 
+  /** The inner connection's ways of sending that only some drivers have, passed on where it has them. */
+  readonly queryUnnamed?: (sql: string, withBegin: boolean) => Promise<Row[]>;
+  readonly commitNamed?: () => Promise<void>;
+
   constructor(
     private readonly inner: Connection,
     private readonly journal: JournalWriter,
     private readonly nextId: () => string,
-  ) {}
+  ) {
+    if (inner.queryUnnamed) this.queryUnnamed = inner.queryUnnamed.bind(inner);
+    const commitNamed = inner.commitNamed?.bind(inner);
+    if (commitNamed) this.commitNamed = () => this.journaled(commitNamed);
+  }
 
-  async commit(): Promise<void> {
-    if (this.readOnly) return this.inner.commit();
+  commit(): Promise<void> {
+    return this.journaled(() => this.inner.commit());
+  }
+
+  /** `commit`, with the journal's id written in the same transaction and recorded once it is acknowledged. */
+  private async journaled(commit: () => Promise<void>): Promise<void> {
+    if (this.readOnly) return commit();
     const id = this.nextId();
     this.insert ??= await this.inner.prepare('INSERT INTO headroom_journal (id) VALUES (?)');
     await this.insert.run([id]);
     try {
-      await this.inner.commit();
+      await commit();
     } catch (error) {
       // Lost while the commit was on its way: the server may or may not have made it durable.
       if (error instanceof DbError && error.errorClass === 'connection_lost') this.journal.unknown(id);

@@ -203,7 +203,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       seed,
       // Recorded only where it applied: a workload that sends its own way refuses --protocol.
       ...(workload.honoursProtocol === true ? { protocol } : {}),
-      ...(workload.statements ? { statements: workload.statements(plan.workloadOptions) } : {}),
+      ...(workload.statements ? { statements: workload.statements(plan.workloadOptions, session.driver.dbms) } : {}),
       perCommand,
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
       argv: [...plan.argv],

@@ -145,7 +145,7 @@ export interface Workload {
   /** True when its transactions send statements as --protocol says (pgbench scripts); `run` refuses --protocol for the others. */
   honoursProtocol?: boolean;
   /** How these options make it send its statements, for workloads with a choice (chain --statements); recorded and shown with the result. */
-  statements?(options: OptionValues): { style: string; description: string };
+  statements?(options: OptionValues, dbms?: DbmsName): { style: string; description: string };
   /**
    * Called by `run` after measuring: how the server's time for these options' statements splits
    * between planning and executing, measured on ctx.conn; undefined where the DBMS cannot tell.

@@ -29,7 +29,36 @@ test("chain dialect: each DBMS's SQL where the workload uses it", () => {
   assert.doesNotMatch(createTable('sqlite', 'client', false), /FOREIGN KEY/);
   assert.match(dropStatements('firebird', ['city'])[0]!, /^EXECUTE BLOCK .*rdb\$relation_name = 'CITY'.*DROP TABLE city/);
   // How the study's drivers sent the unit: pgJDBC's BEGIN with the first query, Connector/J 2.x's autocommit=0 and text.
-  assert.deepEqual(chainDialect('postgres').study, { sessionSetup: [], begin: 'with-first-query', writes: 'prepared' });
-  assert.deepEqual(chainDialect('mariadb').study, { sessionSetup: ['SET autocommit=0'], begin: 'implicit', writes: 'text' });
+  assert.deepEqual(chainDialect('postgres').study, {
+    driver: 'pgJDBC',
+    sessionSetup: [],
+    joins: 'unnamed',
+    begin: 'with-first-query',
+    writes: 'prepared',
+    commit: 'named',
+  });
+  assert.deepEqual(chainDialect('mariadb').study, {
+    driver: 'MariaDB Connector/J 2.x',
+    sessionSetup: ['SET autocommit=0'],
+    joins: 'text',
+    begin: 'implicit',
+    writes: 'text',
+    commit: 'text',
+  });
+  // The result's words for the study style say what each DBMS is sent.
+  assert.match(
+    chain.statements!({}, 'postgres').description,
+    /^the study's program as pgJDBC sent it: both joins as literal SQL through the unnamed statement \(Parse, Bind, Describe, Execute, Sync/,
+  );
+  assert.match(
+    chain.statements!({}, 'postgres').description,
+    /BEGIN in the first join's round trip, update and insert prepared once per terminal, COMMIT as a named statement/,
+  );
+  assert.match(
+    chain.statements!({}, 'mariadb').description,
+    /as MariaDB Connector\/J 2.x sent it: both joins as literal SQL text .*autocommit=0, no BEGIN, update and insert as text .*COMMIT as text/,
+  );
+  assert.match(chain.statements!({}, 'sqlite').description, /the study did not run on this DBMS.*BEGIN in a round trip of its own/);
+  assert.equal(chain.statements!({ statements: 'prepared' }, 'postgres').description, 'every statement prepared once per terminal (both joins planned once)');
   assert.deepEqual(CHAIN_DBMSS.filter((d) => chainDialect(d).planning !== undefined).sort(), ['mariadb', 'postgres']);
 });

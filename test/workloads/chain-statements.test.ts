@@ -11,18 +11,23 @@ const SCALE = 0.0002;
 
 /** One thing the unit asked of the real connection, in order; `beginPending` says whether an earlier BEGIN was still unanswered. */
 interface Call {
-  kind: 'prepare' | 'query' | 'run' | 'begin' | 'commit';
+  kind: 'prepare' | 'query' | 'unnamed' | 'run' | 'begin' | 'commit' | 'commit-named';
   sql: string;
   params: readonly SqlValue[];
   beginPending: boolean;
+  /** unnamed: BEGIN went in the same write. */
+  withBegin?: boolean;
 }
 
 /** The real connection, with every call written down before it goes to the server. */
 function recording(conn: Connection, calls: Call[]): Connection {
   let pendingBegins = 0;
-  const note = (kind: Call['kind'], sql: string, params: readonly SqlValue[] = []): void =>
-    void calls.push({ kind, sql, params, beginPending: pendingBegins > 0 });
+  const note = (kind: Call['kind'], sql: string, params: readonly SqlValue[] = [], withBegin?: boolean): void =>
+    void calls.push({ kind, sql, params, beginPending: pendingBegins > 0, ...(withBegin === undefined ? {} : { withBegin }) });
+  const { queryUnnamed, commitNamed } = conn;
   return {
+    ...(queryUnnamed && { queryUnnamed: (sql: string, withBegin: boolean) => (note('unnamed', sql, [], withBegin), queryUnnamed.call(conn, sql, withBegin)) }),
+    ...(commitNamed && { commitNamed: () => (note('commit-named', 'COMMIT'), commitNamed.call(conn)) }),
     async prepare(sql: string): Promise<Statement> {
       note('prepare', sql);
       const statement = await conn.prepare(sql);
@@ -90,7 +95,8 @@ for (const dbms of DBMS_UNDER_TEST) {
     const selects = study.filter((c) => c.sql.startsWith('select'));
     assert.equal(selects.length, 2);
     for (const select of selects) {
-      assert.equal(select.kind, 'query', 'the joins go as one-off text');
+      // pgJDBC's plain Statement: the unnamed statement; elsewhere the text protocol.
+      assert.equal(select.kind, dbms === 'postgres' ? 'unnamed' : 'query', 'the joins go as one-off literal SQL');
       assert.match(select.sql, ID, 'the client id is written into the text');
       assert.equal(select.params.length, 0);
     }
@@ -98,12 +104,22 @@ for (const dbms of DBMS_UNDER_TEST) {
     assert.match(selects[1]!.sql, /^select o\.id, o\.\*, c\.\*, a\.\*, s\.\*, ci\.\*, co\.\* from operation o left join client c/);
     const insert = study.find((c) => c.sql.startsWith('insert'))!;
     assert.ok(insert.params[2] instanceof Date, 'op_time is the client clock, bound');
-    assert.equal(study.at(-1)!.kind, 'commit');
+    assert.equal(study.at(-1)!.kind, dbms === 'postgres' ? 'commit-named' : 'commit');
     if (dbms === 'mariadb') {
       // Connector/J 2.x: values filled in by the client (text protocol), autocommit=0 and no BEGIN.
       assert.deepEqual(
         study.map((c) => c.kind),
         ['query', 'query', 'query', 'query', 'commit'],
+      );
+    } else if (dbms === 'postgres') {
+      // pgJDBC: BEGIN inside the first select's write, no begin() of its own.
+      assert.deepEqual(
+        study.map((c) => c.kind),
+        ['unnamed', 'unnamed', 'run', 'run', 'commit-named'],
+      );
+      assert.deepEqual(
+        selects.map((c) => c.withBegin),
+        [true, false],
       );
     } else {
       assert.equal(study[0]!.kind, 'begin');
@@ -112,7 +128,6 @@ for (const dbms of DBMS_UNDER_TEST) {
         ['run', 'run'],
       );
     }
-    if (dbms === 'postgres') assert.equal(study[1]!.beginPending, true, 'the first select goes out before BEGIN is answered (one round trip)');
     if (dbms === 'sqlite' || dbms === 'firebird') assert.equal(study[1]!.beginPending, false);
 
     const prepared = await threeUnits(conn, dbms, 'prepared');
@@ -142,7 +157,8 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
             async (c: Connection) => String((await c.query('SELECT @@autocommit'))[0]![0]),
           ];
     for (const [style, preparedCount] of [
-      ['study', dbms === 'postgres' ? 2 : 0],
+      // pgJDBC's: update, insert and COMMIT named on the server.
+      ['study', dbms === 'postgres' ? 3 : 0],
       ['prepared', 4],
     ] as const) {
       const own = await driver.connect();

@@ -212,6 +212,21 @@ class PostgresConnection implements Connection {
     return new PostgresLiteralStatement(this, pieces);
   }
 
+  async queryUnnamed(sql: string, withBegin: boolean): Promise<Row[]> {
+    try {
+      return await this.wire.unnamedQuery(sql, withBegin);
+    } catch (error) {
+      throw classifyPostgresError(error, this.target);
+    }
+  }
+
+  /** COMMIT kept as a named statement, made at the first commitNamed(). */
+  private namedCommit: (() => Promise<void>) | undefined;
+
+  commitNamed(): Promise<void> {
+    return (this.namedCommit ??= this.wire.namedCommand('COMMIT'))();
+  }
+
   async queryResults(sql: string): Promise<{ columns: string[] | undefined; rows: Row[] }[]> {
     try {
       return await this.wire.queryResults(sql);

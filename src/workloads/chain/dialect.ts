@@ -36,16 +36,26 @@ export interface ChainDialect {
 }
 
 export interface StudySending {
+  /** The study's JDBC driver on this DBMS, whose way of sending this is; absent where the study did not run. */
+  driver?: string;
   /** Sent once per terminal before its first unit. */
   sessionSetup: string[];
   /**
+   * How the two literal joins go: text, the DBMS's text protocol (simple Query, COM_QUERY);
+   * unnamed, PostgreSQL's unnamed statement and portal, Parse, Bind, Describe, Execute and Sync in
+   * one write (pgJDBC's plain Statement). Either way the server parses and plans them at every call.
+   */
+  joins: 'text' | 'unnamed';
+  /**
    * with-first-query: BEGIN written together with the unit's first statement, one round trip
-   * (pgJDBC with autocommit off); implicit: no BEGIN, the session runs with autocommit=0
-   * (Connector/J 2.x); own-round-trip: BEGIN, then the first statement.
+   * (pgJDBC with autocommit off: inside the first join's write, with joins unnamed); implicit: no
+   * BEGIN, the session runs with autocommit=0 (Connector/J 2.x); own-round-trip: BEGIN, then the first statement.
    */
   begin: 'with-first-query' | 'implicit' | 'own-round-trip';
   /** prepared: update and insert as server-side prepared statements; text: values filled in by the client. */
   writes: 'prepared' | 'text';
+  /** text: the driver's own COMMIT; named: a named statement parsed with its first execution (pgJDBC's). */
+  commit: 'text' | 'named';
 }
 
 /**
@@ -70,7 +80,7 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     analyze: (tables) => [`ANALYZE ${tables.join(', ')}`],
     bulkKeys: asIs,
     latestHundred: 'limit 100',
-    study: { sessionSetup: [], begin: 'with-first-query', writes: 'prepared' },
+    study: { driver: 'pgJDBC', sessionSetup: [], joins: 'unnamed', begin: 'with-first-query', writes: 'prepared', commit: 'named' },
     studyClients: 33,
     planning: 'explain-summary',
   },
@@ -90,7 +100,7 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     // of copying the table to validate it.
     bulkKeys: (statements) => ['SET foreign_key_checks = 0', ...statements, 'SET foreign_key_checks = 1'],
     latestHundred: 'limit 100',
-    study: { sessionSetup: ['SET autocommit=0'], begin: 'implicit', writes: 'text' },
+    study: { driver: 'MariaDB Connector/J 2.x', sessionSetup: ['SET autocommit=0'], joins: 'text', begin: 'implicit', writes: 'text', commit: 'text' },
     // Its default max_connections allows 150.
     studyClients: 150,
     planning: 'analyze-json',
@@ -111,7 +121,7 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     bulkKeys: asIs,
     latestHundred: 'limit 100',
     // Not in the study: BEGIN, then the same literal joins and prepared writes.
-    study: { sessionSetup: [], begin: 'own-round-trip', writes: 'prepared' },
+    study: { sessionSetup: [], joins: 'text', begin: 'own-round-trip', writes: 'prepared', commit: 'text' },
   },
   firebird: {
     // Firebird 3's identity column: a generator of its own, BY DEFAULT so loads may give ids.
@@ -144,7 +154,7 @@ END`,
     bulkKeys: asIs,
     // FETCH FIRST works in Firebird 3 too, but ROWS is what its users write.
     latestHundred: 'rows 100',
-    study: { sessionSetup: [], begin: 'own-round-trip', writes: 'prepared' },
+    study: { sessionSetup: [], joins: 'text', begin: 'own-round-trip', writes: 'prepared', commit: 'text' },
   },
 };
 

@@ -6,7 +6,7 @@ import { modelUnit, statementStyle } from './model-unit.js';
 import { TABLES, dropStatements } from './schema.js';
 import { parseChainScale } from './sizes.js';
 import { samplePlanning } from './planning.js';
-import { STATEMENT_STYLES, STATEMENT_STYLE_HELP } from './statements.js';
+import { STATEMENT_STYLES, describeStatements } from './statements.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
 
 /** The default scale: 1/1000 of the study's data (12,500 addresses, 3 x 3,333 clients), loads in seconds. */
@@ -59,9 +59,9 @@ export const chain: Workload = {
     return (await readMeta(ctx))?.load;
   },
 
-  statements(options) {
+  statements(options, dbms) {
     const style = statementStyle(options);
-    return { style, description: STATEMENT_STYLE_HELP[style] };
+    return { style, description: describeStatements(style, dbms) };
   },
 
   samplePlanning,

@@ -1,5 +1,6 @@
 import type { Connection, DbmsName, Row, SqlValue } from '../../drivers/driver.js';
-import { chainDialect } from './dialect.js';
+import { chainDialect, type StudySending } from './dialect.js';
+import { UserError } from '../../errors.js';
 
 /**
  * How the model unit's statements reach the server (chain-model.md, "How the study's program sends
@@ -9,11 +10,34 @@ import { chainDialect } from './dialect.js';
 export const STATEMENT_STYLES = ['study', 'prepared'] as const;
 export type StatementStyle = (typeof STATEMENT_STYLES)[number];
 
-/** What each style sends, as the summary and the result describe it. */
+/** What each style sends, as the summary and the result describe it; study's words per DBMS are describeStudySending's. */
 export const STATEMENT_STYLE_HELP: Record<StatementStyle, string> = {
-  study: "the study's program: both joins as literal SQL text (planned at every call), update and insert as its JDBC driver sent them, client timestamp",
+  study: "the study's program: both joins as literal SQL (planned at every call), the rest as its JDBC driver sent it, client timestamp",
   prepared: 'every statement prepared once per terminal (both joins planned once)',
 };
+
+/** What a style sends on `dbms`, in words, for the result's `statements.description`. */
+export function describeStatements(style: StatementStyle, dbms: DbmsName | undefined): string {
+  return style === 'study' && dbms !== undefined ? describeStudySending(chainDialect(dbms).study) : STATEMENT_STYLE_HELP[style];
+}
+
+/** The study style's sending on one DBMS, said from the dialect's own fields (dialect.ts), so that the words follow the code. */
+export function describeStudySending(sending: StudySending): string {
+  const joins =
+    sending.joins === 'unnamed'
+      ? 'both joins as literal SQL through the unnamed statement (Parse, Bind, Describe, Execute, Sync: parsed and planned at every call)'
+      : 'both joins as literal SQL text (parsed and planned at every call)';
+  const begin = {
+    'with-first-query': "BEGIN in the first join's round trip",
+    implicit: 'autocommit=0, no BEGIN',
+    'own-round-trip': 'BEGIN in a round trip of its own',
+  }[sending.begin];
+  const writes =
+    sending.writes === 'prepared' ? 'update and insert prepared once per terminal' : 'update and insert as text with the values filled in by the client';
+  const commit = sending.commit === 'named' ? 'COMMIT as a named statement parsed at its first use' : 'COMMIT as text';
+  const who = sending.driver ? `the study's program as ${sending.driver} sent it` : "the study's statements (the study did not run on this DBMS)";
+  return `${who}: ${joins}, ${begin}, ${writes}, ${commit}, op_time from the client's clock`;
+}
 
 /** The model unit's statements, one call per step; the unit's logic (model-unit.ts) is the same for every style. */
 export interface UnitStatements {
@@ -49,30 +73,45 @@ export function studyReadOperationsSql(dbms: DbmsName, clientId: number): string
 
 /**
  * The study's sending, as its JDBC driver did it on each DBMS (dialect.ts, `study`): both joins as
- * literal text, parsed and planned at every call; the update and the insert prepared on the server
- * (pgJDBC) or as text with the values filled in by the client (Connector/J 2.x); BEGIN written with
- * the first query without waiting for its answer (one round trip), or none with the session at
- * autocommit=0. The insert binds the client's clock as op_time, as the study's program does.
+ * literal SQL, parsed and planned at every call, through PostgreSQL's unnamed statement (pgJDBC's
+ * plain Statement) or as text; the update and the insert prepared on the server (pgJDBC) or as
+ * text with the values filled in by the client (Connector/J 2.x); BEGIN written in the first
+ * join's write (one round trip), or none with the session at autocommit=0; COMMIT as pgJDBC keeps
+ * it (a named statement) or as text. The insert binds the client's clock as op_time, as the study's program does.
  */
 export async function studyStatements(conn: Connection, dbms: DbmsName): Promise<UnitStatements> {
-  const { sessionSetup, begin, writes } = chainDialect(dbms).study;
+  const sending = chainDialect(dbms).study;
+  const { sessionSetup, begin, writes } = sending;
+  const { queryUnnamed, commitNamed } = conn;
+  // A connection that cannot send this way (a replica router) would send something else under the study's name.
+  if ((sending.joins === 'unnamed' && queryUnnamed === undefined) || (sending.commit === 'named' && commitNamed === undefined)) {
+    throw new UserError(
+      `chain --statements study sends the joins and COMMIT as ${sending.driver ?? 'the study'} did, which a connection routed to replicas cannot`,
+      'use --statements prepared, or run without replicas',
+    );
+  }
   for (const sql of sessionSetup) await conn.query(sql);
   const [update, insert] = writes === 'prepared' ? [await conn.prepare(STUDY_UPDATE), await conn.prepare(STUDY_INSERT)] : [undefined, undefined];
-  const readClientSql = (clientId: number): Promise<Row[]> => conn.query(studyReadClientSql(clientId));
+  const send: (sql: string, opensTransaction: boolean) => Promise<Row[]> =
+    sending.joins === 'unnamed'
+      ? (sql, opensTransaction) => queryUnnamed!.call(conn, sql, opensTransaction)
+      : (sql, opensTransaction) =>
+          opensTransaction
+            ? // Both are written before either answer is read: the wire client queues requests in order.
+              Promise.all([conn.begin(), conn.query(sql)]).then(secondOf)
+            : conn.query(sql);
+  const readClient =
+    begin === 'own-round-trip'
+      ? (clientId: number) => conn.begin().then(() => send(studyReadClientSql(clientId), false))
+      : (clientId: number) => send(studyReadClientSql(clientId), begin === 'with-first-query');
   return {
-    readClient:
-      begin === 'implicit'
-        ? readClientSql
-        : begin === 'with-first-query'
-          ? // Both are written before either answer is read: the wire client queues requests in order.
-            (clientId) => Promise.all([conn.begin(), readClientSql(clientId)]).then(secondOf)
-          : (clientId) => conn.begin().then(() => readClientSql(clientId)),
-    readOperations: (clientId) => conn.query(studyReadOperationsSql(dbms, clientId)),
+    readClient,
+    readOperations: (clientId) => send(studyReadOperationsSql(dbms, clientId), false),
     updateOperation: update ? (summa, operationId) => update.run([summa, operationId]) : (summa, operationId) => conn.query(STUDY_UPDATE, [summa, operationId]),
     insertOperation: insert
       ? (summa, clientId) => insert.run([summa, clientId, new Date()] as SqlValue[])
       : (summa, clientId) => conn.query(STUDY_INSERT, [summa, clientId, new Date()]),
-    commit: () => conn.commit(),
+    commit: sending.commit === 'named' ? () => commitNamed!.call(conn) : () => conn.commit(),
   };
 }
 

@@ -101,6 +101,18 @@ const REFUSED_OVER_TLS = new WeakSet<Error>();
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
 const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
 const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
+/** Parse("", "BEGIN"), Bind to the unnamed portal, Execute: pgJDBC's BEGIN ahead of a transaction's first query. */
+const UNNAMED_BEGIN = Buffer.concat([
+  new MessageWriter().begin(0x50).cstring('').cstring('BEGIN').int16(0).end().take(),
+  new MessageWriter().begin(0x42).cstring('').cstring('').int16(0).int16(0).int16(0).end().take(),
+  new MessageWriter().begin(0x45).cstring('').int32(0).end().take(),
+]);
+/** What follows an unnamed Parse without parameters: Bind (text results), Describe portal, Execute (all rows), Sync. */
+const UNNAMED_BIND_DESCRIBE_EXECUTE_SYNC = Buffer.concat([
+  new MessageWriter().begin(0x42).cstring('').cstring('').int16(0).int16(0).int16(0).end().take(),
+  new MessageWriter().begin(0x44).bytes('P').cstring('').end().take(),
+  EXECUTE_SYNC,
+]);
 /** How long a startup may go unanswered before the client asks what listens at the address (probe.ts). */
 const SILENCE_BEFORE_PROBE_MS = 1000;
 
@@ -314,6 +326,48 @@ export class WireConnection implements SslAnswering, MessageSink {
     w.int16(0).end();
     w.begin(0x44).bytes('P').cstring('').end(); // Describe portal: its RowDescription gives the types
     return this.send(Buffer.concat([w.take(), EXECUTE_SYNC]), true);
+  }
+
+  /**
+   * A statement without parameters through the unnamed statement and portal, as pgJDBC sends a
+   * plain Statement: Parse, Bind, Describe portal, Execute, Sync in one write, so the server parses
+   * and plans it at every call. `withBegin`: BEGIN goes ahead of it in the same write as its own
+   * unnamed Parse, Bind and Execute with no Sync between, as pgJDBC opens a transaction with
+   * autocommit off (one round trip, one ReadyForQuery for both).
+   */
+  unnamedQuery(sql: string, withBegin: boolean): Promise<Row[]> {
+    const w = this.writer;
+    if (withBegin) w.bytes(UNNAMED_BEGIN);
+    const message = w.begin(0x50).cstring('').cstring(sql).int16(0).end().bytes(UNNAMED_BIND_DESCRIBE_EXECUTE_SYNC).take(); // Parse: no parameters
+    return this.sendBytes(message, message.length, ROWS, true, NO_TYPES) as Promise<Row[]>;
+  }
+
+  /**
+   * A statement without parameters kept under a name from its first execution on, as pgJDBC keeps
+   * COMMIT: the first call sends Parse with its Bind, Execute and Sync (one round trip), later
+   * calls Bind, Execute and Sync. After a failed first call the server may or may not hold the
+   * name, so the next call closes it first (closing an unknown name is no error).
+   */
+  namedCommand(sql: string): () => Promise<void> {
+    const name = `h${++this.statementCount}`;
+    const w = this.writer;
+    w.begin(0x43).bytes('S').cstring(name).end(); // Close statement
+    const close = w.take();
+    w.begin(0x50).cstring(name).cstring(sql).int16(0).end();
+    const parse = w.take();
+    w.begin(0x42).cstring('').cstring(name).int16(0).int16(0).int16(0).end(); // Bind: no parameters, results in text
+    const execute = Buffer.concat([w.take(), EXECUTE_SYNC]);
+    let first: Buffer | undefined = Buffer.concat([parse, execute]);
+    const again = Buffer.concat([close, parse, execute]);
+    return () => {
+      if (first === undefined) return this.sendBytes(execute, execute.length, NOTHING, false, NO_TYPES) as Promise<void>;
+      const message = first;
+      first = undefined;
+      return (this.sendBytes(message, message.length, NOTHING, false, NO_TYPES) as Promise<void>).catch((error: unknown) => {
+        first = again;
+        throw error;
+      });
+    };
   }
 
   /** COPY ... FROM STDIN: streams text-format chunks, honouring the transport's back-pressure. */
