@@ -12,10 +12,6 @@ import { fileURLToPath } from 'node:url';
 const ALLOWED: readonly { pattern: RegExp; why: string }[] = [
   { pattern: /^drivers\//, why: 'one folder per DBMS, and the registry that picks one' },
   { pattern: /(^|\/)dialect\.ts$/, why: "a workload's one file of per-DBMS SQL" },
-  {
-    pattern: /^config\/target\.ts$/,
-    why: "the URL's scheme picks the DBMS before any driver exists: its URL grammar, environment variables and defaults are resolved there",
-  },
 ];
 
 const NAMES = '(?:sqlite|postgres|mariadb|firebird)';

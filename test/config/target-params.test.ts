@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describeTarget, nodeTargets, resolveTarget, type ServerTarget } from '../../src/config/target.js';
 import { TLS_PARAMETERS, sortParameters } from '../../src/config/parameters.js';
-import { passwordFromPgpass } from '../../src/config/postgres/pgpass.js';
+import { passwordFromPgpass } from '../../src/drivers/postgres/pgpass.js';
 import { UserError } from '../../src/errors.js';
 
 function folder(t: TestContext): string {

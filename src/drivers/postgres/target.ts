@@ -1,9 +1,11 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../../errors.js';
-import { connectTimeoutMs, sortParameters } from '../parameters.js';
-import { TARGET_SESSION_ATTRS, type FallbackHost, type ServerTarget, type TargetSessionAttrs } from '../target-types.js';
-import { nonEmpty, type UrlParts } from '../url.js';
+import { connectTimeoutMs, sortParameters } from '../../config/parameters.js';
+import { TARGET_SESSION_ATTRS, type FallbackHost, type ServerTarget, type TargetSessionAttrs } from '../../config/target-types.js';
+import { nonEmpty, type UrlParts } from '../../config/url.js';
+import { serverGrammar } from '../../config/target-grammar.js';
+import { postgresTlsSettings } from './tls-options.js';
 import { passwordFromPgpass } from './pgpass.js';
 import { readService } from './service-file.js';
 
@@ -27,6 +29,17 @@ const ENVIRONMENT: Record<string, string> = {
 
 const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_PORT = 5432;
+
+/**
+ * PostgreSQL's URLs as libpq reads them (config/target.ts picks this by the scheme). The TLS code
+ * reads its parameters and the PGSSL* variables (tls-options.ts); absent, libpq's sslmode=prefer.
+ */
+export const POSTGRES_TARGET = serverGrammar({
+  dbms: 'postgres',
+  defaultPort: DEFAULT_PORT,
+  fields: (url, own, tlsParameters, _text, env, warn) => resolvePostgres(url, own, tlsParameters, env, warn),
+  tls: (given, env) => postgresTlsSettings(given, env),
+});
 
 /** PostgreSQL's part of a target: what resolveTarget cannot resolve the same way for every DBMS. */
 export type PostgresTarget = Omit<ServerTarget, 'dbms' | 'replicas'>;
