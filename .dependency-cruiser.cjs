@@ -8,7 +8,7 @@
 /**
  * The layers from top to bottom: each imports its own folder and any layer below it. drivers and
  * config are one band, the connection layer: drivers read the resolved target, and config hands
- * each DBMS's URL parameters (TLS) to its driver's parser.
+ * each DBMS's part of the URL (grammar, environment, TLS) to its driver folder.
  */
 const ORDER = [
   'cli',
