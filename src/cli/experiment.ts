@@ -6,8 +6,22 @@ import { PEAK_OPTIONS, peakExperiment } from '../experiments/peak.js';
 import { CHAIN_STUDY_OPTIONS, chainStudyExperiment } from '../experiments/chain-study.js';
 
 /** The named experiments of docs/experiments.md; each lives in src/experiments/, this only dispatches. */
-export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[]; run(argv: readonly string[]): Promise<number>; footer?: string }> = {
-  peak: { summary: 'the seven simple queries of the peak queries/s study, each with its clients, one table', options: PEAK_OPTIONS, run: peakExperiment },
+export const EXPERIMENTS: Record<
+  string,
+  {
+    summary: string;
+    options: OptionSpec[];
+    run(argv: readonly string[]): Promise<number>;
+    footer?: string;
+    /** Why it refuses --agents, where it does. */ noAgents?: string;
+  }
+> = {
+  peak: {
+    summary: 'the seven simple queries of the peak queries/s study, each with its clients, one table',
+    options: PEAK_OPTIONS,
+    run: peakExperiment,
+    noAgents: "its client-bound mark weighs this machine's client CPU against this machine's cores",
+  },
   growth: {
     summary: 'load the data at growing sizes and run the same load at each: size against throughput, RAM marked',
     options: GROWTH_OPTIONS,
@@ -19,6 +33,7 @@ export const EXPERIMENTS: Record<string, { summary: string; options: OptionSpec[
       "the address-chain study's sequence: three distributed runs from its generator offsets, then localized runs at 10, 20, ... terminals until refused",
     options: CHAIN_STUDY_OPTIONS,
     run: chainStudyExperiment,
+    noAgents: "it re-runs the study's terminals from one client machine, and its Total time and waits are that client's",
   },
   'dead-rows': {
     summary: "the kv read test, the update test, the read test, the DBMS's maintenance (VACUUM), the read test; table sizes and dead rows around each step",
@@ -51,5 +66,7 @@ export async function experimentCommand(argv: readonly string[]): Promise<number
     );
     return 0;
   }
+  if (experiment.noAgents && rest.some((arg) => arg === '--agents' || arg.startsWith('--agents=')))
+    throw new UserError(`experiment ${name} does not take --agents: ${experiment.noAgents}`, 'run it without --agents (growth and dead-rows take it)');
   return experiment.run(rest);
 }

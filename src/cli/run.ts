@@ -19,7 +19,7 @@ import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
 import { routingOf } from '../config/routing.js';
 import type { RunResult } from '../result/result.js';
 // Distributed runs (--agents): src/agents/.
-import { AGENT_RUN_OPTIONS, agentRunOf } from './agent-run-options.js';
+import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 

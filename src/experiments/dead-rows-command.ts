@@ -12,6 +12,7 @@ import { runDeadRows } from './dead-rows.js';
 import type { DeadRowsRow } from '../result/experiment-rows.js';
 import { checkClients } from '../session/budget.js';
 import { runExperiment } from './runner.js';
+import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
 export const DEAD_ROWS_OPTIONS: OptionSpec[] = [
   DB_OPTION,
@@ -39,6 +40,7 @@ export const DEAD_ROWS_OPTIONS: OptionSpec[] = [
   ACCEPT_DATA_LOSS_OPTION,
   { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 0 },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/dead-rows-DBMS-TIME.json)' },
+  ...AGENT_RUN_OPTIONS,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -54,6 +56,10 @@ export async function deadRowsExperiment(argv: readonly string[]): Promise<numbe
   const asked = given.has('scale') ? kv.parseScale(values['scale'] as string) : undefined;
   const every = values['progress'] as number;
   let since = 0;
+  const fleet = values['agents'] as number | undefined;
+  if (fleet !== undefined && clients < fleet)
+    throw new UserError(`-c ${clients} is fewer than --agents ${fleet}`, 'each agent needs at least one terminal: use -c of at least --agents');
+  const agents = await agentRunOf(values, given);
 
   return runExperiment<DeadRowsRow>(
     'dead-rows',
@@ -90,5 +96,6 @@ export async function deadRowsExperiment(argv: readonly string[]): Promise<numbe
       });
     },
     deadRowsText,
+    agents,
   );
 }

@@ -13,6 +13,7 @@ import { tablesBytes } from '../drivers/observation.js';
 import { checkClients } from '../session/budget.js';
 import { measureStep } from './measure.js';
 import { runExperiment } from './runner.js';
+import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
 /** The study's fixed load: 20 terminals (docs/experiments.md section 2). */
 export const GROWTH_DEFAULT_CLIENTS = 20;
@@ -46,6 +47,7 @@ export const GROWTH_OPTIONS: OptionSpec[] = [
   ACCEPT_DATA_LOSS_OPTION,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run (--observe=false: do not)', default: true },
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/growth-DBMS-TIME.json)' },
+  ...AGENT_RUN_OPTIONS,
   VERBOSE_OPTION,
   HELP_OPTION,
 ];
@@ -70,6 +72,11 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
   const clients = values['clients'] as number;
   const jobs = values['jobs'] as number;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'use -j up to -c');
+  const asked = values['agents'] as number | undefined;
+  // Said before the first load, not after it (the coordinator refuses it too).
+  if (asked !== undefined && clients < asked)
+    throw new UserError(`-c ${clients} is fewer than --agents ${asked}`, 'each agent needs at least one terminal: use -c of at least --agents');
+  const agents = await agentRunOf(values, given);
 
   return runExperiment<GrowthRow>(
     'growth',
@@ -150,5 +157,6 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
       }
     },
     growthText,
+    agents,
   );
 }

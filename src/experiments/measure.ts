@@ -7,6 +7,7 @@ import type { RunResult } from '../result/result.js';
 import { NO_PGBENCH_SETTINGS, measureOnce } from '../session/measure.js';
 import type { Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';
+import type { AgentRun } from '../agents/coordinator.js';
 
 /** One measured step of an experiment: a closed-loop run of a workload on data already loaded. */
 export interface Step {
@@ -31,6 +32,8 @@ export interface Step {
   maxTries?: number;
   /** Called with every 1-second point, for progress lines. */
   onInterval?: (point: SeriesPoint) => void;
+  /** --agents: the step's terminals run on the agents, sharded as in headroom run; its result gets their record. */
+  agents?: AgentRun;
 }
 
 /**
@@ -70,6 +73,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       live: false,
       progressEvery: step.onInterval ? 1 : 0,
       ...(step.onInterval ? { progress: step.onInterval } : {}),
+      ...(step.agents ? { agents: step.agents } : {}),
     },
     step.clients,
   );

@@ -8,6 +8,7 @@ import type { Workload } from '../workloads/workload.js';
 import { STDOUT_PATH, defaultExperimentPath, writeOutput } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
 import { onInterrupt, type Interrupt } from '../session/interrupt.js';
+import type { AgentRun } from '../agents/coordinator.js';
 import { experimentHeader, type ExperimentResult } from './experiment-result.js';
 
 /** What an experiment's steps are given: the open session, the settings in force, and the stop signal. */
@@ -22,12 +23,15 @@ export interface ExperimentContext<Row> {
   record(row: Row, run?: RunResult): void;
   /** Adds a line to the file's notes: what the experiment did beside its steps. */
   note(text: string): void;
+  /** --agents: every measured step runs its terminals on the agents (experiments/measure.ts passes it on). */
+  agents?: AgentRun;
 }
 
 /**
  * The frame every experiment shares: opens the session, applies --set (and puts it back however
  * the experiment ends), runs the steps, and writes one file with what was measured, also when it
- * was interrupted (Ctrl-C: exit 130) or failed part way (the error is then thrown on).
+ * was interrupted (Ctrl-C: exit 130) or failed part way (the error is then thrown on). With
+ * --agents (`agents`, its bus already open) the bus is closed however the experiment ends.
  */
 export async function runExperiment<Row>(
   name: string,
@@ -36,6 +40,23 @@ export async function runExperiment<Row>(
   workload: Workload,
   steps: (ctx: ExperimentContext<Row>) => Promise<void>,
   render: (result: ExperimentResult<Row>, file: string) => string,
+  agents?: AgentRun,
+): Promise<number> {
+  try {
+    return await experimentOn(name, argv, values, workload, steps, render, agents);
+  } finally {
+    await agents?.bus.nc.drain().catch(() => undefined);
+  }
+}
+
+async function experimentOn<Row>(
+  name: string,
+  argv: readonly string[],
+  values: OptionValues,
+  workload: Workload,
+  steps: (ctx: ExperimentContext<Row>) => Promise<void>,
+  render: (result: ExperimentResult<Row>, file: string) => string,
+  agents: AgentRun | undefined,
 ): Promise<number> {
   const asked = parseSettings(values['set'] as string[] | undefined);
   checkRunOutputs(values);
@@ -63,6 +84,7 @@ export async function runExperiment<Row>(
         serverOnThisMachine,
         record: (row, run) => void (rows.push(row), run && runs.push(run)),
         note: (text) => void notes.push(text),
+        ...(agents ? { agents } : {}),
       });
     } catch (error) {
       failure = error;

@@ -3,9 +3,9 @@ import { UserError } from '../errors.js';
 import { BUS_OPTIONS, openBus } from '../agents/bus.js';
 import type { AgentRun } from '../agents/coordinator.js';
 import { ON_AGENT_LOSS, type OnAgentLoss } from '../agents/record.js';
-import { logLine } from '../session/session.js';
+import { logLine } from './session.js';
 
-/** `headroom run --agents K`: the run's terminals come from K agents on other machines (src/agents/). */
+/** `headroom run --agents K` (and the experiments that take it): the terminals come from K agents on other machines (src/agents/). */
 export const AGENT_RUN_OPTIONS: OptionSpec[] = [
   {
     long: 'agents',
