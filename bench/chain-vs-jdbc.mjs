@@ -186,12 +186,14 @@ try {
   } else console.log('not pinned: client programs and servers share every CPU');
   const rows = [];
   for (let round = 1; round <= Number(values.rounds); round++) {
-    for (const terminals of terminalCounts) {
+    for (const [index, terminals] of terminalCounts.entries()) {
       const perTerminal = Math.max(1, Math.floor(Number(values.units) / terminals));
       const row = { round, terminals };
       for (const [dbms, db] of Object.entries(sides)) {
-        // Alternating who goes first, so that neither always meets the other's leftovers (dirty pages, a longer table).
-        const order = rows.length % 2 === 0 ? ['headroom', 'jdbc'] : ['jdbc', 'headroom'];
+        // Who goes first alternates from round to round at each terminal count (and between the counts),
+        // so that neither always meets the other's leftovers (dirty pages, a longer table) nor the
+        // first, colder run after the load.
+        const order = (round + index) % 2 === 1 ? ['headroom', 'jdbc'] : ['jdbc', 'headroom'];
         if (values.prepared) order.push('prepared');
         for (const program of order) {
           const r =
