@@ -14,7 +14,7 @@ import {
   type PacketSink,
 } from '../../src/drivers/mariadb/wire/responses.js';
 import { readBinaryRow, readTextRow } from '../../src/drivers/mariadb/wire/values.js';
-import { Framer } from '../../src/drivers/transport/framer.js';
+import { deliverInReads } from '../helpers/wire-bytes.js';
 
 /**
  * MariaDB's server packets read from hand-built bytes, with no socket: the same scan and readers
@@ -166,16 +166,7 @@ function decoded(): { sink: PacketSink; out: unknown[] } {
 /** Delivers `stream` in reads of the given sizes through one buffer that each read overwrites, at an offset inside it. */
 function deliver(stream: Buffer, sizes: readonly number[]): unknown[] {
   const { sink, out } = decoded();
-  const framer = new Framer((data, start, end) => scanPackets(data, start, end, sink));
-  const reused = Buffer.alloc(stream.length + 16, 0xee);
-  let at = 0;
-  for (const size of sizes) {
-    stream.copy(reused, 8, at, at + size);
-    reused.fill(0xee, 8 + size);
-    framer.push(reused, 8, 8 + size);
-    at += size;
-  }
-  assert.equal(at, stream.length);
+  deliverInReads(stream, sizes, (data, start, end) => scanPackets(data, start, end, sink));
   return out;
 }
 

@@ -12,7 +12,7 @@ import {
   type MessageSink,
 } from '../../src/drivers/postgres/wire/messages.js';
 import { PgServerError } from '../../src/drivers/postgres/wire/pg-error.js';
-import { Framer } from '../../src/drivers/transport/framer.js';
+import { deliverInReads, int16, int32 } from '../helpers/wire-bytes.js';
 
 /**
  * PostgreSQL's backend messages read from hand-built bytes, with no socket: the same scan and
@@ -20,16 +20,6 @@ import { Framer } from '../../src/drivers/transport/framer.js';
  * whole and cut into two reads at every byte boundary; corrupt messages end in MalformedMessage.
  */
 
-const int32 = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(n);
-  return b;
-};
-const int16 = (n: number): Buffer => {
-  const b = Buffer.alloc(2);
-  b.writeInt16BE(n);
-  return b;
-};
 const message = (type: string, ...body: Buffer[]): Buffer => {
   const payload = Buffer.concat(body);
   return Buffer.concat([Buffer.from(type, 'latin1'), int32(payload.length + 4), payload]);
@@ -133,17 +123,7 @@ const EXPECTED = [
 /** Delivers `stream` as a transport does: in reads of the given sizes through one buffer each read overwrites. */
 function deliver(stream: Buffer, sizes: readonly number[]): unknown[] {
   const { sink, out } = decoded();
-  const framer = new Framer((data, start, end) => scanMessages(data, start, end, sink));
-  const reused = Buffer.alloc(stream.length + 16, 0xee);
-  let at = 0;
-  for (const size of sizes) {
-    // Land each read at an offset inside a larger buffer, as the native reactor does.
-    stream.copy(reused, 8, at, at + size);
-    reused.fill(0xee, 8 + size);
-    framer.push(reused, 8, 8 + size);
-    at += size;
-  }
-  assert.equal(at, stream.length);
+  deliverInReads(stream, sizes, (data, start, end) => scanMessages(data, start, end, sink));
   return out;
 }
 

@@ -6,6 +6,7 @@ import { DbError } from '../../src/drivers/errors.js';
 import { postgresTlsSettings } from '../../src/drivers/postgres/tls-options.js';
 import { loadReactor } from '../../src/drivers/transport/native-transport.js';
 import { connectAndSelect, fakeServer, noise, reader, writeBytewise, writeSplit } from '../helpers/fake-server.js';
+import { int16, int32 } from '../helpers/wire-bytes.js';
 
 /**
  * headroom's PostgreSQL client against a fake server on a loopback port that sends truncated,
@@ -13,16 +14,6 @@ import { connectAndSelect, fakeServer, noise, reader, writeBytewise, writeSplit 
  * valid exchange cut anywhere still works.
  */
 
-const int32 = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(n);
-  return b;
-};
-const int16 = (n: number): Buffer => {
-  const b = Buffer.alloc(2);
-  b.writeInt16BE(n);
-  return b;
-};
 const message = (type: string, body: Buffer): Buffer => Buffer.concat([Buffer.from(type), int32(body.length + 4), body]);
 const parameter = (name: string, value: string): Buffer => message('S', Buffer.from(`${name}\0${value}\0`));
 
