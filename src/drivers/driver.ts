@@ -26,6 +26,12 @@ export interface Statement {
   all(params?: readonly SqlValue[]): Promise<Row[]>;
 }
 
+/**
+ * A parameter's type as a statement declares it to the server, as a JDBC program's setters do:
+ * setInt integer, setLong bigint; setTimestamp leaves it unspecified, for the server to infer.
+ */
+export type DeclaredType = 'integer' | 'bigint' | 'unspecified';
+
 /** See Connection.literalStatement. */
 export interface LiteralStatement {
   /** Executes and returns the number of affected (or returned) rows. */
@@ -58,6 +64,14 @@ export interface Connection {
    * with autocommit off. Only where the DBMS's protocol has an unnamed statement (PostgreSQL).
    */
   queryUnnamed?(sql: string, withBegin: boolean): Promise<Row[]>;
+  /**
+   * A statement with parameters sent as pgJDBC sends a PreparedStatement with prepareThreshold
+   * `threshold`: its first threshold-1 executions through the unnamed statement (parsed and
+   * planned at each), the threshold-th parses it under a name in the same write, later ones only
+   * bind and execute it. `types` are the parameters' declared types (absent: none declared).
+   * Nothing is sent until the first execution. Only where queryUnnamed is (PostgreSQL).
+   */
+  prepareAtThreshold?(sql: string, threshold: number, types?: readonly DeclaredType[]): Statement;
   begin(): Promise<void>;
   commit(): Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import type { Connection, Row, SqlValue, Statement } from '../drivers/driver.js';
+import type { Connection, DeclaredType, Row, SqlValue, Statement } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
 import type { JournalWriter } from './journal.js';
 
@@ -16,6 +16,7 @@ export class JournalingConnection implements Connection {
   /** The inner connection's ways of sending that only some drivers have, passed on where it has them. */
   readonly queryUnnamed?: (sql: string, withBegin: boolean) => Promise<Row[]>;
   readonly commitNamed?: () => Promise<void>;
+  readonly prepareAtThreshold?: (sql: string, threshold: number, types?: readonly DeclaredType[]) => Statement;
 
   constructor(
     private readonly inner: Connection,
@@ -23,6 +24,7 @@ export class JournalingConnection implements Connection {
     private readonly nextId: () => string,
   ) {
     if (inner.queryUnnamed) this.queryUnnamed = inner.queryUnnamed.bind(inner);
+    if (inner.prepareAtThreshold) this.prepareAtThreshold = inner.prepareAtThreshold.bind(inner);
     const commitNamed = inner.commitNamed?.bind(inner);
     if (commitNamed) this.commitNamed = () => this.journaled(commitNamed);
   }

@@ -9,11 +9,17 @@ import { chain } from '../../src/workloads/chain/index.js';
 import { modelUnit } from '../../src/workloads/chain/model-unit.js';
 import { freshDatabase } from '../helpers/databases.js';
 
-/** One frontend message as the server received it: its type letter and, for Parse and Bind, the statement name and text. */
+/**
+ * One frontend message as the server received it: its type letter; for Parse and Bind the
+ * statement name, for Parse its text and declared parameter type OIDs, for Describe and Close
+ * what they name ('S' statement, 'P' portal) in `target`.
+ */
 interface Message {
   type: string;
   statement?: string;
   sql?: string;
+  oids?: number[];
+  target?: string;
 }
 
 /**
@@ -97,7 +103,11 @@ class Relay {
       if (type === 'p') continue; // a password answer
       if (type === 'P') {
         const nameEnd = body.indexOf(0);
-        this.sent.push({ type, statement: body.toString('utf8', 0, nameEnd), sql: body.toString('utf8', nameEnd + 1, body.indexOf(0, nameEnd + 1)) });
+        const sqlEnd = body.indexOf(0, nameEnd + 1);
+        const oids = Array.from({ length: body.readInt16BE(sqlEnd + 1) }, (_, i) => body.readInt32BE(sqlEnd + 3 + 4 * i));
+        this.sent.push({ type, statement: body.toString('utf8', 0, nameEnd), sql: body.toString('utf8', nameEnd + 1, sqlEnd), oids });
+      } else if (type === 'D' || type === 'C') {
+        this.sent.push({ type, target: String.fromCharCode(body[0]!), statement: body.toString('utf8', 1, body.indexOf(0, 1)) });
       } else if (type === 'B') {
         const portalEnd = body.indexOf(0);
         this.sent.push({ type, statement: body.toString('utf8', portalEnd + 1, body.indexOf(0, portalEnd + 1)) });
@@ -200,16 +210,19 @@ test('postgres: chain --statements study sends the joins through the unnamed sta
     seed: 7,
   });
   const units: Message[][][] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 6; i++) {
     relay.clear();
     await unit();
     units.push(relay.requests());
     assert.deepEqual(relay.ready, ['T', 'T', 'T', 'T', 'I'], `unit ${i + 1}: one ReadyForQuery per request, the transaction open until COMMIT`);
   }
   for (const [i, requests] of units.entries()) {
+    // pgJDBC's prepareThreshold=5: update and insert unnamed 4 times, named at the 5th (the insert,
+    // whose timestamp's type is left to the server, with Describe statement instead of portal), then only bound.
+    const [update, insert] = i < 4 ? ['PBDES', 'PBDES'] : i === 4 ? ['PBDES', 'PDBES'] : ['BES', 'BES'];
     assert.deepEqual(
       requests.map(kinds),
-      ['PBEPBDES', 'PBDES', 'BES', 'BES', i === 0 ? 'PBES' : 'BES'],
+      ['PBEPBDES', 'PBDES', update, insert, i === 0 ? 'PBES' : 'BES'],
       `unit ${i + 1}: BEGIN with the first join, the second join, update, insert, COMMIT`,
     );
     const [readClient, readOperations] = requests;
@@ -221,9 +234,119 @@ test('postgres: chain --statements study sends the joins through the unnamed sta
       readOperations![0]!.sql!,
       /^select o\.id, o\.\*, c\.\*, a\.\*, s\.\*, ci\.\*, co\.\* from operation o .* where c\.id=\d+ order by o\.id desc limit 100$/,
     );
-    // Update and insert: named statements prepared before the first unit.
-    assert.ok(requests[2]![0]!.statement !== '' && requests[3]![0]!.statement !== '' && requests[2]![0]!.statement !== requests[3]![0]!.statement);
+    const [updateName, insertName] = [requests[2]![0]!.statement, requests[3]![0]!.statement];
+    if (i < 4) assert.deepEqual([updateName, insertName], ['', ''], `unit ${i + 1}: update and insert through the unnamed statement`);
+    else assert.ok(updateName !== '' && insertName !== '' && updateName !== insertName, `unit ${i + 1}: update and insert named`);
+    if (i <= 4) {
+      // The types the study's setters declare: setInt, setLong; setInt, setInt, setTimestamp (left to the server).
+      assert.deepEqual(requests[2]![0]!.oids, [23, 20]);
+      assert.deepEqual(requests[3]![0]!.oids, [23, 23, 0]);
+    }
   }
+  assert.equal(units[5]![2]![0]!.statement, units[4]![2]![0]!.statement, 'the update bound by the name it got at the 5th');
+  assert.deepEqual(
+    units[4]![3]!.filter((m) => m.type === 'D').map((m) => [m.target, m.statement]),
+    [['S', units[4]![3]![0]!.statement]],
+    "the insert's naming write describes the statement",
+  );
   assert.equal(units[0]![4]![0]!.sql, 'COMMIT');
   assert.equal(units[2]![4]![0]!.statement, units[0]![4]![0]!.statement, 'COMMIT is parsed once and bound after');
+});
+
+/** Named prepared statements the server holds for `conn`'s session. */
+async function namedOnServer(conn: Connection): Promise<number> {
+  return Number((await conn.query('SELECT count(*) FROM pg_prepared_statements'))[0]![0]);
+}
+
+test('postgres: prepareAtThreshold sends unnamed until the threshold, names the statement at it, then only binds', async (t) => {
+  const fresh = await relayed(t);
+  if (!fresh) return;
+  const { relay, conn } = fresh;
+  await conn.query('CREATE TABLE t (id int PRIMARY KEY, n bigint, at timestamp)');
+  await conn.query('INSERT INTO t SELECT g, 0, NULL FROM generate_series(1, 10) g');
+  const update = conn.prepareAtThreshold!('UPDATE t SET n = n + ? WHERE id = ?', 5, ['integer', 'bigint']);
+  const insert = conn.prepareAtThreshold!('INSERT INTO t VALUES (?, ?, ?)', 5, ['integer', 'integer', 'unspecified']);
+  const read = conn.prepareAtThreshold!('SELECT id, n FROM t WHERE id <= ? ORDER BY id', 3, ['integer']);
+  assert.equal(await namedOnServer(conn), 0, 'nothing sent before the first execution');
+  for (let i = 1; i <= 4; i++) {
+    relay.clear();
+    assert.equal(await update.run([i, 1]), 1);
+    assert.equal(await insert.run([100 + i, i, new Date(Date.UTC(2024, 0, i))]), 1);
+    const [u, ins] = relay.requests();
+    assert.deepEqual([kinds(u!), kinds(ins!)], ['PBDES', 'PBDES'], `execution ${i}: unnamed Parse, Bind, Describe portal, Execute, Sync`);
+    assert.deepEqual([u![0]!.statement, u![1]!.statement, u![2]!.target], ['', '', 'P']);
+    assert.deepEqual(
+      [u![0]!.oids, ins![0]!.oids],
+      [
+        [23, 20],
+        [23, 23, 0],
+      ],
+    );
+  }
+  assert.equal(await namedOnServer(conn), 0, 'after 4 executions: none named');
+  relay.clear();
+  await update.run([5, 1]);
+  const [u5] = relay.requests();
+  assert.equal(await namedOnServer(conn), 1, 'after the 5th execution of one: it is named');
+  relay.clear();
+  await insert.run([105, 5, new Date(Date.UTC(2024, 0, 5))]);
+  const [ins5] = relay.requests();
+  assert.equal(kinds(u5!), 'PBDES');
+  assert.notEqual(u5![0]!.statement, '');
+  assert.equal(u5![1]!.statement, u5![0]!.statement, 'bound to the name it was parsed under');
+  assert.equal(kinds(ins5!), 'PDBES', 'a parameter left to the server: Describe statement ahead of the Bind, no Describe portal');
+  assert.deepEqual([ins5![1]!.target, ins5![1]!.statement], ['S', ins5![0]!.statement]);
+  assert.equal(await namedOnServer(conn), 2);
+  relay.clear();
+  await update.run([6, 1]);
+  await insert.run([106, 6, new Date(Date.UTC(2024, 0, 6))]);
+  assert.deepEqual(relay.requests().map(kinds), ['BES', 'BES'], 'after naming: Bind, Execute, Sync');
+  assert.equal(await namedOnServer(conn), 2);
+  assert.deepEqual(await conn.query('SELECT n FROM t WHERE id = 1'), [['21']], 'every execution ran: 1 + ... + 6');
+  assert.deepEqual(await conn.query('SELECT at FROM t WHERE id = 106'), [['2024-01-06 00:00:00']], 'the timestamp as the server inferred it');
+  // Rows: the types from the naming execution's Describe decode the bound-only executions' rows.
+  for (let i = 0; i < 4; i++)
+    assert.deepEqual(
+      await read.all([2]),
+      [
+        [1, '21'],
+        [2, '0'],
+      ],
+      `read ${i + 1}`,
+    );
+});
+
+test('postgres: prepareAtThreshold recovers from a naming execution that fails, whether its Parse failed or a later message', async (t) => {
+  const fresh = await relayed(t);
+  if (!fresh) return;
+  const { relay, conn } = fresh;
+  await conn.query('CREATE TABLE t (id int PRIMARY KEY, n int CHECK (n < 100))');
+  const insert = conn.prepareAtThreshold!('INSERT INTO t VALUES (?, ?)', 3, ['integer', 'integer']);
+  await insert.run([1, 1]);
+  await insert.run([2, 2]);
+  // The naming execution's Parse succeeds, its Execute fails: the server keeps the name.
+  await assert.rejects(insert.run([3, 100]), /check constraint/);
+  assert.equal(await namedOnServer(conn), 1);
+  relay.clear();
+  assert.equal(await insert.run([3, 3]), 1, 'named again after closing the name');
+  const [retry] = relay.requests();
+  assert.equal(kinds(retry!), 'CPBDES', 'Close statement, then the naming write again');
+  assert.deepEqual([retry![0]!.target, retry![0]!.statement], ['S', retry![1]!.statement]);
+  assert.equal(await namedOnServer(conn), 1);
+  relay.clear();
+  await insert.run([4, 4]);
+  assert.deepEqual(relay.requests().map(kinds), ['BES']);
+
+  // The naming execution's Parse fails (its table is gone): no name on the server, the next one parses it.
+  const other = conn.prepareAtThreshold!('INSERT INTO u VALUES (?)', 2, ['integer']);
+  await conn.query('CREATE TABLE u (id int)');
+  await other.run([1]);
+  await conn.query('DROP TABLE u');
+  await assert.rejects(other.run([2]), /relation "u" does not exist/);
+  await conn.query('CREATE TABLE u (id int)');
+  assert.equal(await other.run([3]), 1);
+  await other.run([4]);
+  assert.deepEqual(await conn.query('SELECT id FROM u ORDER BY id'), [[3], [4]]);
+  assert.equal(await namedOnServer(conn), 2);
+  assert.deepEqual(await conn.query('SELECT n FROM t ORDER BY id'), [[1], [2], [3], [4]]);
 });

@@ -34,7 +34,8 @@ test("chain dialect: each DBMS's SQL where the workload uses it", () => {
     sessionSetup: [],
     joins: 'unnamed',
     begin: 'with-first-query',
-    writes: 'prepared',
+    writes: 'at-threshold',
+    prepareThreshold: 5,
     commit: 'named',
   });
   assert.deepEqual(chainDialect('mariadb').study, {
@@ -52,7 +53,7 @@ test("chain dialect: each DBMS's SQL where the workload uses it", () => {
   );
   assert.match(
     chain.statements!({}, 'postgres').description,
-    /BEGIN in the first join's round trip, update and insert prepared once per terminal, COMMIT as a named statement/,
+    /BEGIN in the first join's round trip, update and insert through the unnamed statement for their first 4 executions per terminal \(parsed and planned at each\), prepared under a name at the 5th, COMMIT as a named statement/,
   );
   assert.match(
     chain.statements!({}, 'mariadb').description,

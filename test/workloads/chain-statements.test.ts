@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Connection, DbmsName, Row, SqlValue, Statement } from '../../src/drivers/driver.js';
+import type { Connection, DbmsName, DeclaredType, Row, SqlValue, Statement } from '../../src/drivers/driver.js';
 import { Random } from '../../src/common/random.js';
 import { chain } from '../../src/workloads/chain/index.js';
 import { modelUnit } from '../../src/workloads/chain/model-unit.js';
@@ -11,7 +11,7 @@ const SCALE = 0.0002;
 
 /** One thing the unit asked of the real connection, in order; `beginPending` says whether an earlier BEGIN was still unanswered. */
 interface Call {
-  kind: 'prepare' | 'query' | 'unnamed' | 'run' | 'begin' | 'commit' | 'commit-named';
+  kind: 'prepare' | 'at-threshold' | 'query' | 'unnamed' | 'run' | 'begin' | 'commit' | 'commit-named';
   sql: string;
   params: readonly SqlValue[];
   beginPending: boolean;
@@ -24,9 +24,19 @@ function recording(conn: Connection, calls: Call[]): Connection {
   let pendingBegins = 0;
   const note = (kind: Call['kind'], sql: string, params: readonly SqlValue[] = [], withBegin?: boolean): void =>
     void calls.push({ kind, sql, params, beginPending: pendingBegins > 0, ...(withBegin === undefined ? {} : { withBegin }) });
-  const { queryUnnamed, commitNamed } = conn;
+  const { queryUnnamed, commitNamed, prepareAtThreshold } = conn;
   return {
     ...(queryUnnamed && { queryUnnamed: (sql: string, withBegin: boolean) => (note('unnamed', sql, [], withBegin), queryUnnamed.call(conn, sql, withBegin)) }),
+    ...(prepareAtThreshold && {
+      prepareAtThreshold(sql: string, threshold: number, types?: readonly DeclaredType[]): Statement {
+        note('at-threshold', sql);
+        const statement = prepareAtThreshold.call(conn, sql, threshold, types);
+        return {
+          run: (params = []) => (note('run', sql, params), statement.run(params)),
+          all: (params = []) => (note('run', sql, params), statement.all(params)),
+        };
+      },
+    }),
     ...(commitNamed && { commitNamed: () => (note('commit-named', 'COMMIT'), commitNamed.call(conn)) }),
     async prepare(sql: string): Promise<Statement> {
       note('prepare', sql);
@@ -65,13 +75,18 @@ function terminalContext(dbms: DbmsName, statements: string): TerminalContext {
 
 /** Runs three units of the given style on `conn` and returns what was sent for the last one. */
 async function threeUnits(conn: Connection, dbms: DbmsName, statements: string): Promise<Call[]> {
-  const calls: Call[] = [];
-  const unit = await modelUnit.prepare(recording(conn, calls), terminalContext(dbms, statements));
+  const { calls, unit } = await recordedUnit(conn, dbms, statements);
   for (let i = 0; i < 3; i++) {
     calls.length = 0;
     await unit();
   }
   return calls;
+}
+
+/** The model unit of one terminal on `conn`, with the calls of its preparation and units written to `calls`. */
+async function recordedUnit(conn: Connection, dbms: DbmsName, statements: string): Promise<{ calls: Call[]; unit: () => Promise<unknown> }> {
+  const calls: Call[] = [];
+  return { calls, unit: await modelUnit.prepare(recording(conn, calls), terminalContext(dbms, statements)) };
 }
 
 /** One operation per client, so that every unit finds one to update (step 4). */
@@ -157,8 +172,8 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
             async (c: Connection) => String((await c.query('SELECT @@autocommit'))[0]![0]),
           ];
     for (const [style, preparedCount] of [
-      // pgJDBC's: update, insert and COMMIT named on the server.
-      ['study', dbms === 'postgres' ? 3 : 0],
+      // pgJDBC's: COMMIT named on the server from the first unit, update and insert only from their 5th execution.
+      ['study', dbms === 'postgres' ? 1 : 0],
       ['prepared', 4],
     ] as const) {
       const own = await driver.connect();
@@ -174,3 +189,29 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     }
   });
 }
+
+test('postgres: chain --statements study names the update and the insert at their 5th execution, as pgJDBC (prepareThreshold=5)', async (t) => {
+  const fresh = await connectFresh(t, 'postgres');
+  if (!fresh) return;
+  const { driver, conn } = fresh;
+  await chain.load({ conn, driver, dbms: 'postgres', scale: SCALE, options: { load: 'bulk' }, log: () => {} });
+  await withOperations(conn);
+  const own = await driver.connect();
+  t.after(() => own.close());
+  const named = async (): Promise<string[]> => (await own.query('SELECT statement FROM pg_prepared_statements ORDER BY prepare_time')).map((r) => String(r[0]));
+  const { calls, unit } = await recordedUnit(own, 'postgres', 'study');
+  assert.deepEqual(
+    calls.filter((c) => c.kind === 'prepare' || c.kind === 'at-threshold').map((c) => c.kind),
+    ['at-threshold', 'at-threshold'],
+    'nothing prepared before the first unit',
+  );
+  for (let i = 0; i < 4; i++) await unit();
+  assert.deepEqual(await named(), ['COMMIT'], 'after 4 units: only COMMIT');
+  await unit();
+  const after5 = await named();
+  assert.equal(after5.length, 3, `after 5 units: COMMIT, the update and the insert (${after5.join('; ')})`);
+  assert.match(after5[1]!, /^update operation set summa=\$1 where id=\$2$/);
+  assert.match(after5[2]!, /^insert into operation \(summa, client_id, op_time\) values \(\$1,\$2,\$3\)$/);
+  await unit();
+  assert.equal((await named()).length, 3, 'named once');
+});

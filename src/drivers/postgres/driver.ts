@@ -2,7 +2,7 @@ import type { DbmsObservation } from '../observation.js';
 import { planPostgresSetting } from './settings.js';
 import { observePostgres } from './observe.js';
 import { oneValue } from '../driver.js';
-import type { Connection, ConnectionBudget, Driver, LiteralStatement, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
+import type { Connection, ConnectionBudget, DeclaredType, Driver, LiteralStatement, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import { literalText, type LiteralValue } from '../literals.js';
 import { literalQuery, type PgLiteralQuery } from './wire/literal-query.js';
 import type { ServerTarget } from '../../config/target.js';
@@ -11,6 +11,7 @@ import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
 import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type PgPreparedStatement } from './wire/connection.js';
+import type { PgThresholdStatement } from './wire/threshold-statement.js';
 import { StatementCache } from '../statement-cache.js';
 import { unframeableString } from '../unframeable.js';
 import { postgresPendingStore } from './pending-store.js';
@@ -154,6 +155,22 @@ class PostgresStatement implements Statement {
 
 const NO_PARAMS: readonly SqlValue[] = [];
 
+/** pgJDBC's PreparedStatement under its prepareThreshold (wire/threshold-statement.ts); errors come classified as PostgresStatement's do. */
+class PostgresThresholdStatement implements Statement {
+  constructor(
+    private readonly wire: WireConnection,
+    private readonly statement: PgThresholdStatement,
+  ) {}
+
+  run(params: readonly SqlValue[] = NO_PARAMS): Promise<number> {
+    return this.wire.executeAtThreshold(this.statement, params, false) as Promise<number>;
+  }
+
+  all(params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
+    return this.wire.executeAtThreshold(this.statement, params, true) as Promise<Row[]>;
+  }
+}
+
 /**
  * Each execution is one Query message written straight from the encoded pieces and the values
  * (wire/literal-query.ts): no text, no per-call buffer, and without `all` the rows are only counted.
@@ -218,6 +235,10 @@ class PostgresConnection implements Connection {
     } catch (error) {
       throw classifyPostgresError(error, this.target);
     }
+  }
+
+  prepareAtThreshold(sql: string, threshold: number, types?: readonly DeclaredType[]): Statement {
+    return new PostgresThresholdStatement(this.wire, this.wire.thresholdStatement(numberPlaceholders(sql), threshold, types));
   }
 
   /** COMMIT kept as a named statement, made at the first commitNamed(). */

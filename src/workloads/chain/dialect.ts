@@ -52,8 +52,15 @@ export interface StudySending {
    * BEGIN, the session runs with autocommit=0 (Connector/J 2.x); own-round-trip: BEGIN, then the first statement.
    */
   begin: 'with-first-query' | 'implicit' | 'own-round-trip';
-  /** prepared: update and insert as server-side prepared statements; text: values filled in by the client. */
-  writes: 'prepared' | 'text';
+  /**
+   * prepared: update and insert as server-side prepared statements, made before the first unit;
+   * at-threshold: through the unnamed statement (parsed and planned at each execution) until
+   * `prepareThreshold` executions, then prepared under a name (pgJDBC's prepareThreshold); text:
+   * values filled in by the client.
+   */
+  writes: 'prepared' | 'at-threshold' | 'text';
+  /** at-threshold: the execution that names the statement (pgJDBC's default prepareThreshold is 5). */
+  prepareThreshold?: number;
   /** text: the driver's own COMMIT; named: a named statement parsed with its first execution (pgJDBC's). */
   commit: 'text' | 'named';
 }
@@ -80,7 +87,15 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     analyze: (tables) => [`ANALYZE ${tables.join(', ')}`],
     bulkKeys: asIs,
     latestHundred: 'limit 100',
-    study: { driver: 'pgJDBC', sessionSetup: [], joins: 'unnamed', begin: 'with-first-query', writes: 'prepared', commit: 'named' },
+    study: {
+      driver: 'pgJDBC',
+      sessionSetup: [],
+      joins: 'unnamed',
+      begin: 'with-first-query',
+      writes: 'at-threshold',
+      prepareThreshold: 5,
+      commit: 'named',
+    },
     studyClients: 33,
     planning: 'explain-summary',
   },

@@ -1,4 +1,4 @@
-import type { Connection, DbmsName, Row, SqlValue } from '../../drivers/driver.js';
+import type { Connection, DbmsName, DeclaredType, Row, SqlValue, Statement } from '../../drivers/driver.js';
 import { chainDialect, type StudySending } from './dialect.js';
 import { UserError } from '../../errors.js';
 
@@ -32,8 +32,11 @@ export function describeStudySending(sending: StudySending): string {
     implicit: 'autocommit=0, no BEGIN',
     'own-round-trip': 'BEGIN in a round trip of its own',
   }[sending.begin];
-  const writes =
-    sending.writes === 'prepared' ? 'update and insert prepared once per terminal' : 'update and insert as text with the values filled in by the client';
+  const writes = {
+    prepared: 'update and insert prepared once per terminal',
+    'at-threshold': `update and insert through the unnamed statement for their first ${(sending.prepareThreshold ?? 1) - 1} executions per terminal (parsed and planned at each), prepared under a name at the ${ordinal(sending.prepareThreshold ?? 1)}`,
+    text: 'update and insert as text with the values filled in by the client',
+  }[sending.writes];
   const commit = sending.commit === 'named' ? 'COMMIT as a named statement parsed at its first use' : 'COMMIT as text';
   const who = sending.driver ? `the study's program as ${sending.driver} sent it` : "the study's statements (the study did not run on this DBMS)";
   return `${who}: ${joins}, ${begin}, ${writes}, ${commit}, op_time from the client's clock`;
@@ -60,6 +63,9 @@ const STUDY_READ_CLIENT = `select * from client c ${STUDY_CHAIN} where c.id=`;
 const STUDY_READ_OPERATIONS = `select o.id, o.*, c.*, a.*, s.*, ci.*, co.* from operation o left join client c on o.client_id=c.id ${STUDY_CHAIN} where c.id=`;
 export const STUDY_UPDATE = 'update operation set summa=? where id=?';
 export const STUDY_INSERT = 'insert into operation (summa, client_id, op_time) values (?,?,?)';
+/** The parameters' types as the study's program declares them through its setters: setInt, setLong; setInt, setInt, setTimestamp. */
+const STUDY_UPDATE_TYPES: readonly DeclaredType[] = ['integer', 'bigint'];
+const STUDY_INSERT_TYPES: readonly DeclaredType[] = ['integer', 'integer', 'unspecified'];
 
 /** Step 2 as the study sends it: the client id written into the text. */
 export function studyReadClientSql(clientId: number): string {
@@ -74,24 +80,38 @@ export function studyReadOperationsSql(dbms: DbmsName, clientId: number): string
 /**
  * The study's sending, as its JDBC driver did it on each DBMS (dialect.ts, `study`): both joins as
  * literal SQL, parsed and planned at every call, through PostgreSQL's unnamed statement (pgJDBC's
- * plain Statement) or as text; the update and the insert prepared on the server (pgJDBC) or as
- * text with the values filled in by the client (Connector/J 2.x); BEGIN written in the first
+ * plain Statement) or as text; the update and the insert as pgJDBC's PreparedStatements (unnamed
+ * until its prepareThreshold, then named), or as text with the values filled in by the client
+ * (Connector/J 2.x); BEGIN written in the first
  * join's write (one round trip), or none with the session at autocommit=0; COMMIT as pgJDBC keeps
  * it (a named statement) or as text. The insert binds the client's clock as op_time, as the study's program does.
  */
 export async function studyStatements(conn: Connection, dbms: DbmsName): Promise<UnitStatements> {
   const sending = chainDialect(dbms).study;
   const { sessionSetup, begin, writes } = sending;
-  const { queryUnnamed, commitNamed } = conn;
+  const { queryUnnamed, commitNamed, prepareAtThreshold } = conn;
   // A connection that cannot send this way (a replica router) would send something else under the study's name.
-  if ((sending.joins === 'unnamed' && queryUnnamed === undefined) || (sending.commit === 'named' && commitNamed === undefined)) {
+  if (
+    (sending.joins === 'unnamed' && queryUnnamed === undefined) ||
+    (sending.commit === 'named' && commitNamed === undefined) ||
+    (sending.writes === 'at-threshold' && prepareAtThreshold === undefined)
+  ) {
     throw new UserError(
       `chain --statements study sends the joins and COMMIT as ${sending.driver ?? 'the study'} did, which a connection routed to replicas cannot`,
       'use --statements prepared, or run without replicas',
     );
   }
   for (const sql of sessionSetup) await conn.query(sql);
-  const [update, insert] = writes === 'prepared' ? [await conn.prepare(STUDY_UPDATE), await conn.prepare(STUDY_INSERT)] : [undefined, undefined];
+  const threshold = sending.prepareThreshold ?? 1;
+  const [update, insert]: [Statement | undefined, Statement | undefined] =
+    writes === 'prepared'
+      ? [await conn.prepare(STUDY_UPDATE), await conn.prepare(STUDY_INSERT)]
+      : writes === 'at-threshold'
+        ? [
+            prepareAtThreshold!.call(conn, STUDY_UPDATE, threshold, STUDY_UPDATE_TYPES),
+            prepareAtThreshold!.call(conn, STUDY_INSERT, threshold, STUDY_INSERT_TYPES),
+          ]
+        : [undefined, undefined];
   const send: (sql: string, opensTransaction: boolean) => Promise<Row[]> =
     sending.joins === 'unnamed'
       ? (sql, opensTransaction) => queryUnnamed!.call(conn, sql, opensTransaction)
@@ -116,3 +136,9 @@ export async function studyStatements(conn: Connection, dbms: DbmsName): Promise
 }
 
 const secondOf = (pair: [void, Row[]]): Row[] => pair[1];
+
+/** 5th, 1st, 2nd, 3rd, 11th... */
+function ordinal(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}

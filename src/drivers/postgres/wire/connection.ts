@@ -23,6 +23,8 @@ import { BindWriter } from './bind.js';
 import { QueryWriter, type PgLiteralQuery } from './literal-query.js';
 import type { LiteralValue } from '../../literals.js';
 import { MessageWriter } from './writer.js';
+import { PgThresholdStatement } from './threshold-statement.js';
+import type { DeclaredType } from '../../driver.js';
 
 export interface WireOptions {
   host: string;
@@ -281,6 +283,35 @@ export class WireConnection implements SslAnswering, MessageSink {
   executeRows(statement: PgPreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
     const length = this.binds.write(statement.bindHead, params);
     return this.sendBytes(this.binds.buffer, length, ROWS, true, statement.types) as Promise<Row[]>;
+  }
+
+  /** A statement sent as pgJDBC sends a PreparedStatement under prepareThreshold `threshold` (threshold-statement.ts). */
+  thresholdStatement(sql: string, threshold: number, types: readonly DeclaredType[] | undefined): PgThresholdStatement {
+    return new PgThresholdStatement(`h${++this.statementCount}`, sql, threshold, types);
+  }
+
+  /**
+   * Executes a threshold statement for its row count, or with `rows` for its rows: once named, one
+   * Bind + Execute + Sync built as executeCount() builds it; before, the unnamed or naming write.
+   */
+  executeAtThreshold(statement: PgThresholdStatement, params: readonly SqlValue[], rows: boolean): Promise<unknown> {
+    if (statement.named) {
+      const length = this.binds.write(statement.bindHeadNamed, params);
+      return this.sendBytes(this.binds.buffer, length, rows ? ROWS : COUNT, rows, statement.types);
+    }
+    const message = statement.nextUnnamedOrNaming(this.binds, params);
+    if (!statement.named) return this.sendBytes(message, message.length, rows ? ROWS : COUNT, rows, NO_TYPES);
+    // The naming execution keeps the result's column types (its Describe) for the executions after it.
+    return (this.sendBytes(message, message.length, WHOLE, true, NO_TYPES) as Promise<Pending>).then(
+      (done) => {
+        statement.types = done.types;
+        return rows ? done.rows : done.rowCount;
+      },
+      (error: unknown) => {
+        statement.namingFailed();
+        throw error;
+      },
+    );
   }
 
   /**
