@@ -20,9 +20,11 @@ interface Join {
 
 /**
  * How the server's time for the unit's two joins splits between planning and executing, measured
- * after the run on `ctx.conn`: each join is sent the way the run's style sends it, with the
- * clients a fresh generator draws. The update and insert are prepared in both styles on
- * PostgreSQL, and cheap to plan on MariaDB, so they are left out (the method says so).
+ * after the run on `ctx.conn`: each join is sent the way the run's style sends it (on PostgreSQL
+ * under the study style through the unnamed statement, as the run did), with the clients a fresh
+ * generator draws. The update and insert are prepared in both styles on PostgreSQL (under the
+ * study style from their 5th execution per terminal on, pgJDBC's prepareThreshold), and cheap to
+ * plan on MariaDB, so they are left out (the method says so).
  */
 export async function samplePlanning(ctx: DataContext): Promise<PlanningSample | undefined> {
   const method = chainDialect(ctx.dbms).planning;
@@ -35,6 +37,8 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
   const refs = new RefGenerator(START_R);
   const ids = Array.from({ length: PLANNING_SAMPLES }, () => refs.nextRef(clientCount));
   const style = statementStyle(ctx.options);
+  const unnamed = chainDialect(ctx.dbms).study.joins === 'unnamed';
+  const sendLiteral = literalSender(unnamed);
   const statements: PlanningSample['statements'] = [];
   let textOverhead = 0;
   for (const [i, join] of joins.entries()) {
@@ -42,14 +46,14 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
       method === 'analyze-json'
         ? await analyzeJsonTimes(ctx.conn, join, ids)
         : style === 'study'
-          ? await explainLiteralTimes(ctx.conn, join, ids)
+          ? await explainLiteralTimes(ctx.conn, join, ids, sendLiteral)
           : await explainPreparedTimes(ctx.conn, join, ids, `headroom_planning_${i}`);
     statements.push({ name: join.name, planningMs: median(times.map((t) => t[0])), executionMs: median(times.map((t) => t[1])) });
-    if (method === 'explain-summary' && style === 'study') textOverhead += await textOverheadMs(ctx.conn, join, ids, `headroom_planning_text_${i}`);
+    if (method === 'explain-summary' && style === 'study') textOverhead += await textOverheadMs(ctx, join, ids);
   }
   const sum = (pick: (s: (typeof statements)[number]) => number): number => round(statements.reduce((n, s) => n + pick(s), 0));
   return {
-    method: methodText(method, style),
+    method: methodText(method, style, unnamed),
     statements,
     planningMsPerUnit: sum((s) => s.planningMs),
     executionMsPerUnit: sum((s) => s.executionMs),
@@ -63,24 +67,33 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
   };
 }
 
-function methodText(method: PlanningMethod, style: string): string {
+function methodText(method: PlanningMethod, style: string, unnamed: boolean): string {
+  const how = unnamed ? ' through the unnamed statement (Parse, Bind, Describe, Execute, Sync)' : ' as simple Query messages';
   const after =
     `${PLANNING_SAMPLES} calls of each of the two joins after the run, medians; update and insert not sampled` +
     (method === 'explain-summary' && style === 'study'
-      ? "; text cost: each literal join's fastest round trip less that of EXECUTE of the same join prepared"
+      ? `; text cost: each literal join's fastest round trip${how}, as the run sent it, less that of the same join prepared` +
+        ` (Bind, Execute, Sync of its plan after ${CUSTOM_PLANS} executions), on a connection of its own`
       : '');
   if (method === 'analyze-json') return `sampled: ANALYZE FORMAT=JSON (query_optimization against query_block time), ${after}`;
   return style === 'study'
-    ? `sampled: EXPLAIN (ANALYZE, SUMMARY) of the literal text as this run sent it, ${after}`
+    ? `sampled: EXPLAIN (ANALYZE, SUMMARY) of the literal text${how}, as this run sent it, ${after}`
     : `sampled: EXPLAIN (ANALYZE, SUMMARY) EXECUTE of the prepared joins after ${CUSTOM_PLANS} executions (the plan the run reused), ${after}`;
+}
+
+/** How the run's study style sent a literal join: through the unnamed statement where the dialect says so (pgJDBC's plain Statement), else as text. */
+type LiteralSender = (conn: Connection, sql: string) => Promise<unknown[][]>;
+
+function literalSender(unnamed: boolean): LiteralSender {
+  return unnamed ? (conn, sql) => (conn.queryUnnamed ? conn.queryUnnamed(sql, false) : conn.query(sql)) : (conn, sql) => conn.query(sql);
 }
 
 /** [planning ms, execution ms] per call. */
 type Times = [number, number][];
 
-async function explainLiteralTimes(conn: Connection, join: Join, ids: readonly number[]): Promise<Times> {
+async function explainLiteralTimes(conn: Connection, join: Join, ids: readonly number[], send: LiteralSender): Promise<Times> {
   const times: Times = [];
-  for (const id of ids) times.push(explainTimes(await conn.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) ${join.literal(id)}`)));
+  for (const id of ids) times.push(explainTimes(await send(conn, `EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) ${join.literal(id)}`)));
   return times;
 }
 
@@ -98,30 +111,34 @@ async function explainPreparedTimes(conn: Connection, join: Join, ids: readonly 
 
 /**
  * What sending a join as literal text costs beyond running it prepared: the fastest round trip of
- * the literal text less that of EXECUTE of the same join prepared (generic plan), both as simple
- * Query messages on the same connection, so the network, the execution and the rows are alike in
- * both and the difference is parsing, analysing and planning the text.
+ * the literal text, sent as the run sent it (through the unnamed statement on PostgreSQL: Parse,
+ * Bind, Describe, Execute, Sync), less that of the same join as a prepared statement (Bind,
+ * Execute, Sync, its plan after the custom-planned executions), on one connection opened for this
+ * and closed after, so that nothing prepared outlives it. The network, the execution and the rows
+ * are alike in both; the difference is parsing, analysing and planning the text.
  */
-async function textOverheadMs(conn: Connection, join: Join, ids: readonly number[], name: string): Promise<number> {
-  await conn.query(`PREPARE ${name} AS ${join.prepared.replace('?', '$1')}`);
+async function textOverheadMs(ctx: DataContext, join: Join, ids: readonly number[]): Promise<number> {
+  const send = literalSender(chainDialect(ctx.dbms).study.joins === 'unnamed');
+  const conn = await ctx.driver.connect();
   try {
-    for (let i = 0; i < CUSTOM_PLANS; i++) await conn.query(`EXECUTE ${name}(${ids[i % ids.length]})`);
+    const statement = await conn.prepare(join.prepared);
+    for (let i = 0; i < CUSTOM_PLANS; i++) await statement.all([ids[i % ids.length]!]);
     const literal: number[] = [];
     const prepared: number[] = [];
     for (const id of ids) {
-      literal.push(await roundTripMs(conn, join.literal(id)));
-      prepared.push(await roundTripMs(conn, `EXECUTE ${name}(${id})`));
+      literal.push(await roundTripMs(() => send(conn, join.literal(id))));
+      prepared.push(await roundTripMs(() => statement.all([id])));
     }
     // The fastest of each: round trips on a shared machine only ever get slower than the work itself.
     return Math.min(...literal) - Math.min(...prepared);
   } finally {
-    await conn.query(`DEALLOCATE ${name}`);
+    await conn.close();
   }
 }
 
-async function roundTripMs(conn: Connection, sql: string): Promise<number> {
+async function roundTripMs(call: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
-  await conn.query(sql);
+  await call();
   return performance.now() - started;
 }
 
