@@ -37,7 +37,7 @@ test('journal: a declared read-only transaction commits without a journal entry;
 });
 
 /** chain --statements study on PostgreSQL commits through commitNamed (pgJDBC's COMMIT): journaled as commit() is. */
-test('journal: commitNamed writes the entry in the same transaction and records it once acknowledged; queryUnnamed is passed on', async (t) => {
+test('journal: commitNamed writes the entry in the same transaction and records it once acknowledged; queryUnnamed and prepareAtThreshold are passed on', async (t) => {
   const fresh = await connectFresh(t, 'postgres');
   if (!fresh) return;
   const folder = mkdtempSync(path.join(tmpdir(), 'headroom-journal-named-'));
@@ -51,6 +51,9 @@ test('journal: commitNamed writes the entry in the same transaction and records 
   assert.deepEqual(await conn.queryUnnamed!('SELECT 5', true), [[5]]);
   await conn.commitNamed!();
   await conn.queryUnnamed!('SELECT 6', true);
+  // The study's update and insert: passed on as the driver sends them.
+  const select = conn.prepareAtThreshold!('SELECT ?::int + 1', 2, ['integer']);
+  for (const n of [1, 2, 3]) assert.deepEqual(await select.all([n]), [[n + 1]]);
   await conn.commitNamed!();
   await writer.close();
 
@@ -62,4 +65,5 @@ test('journal: commitNamed writes the entry in the same transaction and records 
   const plain = new JournalingConnection(sqlite.conn, writer, () => 'unused');
   assert.equal(plain.queryUnnamed, undefined);
   assert.equal(plain.commitNamed, undefined);
+  assert.equal(plain.prepareAtThreshold, undefined);
 });
