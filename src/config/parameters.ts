@@ -37,7 +37,6 @@ export const TLS_PARAMETERS: Record<DbmsName, readonly string[]> = {
 /** libpq parameters headroom does not honour yet: named as such, not as unknown. */
 const LIBPQ_NOT_SUPPORTED = [
   'hostaddr',
-  'sslcrldir',
   'sslpassword',
   'sslsni',
   'sslcompression',

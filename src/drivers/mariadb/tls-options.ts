@@ -79,6 +79,6 @@ export function mariadbTlsSettings(params: URLSearchParams | undefined): TlsSett
   if (files.cert !== undefined) settings.cert = files.cert;
   if (files.key !== undefined) settings.key = files.key;
   if (files.cert !== undefined && files.key === undefined) throw new UserError(`the client certificate ${files.cert} has no key`, 'add ?ssl-key=FILE');
-  if (files.crl !== undefined) settings.crl = files.crl;
+  if (files.crl !== undefined) [settings.crl, settings.crlSource] = [files.crl, 'ssl-crl'];
   return settings;
 }

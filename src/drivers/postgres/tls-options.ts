@@ -5,12 +5,12 @@ import { UserError } from '../../errors.js';
 import { TLS_MODES, type TlsMode, type TlsSettings } from '../transport/tls.js';
 
 /** The URL parameters this file reads (libpq's names); a strict parameter check accepts these. */
-export const POSTGRES_TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslnegotiation', 'channel_binding'] as const;
+export const POSTGRES_TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslcrldir', 'sslnegotiation', 'channel_binding'] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 const HINT =
-  'see libpq\'s "SSL Support": sslmode=disable|allow|prefer|require|verify-ca|verify-full, sslrootcert=FILE|system, sslcert=FILE, sslkey=FILE, sslcrl=FILE';
+  'see libpq\'s "SSL Support": sslmode=disable|allow|prefer|require|verify-ca|verify-full, sslrootcert=FILE|system, sslcert=FILE, sslkey=FILE, sslcrl=FILE, sslcrldir=FOLDER';
 
 /**
  * TLS as libpq resolves it, so that a psql user's URL and environment mean the same here: each
@@ -56,8 +56,12 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
   if (cert !== undefined) settings.cert = cert;
   if (key !== undefined) settings.key = key;
   if (cert !== undefined && key === undefined) throw new UserError(`the client certificate ${cert} has no key`, 'give sslkey=FILE (or PGSSLKEY)');
-  const crl = pick('sslcrl', 'PGSSLCRL')?.value ?? defaultFile('root.crl');
-  if (crl !== undefined) settings.crl = crl;
+  const crl = pick('sslcrl', 'PGSSLCRL');
+  const defaultCrl = defaultFile('root.crl');
+  if (crl !== undefined) [settings.crl, settings.crlSource] = [crl.value, crl.source];
+  else if (defaultCrl !== undefined) [settings.crl, settings.crlSource] = [defaultCrl, 'sslcrl (default ~/.postgresql/root.crl)'];
+  const crlDir = pick('sslcrldir', 'PGSSLCRLDIR');
+  if (crlDir !== undefined) [settings.crlDir, settings.crlDirSource] = [crlDir.value, crlDir.source];
 
   const negotiation = pick('sslnegotiation', 'PGSSLNEGOTIATION');
   if (negotiation !== undefined) {
