@@ -48,6 +48,23 @@ test('postgres TLS settings: libpq defaults, URL before PG* variables, its refus
   refused('sslmode=prefer&sslnegotiation=direct', /sslnegotiation=direct needs sslmode=require/);
   refused('sslcert=/c.crt', /has no key/);
   refused('channel_binding=always', /not a channel_binding/);
+  // Revocation lists: each with the parameter it came from, for messages.
+  assert.deepEqual(postgresTlsSettings(params('sslmode=verify-ca&sslrootcert=/ca.crt&sslcrl=/r.crl'), { PGSSLCRLDIR: '/crls' }, NO_HOME), {
+    mode: 'verify-ca',
+    modeSource: 'sslmode',
+    rootCert: '/ca.crt',
+    crl: '/r.crl',
+    crlSource: 'sslcrl',
+    crlDir: '/crls',
+    crlDirSource: 'PGSSLCRLDIR',
+  });
+  // libpq variables of settings headroom does not honour: refused, as their URL parameters are.
+  for (const variable of ['PGSSLSNI', 'PGSSLCOMPRESSION', 'PGSSLCERTMODE', 'PGSSLMINPROTOCOLVERSION', 'PGSSLMAXPROTOCOLVERSION']) {
+    assert.throws(
+      () => postgresTlsSettings(undefined, { [variable]: '1' }, NO_HOME),
+      (e: unknown) => e instanceof UserError && e.message.startsWith(`${variable} is set, but the libpq setting `) && e.message.endsWith('is not supported by headroom yet'),
+    );
+  }
 });
 
 test('postgres TLS settings: the files in ~/.postgresql are used when they exist, as libpq does', (t) => {
@@ -84,6 +101,15 @@ test("mariadb TLS settings: the mariadb and mysql clients' option names", () => 
     rootCert: '/ca.crt',
     cert: '/c.crt',
     key: '/c.key',
+  });
+  assert.deepEqual(mariadbTlsSettings(params('ssl-mode=VERIFY_CA&ssl-ca=/ca.crt&ssl-crl=/r.crl&ssl-crlpath=/crls')), {
+    mode: 'verify-ca',
+    modeSource: 'ssl-mode',
+    rootCert: '/ca.crt',
+    crl: '/r.crl',
+    crlSource: 'ssl-crl',
+    crlDir: '/crls',
+    crlDirSource: 'ssl-crlpath',
   });
   assert.deepEqual(mariadbTlsSettings(params('get-server-public-key=true')), { mode: 'disable', modeSource: 'ssl (default off)', getServerPublicKey: true });
   const refused = (query: string, why: RegExp): void =>

@@ -185,6 +185,8 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
   await t.test('sslcrl naming a missing file or a file that is no revocation list: exit 2, one line naming sslcrl and the file', async () => {
     const verifyCa = `${base}?sslmode=verify-ca&sslrootcert=${certs.ca}`;
     const missing = `${certs.folder}/no-such.crl`;
+    const damagedCrl = path.join(certs.folder, 'damaged.crl');
+    writeFileSync(damagedCrl, `${readFileSync(certs.crl.empty, 'utf8')}-----BEGIN X509 CRL-----\nbm90IGEgcmV2b2NhdGlvbiBsaXN0\n-----END X509 CRL-----\n`);
     for (const transport of ['native', 'node']) {
       process.env['HEADROOM_TRANSPORT'] = transport;
       try {
@@ -196,6 +198,11 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
         assert.equal(notCrl.code, 2, `${transport}: ${notCrl.stderr}`);
         assert.match(notCrl.stderr, new RegExp(`^headroom: the certificate revocation list file \\(sslcrl\\) "${certs.ca}" holds no PEM revocation list`), transport);
         assert.equal(notCrl.stderr.trim().split('\n').length, 1, notCrl.stderr);
+        // A good list, then one that cannot be parsed: the second must not be dropped silently.
+        const damaged = await cli(`${verifyCa}&sslcrl=${damagedCrl}`);
+        assert.equal(damaged.code, 2, `${transport}: ${damaged.stderr}`);
+        assert.match(damaged.stderr, /^headroom: a certificate revocation list in sslcrl ".*damaged\.crl" cannot be parsed/, transport);
+        assert.equal(damaged.stderr.trim().split('\n').length, 1, damaged.stderr);
       } finally {
         delete process.env['HEADROOM_TRANSPORT'];
       }

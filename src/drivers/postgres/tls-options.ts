@@ -9,6 +9,19 @@ export const POSTGRES_TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'ss
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * libpq's variables for the ssl* parameters headroom does not honour yet (src/config/parameters.ts
+ * refuses them in a URL): refused here too, since a psql user's variable silently doing nothing
+ * would describe another connection than the one measured.
+ */
+const NOT_SUPPORTED_VARIABLES: Record<string, string> = {
+  PGSSLSNI: 'sslsni',
+  PGSSLCOMPRESSION: 'sslcompression',
+  PGSSLCERTMODE: 'sslcertmode',
+  PGSSLMINPROTOCOLVERSION: 'ssl_min_protocol_version',
+  PGSSLMAXPROTOCOLVERSION: 'ssl_max_protocol_version',
+};
+
 const HINT =
   'see libpq\'s "SSL Support": sslmode=disable|allow|prefer|require|verify-ca|verify-full, sslrootcert=FILE|system, sslcert=FILE, sslkey=FILE, sslcrl=FILE, sslcrldir=FOLDER';
 
@@ -25,6 +38,10 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
     const fromEnv = env[variable];
     return fromEnv !== undefined && fromEnv !== '' ? { value: fromEnv, source: variable } : undefined;
   };
+  for (const [variable, name] of Object.entries(NOT_SUPPORTED_VARIABLES)) {
+    if (env[variable] !== undefined && env[variable] !== '')
+      throw new UserError(`${variable} is set, but the libpq setting ${name} is not supported by headroom yet`, `unset ${variable}`);
+  }
   const modeGiven = pick('sslmode', 'PGSSLMODE');
   const mode = (modeGiven?.value ?? 'prefer') as TlsMode;
   if (!TLS_MODES.includes(mode)) throw new UserError(`${modeGiven!.source}=${modeGiven!.value} is not an sslmode`, HINT);
