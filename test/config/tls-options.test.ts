@@ -62,7 +62,8 @@ test('postgres TLS settings: libpq defaults, URL before PG* variables, its refus
   for (const variable of ['PGSSLSNI', 'PGSSLCOMPRESSION', 'PGSSLCERTMODE', 'PGSSLMINPROTOCOLVERSION', 'PGSSLMAXPROTOCOLVERSION']) {
     assert.throws(
       () => postgresTlsSettings(undefined, { [variable]: '1' }, NO_HOME),
-      (e: unknown) => e instanceof UserError && e.message.startsWith(`${variable} is set, but the libpq setting `) && e.message.endsWith('is not supported by headroom yet'),
+      (e: unknown) =>
+        e instanceof UserError && e.message.startsWith(`${variable} is set, but the libpq setting `) && e.message.endsWith('is not supported by headroom yet'),
     );
   }
 });

@@ -196,7 +196,11 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
         assert.equal(absent.stderr.trim().split('\n').length, 1, absent.stderr);
         const notCrl = await cli(`${verifyCa}&sslcrl=${certs.ca}`);
         assert.equal(notCrl.code, 2, `${transport}: ${notCrl.stderr}`);
-        assert.match(notCrl.stderr, new RegExp(`^headroom: the certificate revocation list file \\(sslcrl\\) "${certs.ca}" holds no PEM revocation list`), transport);
+        assert.match(
+          notCrl.stderr,
+          new RegExp(`^headroom: the certificate revocation list file \\(sslcrl\\) "${certs.ca}" holds no PEM revocation list`),
+          transport,
+        );
         assert.equal(notCrl.stderr.trim().split('\n').length, 1, notCrl.stderr);
         // A good list, then one that cannot be parsed: the second must not be dropped silently.
         const damaged = await cli(`${verifyCa}&sslcrl=${damagedCrl}`);
@@ -209,57 +213,63 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
     }
   });
 
-  await t.test('sslcrl with several lists in one file uses them all; a list from another CA only is refused in one line; sslcrldir as libpq reads it', async () => {
-    const verifyCa = `${base}?sslmode=verify-ca&sslrootcert=${certs.ca}`;
-    // The other CA's list first: a reader that takes only the first list would let the server in.
-    const both = path.join(certs.folder, 'other-then-revoking.crl');
-    writeFileSync(both, readFileSync(certs.crl.otherCa, 'utf8') + readFileSync(certs.crl.revokingServer, 'utf8'));
-    const hashedFolder = (name: string, lists: string[]): string => {
-      const folder = path.join(certs.folder, name);
-      mkdirSync(folder);
-      for (const list of lists) copyFileSync(list, path.join(folder, path.basename(list)));
-      execFileSync('openssl', ['rehash', folder], { stdio: 'pipe' });
-      return folder;
-    };
-    const revokingDir = hashedFolder('crl-revoking', [certs.crl.revokingServer]);
-    const emptyDir = hashedFolder('crl-empty', [certs.crl.empty]);
-    const unhashed = path.join(certs.folder, 'crl-unhashed');
-    mkdirSync(unhashed);
-    copyFileSync(certs.crl.revokingServer, path.join(unhashed, 'revoking.crl'));
-    for (const transport of ['native', 'node']) {
-      process.env['HEADROOM_TRANSPORT'] = transport;
-      try {
-        for (const query of [`sslcrl=${both}`, `sslcrldir=${revokingDir}`, `sslcrl=${certs.crl.otherCa}&sslcrldir=${revokingDir}`]) {
-          const revoked = await cli(`${verifyCa}&${query}`);
-          assert.equal(revoked.code, 2, `${transport} ${query}: ${revoked.stderr}`);
-          assert.match(revoked.stderr, /^headroom: TLS: the certificate of 127\.0\.0\.1:\d+ is revoked: sslcr/, `${transport} ${query}`);
-          assert.equal(revoked.stderr.trim().split('\n').length, 1, revoked.stderr);
+  await t.test(
+    'sslcrl with several lists in one file uses them all; a list from another CA only is refused in one line; sslcrldir as libpq reads it',
+    async () => {
+      const verifyCa = `${base}?sslmode=verify-ca&sslrootcert=${certs.ca}`;
+      // The other CA's list first: a reader that takes only the first list would let the server in.
+      const both = path.join(certs.folder, 'other-then-revoking.crl');
+      writeFileSync(both, readFileSync(certs.crl.otherCa, 'utf8') + readFileSync(certs.crl.revokingServer, 'utf8'));
+      const hashedFolder = (name: string, lists: string[]): string => {
+        const folder = path.join(certs.folder, name);
+        mkdirSync(folder);
+        for (const list of lists) copyFileSync(list, path.join(folder, path.basename(list)));
+        execFileSync('openssl', ['rehash', folder], { stdio: 'pipe' });
+        return folder;
+      };
+      const revokingDir = hashedFolder('crl-revoking', [certs.crl.revokingServer]);
+      const emptyDir = hashedFolder('crl-empty', [certs.crl.empty]);
+      const unhashed = path.join(certs.folder, 'crl-unhashed');
+      mkdirSync(unhashed);
+      copyFileSync(certs.crl.revokingServer, path.join(unhashed, 'revoking.crl'));
+      for (const transport of ['native', 'node']) {
+        process.env['HEADROOM_TRANSPORT'] = transport;
+        try {
+          for (const query of [`sslcrl=${both}`, `sslcrldir=${revokingDir}`, `sslcrl=${certs.crl.otherCa}&sslcrldir=${revokingDir}`]) {
+            const revoked = await cli(`${verifyCa}&${query}`);
+            assert.equal(revoked.code, 2, `${transport} ${query}: ${revoked.stderr}`);
+            assert.match(revoked.stderr, /^headroom: TLS: the certificate of 127\.0\.0\.1:\d+ is revoked: sslcr/, `${transport} ${query}`);
+            assert.equal(revoked.stderr.trim().split('\n').length, 1, revoked.stderr);
+          }
+          const fromEnv = await refusal(verifyCa, { PGSSLCRLDIR: revokingDir });
+          assert.equal(fromEnv.code, 'CERT_REVOKED', transport);
+          assert.match(fromEnv.message, /is revoked: PGSSLCRLDIR /, transport);
+
+          const otherCaOnly = await cli(`${verifyCa}&sslcrl=${certs.crl.otherCa}`);
+          assert.equal(otherCaOnly.code, 2, `${transport}: ${otherCaOnly.stderr}`);
+          assert.match(otherCaOnly.stderr, /^headroom: TLS: no certificate revocation list from the CA of 127\.0\.0\.1:\d+ in sslcrl /, transport);
+          assert.equal(otherCaOnly.stderr.trim().split('\n').length, 1, otherCaOnly.stderr);
+
+          const conn = await createDriver(resolveTarget(`${verifyCa}&sslcrldir=${emptyDir}`, {})).connect();
+          assert.deepEqual(await conn.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'), [[true]]);
+          await conn.close();
+
+          // libpq's lookup reads only files named by hash: a folder without them would check nothing.
+          const noHashes = await cli(`${verifyCa}&sslcrldir=${unhashed}`);
+          assert.equal(noHashes.code, 2, `${transport}: ${noHashes.stderr}`);
+          assert.match(
+            noHashes.stderr,
+            /^headroom: the certificate revocation list folder \(sslcrldir\) ".*crl-unhashed" has no lists named by hash \(HASH\.r0\) \(run openssl rehash /,
+          );
+          const absent = await cli(`${verifyCa}&sslcrldir=${certs.folder}/no-such-folder`);
+          assert.equal(absent.code, 2, `${transport}: ${absent.stderr}`);
+          assert.match(absent.stderr, /^headroom: cannot read the certificate revocation list folder \(sslcrldir\) ".*no-such-folder": ENOENT/);
+        } finally {
+          delete process.env['HEADROOM_TRANSPORT'];
         }
-        const fromEnv = await refusal(verifyCa, { PGSSLCRLDIR: revokingDir });
-        assert.equal(fromEnv.code, 'CERT_REVOKED', transport);
-        assert.match(fromEnv.message, /is revoked: PGSSLCRLDIR /, transport);
-
-        const otherCaOnly = await cli(`${verifyCa}&sslcrl=${certs.crl.otherCa}`);
-        assert.equal(otherCaOnly.code, 2, `${transport}: ${otherCaOnly.stderr}`);
-        assert.match(otherCaOnly.stderr, /^headroom: TLS: no certificate revocation list from the CA of 127\.0\.0\.1:\d+ in sslcrl /, transport);
-        assert.equal(otherCaOnly.stderr.trim().split('\n').length, 1, otherCaOnly.stderr);
-
-        const conn = await createDriver(resolveTarget(`${verifyCa}&sslcrldir=${emptyDir}`, {})).connect();
-        assert.deepEqual(await conn.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'), [[true]]);
-        await conn.close();
-
-        // libpq's lookup reads only files named by hash: a folder without them would check nothing.
-        const noHashes = await cli(`${verifyCa}&sslcrldir=${unhashed}`);
-        assert.equal(noHashes.code, 2, `${transport}: ${noHashes.stderr}`);
-        assert.match(noHashes.stderr, /^headroom: the certificate revocation list folder \(sslcrldir\) ".*crl-unhashed" has no lists named by hash \(HASH\.r0\) \(run openssl rehash /);
-        const absent = await cli(`${verifyCa}&sslcrldir=${certs.folder}/no-such-folder`);
-        assert.equal(absent.code, 2, `${transport}: ${absent.stderr}`);
-        assert.match(absent.stderr, /^headroom: cannot read the certificate revocation list folder \(sslcrldir\) ".*no-such-folder": ENOENT/);
-      } finally {
-        delete process.env['HEADROOM_TRANSPORT'];
       }
-    }
-  });
+    },
+  );
 
   await t.test("client certificate authentication (hostssl ... cert), with libpq's check of the key's permissions", async () => {
     const url = `postgres://cert_user@127.0.0.1:${cluster.port}/postgres?sslmode=verify-full&sslrootcert=${certs.ca}`;

@@ -268,7 +268,11 @@ export function tlsFailure(error: Error, where: string, settings: TlsSettings): 
     return new TlsError(`TLS: the certificate of ${where} is not valid yet`, code, 'check the clocks of the client and the server');
   const crls = crlNames(settings);
   if (code === 'CERT_REVOKED')
-    return new TlsError(`TLS: the certificate of ${where} is revoked: ${crls} lists it`, code, 'the server needs a new certificate, or the list is out of date');
+    return new TlsError(
+      `TLS: the certificate of ${where} is revoked: ${crls} lists it`,
+      code,
+      'the server needs a new certificate, or the list is out of date',
+    );
   if (code === 'UNABLE_TO_GET_CRL')
     return new TlsError(`TLS: no certificate revocation list from the CA of ${where} in ${crls}`, code, 'add the revocation list of every CA in the chain');
   if (code === 'CRL_HAS_EXPIRED')
