@@ -72,7 +72,7 @@ test('postgres TLS settings: the files in ~/.postgresql are used when they exist
   const home = mkdtempSync(path.join(tmpdir(), 'headroom-home-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   mkdirSync(path.join(home, '.postgresql'));
-  for (const file of ['root.crt', 'postgresql.crt', 'postgresql.key']) writeFileSync(path.join(home, '.postgresql', file), '');
+  for (const file of ['root.crt', 'postgresql.crt', 'postgresql.key', 'root.crl']) writeFileSync(path.join(home, '.postgresql', file), '');
   const folder = path.join(home, '.postgresql');
   assert.deepEqual(postgresTlsSettings(params('sslmode=verify-ca'), {}, home), {
     mode: 'verify-ca',
@@ -80,6 +80,8 @@ test('postgres TLS settings: the files in ~/.postgresql are used when they exist
     rootCert: path.join(folder, 'root.crt'),
     cert: path.join(folder, 'postgresql.crt'),
     key: path.join(folder, 'postgresql.key'),
+    crl: path.join(folder, 'root.crl'),
+    crlSource: 'the default sslcrl',
   });
 });
 

@@ -76,7 +76,7 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
   const crl = pick('sslcrl', 'PGSSLCRL');
   const defaultCrl = defaultFile('root.crl');
   if (crl !== undefined) [settings.crl, settings.crlSource] = [crl.value, crl.source];
-  else if (defaultCrl !== undefined) [settings.crl, settings.crlSource] = [defaultCrl, 'sslcrl (default ~/.postgresql/root.crl)'];
+  else if (defaultCrl !== undefined) [settings.crl, settings.crlSource] = [defaultCrl, 'the default sslcrl'];
   const crlDir = pick('sslcrldir', 'PGSSLCRLDIR');
   if (crlDir !== undefined) [settings.crlDir, settings.crlDirSource] = [crlDir.value, crlDir.source];
 
