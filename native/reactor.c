@@ -906,7 +906,13 @@ static const char *load_pem(SSL_CTX *ctx, const char *ca, const char *cert, cons
       count++;
     }
     BIO_free(bio);
+    /* The loop ends at the text's end (no start line) or at a list it cannot parse: a list
+     * left out would check less than asked, so that is a failure (Node's path then names it). */
+    unsigned long last = ERR_peek_last_error();
+    int at_end = ERR_GET_LIB(last) == ERR_LIB_PEM && ERR_GET_REASON(last) == PEM_R_NO_START_LINE;
     if (count == 0) return "no revocation list in the certificate revocation list file";
+    if (last != 0 && !at_end) return "a revocation list cannot be parsed";
+    ERR_clear_error();
     /* As Node's crl option: every certificate of the chain is checked against the lists. */
     X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
   }

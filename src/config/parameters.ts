@@ -37,7 +37,6 @@ export const TLS_PARAMETERS: Record<DbmsName, readonly string[]> = {
 /** libpq parameters headroom does not honour yet: named as such, not as unknown. */
 const LIBPQ_NOT_SUPPORTED = [
   'hostaddr',
-  'sslcrldir',
   'sslpassword',
   'sslsni',
   'sslcompression',
@@ -62,10 +61,13 @@ const LIBPQ_NOT_SUPPORTED = [
   'load_balance_hosts',
 ];
 
+/** The mariadb and mysql clients' TLS options headroom does not honour yet. */
+const MARIADB_CLIENT_NOT_SUPPORTED = ['ssl-capath', 'ssl-cipher', 'tls-version', 'tls-ciphersuites', 'ssl-fp', 'ssl-fplist', 'ssl-passphrase', 'ssl-fips-mode'];
+
 /** Parameters of the DBMS's usual client that headroom does not honour yet, by that client's name. */
 const NOT_SUPPORTED_YET: Record<DbmsName, { client: string; names: readonly string[] } | undefined> = {
   postgres: { client: 'libpq', names: LIBPQ_NOT_SUPPORTED },
-  mariadb: undefined,
+  mariadb: { client: 'mariadb client', names: MARIADB_CLIENT_NOT_SUPPORTED },
   firebird: undefined,
   sqlite: undefined,
 };

@@ -29,6 +29,9 @@ test('an unknown URL parameter is an error naming it, for every DBMS; libpq ones
   refused('firebird://SYSDBA@h//x.fdb?role=admin', /unknown parameter "role"/);
   refused('sqlite:./bench.db?mode=ro', /unknown parameter "mode"/);
   refused('postgres://u@h/db?keepalives=1', /libpq parameter "keepalives" .* not supported by headroom yet/);
+  refused('postgres://u@h/db?ssl_min_protocol_version=TLSv1.3', /libpq parameter "ssl_min_protocol_version" .* not supported by headroom yet/);
+  refused('mariadb://root@h/test?ssl-capath=/etc/ssl/certs', /mariadb client parameter "ssl-capath" .* not supported by headroom yet/);
+  refused('mariadb://root@h/test?tls-version=TLSv1.3', /mariadb client parameter "tls-version" .* not supported by headroom yet/);
   refused('postgres://u@h/db?connect_timeout=soon', /connect_timeout "soon" is not a whole number/);
   refused('postgres://u@h/db?target_session_attrs=master', /target_session_attrs "master"/);
   refused('mariadb://root@h/test?socket=relative.sock', /not an absolute path/);

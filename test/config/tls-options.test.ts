@@ -48,13 +48,31 @@ test('postgres TLS settings: libpq defaults, URL before PG* variables, its refus
   refused('sslmode=prefer&sslnegotiation=direct', /sslnegotiation=direct needs sslmode=require/);
   refused('sslcert=/c.crt', /has no key/);
   refused('channel_binding=always', /not a channel_binding/);
+  // Revocation lists: each with the parameter it came from, for messages.
+  assert.deepEqual(postgresTlsSettings(params('sslmode=verify-ca&sslrootcert=/ca.crt&sslcrl=/r.crl'), { PGSSLCRLDIR: '/crls' }, NO_HOME), {
+    mode: 'verify-ca',
+    modeSource: 'sslmode',
+    rootCert: '/ca.crt',
+    crl: '/r.crl',
+    crlSource: 'sslcrl',
+    crlDir: '/crls',
+    crlDirSource: 'PGSSLCRLDIR',
+  });
+  // libpq variables of settings headroom does not honour: refused, as their URL parameters are.
+  for (const variable of ['PGSSLSNI', 'PGSSLCOMPRESSION', 'PGSSLCERTMODE', 'PGSSLMINPROTOCOLVERSION', 'PGSSLMAXPROTOCOLVERSION']) {
+    assert.throws(
+      () => postgresTlsSettings(undefined, { [variable]: '1' }, NO_HOME),
+      (e: unknown) =>
+        e instanceof UserError && e.message.startsWith(`${variable} is set, but the libpq setting `) && e.message.endsWith('is not supported by headroom yet'),
+    );
+  }
 });
 
 test('postgres TLS settings: the files in ~/.postgresql are used when they exist, as libpq does', (t) => {
   const home = mkdtempSync(path.join(tmpdir(), 'headroom-home-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   mkdirSync(path.join(home, '.postgresql'));
-  for (const file of ['root.crt', 'postgresql.crt', 'postgresql.key']) writeFileSync(path.join(home, '.postgresql', file), '');
+  for (const file of ['root.crt', 'postgresql.crt', 'postgresql.key', 'root.crl']) writeFileSync(path.join(home, '.postgresql', file), '');
   const folder = path.join(home, '.postgresql');
   assert.deepEqual(postgresTlsSettings(params('sslmode=verify-ca'), {}, home), {
     mode: 'verify-ca',
@@ -62,6 +80,8 @@ test('postgres TLS settings: the files in ~/.postgresql are used when they exist
     rootCert: path.join(folder, 'root.crt'),
     cert: path.join(folder, 'postgresql.crt'),
     key: path.join(folder, 'postgresql.key'),
+    crl: path.join(folder, 'root.crl'),
+    crlSource: 'the default sslcrl',
   });
 });
 
@@ -84,6 +104,15 @@ test("mariadb TLS settings: the mariadb and mysql clients' option names", () => 
     rootCert: '/ca.crt',
     cert: '/c.crt',
     key: '/c.key',
+  });
+  assert.deepEqual(mariadbTlsSettings(params('ssl-mode=VERIFY_CA&ssl-ca=/ca.crt&ssl-crl=/r.crl&ssl-crlpath=/crls')), {
+    mode: 'verify-ca',
+    modeSource: 'ssl-mode',
+    rootCert: '/ca.crt',
+    crl: '/r.crl',
+    crlSource: 'ssl-crl',
+    crlDir: '/crls',
+    crlDirSource: 'ssl-crlpath',
   });
   assert.deepEqual(mariadbTlsSettings(params('get-server-public-key=true')), { mode: 'disable', modeSource: 'ssl (default off)', getServerPublicKey: true });
   const refused = (query: string, why: RegExp): void =>

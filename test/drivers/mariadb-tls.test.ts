@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { headroom } from '../../src/cli/main.js';
 import { resolveTarget, type ServerTarget } from '../../src/config/target.js';
@@ -117,6 +117,43 @@ test('mariadb TLS: ssl options, certificate failures told in one line, client ce
     assert.ok((await cipherOf(`${base}?ssl=true`)).length > 0);
     serve(certs.server);
     server.sql('FLUSH SSL');
+  });
+
+  await t.test('ssl-crl: a list that revokes the server certificate refuses it, exit 2, one line; an empty one connects; a bad file is named', async () => {
+    const verifyCa = `${base}?ssl-mode=VERIFY_CA&ssl-ca=${certs.ca}`;
+    const missing = path.join(certs.folder, 'no-such.crl');
+    // ssl-crlpath: a folder of lists named by hash, as `openssl rehash` leaves it.
+    const hashed = path.join(certs.folder, 'crl-hashed');
+    mkdirSync(hashed);
+    copyFileSync(certs.crl.revokingServer, path.join(hashed, 'revoking.crl'));
+    execFileSync('openssl', ['rehash', hashed], { stdio: 'pipe' });
+    for (const transport of ['native', 'node']) {
+      process.env['HEADROOM_TRANSPORT'] = transport;
+      try {
+        const revoked = await cli(`${verifyCa}&ssl-crl=${certs.crl.revokingServer}`);
+        assert.equal(revoked.code, 2, `${transport}: ${revoked.stderr}`);
+        assert.match(revoked.stderr, /^headroom: TLS: the certificate of 127\.0\.0\.1:\d+ is revoked: ssl-crl /, transport);
+        assert.equal(revoked.stderr.trim().split('\n').length, 1, revoked.stderr);
+        const fromFolder = await cli(`${verifyCa}&ssl-crlpath=${hashed}`);
+        assert.equal(fromFolder.code, 2, `${transport}: ${fromFolder.stderr}`);
+        assert.match(fromFolder.stderr, /^headroom: TLS: the certificate of 127\.0\.0\.1:\d+ is revoked: ssl-crlpath /, transport);
+
+        const driver = createDriver(resolveTarget(`${verifyCa}&ssl-crl=${certs.crl.empty}`, {}));
+        const conn = await driver.connect();
+        assert.equal((await driver.serverInfo(conn)).transport, transport === 'node' ? 'node-tls' : 'tls', 'the transport asked for carried the session');
+        await conn.close();
+
+        const absent = await cli(`${verifyCa}&ssl-crl=${missing}`);
+        assert.equal(absent.code, 2, `${transport}: ${absent.stderr}`);
+        assert.match(absent.stderr, /^headroom: cannot read the certificate revocation list file \(ssl-crl\) ".*no-such\.crl": ENOENT/, transport);
+        const notCrl = await cli(`${verifyCa}&ssl-crl=${certs.ca}`);
+        assert.equal(notCrl.code, 2, `${transport}: ${notCrl.stderr}`);
+        assert.match(notCrl.stderr, /^headroom: the certificate revocation list file \(ssl-crl\) ".*ca\.crt" holds no PEM revocation list/, transport);
+        assert.equal(notCrl.stderr.trim().split('\n').length, 1, notCrl.stderr);
+      } finally {
+        delete process.env['HEADROOM_TRANSPORT'];
+      }
+    }
   });
 
   await t.test('client certificate authentication (REQUIRE SUBJECT)', async () => {

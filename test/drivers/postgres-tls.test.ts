@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { headroom } from '../../src/cli/main.js';
 import { resolveTarget, type ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
@@ -156,6 +157,119 @@ test('postgres TLS: sslmodes, certificate failures told in one line, client cert
     assert.equal(expired.stderr.trim().split('\n').length, 1, expired.stderr);
     serveCertificate(cluster, certs.server);
   });
+
+  await t.test('sslcrl: a revocation list that lists the server certificate refuses it, exit 2, one line; an empty one from the same CA does not', async () => {
+    const verifyCa = `${base}?sslmode=verify-ca&sslrootcert=${certs.ca}`;
+    for (const transport of ['native', 'node']) {
+      process.env['HEADROOM_TRANSPORT'] = transport;
+      try {
+        const revoked = await cli(`${verifyCa}&sslcrl=${certs.crl.revokingServer}`);
+        assert.equal(revoked.code, 2, `${transport}: ${revoked.stderr}`);
+        assert.match(revoked.stderr, /^headroom: TLS: the certificate of 127\.0\.0\.1:\d+ is revoked: sslcrl /, transport);
+        assert.equal(revoked.stderr.trim().split('\n').length, 1, revoked.stderr);
+        const fromEnv = await refusal(verifyCa, { PGSSLCRL: certs.crl.revokingServer });
+        assert.equal(fromEnv.code, 'CERT_REVOKED', transport);
+        assert.match(fromEnv.message, /is revoked: PGSSLCRL /, transport);
+
+        const driver = createDriver(resolveTarget(`${verifyCa}&sslcrl=${certs.crl.empty}`, {}));
+        const conn = await driver.connect();
+        assert.deepEqual(await conn.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'), [[true]]);
+        assert.equal((await driver.serverInfo(conn)).transport, transport === 'node' ? 'node-tls' : 'tls', 'the transport asked for carried the session');
+        await conn.close();
+      } finally {
+        delete process.env['HEADROOM_TRANSPORT'];
+      }
+    }
+  });
+
+  await t.test('sslcrl naming a missing file or a file that is no revocation list: exit 2, one line naming sslcrl and the file', async () => {
+    const verifyCa = `${base}?sslmode=verify-ca&sslrootcert=${certs.ca}`;
+    const missing = `${certs.folder}/no-such.crl`;
+    const damagedCrl = path.join(certs.folder, 'damaged.crl');
+    writeFileSync(damagedCrl, `${readFileSync(certs.crl.empty, 'utf8')}-----BEGIN X509 CRL-----\nbm90IGEgcmV2b2NhdGlvbiBsaXN0\n-----END X509 CRL-----\n`);
+    for (const transport of ['native', 'node']) {
+      process.env['HEADROOM_TRANSPORT'] = transport;
+      try {
+        const absent = await cli(`${verifyCa}&sslcrl=${missing}`);
+        assert.equal(absent.code, 2, `${transport}: ${absent.stderr}`);
+        assert.match(absent.stderr, new RegExp(`^headroom: cannot read the certificate revocation list file \\(sslcrl\\) "${missing}": ENOENT`), transport);
+        assert.equal(absent.stderr.trim().split('\n').length, 1, absent.stderr);
+        const notCrl = await cli(`${verifyCa}&sslcrl=${certs.ca}`);
+        assert.equal(notCrl.code, 2, `${transport}: ${notCrl.stderr}`);
+        assert.match(
+          notCrl.stderr,
+          new RegExp(`^headroom: the certificate revocation list file \\(sslcrl\\) "${certs.ca}" holds no PEM revocation list`),
+          transport,
+        );
+        assert.equal(notCrl.stderr.trim().split('\n').length, 1, notCrl.stderr);
+        // A good list, then one that cannot be parsed: the second must not be dropped silently.
+        const damaged = await cli(`${verifyCa}&sslcrl=${damagedCrl}`);
+        assert.equal(damaged.code, 2, `${transport}: ${damaged.stderr}`);
+        assert.match(damaged.stderr, /^headroom: a certificate revocation list in sslcrl ".*damaged\.crl" cannot be parsed/, transport);
+        assert.equal(damaged.stderr.trim().split('\n').length, 1, damaged.stderr);
+      } finally {
+        delete process.env['HEADROOM_TRANSPORT'];
+      }
+    }
+  });
+
+  await t.test(
+    'sslcrl with several lists in one file uses them all; a list from another CA only is refused in one line; sslcrldir as libpq reads it',
+    async () => {
+      const verifyCa = `${base}?sslmode=verify-ca&sslrootcert=${certs.ca}`;
+      // The other CA's list first: a reader that takes only the first list would let the server in.
+      const both = path.join(certs.folder, 'other-then-revoking.crl');
+      writeFileSync(both, readFileSync(certs.crl.otherCa, 'utf8') + readFileSync(certs.crl.revokingServer, 'utf8'));
+      const hashedFolder = (name: string, lists: string[]): string => {
+        const folder = path.join(certs.folder, name);
+        mkdirSync(folder);
+        for (const list of lists) copyFileSync(list, path.join(folder, path.basename(list)));
+        execFileSync('openssl', ['rehash', folder], { stdio: 'pipe' });
+        return folder;
+      };
+      const revokingDir = hashedFolder('crl-revoking', [certs.crl.revokingServer]);
+      const emptyDir = hashedFolder('crl-empty', [certs.crl.empty]);
+      const unhashed = path.join(certs.folder, 'crl-unhashed');
+      mkdirSync(unhashed);
+      copyFileSync(certs.crl.revokingServer, path.join(unhashed, 'revoking.crl'));
+      for (const transport of ['native', 'node']) {
+        process.env['HEADROOM_TRANSPORT'] = transport;
+        try {
+          for (const query of [`sslcrl=${both}`, `sslcrldir=${revokingDir}`, `sslcrl=${certs.crl.otherCa}&sslcrldir=${revokingDir}`]) {
+            const revoked = await cli(`${verifyCa}&${query}`);
+            assert.equal(revoked.code, 2, `${transport} ${query}: ${revoked.stderr}`);
+            assert.match(revoked.stderr, /^headroom: TLS: the certificate of 127\.0\.0\.1:\d+ is revoked: sslcr/, `${transport} ${query}`);
+            assert.equal(revoked.stderr.trim().split('\n').length, 1, revoked.stderr);
+          }
+          const fromEnv = await refusal(verifyCa, { PGSSLCRLDIR: revokingDir });
+          assert.equal(fromEnv.code, 'CERT_REVOKED', transport);
+          assert.match(fromEnv.message, /is revoked: PGSSLCRLDIR /, transport);
+
+          const otherCaOnly = await cli(`${verifyCa}&sslcrl=${certs.crl.otherCa}`);
+          assert.equal(otherCaOnly.code, 2, `${transport}: ${otherCaOnly.stderr}`);
+          assert.match(otherCaOnly.stderr, /^headroom: TLS: no certificate revocation list from the CA of 127\.0\.0\.1:\d+ in sslcrl /, transport);
+          assert.equal(otherCaOnly.stderr.trim().split('\n').length, 1, otherCaOnly.stderr);
+
+          const conn = await createDriver(resolveTarget(`${verifyCa}&sslcrldir=${emptyDir}`, {})).connect();
+          assert.deepEqual(await conn.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'), [[true]]);
+          await conn.close();
+
+          // libpq's lookup reads only files named by hash: a folder without them would check nothing.
+          const noHashes = await cli(`${verifyCa}&sslcrldir=${unhashed}`);
+          assert.equal(noHashes.code, 2, `${transport}: ${noHashes.stderr}`);
+          assert.match(
+            noHashes.stderr,
+            /^headroom: the certificate revocation list folder \(sslcrldir\) ".*crl-unhashed" has no lists named by hash \(HASH\.r0\) \(run openssl rehash /,
+          );
+          const absent = await cli(`${verifyCa}&sslcrldir=${certs.folder}/no-such-folder`);
+          assert.equal(absent.code, 2, `${transport}: ${absent.stderr}`);
+          assert.match(absent.stderr, /^headroom: cannot read the certificate revocation list folder \(sslcrldir\) ".*no-such-folder": ENOENT/);
+        } finally {
+          delete process.env['HEADROOM_TRANSPORT'];
+        }
+      }
+    },
+  );
 
   await t.test("client certificate authentication (hostssl ... cert), with libpq's check of the key's permissions", async () => {
     const url = `postgres://cert_user@127.0.0.1:${cluster.port}/postgres?sslmode=verify-full&sslrootcert=${certs.ca}`;

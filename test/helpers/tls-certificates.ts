@@ -17,6 +17,8 @@ export interface TestCertificates {
   expired: { cert: string; key: string };
   /** A client certificate whose CN is `clientName`, signed by `ca`. */
   client: { cert: string; key: string };
+  /** Certificate revocation lists (PEM) signed by `ca`: one that revokes `server`, one that revokes nothing; and `otherCa`'s, revoking nothing. */
+  crl: { revokingServer: string; empty: string; otherCa: string };
   remove(): void;
 }
 
@@ -68,16 +70,38 @@ export function makeCertificates(clientName: string): TestCertificates {
     ]);
     return { cert: file(`${name}.crt`), key: file(`${name}.key`) };
   };
+  const caFile = ca('ca');
+  const otherCa = ca('other-ca');
+  const server = issue('server', '/CN=127.0.0.1', 'IP:127.0.0.1,DNS:localhost', '2');
   const made: TestCertificates = {
     folder,
-    ca: ca('ca'),
-    otherCa: ca('other-ca'),
-    server: issue('server', '/CN=127.0.0.1', 'IP:127.0.0.1,DNS:localhost', '2'),
+    ca: caFile,
+    otherCa,
+    server,
     otherHost: issue('other-host', '/CN=db.example.com', 'DNS:db.example.com', '2'),
     // A negative validity: notAfter lies before notBefore, so the certificate has already expired.
     expired: issue('expired', '/CN=127.0.0.1', 'IP:127.0.0.1,DNS:localhost', '-1'),
     client: issue('client', `/CN=${clientName}`, undefined, '2'),
+    crl: revocationLists(folder, server.cert),
     remove: () => rmSync(folder, { recursive: true, force: true }),
   };
   return made;
+}
+
+/**
+ * CRLs from the test CA as `openssl ca` makes them (the only openssl command that signs one): it
+ * needs a config naming its index of issued certificates and the next CRL number, nothing more.
+ */
+function revocationLists(folder: string, revoked: string): TestCertificates['crl'] {
+  const file = (name: string): string => path.join(folder, name);
+  writeFileSync(file('crl.cnf'), '[ca]\ndefault_ca = test\n[test]\ndatabase = index.txt\ncrlnumber = crlnumber\ndefault_md = sha256\ndefault_crl_days = 2\n');
+  writeFileSync(file('index.txt'), '');
+  writeFileSync(file('crlnumber'), '01\n');
+  const ca = (name: string, args: string[]): void =>
+    void execFileSync('openssl', ['ca', '-config', 'crl.cnf', '-keyfile', `${name}.key`, '-cert', `${name}.crt`, ...args], { stdio: 'pipe', cwd: folder });
+  ca('ca', ['-gencrl', '-out', 'empty.crl']);
+  ca('other-ca', ['-gencrl', '-out', 'other-ca.crl']);
+  ca('ca', ['-revoke', revoked]);
+  ca('ca', ['-gencrl', '-out', 'revoking-server.crl']);
+  return { revokingServer: file('revoking-server.crl'), empty: file('empty.crl'), otherCa: file('other-ca.crl') };
 }

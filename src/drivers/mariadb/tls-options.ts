@@ -9,6 +9,7 @@ export const MARIADB_TLS_PARAMETERS = [
   'ssl-cert',
   'ssl-key',
   'ssl-crl',
+  'ssl-crlpath',
   'ssl-verify-server-cert',
   'server-public-key-path',
   'get-server-public-key',
@@ -43,7 +44,7 @@ export function mariadbTlsSettings(params: URLSearchParams | undefined): TlsSett
   };
   const ssl = flag('ssl');
   const verify = flag('ssl-verify-server-cert');
-  const files = { rootCert: get('ssl-ca'), cert: get('ssl-cert'), key: get('ssl-key'), crl: get('ssl-crl') };
+  const files = { rootCert: get('ssl-ca'), cert: get('ssl-cert'), key: get('ssl-key'), crl: get('ssl-crl'), crlDir: get('ssl-crlpath') };
   const anyFile = Object.values(files).some((file) => file !== undefined);
   const modeText = get('ssl-mode');
   let mode: TlsMode;
@@ -79,6 +80,8 @@ export function mariadbTlsSettings(params: URLSearchParams | undefined): TlsSett
   if (files.cert !== undefined) settings.cert = files.cert;
   if (files.key !== undefined) settings.key = files.key;
   if (files.cert !== undefined && files.key === undefined) throw new UserError(`the client certificate ${files.cert} has no key`, 'add ?ssl-key=FILE');
-  if (files.crl !== undefined) settings.crl = files.crl;
+  if (files.crl !== undefined) [settings.crl, settings.crlSource] = [files.crl, 'ssl-crl'];
+  // A folder of CRLs named by hash, as the client's OpenSSL lookup reads it (see TlsSettings.crlDir).
+  if (files.crlDir !== undefined) [settings.crlDir, settings.crlDirSource] = [files.crlDir, 'ssl-crlpath'];
   return settings;
 }

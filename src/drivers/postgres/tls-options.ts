@@ -5,12 +5,25 @@ import { UserError } from '../../errors.js';
 import { TLS_MODES, type TlsMode, type TlsSettings } from '../transport/tls.js';
 
 /** The URL parameters this file reads (libpq's names); a strict parameter check accepts these. */
-export const POSTGRES_TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslnegotiation', 'channel_binding'] as const;
+export const POSTGRES_TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslcrldir', 'sslnegotiation', 'channel_binding'] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * libpq's variables for the ssl* parameters headroom does not honour yet (src/config/parameters.ts
+ * refuses them in a URL): refused here too, since a psql user's variable silently doing nothing
+ * would describe another connection than the one measured.
+ */
+const NOT_SUPPORTED_VARIABLES: Record<string, string> = {
+  PGSSLSNI: 'sslsni',
+  PGSSLCOMPRESSION: 'sslcompression',
+  PGSSLCERTMODE: 'sslcertmode',
+  PGSSLMINPROTOCOLVERSION: 'ssl_min_protocol_version',
+  PGSSLMAXPROTOCOLVERSION: 'ssl_max_protocol_version',
+};
+
 const HINT =
-  'see libpq\'s "SSL Support": sslmode=disable|allow|prefer|require|verify-ca|verify-full, sslrootcert=FILE|system, sslcert=FILE, sslkey=FILE, sslcrl=FILE';
+  'see libpq\'s "SSL Support": sslmode=disable|allow|prefer|require|verify-ca|verify-full, sslrootcert=FILE|system, sslcert=FILE, sslkey=FILE, sslcrl=FILE, sslcrldir=FOLDER';
 
 /**
  * TLS as libpq resolves it, so that a psql user's URL and environment mean the same here: each
@@ -25,6 +38,10 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
     const fromEnv = env[variable];
     return fromEnv !== undefined && fromEnv !== '' ? { value: fromEnv, source: variable } : undefined;
   };
+  for (const [variable, name] of Object.entries(NOT_SUPPORTED_VARIABLES)) {
+    if (env[variable] !== undefined && env[variable] !== '')
+      throw new UserError(`${variable} is set, but the libpq setting ${name} is not supported by headroom yet`, `unset ${variable}`);
+  }
   const modeGiven = pick('sslmode', 'PGSSLMODE');
   const mode = (modeGiven?.value ?? 'prefer') as TlsMode;
   if (!TLS_MODES.includes(mode)) throw new UserError(`${modeGiven!.source}=${modeGiven!.value} is not an sslmode`, HINT);
@@ -56,8 +73,12 @@ export function postgresTlsSettings(params: URLSearchParams | undefined, env: En
   if (cert !== undefined) settings.cert = cert;
   if (key !== undefined) settings.key = key;
   if (cert !== undefined && key === undefined) throw new UserError(`the client certificate ${cert} has no key`, 'give sslkey=FILE (or PGSSLKEY)');
-  const crl = pick('sslcrl', 'PGSSLCRL')?.value ?? defaultFile('root.crl');
-  if (crl !== undefined) settings.crl = crl;
+  const crl = pick('sslcrl', 'PGSSLCRL');
+  const defaultCrl = defaultFile('root.crl');
+  if (crl !== undefined) [settings.crl, settings.crlSource] = [crl.value, crl.source];
+  else if (defaultCrl !== undefined) [settings.crl, settings.crlSource] = [defaultCrl, 'the default sslcrl'];
+  const crlDir = pick('sslcrldir', 'PGSSLCRLDIR');
+  if (crlDir !== undefined) [settings.crlDir, settings.crlDirSource] = [crlDir.value, crlDir.source];
 
   const negotiation = pick('sslnegotiation', 'PGSSLNEGOTIATION');
   if (negotiation !== undefined) {

@@ -41,7 +41,7 @@ export function nativeTlsContext(addon: NativeTlsAddon, context: TlsContext): ob
       const ciphers = tls.DEFAULT_CIPHERS.split(':');
       const suites = ciphers.filter((name) => name.startsWith('TLS_')).join(':');
       const list = ciphers.filter((name) => !name.startsWith('TLS_')).join(':');
-      built = addon.tlsContext(ca, pem.cert ?? null, pem.key ?? null, pem.crl ?? null, list, suites);
+      built = addon.tlsContext(ca, pem.cert ?? null, pem.key ?? null, pem.crl?.join('\n') ?? null, list, suites);
     }
   } catch {
     built = null;

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import tls from 'node:tls';
 
@@ -21,8 +22,12 @@ export interface TlsSettings {
   /** Client certificate and its key (PEM files), for certificate authentication. */
   cert?: string;
   key?: string;
-  /** Certificate revocation list (PEM file). */
+  /** Certificate revocation lists (a PEM file of one or more), and the parameter that named it ("sslcrl", "PGSSLCRL", "ssl-crl"), for messages. */
   crl?: string;
+  crlSource?: string;
+  /** PostgreSQL only: a folder of CRLs named by their issuer's hash (HASH.r0, as `openssl rehash` names them; libpq's sslcrldir). */
+  crlDir?: string;
+  crlDirSource?: string;
   /** PostgreSQL only: TLS at once, with ALPN "postgresql", without the SSLRequest (sslnegotiation=direct, PostgreSQL 17+). */
   direct?: boolean;
   /** PostgreSQL only: SCRAM-SHA-256-PLUS channel binding (libpq's channel_binding). */
@@ -81,7 +86,7 @@ export class TlsContext {
   }
 
   connectOptions(host: string, socket: net.Socket | undefined, alpn: string[] | undefined): tls.ConnectionOptions {
-    this.context ??= tls.createSecureContext(this.pemFiles());
+    this.context ??= this.secureContext();
     const fullCheck = this.settings.mode === 'verify-full';
     return {
       ...(socket ? { socket } : {}),
@@ -95,20 +100,84 @@ export class TlsContext {
     };
   }
 
-  /** The PEM text of the files the settings name, read now (a file that cannot be used throws TlsError). */
-  pemFiles(): { ca?: string; cert?: string; key?: string; crl?: string } {
-    const { rootCert, cert, key, crl } = this.settings;
-    const options: { ca?: string; cert?: string; key?: string; crl?: string } = {};
-    if (rootCert === 'system') options.ca = readPem(systemCaFile(), 'the system CA store');
-    else if (rootCert !== undefined) options.ca = readPem(rootCert, 'root certificate');
-    if (cert !== undefined) options.cert = readPem(cert, 'client certificate');
+  /** Node's context for the files; what OpenSSL cannot parse is told in one line naming the files. */
+  private secureContext(): tls.SecureContext {
+    const pem = this.pemFiles();
+    try {
+      return tls.createSecureContext(pem);
+    } catch (error) {
+      const { crl, crlDir, crlSource, crlDirSource } = this.settings;
+      // Node's message for a CRL it cannot parse, whose only source is the revocation lists.
+      if (/CRL/.test((error as Error).message) && (crl !== undefined || crlDir !== undefined)) {
+        const named = [crl !== undefined ? `${crlSource ?? 'crl'} "${crl}"` : '', crlDir !== undefined ? `${crlDirSource ?? 'crl folder'} "${crlDir}"` : ''];
+        throw new TlsError(
+          `a certificate revocation list in ${named.filter(Boolean).join(' or ')} cannot be parsed: ${(error as Error).message}`,
+          'TLS_FILE',
+          CRL_HINT,
+        );
+      }
+      throw new TlsError(`the TLS files cannot be used: ${(error as Error).message}`, 'TLS_FILE', 'check the certificate and key files are PEM');
+    }
+  }
+
+  /**
+   * The PEM text of the files the settings name, read now (a file that cannot be used throws
+   * TlsError). The revocation lists come one to an entry: Node's crl option parses only the first
+   * of a text, where libpq (and the reactor) take every list in the file.
+   */
+  pemFiles(): { ca?: string; cert?: string; key?: string; crl?: string[] } {
+    const { rootCert, cert, key, crl, crlDir } = this.settings;
+    const options: { ca?: string; cert?: string; key?: string; crl?: string[] } = {};
+    if (rootCert === 'system') options.ca = readPem(systemCaFile(), 'system CA store file');
+    else if (rootCert !== undefined) options.ca = readPem(rootCert, 'root certificate file');
+    if (cert !== undefined) options.cert = readPem(cert, 'client certificate file');
     if (key !== undefined) {
       checkKeyPermissions(key);
-      options.key = readPem(key, 'client key');
+      options.key = readPem(key, 'client key file');
     }
-    if (crl !== undefined) options.crl = readPem(crl, 'certificate revocation list');
+    const lists = [
+      ...(crl !== undefined ? crlsOf(crl, this.settings.crlSource ?? 'crl') : []),
+      ...(crlDir !== undefined ? crlFolder(crlDir, this.settings.crlDirSource ?? 'crl folder') : []),
+    ];
+    if (lists.length > 0) options.crl = lists;
     return options;
   }
+}
+
+const CRL_HINT = 'give revocation lists in PEM ("-----BEGIN X509 CRL-----"; openssl crl -inform DER -in FILE -out FILE.pem converts a DER one)';
+const PEM_CRL = /-----BEGIN X509 CRL-----[\s\S]*?-----END X509 CRL-----/g;
+
+/** The PEM revocation lists in `file`; a file without any is an error, never a check silently left out. */
+function crlsOf(file: string, source: string): string[] {
+  const lists = readPem(file, `certificate revocation list file (${source})`).match(PEM_CRL) ?? [];
+  if (lists.length === 0) throw new TlsError(`the certificate revocation list file (${source}) "${file}" holds no PEM revocation list`, 'TLS_FILE', CRL_HINT);
+  return lists;
+}
+
+/**
+ * The lists in a folder as libpq's sslcrldir reads it (OpenSSL's hashed directory): the files
+ * named HASH.rN, other files ignored. All are loaded at once, which checks the same chains as
+ * OpenSSL's lookup by hash; a folder without such files is refused rather than checking nothing.
+ */
+function crlFolder(folder: string, source: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => /^[0-9a-f]{8}\.r\d+$/.test(name));
+  } catch (error) {
+    throw new TlsError(
+      `cannot read the certificate revocation list folder (${source}) "${folder}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      'TLS_FILE',
+      'check the path and its permissions',
+    );
+  }
+  if (names.length === 0) {
+    throw new TlsError(
+      `the certificate revocation list folder (${source}) "${folder}" has no lists named by hash (HASH.r0)`,
+      'TLS_FILE',
+      `run openssl rehash ${folder} after putting the PEM lists there`,
+    );
+  }
+  return names.sort().flatMap((name) => crlsOf(path.join(folder, name), source));
 }
 
 function systemCaFile(): string {
@@ -123,12 +192,13 @@ function systemCaFile(): string {
   return found;
 }
 
+/** `what` names the file: "root certificate file", "certificate revocation list file (sslcrl)". */
 function readPem(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
     throw new TlsError(
-      `cannot read the ${what} file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot read the ${what} "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       'TLS_FILE',
       'check the path and its permissions',
     );
@@ -172,6 +242,15 @@ const UNKNOWN_CA = new Set([
   'CERT_UNTRUSTED',
 ]);
 
+/** Where the revocation lists came from, for messages: `sslcrl /path/root.crl`. */
+function crlNames(settings: TlsSettings): string {
+  const named = [
+    settings.crl !== undefined ? `${settings.crlSource ?? 'crl'} ${settings.crl}` : '',
+    settings.crlDir !== undefined ? `${settings.crlDirSource ?? 'crl folder'} ${settings.crlDir}` : '',
+  ].filter(Boolean);
+  return named.length > 0 ? named.join(' and ') : 'the revocation lists';
+}
+
 /** A handshake failure as the user can act on it; `where` names the server, `settings` the options. */
 export function tlsFailure(error: Error, where: string, settings: TlsSettings): TlsError {
   if (error instanceof TlsError) return error;
@@ -187,7 +266,21 @@ export function tlsFailure(error: Error, where: string, settings: TlsSettings): 
   if (code === 'CERT_HAS_EXPIRED') return new TlsError(`TLS: the certificate of ${where} has expired`, code, 'the server needs a renewed certificate');
   if (code === 'CERT_NOT_YET_VALID')
     return new TlsError(`TLS: the certificate of ${where} is not valid yet`, code, 'check the clocks of the client and the server');
-  if (code === 'CERT_REVOKED') return new TlsError(`TLS: the certificate of ${where} is revoked`, code, 'the certificate revocation list (sslcrl) lists it');
+  const crls = crlNames(settings);
+  if (code === 'CERT_REVOKED')
+    return new TlsError(
+      `TLS: the certificate of ${where} is revoked: ${crls} lists it`,
+      code,
+      'the server needs a new certificate, or the list is out of date',
+    );
+  if (code === 'UNABLE_TO_GET_CRL')
+    return new TlsError(`TLS: no certificate revocation list from the CA of ${where} in ${crls}`, code, 'add the revocation list of every CA in the chain');
+  if (code === 'CRL_HAS_EXPIRED')
+    return new TlsError(`TLS: the certificate revocation list for ${where} is out of date: ${crls}`, code, 'fetch a current list from the CA');
+  if (code === 'CRL_NOT_YET_VALID')
+    return new TlsError(`TLS: the certificate revocation list for ${where} is not valid yet: ${crls}`, code, 'check the clocks of the client and the CA');
+  if (code === 'CRL_SIGNATURE_FAILURE' || code === 'UNABLE_TO_DECRYPT_CRL_SIGNATURE')
+    return new TlsError(`TLS: the certificate revocation list for ${where} has a bad signature: ${crls}`, code, 'fetch the list again from the CA');
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     return new TlsError(
       `TLS: host name mismatch: ${error.message.replace(/^Hostname\/IP does not match certificate's altnames: /, '')}`,
