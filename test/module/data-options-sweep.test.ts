@@ -80,6 +80,15 @@ for (const dbms of ON) {
       assert.deepEqual(run.data.options, { seats: 12 });
       assert.equal(run.data.loadedBy, 'this-run');
     }
+    // The same record as a run's for a built-in too: how chain's data was loaded.
+    const chainFile = path.join(folder, 'growth-chain.json');
+    const chain = await cli(['experiment', 'growth', '--workload', 'chain', '-s', '1/1000', '-c', '1', '-T', '1', '--observe=false', '-o', chainFile]);
+    assert.equal(chain.code, 0, chain.stderr);
+    assert.deepEqual(
+      (read<ExperimentResult<unknown>>(chainFile).runs as RunResult[]).map((run) => run.data.loadMode),
+      ['bulk'],
+    );
+
     // And the data left behind is seats 12: a later sweep takes that.
     const after = await cli(['run', BOOKING, '-c', '1,2', '-T', '1', '-P', '0', '-o', sweepFile]);
     assert.equal(after.code, 0, after.stderr);
