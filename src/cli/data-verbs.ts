@@ -56,7 +56,7 @@ export async function initWithStyle(argv: readonly string[], style: InitStyle): 
       const replaces = /[dtgG]/.test(pgbench.steps);
       const steps = (ctx: typeof base & { scale: number }) => pgbenchInit(ctx, pgbench);
       const generates = /[gG]/.test(pgbench.steps);
-      const load = replaces ? recordedLoad('tpcb', steps, generates) : steps;
+      const load = replaces ? recordedLoad('tpcb', workload.tables, steps, generates) : steps;
       const present = replaces ? await workload.detectScale(base) : undefined;
       const phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'init', force, load, writesData: generates });
       if (style.doneLine) style.doneLine(pgbenchDoneLine(phases));

@@ -4,6 +4,7 @@ import { parseArgs } from '../config/args.js';
 import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, workloadOptionSpecs } from '../session/options.js';
 import { logLine } from '../session/session.js';
 import { announceReplacement, loadData } from '../session/load-data.js';
+import { measuredData } from '../session/data-options.js';
 import { checkWeights } from '../engine/deck.js';
 import { growthText } from '../reports/growth-text.js';
 import type { GrowthRow } from '../result/experiment-rows.js';
@@ -109,6 +110,8 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
           signal: ctx.signal,
         });
         const loadSeconds = (performance.now() - started) / 1000;
+        // What the data is, as headroom run records it: the options the load recorded (a module's: those its load() read), the load mode.
+        const data = await measuredData(session, workload, workloadOptions, given, scale, 'this-run', phases);
         const sizes = await observation.sizes(workload.tables);
         const { databaseBytes } = sizes;
         const workloadBytes = tablesBytes(sizes);
@@ -126,7 +129,7 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
             durationSeconds: values['time'] as number,
             maxTries: values['max-tries'] as number,
             observe: values['observe'] === true,
-            data: { loadedBy: 'this-run', phases },
+            data,
             argv,
           },
           ctx.signal,

@@ -102,7 +102,7 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
     },
     // Without headroom's record the tables are someone else's: refused, never measured.
     loadedSoFar: async () => 'the tables hold what was committed before the stop',
-    load: recordedLoad(def.name, async (ctx) => {
+    load: recordedLoad(def.name, tables, async (ctx) => {
       const clock = new PhaseClock(ctx);
       await clock.timed('create tables', async () => {
         await drop(ctx);

@@ -1,7 +1,8 @@
 import type { OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { isModuleWorkload } from '../module/adapt.js';
-import type { Workload } from '../workloads/workload.js';
+import type { RunResult } from '../result/result.js';
+import type { LoadPhase, Workload } from '../workloads/workload.js';
 import { logLine, type Session } from './session.js';
 
 function flags(entries: readonly [string, unknown][]): string {
@@ -34,4 +35,29 @@ export async function adoptDataOptions(
   }
   for (const [name, value] of Object.entries(recorded)) if (name in options) options[name] = value as OptionValues[string];
   return recorded;
+}
+
+/**
+ * What a measurement's result says of its data (its `data`), read where every measurement of
+ * loaded data reads it (a run, each sweep step, each step of experiment growth): the options the
+ * data was loaded with, adopted as adoptDataOptions does, and how it was loaded (chain: faithful
+ * or bulk). `loadedBy` 'none': the run's scripts bring their own tables, there are no options to adopt.
+ */
+export async function measuredData(
+  session: Session,
+  workload: Workload,
+  options: OptionValues,
+  given: ReadonlySet<string>,
+  scale: number,
+  loadedBy: RunResult['data']['loadedBy'],
+  phases: LoadPhase[],
+): Promise<RunResult['data']> {
+  const dataOptions = loadedBy === 'none' ? undefined : await adoptDataOptions(session, workload, options, given, scale);
+  const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options, log: logLine });
+  return {
+    loadedBy,
+    phases,
+    ...(loadMode === undefined ? {} : { loadMode }),
+    ...(dataOptions ? { options: dataOptions } : {}),
+  };
 }

@@ -2,6 +2,8 @@ import type { OptionValues } from '../config/options.js';
 import type { Connection, Driver, Row, SqlValue, Statement } from '../drivers/driver.js';
 import { InterruptedError, UserError } from '../errors.js';
 import { readLoadMark } from '../workloads/load-marker.js';
+import { otherClaims } from '../workloads/table-claims.js';
+import { isModuleWorkload } from '../module/adapt.js';
 import type { DataContext, LoadPhase, LoadProgress, Workload } from '../workloads/workload.js';
 import { dataContext, logLine, type Session } from './session.js';
 import { diskSpaceLines } from './disk-space.js';
@@ -94,6 +96,7 @@ export function announceReplacement(request: Pick<LoadRequest, 'workload' | 'pre
  */
 export async function refuseIncompleteData(session: Session, workload: Workload, options: OptionValues, scale: number): Promise<void> {
   const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms };
+  await refuseOtherWorkloadsData(session, workload, formatScale(scale));
   const recorded = await refuseUnfinishedLoad(session, workload);
   // Another tool may have loaded since headroom's load (tpcb: pgbench -i, on PostgreSQL only). There
   // the workload's own test runs too; elsewhere the record suffices (Firebird's MAX scans).
@@ -104,6 +107,29 @@ export async function refuseIncompleteData(session: Session, workload: Workload,
     : 'there is no record that its load finished (it was loaded before headroom kept one, or by another tool)';
   if (problem === undefined) return;
   throw new UserError(`the ${workload.name} data in ${session.url} is not a complete load: ${problem}`, reloadHint(workload, formatScale(scale)));
+}
+
+/**
+ * Refuses tables another workload loaded since this one's load (a module with the same table
+ * names as a built-in, or the reverse): the workload's own record (headroom_load, chain_meta)
+ * still stands, but the rows are the other's. Tables without claims (loaded before they were
+ * kept) pass.
+ */
+async function refuseOtherWorkloadsData(session: Session, workload: Workload, scale: string): Promise<void> {
+  const claims = await otherClaims({ conn: session.conn, driver: session.driver, dbms: session.target.dbms }, workload.name, workload.tables);
+  const last = claims.sort((a, b) => b.loadedAt.localeCompare(a.loadedAt))[0];
+  if (!last) return;
+  const claimed = workload.tables.filter((table) => claims.some((c) => c.table === table));
+  const which = claimed.length === workload.tables.length ? 'the tables' : `tables ${claimed.join(', ')}`;
+  throw new UserError(
+    `${which} of ${workload.name} in ${session.url} were last loaded by ${last.loadedBy} (at ${last.loadedAt}): they hold its data, not ${workload.name}'s`,
+    `load ${workload.name} again: headroom init ${commandName(workload)} -s ${scale}`,
+  );
+}
+
+/** How the command line names the workload: a module by its file, as it was given. */
+function commandName(workload: Workload): string {
+  return isModuleWorkload(workload) ? workload.module.path : workload.name;
 }
 
 /**

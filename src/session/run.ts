@@ -11,7 +11,7 @@ import type { LoadPhase, Workload } from '../workloads/workload.js';
 import type { AgentRun } from '../agents/coordinator.js';
 import { checkClients } from './budget.js';
 import { onInterrupt } from './interrupt.js';
-import { adoptDataOptions } from './data-options.js';
+import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 import { measureOnce, type RunPlan } from './measure.js';
 import { dataContext, logLine, openSession, settingsContext, type Session } from './session.js';
@@ -102,20 +102,14 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
       phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
     }
-    const dataOptions = needsData ? await adoptDataOptions(session, workload, workloadOptions, request.given, scale) : undefined;
+    const loadedBy = !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier';
+    const data = await measuredData(session, workload, workloadOptions, request.given, scale, loadedBy, phases);
     if (needsData && workload.readyForRun) {
       const ctx = dataContext(session, workloadOptions, scale, (m) => logLine(`  ${m}`));
       await workload.readyForRun(ctx).finally(() => ctx.done());
     }
 
     await hooks.beforeRun?.(session, scale);
-    const loadMode = await workload.loadMode?.({
-      conn: session.conn,
-      driver: session.driver,
-      dbms: session.target.dbms,
-      options: workloadOptions,
-      log: logLine,
-    });
     if (request.measure.journalFile !== undefined) await session.conn.query(journalTableDdl(session.target.dbms));
 
     const applied = settings;
@@ -127,12 +121,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       workload,
       workloadOptions,
       scale,
-      data: {
-        loadedBy: !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier',
-        phases,
-        ...(loadMode === undefined ? {} : { loadMode }),
-        ...(dataOptions ? { options: dataOptions } : {}),
-      },
+      data,
       seed: request.seed ?? randomInt(0, 2 ** 31),
       signal: interrupt.signal,
       settings,

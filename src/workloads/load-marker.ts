@@ -1,5 +1,6 @@
 import type { DataContext, LoadPhase } from './workload.js';
 import { createTableIfMissing } from '../drivers/create-table.js';
+import { claimTables, releaseTables } from './table-claims.js';
 
 /**
  * headroom's own record of each workload's load: one row per workload in `headroom_load`, written
@@ -26,11 +27,16 @@ function createStatement(dbms: MarkerContext['dbms']): string {
   return createTableIfMissing(dbms, LOAD_TABLE, COLUMNS);
 }
 
-/** Before the load touches the data: a row saying it started and has not completed. */
-export async function markLoadStarted(ctx: MarkerContext, workload: string, scale: number): Promise<void> {
+/**
+ * Before the load touches the data: a row saying it started and has not completed, and its
+ * tables claimed as the workload's (another workload's record of them no longer holds).
+ */
+export async function markLoadStarted(ctx: MarkerContext, workload: string, tables: readonly string[], scale: number): Promise<void> {
+  const started = new Date().toISOString();
   await ctx.conn.query(createStatement(ctx.dbms));
   await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
-  await ctx.conn.query(`INSERT INTO ${LOAD_TABLE} (workload, scale, started) VALUES (?, ?, ?)`, [workload, String(scale), new Date().toISOString()]);
+  await ctx.conn.query(`INSERT INTO ${LOAD_TABLE} (workload, scale, started) VALUES (?, ?, ?)`, [workload, String(scale), started]);
+  await claimTables(ctx, workload, tables, started);
   // The options of the load before are no longer the data's.
   await clearLoadOptions(ctx, workload);
 }
@@ -76,24 +82,27 @@ export async function readLoadMark(ctx: MarkerContext, workload: string): Promis
   return { workload, scale: text(row[0]) ?? '', started: text(row[1]) ?? '', completed: text(row[2]) };
 }
 
-/** `drop` removes the workload's record with its tables. */
+/** `drop` removes the workload's record, and its claims, with its tables. */
 export async function clearLoadMark(ctx: MarkerContext, workload: string): Promise<void> {
   if (await ctx.driver.tableExists(ctx.conn, LOAD_TABLE)) await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
   await clearLoadOptions(ctx, workload);
+  await releaseTables(ctx, workload);
 }
 
 /**
  * A workload's load with its record around it: started before the loader drops or writes anything,
  * completed after its last commit. `completes` false: the steps make no complete dataset (pgbench -i
- * steps without data generation), so the record stays unfinished.
+ * steps without data generation), so the record stays unfinished. `tables`: the workload's, which
+ * the load claims (table-claims.ts).
  */
 export function recordedLoad<C extends DataContext>(
   workload: string,
+  tables: readonly string[],
   load: (ctx: C) => Promise<LoadPhase[]>,
   completes = true,
 ): (ctx: C) => Promise<LoadPhase[]> {
   return async (ctx) => {
-    await markLoadStarted(ctx, workload, ctx.scale);
+    await markLoadStarted(ctx, workload, tables, ctx.scale);
     const phases = await load(ctx);
     if (completes) await markLoadCompleted(ctx, workload);
     return phases;

@@ -68,7 +68,7 @@ export const chain: Workload = {
 
   // The study's program started its terminal threads 10 ms apart, and its Total time includes that.
   terminalStaggerMs: (options) => (statementStyle(options) === 'study' ? 10 : 0),
-  load: recordedLoad('chain', loadChain),
+  load: recordedLoad('chain', TABLES, loadChain),
   // The six tables with keys and indexes on PostgreSQL 15: 30.0 MB at 1/100.
   estimatedBytes: (scale) => scale * 3_000_000_000,
   // chain_meta is written after the data: where detectScale finds it, the load finished.

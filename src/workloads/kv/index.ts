@@ -10,7 +10,7 @@ import { update } from './update.js';
 
 const TESTS = [read, update];
 
-const recordedKvLoad = recordedLoad('kv', (ctx) => loadKv(ctx));
+const recordedKvLoad = recordedLoad('kv', [TABLE], (ctx) => loadKv(ctx));
 
 export const kv: Workload = {
   name: 'kv',

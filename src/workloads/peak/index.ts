@@ -43,7 +43,7 @@ export const peak: Workload = {
     return Number(rows);
   },
 
-  load: recordedLoad('peak', async (ctx) => {
+  load: recordedLoad('peak', PEAK_TABLES, async (ctx) => {
     for (const sql of [...peakDialect(ctx.dbms).dropTables, ...peakDialect(ctx.dbms).createTables]) await ctx.conn.query(sql);
     const started = performance.now();
     const rows = Array.from({ length: ctx.scale }, (_, i) => [i + 1, String(i + 1).padStart(9, '0'), `reference item ${i + 1}`] as const);

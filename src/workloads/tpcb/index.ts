@@ -63,7 +63,7 @@ export const tpcb: Workload = {
     return Number(branches);
   },
 
-  load: recordedLoad('tpcb', loadTpcb),
+  load: recordedLoad('tpcb', TABLES, loadTpcb),
   check: checkTpcb,
 
   async drop(ctx) {
