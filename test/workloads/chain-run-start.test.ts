@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Connection } from '../../src/drivers/driver.js';
 import { runEngine } from '../../src/engine/engine.js';
 import { Random } from '../../src/common/random.js';
@@ -46,8 +49,11 @@ test('sqlite CLI: a first and a second run draw the clients one count of the exi
   const fresh = await connectFresh(t, 'sqlite');
   if (!fresh) return;
   const { db, conn } = fresh;
+  // Results go to headroom-results/ under the working folder: a folder of the test's own.
+  const cwd = mkdtempSync(path.join(tmpdir(), 'headroom-chain-run-start-'));
+  t.after(() => rmSync(cwd, { recursive: true, force: true }));
   const run = (clients: number, units: number) =>
-    runCli(['run', 'chain', '--db', db.url, '-s', '1/5000', '-c', String(clients), '-t', String(units), '-P', '0', '--observe=false']);
+    runCli(['run', 'chain', '--db', db.url, '-s', '1/5000', '-c', String(clients), '-t', String(units), '-P', '0', '--observe=false'], { cwd });
 
   const first = await run(3, 4);
   assert.equal(first.code, 0, first.stderr);
