@@ -156,6 +156,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
         transactionLog: plan.transactionLog && { ...plan.transactionLog, pid: process.pid },
         routing: undefined,
         terminalIds: { first: shard.first, of: plan.clients },
+        runStart: plan.runStart,
         beforeStart: async () => {
           send('ready', { kind: 'ready', agent: name, index: shard.index, clockOffsetMs: clock.offsetMs, roundTripMs: clock.roundTripMs } satisfies Ready);
           const aborted = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));

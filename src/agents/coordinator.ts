@@ -231,6 +231,8 @@ function planOf(config: EngineConfig, runId: string, agents: number): AgentPlan 
     acceptRefusals: config.acceptRefusals,
     sessionStatements: [...(config.sessionStatements ?? [])],
     transactionLog: config.transactionLog,
+    // Read once by the coordinator: every agent's terminals start from the same figures.
+    ...(config.runStart ? { runStart: { ...config.runStart } } : {}),
   };
 }
 

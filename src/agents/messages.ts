@@ -24,6 +24,7 @@ export interface AgentPlan extends Pick<
   | 'protocol'
   | 'perCommand'
   | 'acceptRefusals'
+  | 'runStart'
 > {
   kind: 'plan';
   runId: string;

@@ -49,6 +49,8 @@ export interface EngineConfig {
   transactionLog?: TransactionLogConfig | undefined;
   /** --route / --balance: see JobConfig. */
   routing: JobConfig['routing'];
+  /** What the workload's runStart read before the run (see workload.ts); handed to every terminal. */
+  runStart?: Readonly<Record<string, number>> | undefined;
   /** An agent's share of a distributed run (src/agents/): its terminals' ids start here, out of this many in all. */
   terminalIds?: { first: number; of: number };
   /** An agent's start barrier: awaited once every connection is open, before the terminals start. */
@@ -230,6 +232,7 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
     perCommand: config.perCommand,
     routing: config.routing,
     sessionStatements: [...(config.sessionStatements ?? [])],
+    ...(config.runStart ? { runStart: { ...config.runStart } } : {}),
   }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));

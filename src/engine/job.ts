@@ -40,6 +40,8 @@ export interface JobConfig {
   transactionLog?: TransactionLogConfig | undefined;
   /** --route and --balance when the target has replicas (or --route was given); see engine/routing. */
   routing: Routing | undefined;
+  /** What the workload's runStart read before the run; absent where it has none. */
+  runStart?: Record<string, number>;
 }
 
 /** How long terminals may take to finish their transaction in flight once stopped. */
@@ -146,6 +148,7 @@ export class LocalJob implements JobHandle {
       protocol: config.protocol,
       seed: config.seed,
       ...(config.perCommand ? { commandTimings: recorder.commandTimings } : {}),
+      ...(config.runStart ? { runStart: config.runStart } : {}),
     };
     const gate = driver.blocking ? new Gate() : undefined;
     const terminals = accepted.map(

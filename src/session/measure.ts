@@ -118,6 +118,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     logLine(
       `running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`,
     );
+  const runStart = await readRunStart(plan);
   const observer = plan.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables) : undefined;
   const server = serverTargetOf(session.target);
   const lagSampler = routing && plan.observe && server?.replicas ? await ReplicaLagSampler.start(server) : undefined;
@@ -149,6 +150,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       protocol,
       perCommand,
       sessionStatements: plan.settings.sessionStatements,
+      runStart,
     },
     plan.signal,
     (point) => {
@@ -244,4 +246,15 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     result.statusReason = `consistency check failed after the run: ${broken.map((c) => c.name).join(', ')}`;
   }
   return result;
+}
+
+/**
+ * The workload's runStart (workload.ts), read once for this run before the server is observed and
+ * the terminals open; undefined where it has none or the run has none of its data (scripts on
+ * their own tables).
+ */
+async function readRunStart(plan: RunPlan): Promise<Record<string, number> | undefined> {
+  if (!plan.workload.runStart || plan.data.loadedBy === 'none') return undefined;
+  const ctx = dataContext(plan.session, plan.workloadOptions, plan.scale, logLine);
+  return plan.workload.runStart(ctx).finally(() => ctx.done());
 }

@@ -70,6 +70,12 @@ export interface TerminalContext {
    * records (tests that prepare a transaction by hand).
    */
   readonly count?: (name: string, amount: number) => void;
+  /**
+   * What the workload's runStart read once before this run's terminals started (chain: the count
+   * of existing operations), the same for every terminal, thread and agent. Absent where nothing
+   * read it (no hook, no data, tests that prepare a transaction by hand): the workload reads it itself.
+   */
+  readonly runStart?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -194,6 +200,13 @@ export interface Workload {
    * start: what these options need beyond the data (tpcc --procedures: its procedures).
    */
   readyForRun?(ctx: DataContext): Promise<void>;
+  /**
+   * Called once per measured run, before its terminals open, where the run has the workload's
+   * data: figures every terminal needs at its start (chain: how many operations exist), read once
+   * here instead of once per terminal inside the measured time. Handed to every terminal as
+   * TerminalContext.runStart; plain numbers, so they reach worker threads and agents.
+   */
+  runStart?(ctx: DataContext): Promise<Record<string, number>>;
   /** Headline figures of a run beyond tps (TPC-C: NOPM, TPM). */
   metrics?(types: readonly TypeCounts[], measuredSeconds: number): WorkloadMetric[];
   /** True when `run` must check the data after measuring and fail the run when a check fails. */

@@ -132,7 +132,7 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     metaValueColumn: 'value',
     dropTableIfExists: plainDrop,
     syncIdGenerator: () => [],
-    analyze: () => ['ANALYZE'],
+    analyze: (tables) => tables.map((table) => `ANALYZE ${table}`),
     bulkKeys: asIs,
     latestHundred: 'limit 100',
     // Not in the study: BEGIN, then the same literal joins and prepared writes.

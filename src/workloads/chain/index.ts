@@ -8,6 +8,7 @@ import { parseChainScale } from './sizes.js';
 import { samplePlanning } from './planning.js';
 import { STATEMENT_STYLES, describeStatements } from './statements.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
+import { chainRunStart } from './terminal-start.js';
 
 /** The default scale: 1/1000 of the study's data (12,500 addresses, 3 x 3,333 clients), loads in seconds. */
 export const DEFAULT_CHAIN_SCALE = 0.001;
@@ -74,6 +75,7 @@ export const chain: Workload = {
   // chain_meta is written after the data: where detectScale finds it, the load finished.
   unrecordedDataProblem: async () => undefined,
   check: checkChain,
+  runStart: chainRunStart,
 
   async drop(ctx) {
     for (const sql of dropStatements(ctx.dbms)) await ctx.conn.query(sql);
