@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions, NatsConnection } from 'nats';
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import { defineOptions, type OptionValuesOf } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { Signer } from './signing.js';
 
 /** The bus options `headroom agent` and `headroom run --agents` share; they go to the nats client as given. */
-export const BUS_OPTIONS: OptionSpec[] = [
+export const BUS_OPTIONS = defineOptions([
   { long: 'nats', type: 'string', value: 'URL', help: 'NATS server(s) to coordinate over, e.g. nats://10.0.0.5:4222 (comma-separated for a cluster)' },
   { long: 'trust', type: 'string', value: 'SECRET', help: 'shared secret (16+ characters) that signs every plan and report; else HEADROOM_TRUST' },
   { long: 'nats-subject', type: 'string', value: 'PREFIX', help: 'subject prefix of the coordination messages (one per group of agents)', default: 'headroom' },
@@ -14,7 +14,10 @@ export const BUS_OPTIONS: OptionSpec[] = [
   { long: 'nats-tls-ca', type: 'string', value: 'FILE', help: "CA that signed the NATS server's certificate (turns TLS on)" },
   { long: 'nats-tls-cert', type: 'string', value: 'FILE', help: 'client certificate for NATS TLS' },
   { long: 'nats-tls-key', type: 'string', value: 'FILE', help: 'client key for NATS TLS' },
-];
+]);
+export type BusValues = OptionValuesOf<typeof BUS_OPTIONS>;
+/** The options naming a file the bus reads. */
+type BusFileOption = 'nats-creds' | 'nats-nkey' | 'nats-tls-ca' | 'nats-tls-cert' | 'nats-tls-key';
 
 export interface Bus {
   nc: NatsConnection;
@@ -32,8 +35,8 @@ export const subjects = {
 };
 
 /** The secret from --trust or HEADROOM_TRUST; refused in one line when missing or short. */
-export function trustSecret(values: OptionValues): string {
-  const secret = (values['trust'] as string | undefined) ?? process.env['HEADROOM_TRUST'];
+export function trustSecret(values: Pick<BusValues, 'trust'>): string {
+  const secret = values.trust ?? process.env['HEADROOM_TRUST'];
   if (secret === undefined || secret === '') {
     throw new UserError(
       'no shared secret: agents act only on plans signed with one',
@@ -45,8 +48,8 @@ export function trustSecret(values: OptionValues): string {
 }
 
 /** Connects as the options say; a server that is not there, or refuses us, is one line (exit 2). */
-export async function openBus(values: OptionValues, name: string): Promise<Bus> {
-  const url = values['nats'] as string | undefined;
+export async function openBus(values: BusValues, name: string): Promise<Bus> {
+  const url = values.nats;
   if (url === undefined) throw new UserError('no NATS server given', 'give --nats nats://HOST:4222');
   // Loaded here, not at start-up: the nats client costs about 90 ms of CPU to import, which every
   // local run would otherwise pay (and count in its client CPU).
@@ -56,8 +59,8 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
   // nats://user:password@host: the nats client takes the login as options, not in the server list.
   const login = loginOf(url.split(',')[0]!);
   if (login) Object.assign(options, login);
-  const file = (option: string): string | undefined => values[option] as string | undefined;
-  const read = (option: string): Uint8Array => {
+  const file = (option: BusFileOption): string | undefined => values[option];
+  const read = (option: BusFileOption): Uint8Array => {
     try {
       return readFileSync(file(option)!);
     } catch (error) {
@@ -77,7 +80,7 @@ export async function openBus(values: OptionValues, name: string): Promise<Bus> 
   }
   try {
     const nc = await connect(options);
-    return { nc, signer, prefix: values['nats-subject'] as string };
+    return { nc, signer, prefix: values['nats-subject'] };
   } catch (error) {
     const [why, hint] = busProblem(error as Error & { code?: string });
     const where = url.split(',').map(withoutLogin).join(',');

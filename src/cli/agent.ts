@@ -1,19 +1,18 @@
 import { hostname } from 'node:os';
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { BUS_OPTIONS, openBus } from '../agents/bus.js';
 import { serveAgent } from '../agents/agent.js';
 import { parseArgs } from '../config/args.js';
-import { HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { CLOSING_OPTIONS } from '../session/options.js';
 import { logLine } from '../session/session.js';
 
-export const AGENT_OPTIONS: OptionSpec[] = [
+export const AGENT_OPTIONS = defineOptions([
   ...BUS_OPTIONS,
   { long: 'name', type: 'string', value: 'NAME', help: 'how this agent is named in results (default HOST-PID)' },
   { long: 'once', type: 'boolean', help: 'serve one run, then exit (a Kubernetes Job pod then completes)' },
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  ...CLOSING_OPTIONS,
+]);
 
 /** `headroom agent`: waits on the bus for plans signed with the shared secret and runs its share of each. */
 export async function agentCommand(argv: readonly string[]): Promise<number> {
@@ -23,7 +22,7 @@ export async function agentCommand(argv: readonly string[]): Promise<number> {
       `"headroom agent" takes no workload, got: ${positionals.join(' ')}`,
       'the coordinator names the workload: headroom run WORKLOAD --agents K',
     );
-  const name = (values['name'] as string | undefined) ?? `${hostname()}-${process.pid}`;
+  const name = values.name ?? `${hostname()}-${process.pid}`;
   const bus = await openBus(values, `headroom agent ${name}`);
   const stop = new AbortController();
   const onSignal = (): void => {

@@ -1,21 +1,22 @@
-import type { OptionSpec, OptionValues, WorkloadVerb } from '../config/options.js';
+import type { OptionSpec, OptionValues, OptionValuesOf, WorkloadVerb } from '../config/options.js';
 import { parseArgs } from '../config/args.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_WORKLOAD, findWorkload } from '../workloads/registry.js';
 import type { Workload } from '../workloads/workload.js';
 import { workloadOptionSpecs } from '../session/options.js';
 
-export interface VerbArgs {
+export interface VerbArgs<Specs extends readonly OptionSpec[]> {
   workload: Workload;
-  values: OptionValues;
+  /** The verb's own options, typed; the workload's are in workloadOptions. */
+  values: OptionValuesOf<Specs>;
   given: Set<string>;
   /** Only this workload's options, with their defaults. */
   workloadOptions: OptionValues;
 }
 
 /** Parses a verb's arguments: `headroom VERB [WORKLOAD] [options]`. */
-export function parseVerbArgs(argv: readonly string[], verb: WorkloadVerb, specs: readonly OptionSpec[]): VerbArgs {
-  const { values, positionals, given } = parseArgs(argv, [...specs, ...workloadOptionSpecs()], verb);
+export function parseVerbArgs<const Specs extends readonly OptionSpec[]>(argv: readonly string[], verb: WorkloadVerb, specs: Specs): VerbArgs<Specs> {
+  const { values, all, positionals, given } = parseArgs(argv, specs, verb, workloadOptionSpecs());
   if (positionals.length > 1) throw new UserError(`"headroom ${verb}" takes one workload, got: ${positionals.join(' ')}`, `see: headroom ${verb} --help`);
   const workload = findWorkload(positionals[0] ?? DEFAULT_WORKLOAD);
   const own = new Set(workload.options.map((o) => o.long));
@@ -24,6 +25,6 @@ export function parseVerbArgs(argv: readonly string[], verb: WorkloadVerb, specs
   const unused = workload.options.find((spec) => given.has(spec.long) && spec.verbs !== undefined && !spec.verbs.includes(verb));
   if (unused) throw new UserError(`--${unused.long} does nothing in headroom ${verb} ${workload.name}`, `it applies to headroom ${unused.verbs!.join(', ')}`);
   const workloadOptions: OptionValues = {};
-  for (const spec of workload.options) workloadOptions[spec.long] = values[spec.long];
+  for (const spec of workload.options) workloadOptions[spec.long] = all[spec.long];
   return { workload, values, given, workloadOptions };
 }

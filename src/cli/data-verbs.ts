@@ -1,4 +1,4 @@
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { readFile } from 'node:fs/promises';
 import { parseJournal } from '../engine/journal.js';
@@ -7,26 +7,18 @@ import { PGBENCH_INIT_OPTIONS, pgbenchDoneLine, pgbenchInitOptions } from './pgb
 import { checkPgbenchInit, pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
 import { recordedLoad } from '../workloads/load-marker.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from '../session/load-data.js';
-import { DB_OPTION, HELP_OPTION, SCALE_OPTION, VERBOSE_OPTION, askedScale } from '../session/options.js';
+import { CLOSING_OPTIONS, DB_OPTION, LOAD_FORCE_OPTION, SCALE_OPTION, askedScale } from '../session/options.js';
 import { dataContext, logLine, openSession, type Session } from '../session/session.js';
 import { parseVerbArgs } from './common.js';
 import { adoptDataOptions } from '../session/data-options.js';
 
-export const INIT_OPTIONS: OptionSpec[] = [
-  DB_OPTION,
-  SCALE_OPTION,
-  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
-  ...PGBENCH_INIT_OPTIONS,
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
-export const CHECK_OPTIONS: OptionSpec[] = [
+export const INIT_OPTIONS = defineOptions([DB_OPTION, SCALE_OPTION, LOAD_FORCE_OPTION, ...PGBENCH_INIT_OPTIONS, ...CLOSING_OPTIONS]);
+export const CHECK_OPTIONS = defineOptions([
   DB_OPTION,
   { long: 'journal', type: 'string', value: 'FILE', help: 'also compare the commits a run --journal FILE saw acknowledged with what the database kept' },
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
-export const DROP_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTION];
+  ...CLOSING_OPTIONS,
+]);
+export const DROP_OPTIONS = defineOptions([DB_OPTION, ...CLOSING_OPTIONS]);
 
 /** `headroom init`: drop what is there, create the schema and load it at the scale given. */
 export async function initCommand(argv: readonly string[]): Promise<number> {
@@ -44,7 +36,7 @@ export async function initWithStyle(argv: readonly string[], style: InitStyle): 
   const scale = askedScale(workload, values) ?? workload.defaultScale;
   const asked = pgbenchInitOptions(values, given, workload.name);
   const pgbench = asked && style.announce ? { ...asked, announce: style.announce } : asked;
-  const session = await openSession(values, workload);
+  const session = await openSession(values, workload, workloadOptions);
   try {
     logLine(`loading ${workload.name} at scale ${scale} into ${session.url}${pgbench ? ` as pgbench -i -I ${pgbench.steps}` : ''}`);
     const started = performance.now();
@@ -74,7 +66,7 @@ export async function initWithStyle(argv: readonly string[], style: InitStyle): 
 /** `headroom check`: verify the workload's data invariants; exit 1 when one fails. */
 export async function checkCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'check', CHECK_OPTIONS);
-  const session = await openSession(values, workload);
+  const session = await openSession(values, workload, workloadOptions);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
     const scale = await workload.detectScale(base);
@@ -87,7 +79,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     // The data is checked as it was loaded: its recorded options, not other ones.
     await adoptDataOptions(session, workload, workloadOptions, given, scale);
     const outcomes = await workload.check(dataContext(session, workloadOptions, scale, logLine));
-    const journalFile = values['journal'] as string | undefined;
+    const journalFile = values.journal;
     if (journalFile !== undefined) outcomes.push(...(await checkJournal(session, journalFile)));
     for (const o of outcomes) process.stdout.write(`${o.ok ? 'ok  ' : 'FAIL'}  ${o.name}: ${o.detail}\n`);
     const failed = outcomes.filter((o) => !o.ok).length;
@@ -101,7 +93,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
 /** `headroom drop`: remove the workload's tables. */
 export async function dropCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, workloadOptions } = parseVerbArgs(argv, 'drop', DROP_OPTIONS);
-  const session = await openSession(values, workload);
+  const session = await openSession(values, workload, workloadOptions);
   try {
     await workload.drop({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });
     process.stdout.write(`dropped ${workload.name} from ${session.url}\n`);

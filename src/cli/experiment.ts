@@ -10,7 +10,7 @@ export const EXPERIMENTS: Record<
   string,
   {
     summary: string;
-    options: OptionSpec[];
+    options: readonly OptionSpec[];
     run(argv: readonly string[]): Promise<number>;
     footer?: string;
     /** Why it refuses --agents, where it does. */ noAgents?: string;

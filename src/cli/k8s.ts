@@ -1,10 +1,10 @@
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
 import { HELP_OPTION } from '../session/options.js';
 import { agentJobManifest, manifestYaml } from '../agents/k8s-manifest.js';
 
-export const K8S_OPTIONS: OptionSpec[] = [
+export const K8S_OPTIONS = defineOptions([
   { long: 'agents', type: 'integer', min: 1, value: 'K', help: "agents to run: the Job's completions and parallelism" },
   { long: 'nats', type: 'string', value: 'URL', help: 'NATS server as the pods reach it, e.g. nats://nats.default.svc:4222' },
   { long: 'name', type: 'string', value: 'NAME', help: "the Job's name", default: 'headroom-agents' },
@@ -27,34 +27,33 @@ export const K8S_OPTIONS: OptionSpec[] = [
   { long: 'cpu', type: 'string', value: 'CPU', help: 'CPU request and limit per agent', default: '2' },
   { long: 'memory', type: 'string', value: 'SIZE', help: 'memory request and limit per agent', default: '1Gi' },
   HELP_OPTION,
-];
+]);
 
 /** `headroom k8s manifest`: prints an Indexed Job of K agents, one pod each, for kubectl apply -f -. */
 export async function k8sCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, K8S_OPTIONS, 'k8s');
   if (positionals.length !== 1 || positionals[0] !== 'manifest')
     throw new UserError('"headroom k8s" has one subcommand: manifest', 'use: headroom k8s manifest --agents K --nats URL');
-  const agents = values['agents'] as number | undefined;
-  const nats = values['nats'] as string | undefined;
-  if (agents === undefined || nats === undefined || values['image'] === undefined) {
+  const { agents, nats, image } = values;
+  if (agents === undefined || nats === undefined || image === undefined) {
     throw new UserError(
       'headroom k8s manifest needs --agents K, --nats URL and --image IMAGE',
       'e.g. headroom k8s manifest --agents 3 --nats nats://nats:4222 --image registry.example/headroom:0.1',
     );
   }
-  const [trustSecret, trustKey] = (values['trust-secret'] as string).split('/');
+  const [trustSecret, trustKey] = values['trust-secret'].split('/');
   if (!trustSecret || !trustKey) throw new UserError('--trust-secret is SECRET/KEY', 'e.g. --trust-secret headroom-trust/secret');
   const manifest = agentJobManifest({
     agents,
     nats,
-    name: values['name'] as string,
-    namespace: values['namespace'] as string | undefined,
-    image: values['image'] as string,
+    name: values.name,
+    namespace: values.namespace,
+    image,
     trustSecret: { name: trustSecret, key: trustKey },
-    dbSecret: values['db-secret'] as string | undefined,
-    subject: values['nats-subject'] as string,
-    cpu: values['cpu'] as string,
-    memory: values['memory'] as string,
+    dbSecret: values['db-secret'],
+    subject: values['nats-subject'],
+    cpu: values.cpu,
+    memory: values.memory,
   });
   process.stdout.write(manifestYaml(manifest));
   return 0;

@@ -11,7 +11,7 @@ import { preloadModules } from './workload-modules.js';
 
 /** What a verb's module gives: its options (for --help) and what it does. */
 interface VerbModule {
-  options: OptionSpec[];
+  options: readonly OptionSpec[];
   action(argv: readonly string[]): Promise<number>;
 }
 
@@ -117,7 +117,7 @@ function mainHelp(): string {
   ].join('\n');
 }
 
-function verbHelp(verb: Verb, options: OptionSpec[], modules: readonly Workload[] = []): string {
+function verbHelp(verb: Verb, options: readonly OptionSpec[], modules: readonly Workload[] = []): string {
   const own = modules.flatMap((m) => (m.options.length > 0 ? ['', `options of ${m.name}:`, formatOptionHelp(m.options)] : []));
   const pointer = verb.usage.includes('WORKLOAD') && modules.length === 0 ? ['', 'workload options: see headroom list'] : [];
   return [`usage: ${verb.usage}`, '', verb.summary, ...(options.length > 0 ? ['', 'options:', formatOptionHelp(options)] : []), ...own, ...pointer].join('\n');

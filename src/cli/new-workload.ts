@@ -1,16 +1,15 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { WORKLOADS } from '../workloads/registry.js';
 import { parseArgs } from '../config/args.js';
-import { HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { CLOSING_OPTIONS } from '../session/options.js';
 
-export const NEW_OPTIONS: OptionSpec[] = [
+export const NEW_OPTIONS = defineOptions([
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'where to write the module (default NAME.ts in this folder)' },
   { long: 'force', type: 'boolean', help: 'overwrite the file when it exists' },
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  ...CLOSING_OPTIONS,
+]);
 
 /** `headroom new workload NAME`: a commented starter module to edit into the user's own model. */
 export async function newCommand(argv: readonly string[]): Promise<number> {
@@ -22,7 +21,7 @@ export async function newCommand(argv: readonly string[]): Promise<number> {
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(name))
     throw new UserError(`"${name}" is not a workload name`, 'lower case letters, digits and dashes, starting with a letter, at most 32 characters');
   if (WORKLOADS.some((w) => w.name === name)) throw new UserError(`"${name}" is a built-in workload's name`, 'choose another');
-  const file = (values['out'] as string | undefined) ?? `${name}.ts`;
+  const file = values.out ?? `${name}.ts`;
   if (existsSync(file) && values['force'] !== true) throw new UserError(`${file} exists`, 'give --force to overwrite it, or -o another file');
   writeFileSync(file, starterModule(name));
   process.stdout.write(

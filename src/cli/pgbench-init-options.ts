@@ -1,10 +1,10 @@
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import { defineOptions, type OptionValuesOf } from '../config/options.js';
 import { UserError } from '../errors.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import type { PgbenchInitOptions } from '../workloads/tpcb/pgbench-init.js';
 
 /** pgbench -i's options, for `headroom init tpcb --pgbench`; they mean what they mean in pgbench. */
-export const PGBENCH_INIT_OPTIONS: OptionSpec[] = [
+export const PGBENCH_INIT_OPTIONS = defineOptions([
   { long: 'pgbench', type: 'boolean', help: 'tpcb: initialise exactly as pgbench -i does, step by step (-I), with the options below' },
   {
     long: 'init-steps',
@@ -30,10 +30,14 @@ export const PGBENCH_INIT_OPTIONS: OptionSpec[] = [
   { long: 'index-tablespace', type: 'string', value: 'NAME', help: "with --pgbench: create the primary keys' indexes in this tablespace (PostgreSQL)" },
   { long: 'foreign-keys', type: 'boolean', help: 'with --pgbench: add the foreign keys (the f step)' },
   { long: 'no-vacuum', short: 'n', type: 'boolean', help: 'with --pgbench: leave out the v step' },
-];
+]);
 
 /** The --pgbench options, or undefined without --pgbench (then none of them may be given). */
-export function pgbenchInitOptions(values: OptionValues, given: ReadonlySet<string>, workload: string): PgbenchInitOptions | undefined {
+export function pgbenchInitOptions(
+  values: OptionValuesOf<typeof PGBENCH_INIT_OPTIONS>,
+  given: ReadonlySet<string>,
+  workload: string,
+): PgbenchInitOptions | undefined {
   if (values['pgbench'] !== true) {
     const stray = PGBENCH_INIT_OPTIONS.find((o) => given.has(o.long));
     if (stray) throw new UserError(`--${stray.long} applies with --pgbench only`, `add --pgbench: headroom init tpcb --pgbench --${stray.long} ...`);
@@ -41,17 +45,17 @@ export function pgbenchInitOptions(values: OptionValues, given: ReadonlySet<stri
   }
   if (workload !== 'tpcb') throw new UserError(`--pgbench initialises pgbench's tables: workload tpcb, not ${workload}`, 'use: headroom init tpcb --pgbench');
   if (given.has('partition-method') && !given.has('partitions')) throw new UserError('--partition-method needs --partitions N', 'see: headroom init --help');
-  let steps = values['init-steps'] as string;
+  let steps = values['init-steps'];
   if (values['foreign-keys'] === true && !steps.includes('f')) steps += 'f';
   if (values['no-vacuum'] === true) steps = steps.replace(/v/g, '');
   return {
     steps,
-    partitions: values['partitions'] as number,
-    partitionMethod: values['partition-method'] as 'range' | 'hash',
-    fillfactor: values['fillfactor'] as number,
+    partitions: values.partitions,
+    partitionMethod: values['partition-method'],
+    fillfactor: values.fillfactor,
     unlogged: values['unlogged-tables'] === true,
-    tablespace: values['tablespace'] as string | undefined,
-    indexTablespace: values['index-tablespace'] as string | undefined,
+    tablespace: values.tablespace,
+    indexTablespace: values['index-tablespace'],
   };
 }
 

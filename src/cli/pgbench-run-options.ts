@@ -1,10 +1,10 @@
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import { defineOptions, type OptionValuesOf } from '../config/options.js';
 import type { PgbenchRunSettings } from '../session/measure.js';
 import { transactionLogFile, type TransactionLogConfig } from '../engine/transaction-log.js';
 import { UserError } from '../errors.js';
 
 /** pgbench's run options for lateness, failures and logs; they mean what they mean in pgbench. */
-export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
+export const PGBENCH_RUN_OPTIONS = defineOptions([
   {
     long: 'latency-limit',
     short: 'L',
@@ -35,11 +35,11 @@ export const PGBENCH_RUN_OPTIONS: OptionSpec[] = [
     help: "with -l: one line of pgbench's aggregate figures per SECONDS instead of one per transaction",
   },
   { long: 'sampling-rate', type: 'number', min: 0, value: 'FRACTION', help: 'with -l: log this fraction of the transactions (e.g. 0.01)' },
-];
+]);
 
 /** Reads and checks the options above; jobs is the number of jobs that will write logs. */
 export function pgbenchRunSettings(
-  values: OptionValues,
+  values: OptionValuesOf<typeof PGBENCH_RUN_OPTIONS>,
   given: ReadonlySet<string>,
   jobs: number,
   rate: number | undefined,
@@ -50,16 +50,16 @@ export function pgbenchRunSettings(
   for (const needsLog of ['aggregate-interval', 'sampling-rate', 'log-prefix']) {
     if (given.has(needsLog) && !logging) throw new UserError(`--${needsLog} only applies with -l/--log`, `add -l, or drop --${needsLog}`);
   }
-  const aggregateSeconds = values['aggregate-interval'] as number | undefined;
-  const samplingRate = (values['sampling-rate'] as number | undefined) ?? 1;
+  const aggregateSeconds = values['aggregate-interval'];
+  const samplingRate = values['sampling-rate'] ?? 1;
   if (samplingRate <= 0 || samplingRate > 1) throw new UserError(`--sampling-rate must be more than 0 and at most 1, not ${samplingRate}`, help);
   if (aggregateSeconds !== undefined && given.has('sampling-rate')) {
     throw new UserError('--sampling-rate and --aggregate-interval cannot be used together', 'as in pgbench: sample single transactions, or aggregate them all');
   }
   const transactionLog: TransactionLogConfig | undefined = logging
-    ? { prefix: values['log-prefix'] as string, pid: process.pid, aggregateSeconds, samplingRate, rated: rate !== undefined, maxTries }
+    ? { prefix: values['log-prefix'], pid: process.pid, aggregateSeconds, samplingRate, rated: rate !== undefined, maxTries }
     : undefined;
-  const latencyLimitMs = values['latency-limit'] as number | undefined;
+  const latencyLimitMs = values['latency-limit'];
   const failuresDetailed = values['failures-detailed'] === true;
   const abortOnError = values['abort-on-error'] === true;
   const connectEach = values['connect'] === true;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import type { OptionValues } from '../config/options.js';
+import type { OptionValuesOf } from '../config/options.js';
+import type { PLAN_OPTIONS } from './plan-options.js';
 import { eventCapacity } from '../capacity/event-demand.js';
 import { planCapacity } from '../capacity/plan.js';
 import { UserError } from '../errors.js';
@@ -17,24 +18,24 @@ import { readResult } from '../result/read.js';
  * `headroom plan RESULT.json` for any workload: the business's events a day and what one event
  * costs in the workload's transactions (flags, else the module's `demand`), against the run's tps.
  */
-export async function planEvents(result: RunResult, file: string, values: OptionValues, given: Set<string>): Promise<number> {
+export async function planEvents(result: RunResult, file: string, values: OptionValuesOf<typeof PLAN_OPTIONS>, given: Set<string>): Promise<number> {
   if (!(result.summary.tps > 0)) throw new UserError(`${file} measured no committed transactions`, 'plan from a completed run');
   const demand = await moduleDemand(result);
-  const eventsPerDay = (given.has('events-per-day') ? (values['events-per-day'] as number) : undefined) ?? demand?.eventsPerDay;
+  const eventsPerDay = values['events-per-day'] ?? demand?.eventsPerDay;
   if (eventsPerDay === undefined) {
     throw new UserError(
       `${file} is a ${result.config.workload} run: plan needs the business's events a day`,
       'give --events-per-day N (and --transactions-per-event N), or a demand in the workload module',
     );
   }
-  const perEvent = given.has('transactions-per-event') ? (values['transactions-per-event'] as number) : (demand?.transactionsPerEvent ?? 1);
+  const perEvent = values['transactions-per-event'] ?? demand?.transactionsPerEvent ?? 1;
   if (typeof perEvent !== 'number') {
     for (const [type, cost] of Object.entries(perEvent))
       if (cost > 0 && !result.transactions.some((t) => t.name === type && t.count > 0))
         throw new UserError(`${file} ran no ${type} transaction, which the module's demand counts`, 'measure with the module as it is now');
   }
-  const peakFactor = given.has('peak-factor') ? (values['peak-factor'] as number) : (demand?.peakFactor ?? 1);
-  const utilisation = values['target-utilisation'] as number;
+  const peakFactor = given.has('peak-factor') ? values['peak-factor'] : (demand?.peakFactor ?? 1);
+  const utilisation = values['target-utilisation'];
   const capacity = eventCapacity(eventsPerDay, perEvent, { tps: result.summary.tps, types: result.transactions });
   const plan = planCapacity(capacity.requiredEventsPerSecond, capacity.measuredEventsPerSecond, peakFactor, utilisation);
   const event = demand?.event ?? 'event';
@@ -45,10 +46,9 @@ export async function planEvents(result: RunResult, file: string, values: Option
       : Object.entries(perEvent)
           .map(([t, n]) => `${n} ${t}`)
           .join(' + ');
+  const pair = values.normalise;
   const normalised =
-    values['normalise'] === undefined
-      ? []
-      : normalisedLines(values['normalise'] as string, plan.measuredUnitsPerSecond, capacity.requiredEventsPerSecond, peakFactor, utilisation, event);
+    pair === undefined ? [] : normalisedLines(pair, plan.measuredUnitsPerSecond, capacity.requiredEventsPerSecond, peakFactor, utilisation, event);
   process.stdout.write(
     [
       `measured: ${f(result.summary.tps)} tps of ${result.config.workload} (${result.target.dbms}, ${result.config.clients} clients, scale ${result.config.scale}, ${file})`,

@@ -1,6 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { OptionSpec } from '../config/options.js';
+import { defineOption, defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { compareText } from '../reports/compare-text.js';
 import { compareExperimentsText } from '../reports/compare-experiments.js';
@@ -16,40 +16,39 @@ import { sweepCompareText, sweepCsv, sweepMarkdown } from '../reports/sweep-outp
 import { markdownSummary, normaliseMarkdown } from '../reports/markdown.js';
 import { experimentMarkdown } from '../reports/experiment-report.js';
 import { parseArgs } from '../config/args.js';
-import { HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { CLOSING_OPTIONS } from '../session/options.js';
 
 export const DEFAULT_REPORT_FILE = 'headroom-report.html';
 
 // Also on report: the HTML report and its Markdown get the same normalised table as the terminal.
-const NORMALISE_OPTION: OptionSpec = {
+const NORMALISE_OPTION = defineOption({
   long: 'normalise',
   type: 'string',
   value: 'REFERENCE:YOURS',
   help: 'coefficients between a reference (a result file, or a reference file such as reference/chain-study.json, FILE#ENTRY to pick an entry) and your run of the same workload on the same DBMS; the runs are shown as if on the reference machine',
-};
+});
 
-export const REPORT_OPTIONS: OptionSpec[] = [
+export const REPORT_OPTIONS = defineOptions([
   { long: 'out', short: 'o', type: 'string', value: 'FILE', help: `the HTML report (default ${DEFAULT_REPORT_FILE} unless only --csv or --markdown is given)` },
   { long: 'csv', type: 'string', value: 'FILE', help: "also write the per-second series of every run as CSV (and a sweep's table as FILE-sweep.csv)" },
   { long: 'markdown', type: 'boolean', help: 'print a summary table in Markdown (to paste into an issue)' },
   NORMALISE_OPTION,
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  ...CLOSING_OPTIONS,
+]);
 
-export const COMPARE_OPTIONS: OptionSpec[] = [NORMALISE_OPTION, VERBOSE_OPTION, HELP_OPTION];
+export const COMPARE_OPTIONS = defineOptions([NORMALISE_OPTION, ...CLOSING_OPTIONS]);
 
 /** `headroom report FILE...`: one self-contained HTML page, and on request CSV and Markdown. */
 export async function reportCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals, given } = parseArgs(argv, REPORT_OPTIONS, 'report');
   const { runs, sweeps, experiments } = readResults(positionals);
-  const csv = values['csv'] as string | undefined;
-  const html = (values['out'] as string | undefined) ?? (given.has('csv') || given.has('markdown') ? undefined : DEFAULT_REPORT_FILE);
+  const csv = values.csv;
+  const html = values.out ?? (given.has('csv') || given.has('markdown') ? undefined : DEFAULT_REPORT_FILE);
   if (html !== undefined && csv !== undefined && path.resolve(html) === path.resolve(csv))
     throw new UserError('--out and --csv name the same file', 'give them different names');
   if (html !== undefined && positionals.some((p) => path.resolve(p) === path.resolve(html)))
     throw new UserError(`--out ${html} would overwrite a result file`, 'name another file for the report');
-  const pair = values['normalise'] as string | undefined;
+  const pair = values.normalise;
   const normalised = pair === undefined ? undefined : readNormalised(pair, { runs, sweeps });
   if (html !== undefined) {
     await writeWhole(html, renderHtmlReport(runs, sweeps, normalised, undefined, experiments));
@@ -80,7 +79,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
 /** `headroom compare FILE FILE...`: the runs side by side in the terminal. */
 export async function compareCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, COMPARE_OPTIONS, 'compare');
-  const pair = values['normalise'] as string | undefined;
+  const pair = values.normalise;
   if (pair !== undefined) {
     const others = positionals.length > 0 ? readResults(positionals) : { runs: [], sweeps: [], experiments: [] };
     process.stdout.write(`${normaliseText(readNormalised(pair, others))}\n`);

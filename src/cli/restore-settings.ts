@@ -1,13 +1,13 @@
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { describeTarget, resolveTarget } from '../config/target.js';
 import { createDriver } from '../drivers/registry.js';
 import { settlePendingChanges } from '../engine/pending-settings.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
-import { DB_OPTION, HELP_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { CLOSING_OPTIONS, DB_OPTION } from '../session/options.js';
 import { logLine } from '../session/session.js';
 
-export const RESTORE_SETTINGS_OPTIONS: OptionSpec[] = [DB_OPTION, VERBOSE_OPTION, HELP_OPTION];
+export const RESTORE_SETTINGS_OPTIONS = defineOptions([DB_OPTION, ...CLOSING_OPTIONS]);
 
 /**
  * `headroom restore-settings`: what every command does first when it connects (puts back the
@@ -18,7 +18,7 @@ export async function restoreSettingsCommand(argv: readonly string[]): Promise<n
   const { values, positionals } = parseArgs(argv, RESTORE_SETTINGS_OPTIONS, 'restore-settings');
   if (positionals.length > 0)
     throw new UserError(`"headroom restore-settings" takes no workload, got: ${positionals.join(' ')}`, 'use: headroom restore-settings --db URL');
-  const target = resolveTarget(values['db'] as string | undefined);
+  const target = resolveTarget(values.db);
   const driver = createDriver(target);
   const conn = await driver.connect();
   try {

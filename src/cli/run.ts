@@ -1,5 +1,5 @@
 import { parseClientSteps } from '../config/clients.js';
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { THRESHOLD_EXIT_CODE, checkThresholdTypes, parseThreshold } from '../thresholds/threshold.js';
@@ -7,23 +7,22 @@ import { STDOUT_PATH } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
 import { summaryText } from '../reports/text.js';
 import { sweepText } from '../reports/sweep-table.js';
-import { PROTOCOLS, type Protocol, type Workload } from '../workloads/workload.js';
+import { PROTOCOLS, type Workload } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
 import { runMeasured, type RunHooks } from '../session/run.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { parseSettings } from '../engine/server-settings.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SCALE_OPTION, SET_OPTION, VERBOSE_OPTION, askedScale } from '../session/options.js';
+import { CLOSING_OPTIONS, DB_OPTION, JOBS_OPTION, SCALE_OPTION, SERVER_SETTINGS_OPTIONS, askedScale } from '../session/options.js';
 import { parseVerbArgs } from './common.js';
 import { resolveTarget } from '../config/target.js';
-import { BALANCES, ROUTES } from '../engine/routing/balancer.js';
-import { routingOf } from '../config/routing.js';
+import { ROUTING_OPTIONS, routingOf } from '../config/routing.js';
 import type { RunResult } from '../result/result.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
 export const DEFAULT_DURATION_SECONDS = 10;
 
-export const RUN_OPTIONS: OptionSpec[] = [
+export const RUN_OPTIONS = defineOptions([
   { ...DB_OPTION, help: `${DB_OPTION.help} (add ?replicas=host:port,... for --route)` },
   {
     long: 'clients',
@@ -33,7 +32,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
     help: 'terminals, each on its own connection; a list (10,20,40) or range (10:200:10, 1:256:x2) sweeps them, one run per step',
     default: '1',
   },
-  { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
+  JOBS_OPTION,
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: `measured duration (default ${DEFAULT_DURATION_SECONDS} unless -t is given)` },
   { long: 'transactions', short: 't', type: 'integer', min: 1, value: 'N', help: 'transactions per client instead of a duration' },
   SCALE_OPTION,
@@ -84,15 +83,7 @@ export const RUN_OPTIONS: OptionSpec[] = [
     value: 'FILE',
     help: 'durability check: every commit also stores an id in headroom_journal and, once acknowledged, in FILE (fsynced); verify later with headroom check --journal FILE',
   },
-  {
-    long: 'route',
-    type: 'string',
-    value: 'MODE',
-    choices: ROUTES,
-    help: 'with ?replicas= in --db: none (all to the primary), read-only-transactions (read-only transaction types whole to a replica), split (reads to replicas until the transaction first writes)',
-    default: 'none',
-  },
-  { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
+  ...ROUTING_OPTIONS,
   {
     long: 'threshold',
     type: 'strings',
@@ -102,11 +93,9 @@ export const RUN_OPTIONS: OptionSpec[] = [
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
   ...AGENT_RUN_OPTIONS,
-  SET_OPTION,
-  ACCEPT_DATA_LOSS_OPTION,
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  ...SERVER_SETTINGS_OPTIONS,
+  ...CLOSING_OPTIONS,
+]);
 
 /**
  * How a run meets its user: `headroom run` loads missing data and prints its summary; `headroom
@@ -130,24 +119,24 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   if (given.has('protocol') && workload.honoursProtocol !== true) {
     throw new UserError(`--protocol does not apply to ${workload.name}: its statements are sent as the workload defines them`, protocolHint(workload));
   }
-  const transactionsPerClient = values['transactions'] as number | undefined;
-  const durationSeconds = transactionsPerClient === undefined ? ((values['time'] as number | undefined) ?? DEFAULT_DURATION_SECONDS) : undefined;
-  const steps = parseClientSteps(values['clients'] as string);
-  const jobs = values['jobs'] as number;
+  const transactionsPerClient = values.transactions;
+  const durationSeconds = transactionsPerClient === undefined ? (values.time ?? DEFAULT_DURATION_SECONDS) : undefined;
+  const steps = parseClientSteps(values.clients);
+  const jobs = values.jobs;
   // In a sweep a step with fewer clients than -j runs one job per client.
   if (steps.length === 1 && jobs > steps[0]!)
     throw new UserError(`-j ${jobs} is more than -c ${steps[0]}`, 'each job needs at least one client: use -j up to -c');
   // A bad mix, or a type that cannot be sent the --protocol way, is refused before anything is loaded.
   const types = workload.transactions(workloadOptions);
   checkWeights(types.map((t) => t.weight));
-  const thresholds = ((values['threshold'] as string[] | undefined) ?? []).map(parseThreshold);
+  const thresholds = (values.threshold ?? []).map(parseThreshold);
   checkThresholdTypes(
     thresholds,
     types.map((t) => t.name),
   );
   if (thresholds.length > 0 && steps.length > 1) throw new UserError('--threshold applies to one run, not to a sweep of -c', 'give -c one number');
-  for (const type of types) type.checkProtocol?.(values['protocol'] as Protocol);
-  const pgbench = pgbenchRunSettings(values, given, jobs, values['rate'] as number | undefined, values['max-tries'] as number);
+  for (const type of types) type.checkProtocol?.(values.protocol);
+  const pgbench = pgbenchRunSettings(values, given, jobs, values.rate, values['max-tries']);
   if (values['max-tries'] === 0 && pgbench.latencyLimitMs === undefined && durationSeconds === undefined) {
     throw new UserError(
       '--max-tries 0 (no limit on tries) needs a duration (-T) or --latency-limit to end the retries',
@@ -156,7 +145,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   }
   const asked = askedScale(workload, values);
   // Refused before anything is loaded, like a bad mix.
-  const routing = routingOf(values, resolveTarget(values['db'] as string | undefined));
+  const routing = routingOf(values, resolveTarget(values.db));
   // Before anything is loaded: a result that cannot be written would lose the whole measurement.
   checkRunOutputs(values, pgbench.transactionLog);
 
@@ -168,10 +157,10 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
       given,
       steps,
       askedScale: asked,
-      settings: parseSettings(values['set'] as string[] | undefined),
+      settings: parseSettings(values.set),
       thresholds,
-      out: values['out'] as string | undefined,
-      seed: values['seed'] as number | undefined,
+      out: values.out,
+      seed: values.seed,
       // Before the database: a bus that is not there is refused before anything is loaded.
       agents: await agentRunOf(values, given),
       measure: {
@@ -180,14 +169,14 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
         durationSeconds,
         transactionsPerClient,
         force: values['force'] === true,
-        rate: values['rate'] as number | undefined,
-        warmupSeconds: values['warmup'] as number,
-        maxTries: values['max-tries'] as number,
-        protocol: values['protocol'] as Protocol,
+        rate: values.rate,
+        warmupSeconds: values.warmup,
+        maxTries: values['max-tries'],
+        protocol: values.protocol,
         perCommand: values['report-per-command'] === true,
-        journalFile: values['journal'] as string | undefined,
+        journalFile: values.journal,
         observe: values['observe'] !== false,
-        progressEvery: values['progress'] as number,
+        progressEvery: values.progress,
         live: values['live'] === true,
         announce: true,
         pgbench,

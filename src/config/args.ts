@@ -1,8 +1,11 @@
 import { UserError } from '../errors.js';
-import type { OptionSpec, OptionValues } from './options.js';
+import type { OptionSpec, OptionValues, OptionValuesOf } from './options.js';
 
-export interface ParsedArgs {
-  values: OptionValues;
+export interface ParsedArgs<Specs extends readonly OptionSpec[] = readonly OptionSpec[]> {
+  /** The values of the options the caller declared, typed by their specs. */
+  values: OptionValuesOf<Specs>;
+  /** Every value, the extra (workload) options' too, untyped: for code that reads options by a name it is given. */
+  all: OptionValues;
   positionals: string[];
   /** Long names of the options the user actually gave (defaults excluded). */
   given: Set<string>;
@@ -11,8 +14,15 @@ export interface ParsedArgs {
 /**
  * A small getopt: `--name value`, `--name=value`, `-c 8`, `-c8`, boolean flags, repeatable
  * `strings` options, and `--` to end options. Errors name the option and the way to get help.
+ * `extra` are options parsed as well but read by name (the workloads' own): only `all` has them typed, loosely.
  */
-export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[], verb: string): ParsedArgs {
+export function parseArgs<const Specs extends readonly OptionSpec[]>(
+  argv: readonly string[],
+  declared: Specs,
+  verb: string,
+  extra: readonly OptionSpec[] = [],
+): ParsedArgs<Specs> {
+  const specs: readonly OptionSpec[] = [...declared, ...extra];
   const byLong = new Map(specs.map((s) => [s.long, s]));
   const byShort = new Map(specs.filter((s) => s.short).map((s) => [s.short!, s]));
   const values: OptionValues = {};
@@ -58,7 +68,8 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[],
       values[spec.long] = Array.isArray(spec.default) ? [...spec.default] : (spec.default as string | number | boolean);
     }
   }
-  return { values, positionals, given };
+  // One object: the declared options' values are checked against their specs just above.
+  return { values: values as OptionValuesOf<Specs>, all: values, positionals, given };
 }
 
 function setValue(values: OptionValues, spec: OptionSpec, text: string, label: string, help: string): void {

@@ -26,6 +26,40 @@ export type WorkloadVerb = 'run' | 'init' | 'check' | 'drop';
 
 export type OptionValues = Record<string, string | number | boolean | string[] | undefined>;
 
+/** The value each option type parses to. */
+interface ValueOfType {
+  integer: number;
+  number: number;
+  string: string;
+  boolean: boolean;
+  strings: string[];
+}
+
+/** A string option with literal choices parses to one of them; any other to its type's value. */
+type ValueOf<Spec extends OptionSpec> = Spec extends { type: 'string'; choices: readonly (infer Choice extends string)[] } ? Choice : ValueOfType[Spec['type']];
+
+/** Only an option with a default is always there; a boolean one without is there only when given. */
+type Defaulted<Spec extends OptionSpec> = Spec extends { default: infer Given } ? ([Given] extends [undefined] ? false : true) : false;
+
+/**
+ * The parsed values of a list of options, by long name: reading an option the list does not
+ * have, or misspelling one, is a compile error rather than an undefined at run time. Needs the
+ * specs' literal types: declare them with defineOptions (or defineOption for a single one).
+ */
+export type OptionValuesOf<Specs extends readonly OptionSpec[]> = {
+  [Spec in Specs[number] as Spec['long']]: ValueOf<Spec> | (Defaulted<Spec> extends true ? never : undefined);
+};
+
+/** An option list with the literal type of each option kept, for OptionValuesOf. */
+export function defineOptions<const Specs extends readonly OptionSpec[]>(specs: Specs): Specs {
+  return specs;
+}
+
+/** One option with its literal type kept, to be shared by several lists. */
+export function defineOption<const Spec extends OptionSpec>(spec: Spec): Spec {
+  return spec;
+}
+
 export function formatOptionHelp(specs: readonly OptionSpec[]): string {
   const rows = specs.map((spec) => {
     const flag = `${spec.short ? `-${spec.short}, ` : '    '}--${spec.long}${spec.type === 'boolean' ? '' : ` ${spec.value ?? spec.type.toUpperCase()}`}`;

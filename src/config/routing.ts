@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import type { OptionValues } from './options.js';
+import { defineOptions, type OptionValuesOf } from './options.js';
 import { serverTargetOf, type Target } from './target.js';
 
 /** --route: which statements go to replicas (engine/routing). */
@@ -9,10 +9,22 @@ export type Route = (typeof ROUTES)[number];
 export const BALANCES = ['round-robin', 'least-busy'] as const;
 export type Balance = (typeof BALANCES)[number];
 
+/** headroom run's routing options (run --help lists them where run's list puts them). */
+export const ROUTING_OPTIONS = defineOptions([
+  {
+    long: 'route',
+    type: 'string',
+    value: 'MODE',
+    choices: ROUTES,
+    help: 'with ?replicas= in --db: none (all to the primary), read-only-transactions (read-only transaction types whole to a replica), split (reads to replicas until the transaction first writes)',
+    default: 'none',
+  },
+  { long: 'balance', type: 'string', value: 'HOW', choices: BALANCES, help: 'how reads pick a replica', default: 'round-robin' },
+]);
+
 /** --route and --balance, checked against the target: routing needs replicas to route to. */
-export function routingOf(values: OptionValues, target: Target): { route: Route; balance: Balance } | undefined {
-  const route = values['route'] as Route;
-  const balance = values['balance'] as Balance;
+export function routingOf(values: OptionValuesOf<typeof ROUTING_OPTIONS>, target: Target): { route: Route; balance: Balance } | undefined {
+  const { route, balance } = values;
   const replicas = serverTargetOf(target)?.replicas;
   if (route !== 'none' && !replicas) {
     throw new UserError(

@@ -1,8 +1,9 @@
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import { defineOptions, type OptionValues, type OptionValuesOf } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { CLOSING_OPTIONS, DB_OPTION, LOAD_FORCE_OPTION, SERVER_SETTINGS_OPTIONS } from '../session/options.js';
+import { experimentOutOption } from './options.js';
 import { logLine } from '../session/session.js';
 import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import type { RunResult } from '../result/result.js';
@@ -39,7 +40,7 @@ export interface ChainStudyRow {
   planningShareOfServerCpu: number | null;
 }
 
-export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
+export const CHAIN_STUDY_OPTIONS = defineOptions([
   DB_OPTION,
   {
     long: 'scale',
@@ -84,14 +85,12 @@ export const CHAIN_STUDY_OPTIONS: OptionSpec[] = [
     help: 'tries per unit on deadlocks and serialization failures (1: the study retried none)',
     default: 1,
   },
-  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
-  SET_OPTION,
-  ACCEPT_DATA_LOSS_OPTION,
+  LOAD_FORCE_OPTION,
+  ...SERVER_SETTINGS_OPTIONS,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run and planning after it (--observe=false: do not)', default: true },
-  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/chain-study-DBMS-TIME.json)' },
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  experimentOutOption('chain-study'),
+  ...CLOSING_OPTIONS,
+]);
 
 /**
  * `headroom experiment chain-study`: the study's sequence (chain-model.md, "Runs") on the chain
@@ -104,20 +103,21 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
   const { values, positionals } = parseArgs(argv, CHAIN_STUDY_OPTIONS, 'experiment chain-study');
   if (positionals.length > 0)
     throw new UserError(`"headroom experiment chain-study" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment chain-study --help');
-  const scale = chain.parseScale(values['scale'] as string);
-  const asked = values['statements'] as string;
+  const scale = chain.parseScale(values.scale);
+  const asked = values.statements;
   const styles = asked === 'both' ? [...STATEMENT_STYLES] : [asked];
   return runExperiment<ChainStudyRow>(
     'chain-study',
     argv,
     values,
     chain,
+    { load: values.load },
     async (ctx) => {
       const { session } = ctx;
       const dbms = session.target.dbms;
-      const clients = (values['clients'] as number | undefined) ?? chainDialect(dbms).studyClients ?? 33;
+      const clients = values.clients ?? chainDialect(dbms).studyClients ?? 33;
       await checkClients(session, clients, `-c ${clients}`);
-      const base = { conn: session.conn, driver: session.driver, dbms, options: { load: values['load'] } as OptionValues, log: logLine };
+      const base = { conn: session.conn, driver: session.driver, dbms, options: { load: values.load }, log: logLine };
       const present = await chain.detectScale(base);
       let phases: RunResult['data']['phases'] = [];
       if (present !== scale) {
@@ -139,13 +139,13 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
         await session.conn.query('DELETE FROM operation');
         ctx.note(`${statements}: the operation table was emptied before the distributed runs`);
         const step = (mode: string, terminals: number, units: number, run: string): Promise<RunResult> =>
-          measureOne(ctx, values, { load: values['load'] as string, mode, statements }, scale, terminals, units, run, phases);
-        for (let n = 1; n <= (values['runs'] as number) && !ctx.signal.aborted; n++) {
+          measureOne(ctx, values, { load: values.load, mode, statements }, scale, terminals, units, run, phases);
+        for (let n = 1; n <= values.runs && !ctx.signal.aborted; n++) {
           const result = await step('distributed', clients, Math.max(1, Math.floor(batch / clients)), `distributed ${n}`);
           if (result.status !== 'completed') return;
         }
-        const stride = values['localized-step'] as number;
-        const last = values['localized-max'] as number;
+        const stride = values['localized-step'];
+        const last = values['localized-max'];
         for (let terminals = stride; (last === 0 || terminals <= last) && !ctx.signal.aborted; terminals += stride) {
           const budget = await session.driver.connectionBudget(session.conn);
           if (budget && terminals > budget.max - budget.inUse) {
@@ -175,7 +175,7 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
 
 async function measureOne(
   ctx: ExperimentContext<ChainStudyRow>,
-  values: OptionValues,
+  values: OptionValuesOf<typeof CHAIN_STUDY_OPTIONS>,
   workloadOptions: OptionValues,
   scale: number,
   terminals: number,
@@ -195,7 +195,7 @@ async function measureOne(
       jobs: 1,
       durationSeconds: undefined,
       transactionsPerClient: units,
-      maxTries: values['max-tries'] as number,
+      maxTries: values['max-tries'],
       observe,
       data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases },
       argv: [],

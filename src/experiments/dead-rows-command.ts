@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { CLOSING_OPTIONS, DB_OPTION, JOBS_OPTION, LOAD_FORCE_OPTION, SERVER_SETTINGS_OPTIONS } from '../session/options.js';
+import { experimentOutOption } from './options.js';
 import { logLine } from '../session/session.js';
 import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import { deadRowsText } from '../reports/dead-rows-text.js';
@@ -14,7 +15,7 @@ import { checkClients } from '../session/budget.js';
 import { runExperiment } from './runner.js';
 import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
-export const DEAD_ROWS_OPTIONS: OptionSpec[] = [
+export const DEAD_ROWS_OPTIONS = defineOptions([
   DB_OPTION,
   {
     long: 'scale',
@@ -24,7 +25,7 @@ export const DEAD_ROWS_OPTIONS: OptionSpec[] = [
     help: 'rows in the kv table: 1M, 10M, 1e9; loaded or extended first (default: what is there, else 1M)',
   },
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of every run', default: 8 },
-  { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
+  JOBS_OPTION,
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured duration of every run', default: 10 },
   {
     long: 'max-tries',
@@ -35,28 +36,26 @@ export const DEAD_ROWS_OPTIONS: OptionSpec[] = [
     default: 1,
   },
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed of the first run; run i uses seed + i (default: a new one, stored in each run)' },
-  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
-  SET_OPTION,
-  ACCEPT_DATA_LOSS_OPTION,
+  LOAD_FORCE_OPTION,
+  ...SERVER_SETTINGS_OPTIONS,
   { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 0 },
-  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/dead-rows-DBMS-TIME.json)' },
+  experimentOutOption('dead-rows'),
   ...AGENT_RUN_OPTIONS,
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  ...CLOSING_OPTIONS,
+]);
 
 /** `headroom experiment dead-rows`: kv read, update, read, the DBMS's maintenance, read; one table, one file. */
 export async function deadRowsExperiment(argv: readonly string[]): Promise<number> {
   const { values, positionals, given } = parseArgs(argv, DEAD_ROWS_OPTIONS, 'experiment dead-rows');
   if (positionals.length > 0)
     throw new UserError(`"headroom experiment dead-rows" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment dead-rows --help');
-  const clients = values['clients'] as number;
-  const jobs = values['jobs'] as number;
+  const clients = values.clients;
+  const jobs = values.jobs;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'each job needs at least one client: use -j up to -c');
-  const asked = given.has('scale') ? kv.parseScale(values['scale'] as string) : undefined;
-  const every = values['progress'] as number;
+  const asked = values.scale === undefined ? undefined : kv.parseScale(values.scale);
+  const every = values.progress;
   let since = 0;
-  const fleet = values['agents'] as number | undefined;
+  const fleet = values.agents;
   if (fleet !== undefined && clients < fleet)
     throw new UserError(`-c ${clients} is fewer than --agents ${fleet}`, 'each agent needs at least one terminal: use -c of at least --agents');
   const agents = await agentRunOf(values, given);
@@ -66,6 +65,7 @@ export async function deadRowsExperiment(argv: readonly string[]): Promise<numbe
     argv,
     values,
     kv,
+    { test: 'read' },
     async (ctx) => {
       const { session } = ctx;
       await checkClients(session, clients, `-c ${clients}`);
@@ -82,9 +82,9 @@ export async function deadRowsExperiment(argv: readonly string[]): Promise<numbe
         rows,
         clients,
         jobs,
-        durationSeconds: values['time'] as number,
-        maxTries: values['max-tries'] as number,
-        seed: (values['seed'] as number | undefined) ?? randomInt(0, 2 ** 31),
+        durationSeconds: values.time,
+        maxTries: values['max-tries'],
+        seed: values.seed ?? randomInt(0, 2 ** 31),
         argv,
         data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases },
         onInterval: (point) => {

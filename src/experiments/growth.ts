@@ -1,7 +1,8 @@
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import { defineOptions, type OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION, workloadOptionSpecs } from '../session/options.js';
+import { CLOSING_OPTIONS, DB_OPTION, JOBS_OPTION, LOAD_FORCE_OPTION, SERVER_SETTINGS_OPTIONS, workloadOptionSpecs } from '../session/options.js';
+import { experimentOutOption } from './options.js';
 import { logLine } from '../session/session.js';
 import { announceReplacement, loadData } from '../session/load-data.js';
 import { measuredData } from '../session/data-options.js';
@@ -21,7 +22,7 @@ export const GROWTH_DEFAULT_CLIENTS = 20;
 export const GROWTH_DEFAULT_SECONDS = 30;
 const MB = 1048576;
 
-export const GROWTH_OPTIONS: OptionSpec[] = [
+export const GROWTH_OPTIONS = defineOptions([
   DB_OPTION,
   {
     long: 'workload',
@@ -40,18 +41,16 @@ export const GROWTH_OPTIONS: OptionSpec[] = [
   },
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of the fixed load at every size', default: GROWTH_DEFAULT_CLIENTS },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds at every size', default: GROWTH_DEFAULT_SECONDS },
-  { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the terminals are spread over', default: 1 },
+  JOBS_OPTION,
   // TPC-C's New-Order, Payment and Delivery deadlock and conflict under load: retry them.
   { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 10 },
-  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
-  SET_OPTION,
-  ACCEPT_DATA_LOSS_OPTION,
+  LOAD_FORCE_OPTION,
+  ...SERVER_SETTINGS_OPTIONS,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run (--observe=false: do not)', default: true },
-  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/growth-DBMS-TIME.json)' },
+  experimentOutOption('growth'),
   ...AGENT_RUN_OPTIONS,
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  ...CLOSING_OPTIONS,
+]);
 
 /**
  * `headroom experiment growth`: at each size, drop and load the workload's data (timed), then
@@ -59,21 +58,21 @@ export const GROWTH_OPTIONS: OptionSpec[] = [
  * where the database outgrows the machine's RAM marked.
  */
 export async function growthExperiment(argv: readonly string[]): Promise<number> {
-  const { values, positionals, given } = parseArgs(argv, [...GROWTH_OPTIONS, ...workloadOptionSpecs()], 'experiment growth');
+  const { values, all, positionals, given } = parseArgs(argv, GROWTH_OPTIONS, 'experiment growth', workloadOptionSpecs());
   if (positionals.length > 0)
     throw new UserError(`"headroom experiment growth" takes no arguments, got: ${positionals.join(' ')}`, 'name the workload with --workload');
-  const workload = findWorkload(values['workload'] as string);
+  const workload = findWorkload(values.workload);
   const own = new Set(workload.options.map((o) => o.long));
   const foreign = [...given].find((name) => !GROWTH_OPTIONS.some((s) => s.long === name) && !own.has(name));
   if (foreign) throw new UserError(`--${foreign} is not an option of workload ${workload.name}`, 'see: headroom list');
   const workloadOptions: OptionValues = {};
-  for (const spec of workload.options) workloadOptions[spec.long] = values[spec.long];
+  for (const spec of workload.options) workloadOptions[spec.long] = all[spec.long];
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
-  const scales = (values['scale'] as string).split(',').map((text) => workload.parseScale(text.trim()));
-  const clients = values['clients'] as number;
-  const jobs = values['jobs'] as number;
+  const scales = values.scale.split(',').map((text) => workload.parseScale(text.trim()));
+  const clients = values.clients;
+  const jobs = values.jobs;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'use -j up to -c');
-  const asked = values['agents'] as number | undefined;
+  const asked = values.agents;
   // Said before the first load, not after it (the coordinator refuses it too).
   if (asked !== undefined && clients < asked)
     throw new UserError(`-c ${clients} is fewer than --agents ${asked}`, 'each agent needs at least one terminal: use -c of at least --agents');
@@ -84,6 +83,7 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
     argv,
     values,
     workload,
+    workloadOptions,
     async (ctx) => {
       const { session } = ctx;
       await checkClients(session, clients, `-c ${clients}`);
@@ -126,8 +126,8 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
             scale,
             clients,
             jobs,
-            durationSeconds: values['time'] as number,
-            maxTries: values['max-tries'] as number,
+            durationSeconds: values.time,
+            maxTries: values['max-tries'],
             observe: values['observe'] === true,
             data,
             argv,

@@ -1,12 +1,13 @@
-import type { OptionSpec } from '../config/options.js';
+import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
-import { ACCEPT_DATA_LOSS_OPTION, DB_OPTION, HELP_OPTION, SET_OPTION, VERBOSE_OPTION } from '../session/options.js';
+import { CLOSING_OPTIONS, DB_OPTION, LOAD_FORCE_OPTION, SERVER_SETTINGS_OPTIONS } from '../session/options.js';
+import { experimentOutOption } from './options.js';
 import { logLine } from '../session/session.js';
 import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import { peakText } from '../reports/peak-text.js';
 import type { PeakRow } from '../result/experiment-rows.js';
-import { peak } from '../workloads/peak/index.js';
+import { PEAK_JOIN_ROWS_OPTION, peak } from '../workloads/peak/index.js';
 import { PEAK_QUERIES, findPeakQuery, type PeakQuery } from '../workloads/peak/queries.js';
 import { checkClients } from '../session/budget.js';
 import { measureStep, perSecond } from './measure.js';
@@ -17,7 +18,7 @@ export const PEAK_DEFAULT_SECONDS = 60;
 /** Client CPU at or above this share of the cores its jobs can use: the client may have set the pace. */
 const CLIENT_BOUND_SHARE = 0.9;
 
-export const PEAK_OPTIONS: OptionSpec[] = [
+export const PEAK_OPTIONS = defineOptions([
   DB_OPTION,
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: "clients for every query (default: the study's, 90, 90, 26, 26, 9, 9, 9)" },
   { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds per query', default: PEAK_DEFAULT_SECONDS },
@@ -29,36 +30,35 @@ export const PEAK_OPTIONS: OptionSpec[] = [
     help: `which queries, by number or name, comma-separated (default all: ${PEAK_QUERIES.map((q) => q.name).join(',')})`,
   },
   { long: 'scale', short: 's', type: 'string', value: 'N', help: 'rows of the reference table of query 2 (default 100)' },
-  ...peak.options.filter((o) => o.long === 'join-rows'),
-  { long: 'force', type: 'boolean', help: 'drop data of a larger scale to load a smaller one (refused without it)' },
-  SET_OPTION,
-  ACCEPT_DATA_LOSS_OPTION,
+  PEAK_JOIN_ROWS_OPTION,
+  LOAD_FORCE_OPTION,
+  ...SERVER_SETTINGS_OPTIONS,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each query (--observe=false: do not)', default: true },
-  { long: 'out', short: 'o', type: 'string', value: 'FILE', help: 'experiment file (default headroom-results/peak-DBMS-TIME.json)' },
-  VERBOSE_OPTION,
-  HELP_OPTION,
-];
+  experimentOutOption('peak'),
+  ...CLOSING_OPTIONS,
+]);
 
 /** `headroom experiment peak`: the seven simple queries one after another, one table, one file. */
 export async function peakExperiment(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs(argv, PEAK_OPTIONS, 'experiment peak');
   if (positionals.length > 0)
     throw new UserError(`"headroom experiment peak" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment peak --help');
-  const queries = selectQueries(values['queries'] as string | undefined);
-  const clientsOf = (q: PeakQuery): number => (values['clients'] as number | undefined) ?? q.clients;
-  const jobs = values['jobs'] as number;
+  const queries = selectQueries(values.queries);
+  const clientsOf = (q: PeakQuery): number => values.clients ?? q.clients;
+  const jobs = values.jobs;
   const tooFew = queries.find((q) => clientsOf(q) < jobs);
   if (tooFew)
     throw new UserError(`-j ${jobs} is more than the ${clientsOf(tooFew)} clients of query ${tooFew.number}`, 'use -j up to the smallest client count');
-  const seconds = values['time'] as number;
-  const asked = values['scale'] === undefined ? undefined : peak.parseScale(values['scale'] as string);
-  const workloadOptions = { 'join-rows': values['join-rows'] as number };
+  const seconds = values.time;
+  const asked = values.scale === undefined ? undefined : peak.parseScale(values.scale);
+  const workloadOptions = { 'join-rows': values['join-rows'] };
 
   return runExperiment<PeakRow>(
     'peak',
     argv,
     values,
     peak,
+    workloadOptions,
     async (ctx) => {
       const { session } = ctx;
       await checkClients(

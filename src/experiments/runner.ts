@@ -1,4 +1,5 @@
 import type { OptionValues } from '../config/options.js';
+import type { ExperimentFrameValues } from './options.js';
 import { dbmsOnThisMachine } from '../config/target.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { ServerSettings, parseSettings } from '../engine/server-settings.js';
@@ -36,14 +37,16 @@ export interface ExperimentContext<Row> {
 export async function runExperiment<Row>(
   name: string,
   argv: readonly string[],
-  values: OptionValues,
+  values: ExperimentFrameValues,
   workload: Workload,
+  /** The workload's own options, which openSession checks against the DBMS. */
+  workloadOptions: OptionValues,
   steps: (ctx: ExperimentContext<Row>) => Promise<void>,
   render: (result: ExperimentResult<Row>, file: string) => string,
   agents?: AgentRun,
 ): Promise<number> {
   try {
-    return await experimentOn(name, argv, values, workload, steps, render, agents);
+    return await experimentOn(name, argv, values, workload, workloadOptions, steps, render, agents);
   } finally {
     await agents?.bus.nc.drain().catch(() => undefined);
   }
@@ -52,15 +55,16 @@ export async function runExperiment<Row>(
 async function experimentOn<Row>(
   name: string,
   argv: readonly string[],
-  values: OptionValues,
+  values: ExperimentFrameValues,
   workload: Workload,
+  workloadOptions: OptionValues,
   steps: (ctx: ExperimentContext<Row>) => Promise<void>,
   render: (result: ExperimentResult<Row>, file: string) => string,
   agents: AgentRun | undefined,
 ): Promise<number> {
-  const asked = parseSettings(values['set'] as string[] | undefined);
+  const asked = parseSettings(values.set);
   checkRunOutputs(values);
-  const session = await openSession(values, workload);
+  const session = await openSession(values, workload, workloadOptions);
   let settings: ServerSettings | undefined;
   let interrupt: Interrupt | undefined;
   try {
@@ -108,7 +112,7 @@ async function experimentOn<Row>(
     if (status === 'interrupted') result.statusReason = 'interrupted by a signal';
     else if (failure !== undefined) result.statusReason = (failure as Error).message;
     else if (status === 'failed') result.statusReason = runs.find((r) => r.status === 'failed')?.statusReason ?? 'a step failed';
-    const file = (values['out'] as string | undefined) ?? defaultExperimentPath(name, server.dbms, header.startedAt);
+    const file = values.out ?? defaultExperimentPath(name, server.dbms, header.startedAt);
     if (rows.length > 0 || failure === undefined) {
       await writeOutput(result, file);
       (file === STDOUT_PATH ? process.stderr : process.stdout).write(`${render(result, file === STDOUT_PATH ? 'stdout' : file)}\n`);

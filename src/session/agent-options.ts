@@ -1,12 +1,12 @@
-import type { OptionSpec, OptionValues } from '../config/options.js';
+import { defineOptions, type OptionValuesOf } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { BUS_OPTIONS, openBus } from '../agents/bus.js';
 import type { AgentRun } from '../agents/coordinator.js';
-import { ON_AGENT_LOSS, type OnAgentLoss } from '../agents/record.js';
+import { ON_AGENT_LOSS } from '../agents/record.js';
 import { logLine } from './session.js';
 
 /** `headroom run --agents K` (and the experiments that take it): the terminals come from K agents on other machines (src/agents/). */
-export const AGENT_RUN_OPTIONS: OptionSpec[] = [
+export const AGENT_RUN_OPTIONS = defineOptions([
   {
     long: 'agents',
     type: 'integer',
@@ -24,14 +24,17 @@ export const AGENT_RUN_OPTIONS: OptionSpec[] = [
   },
   { long: 'agent-wait', type: 'integer', min: 1, value: 'SECONDS', help: 'how long to wait for the agents to claim their shards and connect', default: 60 },
   ...BUS_OPTIONS,
-];
+]);
 
 /** Options a distributed run cannot honour yet are refused, never ignored. */
 const LOCAL_ONLY = ['journal', 'route'] as const;
 
 /** The bus and its settings when --agents is given; a NATS server that is not there is one line (exit 2). */
-export async function agentRunOf(values: OptionValues, given: ReadonlySet<string>): Promise<AgentRun | undefined> {
-  const agents = values['agents'] as number | undefined;
+export async function agentRunOf(
+  values: OptionValuesOf<typeof AGENT_RUN_OPTIONS> & { route?: string | undefined },
+  given: ReadonlySet<string>,
+): Promise<AgentRun | undefined> {
+  const agents = values.agents;
   if (agents === undefined) {
     const stray = [...given].find((name) => AGENT_RUN_OPTIONS.some((o) => o.long === name));
     if (stray) throw new UserError(`--${stray} applies to distributed runs only`, 'add --agents K --nats URL --trust SECRET, or drop it');
@@ -40,5 +43,5 @@ export async function agentRunOf(values: OptionValues, given: ReadonlySet<string
   const local = LOCAL_ONLY.find((name) => given.has(name) && !(name === 'route' && values['route'] === 'none'));
   if (local) throw new UserError(`--${local} is not supported with --agents`, `drop --${local}, or run without --agents`);
   const bus = await openBus(values, 'headroom coordinator');
-  return { bus, agents, onAgentLoss: values['on-agent-loss'] as OnAgentLoss, waitSeconds: values['agent-wait'] as number, log: logLine };
+  return { bus, agents, onAgentLoss: values['on-agent-loss'], waitSeconds: values['agent-wait'], log: logLine };
 }

@@ -2,7 +2,7 @@ import { closeSync, constants, openSync, statSync, unlinkSync, accessSync, type 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import type { OptionValues } from '../config/options.js';
+
 import { transactionLogFile, type TransactionLogConfig } from '../engine/transaction-log.js';
 import { DEFAULT_RESULTS_DIR, STDOUT_PATH } from '../result/write.js';
 
@@ -30,8 +30,8 @@ export function checkWritable(file: string, what: string, hint: string): void {
 }
 
 /** A run's (or an experiment's) files, checked before it starts: -o or the default folder, -l's logs, --journal. */
-export function checkRunOutputs(values: OptionValues, log?: TransactionLogConfig): void {
-  const out = values['out'] as string | undefined;
+export function checkRunOutputs(values: { out: string | undefined; journal?: string | undefined }, log?: TransactionLogConfig): void {
+  const out = values.out;
   if (out === undefined)
     checkWritable(
       path.join(DEFAULT_RESULTS_DIR, 'result.json'),
@@ -40,7 +40,7 @@ export function checkRunOutputs(values: OptionValues, log?: TransactionLogConfig
     );
   else if (out !== STDOUT_PATH) checkWritable(out, `the result to ${out}`, 'give a writable path with -o, or -o - for stdout');
   if (log) checkWritable(transactionLogFile(log, 0), `the transaction log to ${transactionLogFile(log, 0)}`, 'give a writable --log-prefix');
-  const journal = values['journal'] as string | undefined;
+  const journal = values.journal;
   if (journal !== undefined) checkWritable(journal, `the journal to ${journal}`, 'give a writable path with --journal');
 }
 

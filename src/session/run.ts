@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type { OptionValues } from '../config/options.js';
+import type { OptionValues, OptionValuesOf } from '../config/options.js';
+import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
 import { journalTableDdl } from '../engine/journal.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { ServerSettings, type SettingAsked } from '../engine/server-settings.js';
@@ -37,8 +38,8 @@ export interface RunHooks {
 export interface RunRequest {
   workload: Workload;
   workloadOptions: OptionValues;
-  /** The whole command line's values: --db and --accept-data-loss are read from it, and the workload's own checks. */
-  values: OptionValues;
+  /** --db, --set and --i-accept-data-loss, as the command line gave them. */
+  values: OptionValuesOf<[typeof DB_OPTION, ...typeof SERVER_SETTINGS_OPTIONS]>;
   /** The options given on the command line: the data's recorded options fill in the others. */
   given: ReadonlySet<string>;
   /** -c: one run, or a sweep's steps. */
@@ -70,7 +71,7 @@ export type RunOutcome = { kind: 'run'; result: RunResult; file: string | undefi
 export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Promise<RunOutcome> {
   const { workload, values, workloadOptions, steps, agents } = request;
   const asked = request.askedScale;
-  const session = await openSession(values, workload).catch(async (error: unknown) => {
+  const session = await openSession(values, workload, workloadOptions).catch(async (error: unknown) => {
     await agents?.bus.nc.close();
     throw error;
   });

@@ -1,4 +1,4 @@
-import type { OptionValues } from '../config/options.js';
+import type { OptionValues, OptionValuesOf } from '../config/options.js';
 import { dbmsOnThisMachine, describeTarget, resolveTarget, type Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
 import { createDriver } from '../drivers/registry.js';
@@ -7,6 +7,7 @@ import type { DataContext, Workload } from '../workloads/workload.js';
 import { LoadProgressView } from '../reports/load-progress.js';
 import { ACCEPT_DATA_LOSS, type SettingsContext } from '../engine/server-settings.js';
 import { settlePendingChanges } from '../engine/pending-settings.js';
+import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
 
 /** An open admin connection to the target, and the context workloads need for their data. */
 export interface Session {
@@ -17,12 +18,13 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(values: OptionValues, workload?: Workload): Promise<Session> {
-  const target = resolveTarget(values['db'] as string | undefined);
+/** `workloadOptions` are the workload's own, which it checks against the DBMS before anything is opened. */
+export async function openSession(values: OptionValuesOf<[typeof DB_OPTION]>, workload?: Workload, workloadOptions: OptionValues = {}): Promise<Session> {
+  const target = resolveTarget(values.db);
   if (workload?.runsOn && !workload.runsOn.includes(target.dbms)) {
     throw new UserError(`workload ${workload.name} does not run on ${target.dbms} yet`, `it runs on ${workload.runsOn.join(', ')}`);
   }
-  workload?.checkOptions?.(target.dbms, values);
+  workload?.checkOptions?.(target.dbms, workloadOptions);
   const driver = createDriver(target);
   const conn = await driver.connect();
   try {
@@ -78,6 +80,6 @@ export function redirectLogLines(write: (message: string) => void): void {
 }
 
 /** What --set needs to know beside the settings: the server's place and whether data loss was accepted. */
-export function settingsContext(values: OptionValues, target: Target): SettingsContext {
+export function settingsContext(values: OptionValuesOf<typeof SERVER_SETTINGS_OPTIONS>, target: Target): SettingsContext {
   return { target, serverOnThisMachine: dbmsOnThisMachine(target), acceptDataLoss: values[ACCEPT_DATA_LOSS] === true };
 }

@@ -4,8 +4,20 @@ import { PEAK_QUERIES, findPeakQuery } from './queries.js';
 import { peakDialect } from './dialect.js';
 import { PEAK_TABLES, REFERENCE_TABLE } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
+import { defineOption } from '../../config/options.js';
 
 const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
+
+/** Also an option of headroom experiment peak. */
+export const PEAK_JOIN_ROWS_OPTION = defineOption({
+  long: 'join-rows',
+  type: 'integer',
+  min: 1,
+  value: 'N',
+  help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes',
+  default: 1,
+  verbs: ['run'],
+});
 
 /**
  * The simple-query peak study (docs/experiments.md section 4): one of seven trivial queries in a
@@ -26,15 +38,7 @@ export const peak: Workload = {
   },
   options: [
     { long: 'query', type: 'string', value: 'NAME', help: `peak: the query, by name or number 1-7: ${QUERY_NAMES}`, default: 'constant', verbs: ['run'] },
-    {
-      long: 'join-rows',
-      type: 'integer',
-      min: 1,
-      value: 'N',
-      help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes',
-      default: 1,
-      verbs: ['run'],
-    },
+    PEAK_JOIN_ROWS_OPTION,
   ],
 
   async detectScale(ctx) {
