@@ -1,7 +1,7 @@
 import { defineOptions } from '../config/options.js';
 import { describeTarget, resolveTarget } from '../config/target.js';
 import { createDriver } from '../drivers/registry.js';
-import { settlePendingChanges } from '../engine/pending-settings.js';
+import { settlePendingChanges } from '../session/pending-settings.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
 import { CLOSING_OPTIONS, DB_OPTION } from '../session/options.js';

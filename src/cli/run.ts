@@ -11,7 +11,7 @@ import { PROTOCOLS, type Workload } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
 import { runMeasured, type RunHooks } from '../session/run.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
-import { parseSettings } from '../engine/server-settings.js';
+import { parseSettings } from '../session/server-settings.js';
 import { CLOSING_OPTIONS, DB_OPTION, JOBS_OPTION, SCALE_OPTION, SERVER_SETTINGS_OPTIONS, askedScale } from '../session/options.js';
 import { parseVerbArgs } from './common.js';
 import { resolveTarget } from '../config/target.js';

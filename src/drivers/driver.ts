@@ -127,7 +127,7 @@ export interface ServerInfo {
 }
 
 /**
- * How a server setting asked with --set is applied (see src/engine/server-settings.ts).
+ * How a server setting asked with --set is applied (see src/session/server-settings.ts).
  * `session`: `statement` runs on every connection headroom opens (each terminal's, and the admin
  * one so serverInfo sees it); nothing to restore, it ends with the connection.
  * `global`: `apply` changes the server for everyone and `restore` puts `previous` back.
@@ -142,7 +142,7 @@ export type SettingPlan =
       restore: string[];
       /** SQL answering the value in force, to wait for a reload */
       current?: string;
-      /** What the pending-settings record keeps, written before `apply` runs (src/engine/pending-settings.ts). */
+      /** What the pending-settings record keeps, written before `apply` runs (src/session/pending-settings.ts). */
       change: PendingChange;
     };
 

@@ -1,6 +1,6 @@
 import type { Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
-import { PendingChanges } from '../engine/pending-settings.js';
+import { PendingChanges } from '../session/pending-settings.js';
 
 export interface AutovacuumHold {
   note: string;
@@ -13,7 +13,7 @@ export interface AutovacuumHold {
  * 50 + 20% dead rows, checked every minute), hiding the effect the study measured on a billion
  * rows, where that threshold is 200 M. So the table's own autovacuum_enabled is set off for the
  * experiment and reset afterwards; a table whose owner already set it is left as it is. The hold
- * is recorded first (src/engine/pending-settings.ts), so a killed experiment's is undone by the
+ * is recorded first (src/session/pending-settings.ts), so a killed experiment's is undone by the
  * next command.
  */
 export async function holdAutovacuum(

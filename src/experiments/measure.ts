@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { OptionValues } from '../config/options.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { SeriesPoint } from '../engine/measurements.js';
-import type { ServerSettings } from '../engine/server-settings.js';
+import type { ServerSettings } from '../session/server-settings.js';
 import type { RunResult } from '../result/result.js';
 import { NO_PGBENCH_SETTINGS, measureOnce } from '../session/measure.js';
 import type { Session } from '../session/session.js';

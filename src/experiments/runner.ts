@@ -2,7 +2,7 @@ import type { OptionValues } from '../config/options.js';
 import type { ExperimentFrameValues } from './options.js';
 import { dbmsOnThisMachine } from '../config/target.js';
 import type { ServerInfo } from '../drivers/driver.js';
-import { ServerSettings, parseSettings } from '../engine/server-settings.js';
+import { ServerSettings, parseSettings } from '../session/server-settings.js';
 import type { RunResult } from '../result/result.js';
 import { logLine, openSession, settingsContext, type Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';

@@ -1,4 +1,4 @@
-import type { ServerSettingsRecord } from '../engine/server-settings.js';
+import type { ServerSettingsRecord } from '../result/server-settings-record.js';
 
 /** "--set synchronous_commit=off (per session), checkpoint_timeout=10min (server-wide, put back to 5min)". */
 export function settingsLine(record: ServerSettingsRecord | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { ServerInfo } from '../drivers/driver.js';
-import type { ServerSettingsRecord } from '../engine/server-settings.js';
+import type { ServerSettingsRecord } from './server-settings-record.js';
 import { TOOL_VERSION, targetRecord } from './build.js';
 import { describeHost, type HostInfo } from './host.js';
 import type { RunResult, TargetRecord } from './result.js';

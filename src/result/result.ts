@@ -9,7 +9,7 @@ import type { CheckOutcome, LoadPhase, PlanningSample, WorkloadMetric } from '..
 export type { PlanningSample };
 import type { HostInfo } from './host.js';
 import type { ReplicationResult } from './replication.js';
-import type { ServerSettingsRecord } from '../engine/server-settings.js';
+import type { ServerSettingsRecord } from './server-settings-record.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */

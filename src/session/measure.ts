@@ -15,7 +15,7 @@ import { planningResult } from '../result/planning.js';
 import { engineWorkload, moduleRecord } from '../module/adapt.js';
 import type { RunResult } from '../result/result.js';
 import type { Protocol, Workload } from '../workloads/workload.js';
-import type { ServerSettings } from '../engine/server-settings.js';
+import type { ServerSettings } from './server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
 import { dataContext, logLine, type Session } from './session.js';

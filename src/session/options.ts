@@ -1,6 +1,6 @@
 import { defineOption, defineOptions, type OptionSpec, type OptionValuesOf } from '../config/options.js';
 import { DRIVERS } from '../drivers/registry.js';
-import { ACCEPT_DATA_LOSS } from '../engine/server-settings.js';
+import { ACCEPT_DATA_LOSS } from './server-settings.js';
 import { WORKLOADS } from '../workloads/registry.js';
 import { loadedModules } from '../module/load-module.js';
 import type { Workload } from '../workloads/workload.js';

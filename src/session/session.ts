@@ -5,8 +5,8 @@ import { createDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
 import type { DataContext, Workload } from '../workloads/workload.js';
 import { LoadProgressView } from '../reports/load-progress.js';
-import { ACCEPT_DATA_LOSS, type SettingsContext } from '../engine/server-settings.js';
-import { settlePendingChanges } from '../engine/pending-settings.js';
+import { ACCEPT_DATA_LOSS, type SettingsContext } from './server-settings.js';
+import { settlePendingChanges } from './pending-settings.js';
 import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
 
 /** An open admin connection to the target, and the context workloads need for their data. */

@@ -7,17 +7,6 @@ import { chainDialect } from './dialect.js';
 import { CLIENT_NAME_INDEX, INSERT_COLUMNS, addForeignKey, createTable, dropStatements, syncSequence } from './schema.js';
 import { CLIENT_BATCHES, type ChainSizes } from './sizes.js';
 
-/** Bulk phases carry a "bulk" prefix so a result never passes them off as the study's phases. */
-export const BULK_PHASES = [
-  'bulk: create tables',
-  'bulk: countries',
-  'bulk: cities',
-  'bulk: streets',
-  'bulk: addresses',
-  'bulk: clients',
-  'bulk: keys and indexes',
-] as const;
-
 /**
  * The same rows as the faithful load (same generator, same values, same ids), through each DBMS's
  * fastest path (COPY, MariaDB's bulk execute, one SQLite transaction), with foreign keys and
@@ -27,6 +16,7 @@ export async function loadBulk(ctx: DataContext, sizes: ChainSizes): Promise<Loa
   const { dbms, conn } = ctx;
   const clock = new PhaseClock(ctx);
   const tables = ['country', 'city', 'street', 'address', 'client', 'operation'] as const;
+  // The phases carry a "bulk" prefix so that a result never passes them off as the study's phases.
   await clock.timed('bulk: create tables', () => clock.statements([...dropStatements(dbms), ...tables.map((table) => createTable(dbms, table, false))]));
   const counted = (phase: string, total: number) => new RowProgress(ctx, phase, total);
   await clock.timed('bulk: countries', () =>

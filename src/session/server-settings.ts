@@ -2,26 +2,7 @@ import type { Connection, Driver, SettingPlan } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
 import type { Target } from '../config/target.js';
 import { PendingChanges } from './pending-settings.js';
-
-/** One --set NAME=VALUE as the user gave it. */
-export interface SettingAsked {
-  name: string;
-  value: string;
-}
-
-/** What headroom did with it, recorded in the result (config.serverSettings). */
-export interface SettingApplied extends SettingAsked {
-  scope: 'session' | 'global';
-  /** global: the value before the run, put back afterwards. */
-  previous?: string;
-  /** global: whether putting it back succeeded (false: the result's warning says how to do it by hand). */
-  restored?: boolean;
-}
-
-export interface ServerSettingsRecord {
-  asked: SettingAsked[];
-  applied: SettingApplied[];
-}
+import type { ServerSettingsRecord, SettingApplied, SettingAsked } from '../result/server-settings-record.js';
 
 /** How long a reloaded configuration may take to reach the sessions (PostgreSQL's SIGHUP is asynchronous). */
 const RELOAD_WAIT_MS = 3_000;
