@@ -7,11 +7,14 @@
 // A file belongs in UNIT_TESTS only if all of that holds; when in doubt, leave it out (it then runs
 // alone, which is only slower). Output is node's own test reporter (spec, or --reporter tap), then
 // one summary of both phases with the total time; the exit status is non-zero on any failure.
-// The environment (CI=true among it) is passed to the test processes unchanged.
+// The environment (CI=true among it) is passed to the test processes, with HEADROOM_TEST_CACHE: a
+// folder for the run's shared fixtures (test/helpers/data-template.ts: the throwaway servers' fresh
+// data directories, made once and copied), removed at the end unless it was given.
 //
 // Usage: node scripts/run-tests.mjs [--reporter spec|tap] [--list] [dist/test/FILE.test.js ...]
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -122,10 +125,23 @@ if (options.list) {
   process.exit(0);
 }
 
+let cache = process.env.HEADROOM_TEST_CACHE;
+if (!cache) {
+  cache = mkdtempSync(path.join(tmpdir(), 'headroom-test-cache-'));
+  chmodSync(cache, 0o755); // the throwaway servers' users read their templates in it
+  process.env.HEADROOM_TEST_CACHE = cache;
+  const removeCache = () => rmSync(cache, { recursive: true, force: true });
+  process.on('exit', removeCache);
+}
+// Ctrl-C reaches the test processes too: the runner lets them end, starts no further phase, and
+// exits 130 (removing the cache on the way out).
+let interrupted = false;
+process.on('SIGINT', () => (interrupted = true));
+
 const started = Date.now();
 const phases = [];
 if (unit.length > 0) phases.push({ name: `${unit.length} unit test files, two at a time`, ...(await runPhase(unit, 2, options.reporter)) });
-if (alone.length > 0) phases.push({ name: `${alone.length} files one at a time`, ...(await runPhase(alone, 1, options.reporter)) });
+if (alone.length > 0 && !interrupted) phases.push({ name: `${alone.length} files one at a time`, ...(await runPhase(alone, 1, options.reporter)) });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 
 const total = {};
@@ -143,4 +159,5 @@ console.log(
     `${total.cancelled ?? 0} cancelled, ${total.skipped ?? 0} skipped, ${total.todo ?? 0} todo, in ${seconds} s`,
 );
 if (failed.length > 0) console.log(`# FAILED: ${failed.map((p) => p.name).join('; ')}`);
-process.exit(failed.length > 0 ? 1 : 0);
+if (interrupted) console.log('# interrupted');
+process.exit(interrupted ? 130 : failed.length > 0 ? 1 : 0);
