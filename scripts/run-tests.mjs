@@ -21,11 +21,17 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TESTS = path.join(ROOT, 'dist', 'test');
 
-/** Pure unit tests (paths under dist/test): parsers, config, option parsing, fixtures. */
+/**
+ * Pure unit tests (paths under dist/test): parsers, config, option parsing, fixtures; and CLI runs
+ * that end before any connection (help, pgbench's refusals of its command lines and scripts).
+ */
 const UNIT_TESTS = [
+  // The longest first (about half the phase), so that the others run beside it.
+  'pgbench-tap/no-server.test.js',
   'architecture/dbms-branches.test.js',
   'capacity/plan.test.js',
   'cli/args.test.js',
+  'cli/help.test.js',
   'common/random.test.js',
   'config/clients.test.js',
   'config/target-params.test.js',
@@ -116,7 +122,7 @@ const chosen =
         if (!all.includes(relative)) fail(`${f} is not a test file under dist/test (a *.test.js file)`);
         return relative;
       });
-const unit = chosen.filter((f) => UNIT_TESTS.includes(f));
+const unit = UNIT_TESTS.filter((f) => chosen.includes(f));
 const alone = chosen.filter((f) => !UNIT_TESTS.includes(f));
 
 if (options.list) {
