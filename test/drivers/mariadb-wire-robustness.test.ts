@@ -104,6 +104,13 @@ test('mariadb wire: a truncated greeting and then a close is a connection error 
   assertCleanError(outcome, new RegExp(`closed by the server at 127\\.0\\.0\\.1:${port} during the handshake`));
 });
 
+test('mariadb wire: a greeting packet shorter than its fields is a malformed packet, not a scramble read from the bytes after it', async (t) => {
+  // The packet ends inside the scramble's second part; the bytes after it would complete the fields.
+  const cut = packet(0, GREETING.subarray(4, 4 + 65));
+  const port = await fakeServer(t, (socket) => void socket.write(Buffer.concat([cut, GREETING.subarray(4 + 65)])));
+  assertCleanError(await attempt(port), new RegExp(`malformed packet from 127\\.0\\.0\\.1:${port}: a greeting cut short in its scramble`));
+});
+
 test('mariadb wire: a server that accepts and resets at once is named with its host and port', async (t) => {
   const port = await fakeServer(t, (socket) => socket.resetAndDestroy());
   assertCleanError(await attempt(port), new RegExp(`127\\.0\\.0\\.1:${port}`));

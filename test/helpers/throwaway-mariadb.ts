@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freshDataDirectory } from './data-template.js';
 import { freePort } from './throwaway-postgres.js';
 
 /**
@@ -30,12 +31,15 @@ export async function startThrowawayMariadb(serverArgs: readonly string[] = [], 
   chmodSync(folder, 0o755);
   // The server runs as mysql and writes its socket and error log beside the data.
   const id = (flag: string): number => Number(execFileSync('id', [flag, 'mysql'], { encoding: 'utf8' }));
-  chownSync(folder, id('-u'), id('-g'));
+  const owner = { uid: id('-u'), gid: id('-g') };
+  chownSync(folder, owner.uid, owner.gid);
   const data = path.join(folder, 'data');
-  execFileSync(
-    'mariadb-install-db',
-    ['--user=mysql', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'],
-    { stdio: 'pipe' },
+  freshDataDirectory('mariadb', data, owner, (directory) =>
+    execFileSync(
+      'mariadb-install-db',
+      ['--user=mysql', `--datadir=${directory}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'],
+      { stdio: 'pipe' },
+    ),
   );
   const port = await freePort();
   const socket = path.join(folder, 'mariadb.sock');

@@ -3,6 +3,7 @@ import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readFile
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freshDataDirectory } from './data-template.js';
 
 /**
  * A PostgreSQL cluster of the tests' own (initdb in a temporary folder, its own port), for what
@@ -40,7 +41,9 @@ export async function startThrowawayPostgres(
   chownSync(folder, uid, gid);
   const asPostgres = (file: string, args: string[]): string =>
     execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=trust', '-E', 'UTF8', '--no-sync']);
+  freshDataDirectory(`postgres-${path.basename(path.dirname(bin))}`, data, { uid, gid }, (directory) =>
+    asPostgres('initdb', ['-D', directory, '-U', 'postgres', '--auth-local=trust', '--auth-host=trust', '-E', 'UTF8', '--no-sync']),
+  );
   const hba = path.join(data, 'pg_hba.conf');
   writeFileSync(hba, `${hbaLines.join('\n')}\nlocal all all trust\n`);
   const port = await freePort();

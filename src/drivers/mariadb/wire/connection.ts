@@ -14,6 +14,7 @@ import { connectTlsCapable, type TlsUpgradable } from '../../transport/tls-trans
 import { TlsError, type TlsContext, type TlsSession } from '../../transport/tls.js';
 import { authAnswer, rsaEncryptedPassword } from './auth.js';
 import { MariadbConnectionError, MariadbServerError } from './errors.js';
+import { readHandshake } from './handshake.js';
 import { PacketReader, PacketWriter } from './packets.js';
 import {
   CAPS,
@@ -487,7 +488,7 @@ export class MariadbWire implements TransportHandler, PacketSink {
     refused: (error: Error) => void,
   ): (data: Buffer, start: number, end: number, sequence: number) => void {
     const password = options.password ?? '';
-    let scramble = Buffer.alloc(0);
+    let scramble: Buffer = Buffer.alloc(0);
     let awaitingPublicKey = false;
     const where = this.where;
     const reply = (sequence: number, fill: (w: PacketWriter) => void): void => {
@@ -506,25 +507,15 @@ export class MariadbWire implements TransportHandler, PacketSink {
       const first = data[start]!;
       if (first === 0xff) return fail(readError(r, true));
       if (sequence === 0) {
-        // Initial handshake (Protocol::HandshakeV10).
-        r.at++;
-        this.serverVersion = r.cstring();
-        this.threadId = r.u32();
-        const part1 = Buffer.from(data.subarray(r.at, r.at + 8));
-        r.at += 9;
-        let serverCaps = r.u16();
-        r.u8(); // collation
-        this.status(r.u16());
-        serverCaps += r.u16() * 0x10000;
-        const authLength = r.u8();
-        r.at += 6;
-        const extendedCaps = serverCaps & 1 ? 0 : r.u32();
-        if (serverCaps & 1) r.at += 4;
-        const part2Length = Math.max(13, authLength - 8);
-        const part2 = Buffer.from(data.subarray(r.at, r.at + part2Length - 1)); // without its NUL
-        r.at += part2Length;
-        const plugin = r.at < end ? r.cstring() : 'mysql_native_password';
-        scramble = Buffer.concat([part1, part2]);
+        // Initial handshake (Protocol::HandshakeV10); a cut or corrupt one throws MalformedPacket, which parse() reports.
+        const greeting = readHandshake(data, start, end);
+        this.serverVersion = greeting.serverVersion;
+        this.threadId = greeting.threadId;
+        this.status(greeting.status);
+        scramble = greeting.scramble;
+        const serverCaps = greeting.capabilities;
+        const extendedCaps = greeting.extendedCapabilities;
+        const plugin = greeting.authPlugin;
         if ((serverCaps & CAPS.PROTOCOL_41) === 0)
           return fail(new MariadbServerError('the server speaks a protocol older than 4.1, which headroom does not', 2027, 'HY000', true));
         this.deprecateEof = (serverCaps & CAPS.DEPRECATE_EOF) !== 0;
