@@ -181,7 +181,10 @@ const noop = (): void => {};
 /**
  * A client for Firebird's remote protocol (versions 13, 16 and 17: Firebird 3, 4 and 5) on
  * headroom's transports: packets are built in one reused buffer, several requests go in one
- * write and their answers are parsed where the transport put them, in the order sent. It covers
+ * write and their answers are parsed where the transport put them, in the order sent (under
+ * ptype_lazy_send, when the server accepts it, a statement's allocation and preparation share a
+ * write as well; statement drops wait for the next request; cursors close with their
+ * transaction). It covers
  * what headroom's workloads need: Srp, Srp256 and Legacy_Auth logins without wire encryption,
  * transactions, prepared statements with typed messages, batched fetches and row counts.
  */

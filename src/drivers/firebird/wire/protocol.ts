@@ -34,7 +34,7 @@ export const PROTOCOL_17 = FB_PROTOCOL_FLAG | 17;
 export const OFFERED_PROTOCOLS = [PROTOCOL_13, PROTOCOL_16, PROTOCOL_17];
 export const CONNECT_VERSION3 = 3;
 export const ARCH_GENERIC = 1;
-/** Every request answered in order; no lazy packets, so a failed request never hides behind another's answer. */
+/** The lowest packet type offered; every request answered in order (under ptype_lazy_send too: the server still answers each request, in order). */
 export const PTYPE_RPC = 2;
 export const PTYPE_BATCH_SEND = 3;
 /**
