@@ -3,7 +3,6 @@ import type { Connection, Row, SqlValue, Statement } from '../driver.js';
 import { classifyFirebirdError, isObjectInUse } from './errors.js';
 import { FirebirdStatement } from './statement.js';
 import { isCursor, MISPREDICTED, transactionBlock, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
-import { DSQL_DROP } from './wire/protocol.js';
 
 /**
  * Read committed, record version (Firebird's usual read committed: readers never wait for
@@ -110,7 +109,7 @@ export class FirebirdConnection implements Connection {
         try {
           return await this.wire.executeRows(prepared, tx, params);
         } finally {
-          this.wire.free(prepared.handle, DSQL_DROP).catch(noop);
+          this.wire.drop(prepared.handle);
         }
       });
     try {

@@ -10,8 +10,9 @@ export interface StatementHost {
 
 /**
  * A prepared statement. run() sends the execute and the row-count request (op_info_sql) in one
- * write (a cursor's run() counts the rows all() reads); all() the execute and the first fetch, and closes the cursor ahead of the connection's
- * next request. The connection may release the server's handle (a prepared statement keeps its
+ * write (a cursor's run() counts the rows all() reads); all() the execute and the first fetch. The
+ * cursor is closed by its transaction's end (or, run again in the same transaction, by a close
+ * sent with that execute). The connection may release the server's handle (a prepared statement keeps its
  * tables "in use" for DROP TABLE); it is prepared again on next use.
  */
 export class FirebirdStatement implements Statement {

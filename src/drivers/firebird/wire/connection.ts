@@ -27,12 +27,14 @@ import {
   dpb,
   DSQL_CLOSE,
   DSQL_DROP,
+  INVALID_OBJECT,
   LEGACY_SALT,
   OFFERED_PROTOCOLS,
   op,
   PFLAG_COMPRESS,
   PROTOCOL_16,
   PTYPE_BATCH_SEND,
+  PTYPE_LAZY_SEND,
   PTYPE_MASK,
   PTYPE_RPC,
   RECORDS_ITEMS,
@@ -62,6 +64,11 @@ export interface FirebirdWireOptions {
    * answers that its WireCrypt is Required.
    */
   encrypt?: boolean;
+  /**
+   * Offer ptype_lazy_send (default true): when the server accepts it, a statement's allocation
+   * and preparation go in one write. False offers ptype_batch_send at most, as before.
+   */
+  lazySend?: boolean;
 }
 
 export type LoginPlugin = 'Srp' | 'Srp256' | 'Legacy_Auth';
@@ -89,8 +96,11 @@ export interface PreparedStatement {
   output: Field[];
   inputBlr: Buffer;
   outputBlr: Buffer;
-  /** A cursor left open by the last fetch: closed by a packet sent ahead of the next request. */
-  cursorOpen: boolean;
+  /**
+   * The transaction whose execute left this statement's cursor open (its end closes it), or
+   * undefined. Executing the statement again while it is open closes it first.
+   */
+  openIn: number | undefined;
 }
 
 /** What the next answer of the server completes. */
@@ -171,7 +181,10 @@ const noop = (): void => {};
 /**
  * A client for Firebird's remote protocol (versions 13, 16 and 17: Firebird 3, 4 and 5) on
  * headroom's transports: packets are built in one reused buffer, several requests go in one
- * write and their answers are parsed where the transport put them, in the order sent. It covers
+ * write and their answers are parsed where the transport put them, in the order sent (under
+ * ptype_lazy_send, when the server accepts it, a statement's allocation and preparation share a
+ * write as well; statement drops wait for the next request; cursors close with their
+ * transaction). It covers
  * what headroom's workloads need: Srp, Srp256 and Legacy_Auth logins without wire encryption,
  * transactions, prepared statements with typed messages, batched fetches and row counts.
  */
@@ -189,6 +202,8 @@ export class FirebirdWire {
   private closedBy: Error | undefined;
   private dbHandle = 0;
   protocol = 0;
+  /** The server accepted ptype_lazy_send: prepare() allocates and prepares in one write. */
+  lazy = false;
   /** The login plugin the server accepted. */
   plugin = '';
   private where: string;
@@ -256,6 +271,7 @@ export class FirebirdWire {
     if ((accept.type & PFLAG_COMPRESS) !== 0)
       throw new Error(`${this.where} turned on wire compression, which headroom's Firebird client does not speak: set WireCompression = false`);
     this.protocol = accept.protocol;
+    this.lazy = (accept.type & PTYPE_MASK) === PTYPE_LAZY_SEND;
     // op_cond_accept: the login goes on with op_cont_auth now; op_accept_data: the first
     // answer rides in the attach's parameter block; either way the server may ask for more
     // (op_cont_auth: another round, or another plugin) before it answers the attach.
@@ -328,7 +344,7 @@ export class FirebirdWire {
         .int32(version)
         .int32(ARCH_GENERIC)
         .int32(PTYPE_RPC)
-        .int32(PTYPE_BATCH_SEND)
+        .int32(options.lazySend === false ? PTYPE_BATCH_SEND : PTYPE_LAZY_SEND)
         .int32(i + 1),
     );
     return w.take();
@@ -407,7 +423,7 @@ export class FirebirdWire {
       if (started.error === undefined) await this.rollback(started.value as number).catch(noop);
       return failed;
     }
-    const { executed, first, committed } = this.fetchCloseCommit(statement, predicted);
+    const { executed, first, committed } = this.fetchThenCommit(statement, predicted);
     const commitError = await committed.then(noop, (error: Error) => error);
     if (started.error) throw started.error;
     const handle = started.value as number;
@@ -427,41 +443,82 @@ export class FirebirdWire {
 
   commit(transaction: number): Promise<unknown> {
     this.begin().int32(op.commit).int32(transaction);
+    this.ending(transaction);
     return this.flush(HANDLE);
   }
 
   rollback(transaction: number): Promise<unknown> {
     this.begin().int32(op.rollback).int32(transaction);
+    this.ending(transaction);
     return this.flush(HANDLE);
   }
 
+  /**
+   * Allocates a statement and prepares `sql` in it. Under ptype_lazy_send both go in one write
+   * (the prepare names the statement the allocation makes as INVALID_OBJECT); otherwise the
+   * allocation's answer, the handle, is awaited first.
+   */
   async prepare(transaction: number, sql: string): Promise<PreparedStatement> {
     this.begin().int32(op.allocateStatement).int32(this.dbHandle);
-    const handle = (await this.flush(HANDLE)) as number;
-    try {
-      this.begin().int32(op.prepareStatement).int32(transaction).int32(handle).int32(SQL_DIALECT_3).string(sql).bytes(DESCRIBE_ITEMS).int32(0xffff);
-      const info = (await this.flush(DATA)) as Buffer;
-      const described = parseDescribe(info);
-      if (described.truncated)
-        throw new Error(`the description of a statement of ${described.output.length} columns did not fit in 64 KB: ${sql.slice(0, 80)}`);
-      return {
-        handle,
-        type: described.statementType,
-        input: described.input,
-        output: described.output,
-        inputBlr: messageBlr(described.input, true),
-        outputBlr: messageBlr(described.output, false),
-        cursorOpen: false,
-      };
-    } catch (error) {
-      this.free(handle, DSQL_DROP).catch(noop);
-      throw error;
+    if (!this.lazy) {
+      const handle = (await this.flush(HANDLE)) as number;
+      this.begin();
+      this.writePrepare(transaction, handle, sql);
+      return this.described(handle, sql, (await this.flush(DATA).catch((error: Error) => this.dropAndThrow(handle, error))) as Buffer);
     }
+    const allocated = this.answer(HANDLE);
+    this.writePrepare(transaction, INVALID_OBJECT, sql);
+    const info = (await this.flush(DATA).catch((error: Error) => error)) as Buffer | Error;
+    if (allocated.error) {
+      // The prepare then went to whatever object the server made last, which may be another
+      // statement of this connection: what it holds is not known any more.
+      if (!(info instanceof Error)) this.corrupt(new Error(`a statement was prepared after its allocation failed (${allocated.error.message})`));
+      throw allocated.error;
+    }
+    const handle = allocated.value as number;
+    if (info instanceof Error) return this.dropAndThrow(handle, info);
+    return this.described(handle, sql, info);
   }
 
+  private writePrepare(transaction: number, handle: number, sql: string): void {
+    this.w.int32(op.prepareStatement).int32(transaction).int32(handle).int32(SQL_DIALECT_3).string(sql).bytes(DESCRIBE_ITEMS).int32(0xffff);
+  }
+
+  private described(handle: number, sql: string, info: Buffer): PreparedStatement {
+    const described = parseDescribe(info);
+    if (described.truncated) {
+      this.drop(handle);
+      throw new Error(`the description of a statement of ${described.output.length} columns did not fit in 64 KB: ${sql.slice(0, 80)}`);
+    }
+    return {
+      handle,
+      type: described.statementType,
+      input: described.input,
+      output: described.output,
+      inputBlr: messageBlr(described.input, true),
+      outputBlr: messageBlr(described.output, false),
+      openIn: undefined,
+    };
+  }
+
+  private dropAndThrow(handle: number, error: Error): never {
+    this.drop(handle);
+    throw error;
+  }
+
+  /** op_free_statement, sent now and awaited (DSQL_DROP before a DROP TABLE must be done first). */
   free(handle: number, option: number): Promise<unknown> {
     this.begin().int32(op.freeStatement).int32(handle).int32(option);
     return this.flush(HANDLE);
+  }
+
+  /**
+   * Drops a statement in front of the next request on this connection (as fbclient defers it
+   * under ptype_lazy_send): the server answers in order, so the drop costs no round trip of its
+   * own, and nobody waits for its answer.
+   */
+  drop(handle: number): void {
+    this.pendingDrops.push(handle);
   }
 
   /**
@@ -499,26 +556,22 @@ export class FirebirdWire {
     const first = this.flush(ROWS, statement.output) as Promise<Pending>;
     first.catch(noop);
     await executed;
-    // The cursor stays open after its last row until closed (else the next execute of the
-    // statement in this transaction fails: "Attempt to reopen an open cursor").
-    statement.cursorOpen = true;
-    try {
-      let batch = await first;
-      const rows = batch.rows!;
-      while (!batch.eof) {
-        this.begin();
-        this.writeFetch(statement);
-        batch = (await this.flush(ROWS, statement.output)) as Pending;
-        for (const row of batch.rows!) rows.push(row);
-      }
-      return rows;
-    } finally {
-      this.deferClose(statement);
+    // The cursor stays open after its last row until the transaction ends (which closes it) or
+    // the statement runs again in it (writeExecute() closes it first): no close of its own.
+    this.opened(statement, transaction);
+    let batch = (await first) as Pending;
+    const rows = batch.rows!;
+    while (!batch.eof) {
+      this.begin();
+      this.writeFetch(statement);
+      batch = (await this.flush(ROWS, statement.output)) as Pending;
+      for (const row of batch.rows!) rows.push(row);
     }
+    return rows;
   }
 
   /**
-   * A cursor's execute, first fetch, close and the transaction's commit in one write: a whole
+   * A cursor's execute, first fetch and the transaction's commit in one write: a whole
    * autocommit read in one round trip after the transaction's start. Resolves to undefined when
    * the rows did not fit one batch: the commit has closed the cursor, and the caller reads again
    * in a transaction of its own (only for read-only transactions, where reading again is safe).
@@ -527,7 +580,7 @@ export class FirebirdWire {
     if (!isCursor(statement)) throw new Error('executeRowsThenCommit() takes a cursor');
     const failed = this.writeExecute(statement, transaction, params, false);
     if (failed) return failed;
-    const { executed, first, committed } = this.fetchCloseCommit(statement, transaction);
+    const { executed, first, committed } = this.fetchThenCommit(statement, transaction);
     const commitError = await committed.then(noop, (error: Error) => error);
     const error = executed.error ?? first.error ?? commitError;
     if (error) throw error;
@@ -535,18 +588,17 @@ export class FirebirdWire {
   }
 
   /**
-   * After an op_execute written into the current request: the first fetch, the cursor's close and
-   * the commit, all sent in one write. The execute's and the fetch's answers are kept as they come;
-   * the commit's promise settles after both (the server answers in order).
+   * After an op_execute written into the current request: the first fetch and the commit, sent in
+   * one write. The commit closes the cursor (no op_free_statement of its own). The execute's and
+   * the fetch's answers are kept as they come; the commit's promise settles after both (the
+   * server answers in order).
    */
-  private fetchCloseCommit(statement: PreparedStatement, transaction: number): { executed: Answer; first: Answer; committed: Promise<unknown> } {
+  private fetchThenCommit(statement: PreparedStatement, transaction: number): { executed: Answer; first: Answer; committed: Promise<unknown> } {
     const executed = this.answer(HANDLE);
     this.writeFetch(statement);
     const first = this.answer(ROWS, statement.output);
-    // The close fails when the execute did: only the execute's error is reported.
-    this.w.int32(op.freeStatement).int32(statement.handle).int32(DSQL_CLOSE);
-    this.queue.push({ mode: IGNORE, resolve: noop, reject: noop });
     this.w.int32(op.commit).int32(transaction);
+    this.ending(transaction);
     return { executed, first, committed: this.flush(HANDLE) };
   }
 
@@ -563,6 +615,8 @@ export class FirebirdWire {
   ): Promise<never> | undefined {
     const w = append ? this.w : this.begin();
     const mark = w.length;
+    const openIn = statement.openIn;
+    if (openIn !== undefined) this.writeClose(statement);
     const procedure = procedureOutput && statement.type === STATEMENT_EXEC_PROCEDURE && statement.output.length > 0;
     try {
       if (params.length !== statement.input.length) {
@@ -576,8 +630,13 @@ export class FirebirdWire {
       w.int32(statement.input.length > 0 ? 1 : 0);
       if (statement.input.length > 0) writeMessage(w, statement.input, params);
     } catch (error) {
+      if (openIn !== undefined) {
+        // The close goes too: the cursor stays open.
+        this.queue.pop();
+        this.opened(statement, openIn);
+      }
       w.length = mark;
-      if (mark > 0) this.write(); // the deferred closes, already awaited in the queue
+      if (mark > 0) this.write(); // the deferred drops (or a start), already awaited in the queue
       return Promise.reject(error as Error);
     }
     if (procedure) w.bytes(statement.outputBlr).int32(0);
@@ -601,30 +660,52 @@ export class FirebirdWire {
 
   // ---- writing ----
 
-  /** Starts a write: cursor closes deferred by deferClose() go first, their answers awaited by nobody. */
+  /** Starts a write: statement drops deferred by drop() go first, their answers awaited by nobody. */
   private begin(): XdrWriter {
     const w = this.w.reset();
-    if (this.pendingCloses.length > 0 && !this.closedBy) {
-      for (const handle of this.pendingCloses) {
-        w.int32(op.freeStatement).int32(handle).int32(DSQL_CLOSE);
+    if (this.pendingDrops.length > 0 && !this.closedBy) {
+      for (const handle of this.pendingDrops) {
+        w.int32(op.freeStatement).int32(handle).int32(DSQL_DROP);
         this.queue.push({ mode: IGNORE, resolve: noop, reject: noop });
       }
-      this.pendingCloses.length = 0;
+      this.pendingDrops.length = 0;
     }
     return w;
   }
 
-  /**
-   * Closes `statement`'s cursor in front of the next request on this connection: the server
-   * answers in order, so the close costs no round trip of its own (what ptype_lazy_send does).
-   */
-  deferClose(statement: PreparedStatement): void {
-    if (!statement.cursorOpen) return;
-    statement.cursorOpen = false;
-    this.pendingCloses.push(statement.handle);
+  private readonly pendingDrops: number[] = [];
+  /** Statements whose cursor is open, each in the transaction of its openIn. */
+  private readonly openCursors: PreparedStatement[] = [];
+
+  private opened(statement: PreparedStatement, transaction: number): void {
+    statement.openIn = transaction;
+    this.openCursors.push(statement);
   }
 
-  private readonly pendingCloses: number[] = [];
+  /** An open cursor's op_free_statement(DSQL_CLOSE), its answer awaited by nobody (it fails only when the cursor is not open). */
+  private writeClose(statement: PreparedStatement): void {
+    this.w.int32(op.freeStatement).int32(statement.handle).int32(DSQL_CLOSE);
+    this.queue.push({ mode: IGNORE, resolve: noop, reject: noop });
+    statement.openIn = undefined;
+    const at = this.openCursors.indexOf(statement);
+    if (at >= 0) this.openCursors.splice(at, 1);
+  }
+
+  /**
+   * The end of `transaction` (its commit or rollback is being written) closes its cursors on the
+   * server. Marked when written: a commit that fails leaves the transaction open, and it is then
+   * rolled back, not used further.
+   */
+  private ending(transaction: number): void {
+    const open = this.openCursors;
+    if (open.length === 0) return;
+    for (let i = open.length - 1; i >= 0; i--) {
+      if (open[i]!.openIn === transaction) {
+        open[i]!.openIn = undefined;
+        open.splice(i, 1);
+      }
+    }
+  }
 
   private expect(mode: number, fields?: Field[]): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.closedBy);
@@ -734,7 +815,8 @@ export class FirebirdWire {
           accept.type = r.int32();
           if (!OFFERED_PROTOCOLS.includes(accept.protocol)) throw new MalformedPacket(`protocol version ${accept.protocol & 0x7fff}, which was not offered`);
           const kind = accept.type & PTYPE_MASK;
-          if (kind !== PTYPE_RPC && kind !== PTYPE_BATCH_SEND) throw new MalformedPacket(`packet type ${kind}, which was not offered`);
+          if (kind !== PTYPE_RPC && kind !== PTYPE_BATCH_SEND && kind !== PTYPE_LAZY_SEND)
+            throw new MalformedPacket(`packet type ${kind}, which was not offered`);
         }
         if (code !== op.accept) {
           accept.data = r.bytes(MAX_FIELD);

@@ -34,9 +34,17 @@ export const PROTOCOL_17 = FB_PROTOCOL_FLAG | 17;
 export const OFFERED_PROTOCOLS = [PROTOCOL_13, PROTOCOL_16, PROTOCOL_17];
 export const CONNECT_VERSION3 = 3;
 export const ARCH_GENERIC = 1;
-/** Every request answered in order; no lazy packets, so a failed request never hides behind another's answer. */
+/** The lowest packet type offered; every request answered in order (under ptype_lazy_send too: the server still answers each request, in order). */
 export const PTYPE_RPC = 2;
 export const PTYPE_BATCH_SEND = 3;
+/**
+ * Deferred packets (protocol 11 and later, what fbclient and Jaybird ask for): requests still get
+ * their answers in order, and a request may name "the object the last request made" as
+ * INVALID_OBJECT, so an op_allocate_statement and its op_prepare_statement go in one write.
+ */
+export const PTYPE_LAZY_SEND = 5;
+/** The handle that means, under ptype_lazy_send, the last object the server allocated on this connection. */
+export const INVALID_OBJECT = 0xffff;
 export const PTYPE_MASK = 0xff;
 export const PFLAG_COMPRESS = 0x100;
 
