@@ -57,6 +57,10 @@ const UNIT_TESTS = [
   'workloads/tpcc-values.test.js',
 ];
 
+// A test that hangs (a protocol client waiting for an answer that never comes) fails after this
+// long instead of holding the whole run until CI's limit; the slowest test takes about 100 s.
+const TEST_TIMEOUT_MS = 600_000;
+
 function fail(message) {
   process.stderr.write(`run-tests: ${message}\n`);
   process.exit(2);
@@ -89,7 +93,13 @@ function parseArgs(argv) {
 /** Runs `files` in one node --test process at `concurrency`; resolves to its counts and exit code. */
 function runPhase(files, concurrency, reporter) {
   return new Promise((resolve) => {
-    const args = ['--test', `--test-concurrency=${concurrency}`, `--test-reporter=${reporter}`, ...files.map((f) => path.join(TESTS, f))];
+    const args = [
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
+      `--test-reporter=${reporter}`,
+      ...files.map((f) => path.join(TESTS, f)),
+    ];
     const child = spawn(process.execPath, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
     const counts = {};
     let pending = '';

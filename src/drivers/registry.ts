@@ -32,8 +32,9 @@ export const DRIVERS: readonly DriverDescription[] = [
   {
     dbms: 'firebird',
     url: 'firebird://user:password@host:3050//path/file.fdb',
-    client: 'npm package node-firebird (its wire protocol classes)',
-    notes: 'Firebird 3 and later; a path with folders is absolute (firebird://SYSDBA@host/var/lib/firebird/data/bench.fdb)',
+    client: "headroom's own protocol client (src/drivers/firebird/wire; node-firebird only creates and drops database files)",
+    notes:
+      'Firebird 3 and later (protocols 13, 16, 17), Srp, Srp256 and Legacy_Auth logins, WireCrypt; a path with folders is absolute (firebird://SYSDBA@host/var/lib/firebird/data/bench.fdb)',
   },
 ];
 

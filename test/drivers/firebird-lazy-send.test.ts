@@ -219,3 +219,23 @@ test('firebird lazy send (fake server): a server that accepts batch send only ge
   assert.equal(first!.length, 8, 'op_allocate_statement alone');
   assert.equal(first!.readInt32BE(0), OP.allocate);
 });
+
+test('firebird lazy send: DROP TABLE of a table a prepared statement holds releases the statement and succeeds, with no drop sent alone', async (t) => {
+  const conn = await lazyConnection(t);
+  if (!conn) return;
+  const insert = await conn.prepare('INSERT INTO lazy_probe (id, v) VALUES (?, ?)');
+  await conn.begin();
+  assert.equal(await insert.run([1, 10]), 1);
+  await conn.commit();
+  // The prepared insert keeps lazy_probe in use: the DROP fails once, the connection releases its
+  // statements and tries again. Under lazy send the server answers a drop only with its next answer,
+  // so a release that sent its drop alone and waited for it hung here.
+  const dropped = conn.query('DROP TABLE lazy_probe').then(() => 'dropped');
+  const outcome = await Promise.race([dropped, new Promise((resolve) => setTimeout(() => resolve('no answer in 20 s'), 20_000).unref())]);
+  assert.equal(outcome, 'dropped');
+  assert.equal(await conn.query("SELECT COUNT(*) FROM rdb$relations WHERE rdb$relation_name = 'LAZY_PROBE'").then((rows) => Number(rows[0]![0])), 0);
+  // The statement prepares again when used: here it meets the missing table.
+  await conn.begin();
+  await assert.rejects(insert.run([2, 20]), /LAZY_PROBE|Table unknown/i);
+  await conn.rollback();
+});

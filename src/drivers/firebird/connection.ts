@@ -118,7 +118,7 @@ export class FirebirdConnection implements Connection {
       // A statement this attachment prepared keeps its tables in use, and DROP TABLE (e.g. a
       // reload) fails on them: release them all (they prepare again when used) and try once more.
       if (this.tx || this.statements.size === 0 || !isObjectInUse(error)) throw error;
-      for (const statement of this.statements.values()) await statement.release();
+      for (const statement of this.statements.values()) statement.release();
       return execute();
     }
   }

@@ -1,6 +1,5 @@
 import type { Row, SqlValue, Statement } from '../driver.js';
 import { isCursor, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
-import { DSQL_DROP } from './wire/protocol.js';
 
 /** What a statement needs from its connection: the transaction to prepare and run in. */
 export interface StatementHost {
@@ -28,11 +27,17 @@ export class FirebirdStatement implements Statement {
     this.prepared ??= await this.host.within((tx) => this.wire.prepare(tx, this.sql));
   }
 
-  /** Frees the server's handle; the next run() or all() prepares again. */
-  async release(): Promise<void> {
+  /**
+   * Frees the server's handle; the next run() or all() prepares again. The drop goes in front of
+   * the connection's next request (wire.drop): under ptype_lazy_send the server holds back its
+   * answer to a drop until it answers something else, so a drop sent alone and awaited would wait
+   * for ever (a reload's DROP TABLE after "object in use" hung so). The server takes requests in
+   * order, so the DROP TABLE that follows finds the statement gone.
+   */
+  release(): void {
     const prepared = this.prepared;
     this.prepared = undefined;
-    if (prepared) await this.wire.free(prepared.handle, DSQL_DROP).catch(() => {});
+    if (prepared) this.wire.drop(prepared.handle);
   }
 
   async run(params: readonly SqlValue[] = []): Promise<number> {

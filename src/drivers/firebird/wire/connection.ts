@@ -506,12 +506,6 @@ export class FirebirdWire {
     throw error;
   }
 
-  /** op_free_statement, sent now and awaited (DSQL_DROP before a DROP TABLE must be done first). */
-  free(handle: number, option: number): Promise<unknown> {
-    this.begin().int32(op.freeStatement).int32(handle).int32(option);
-    return this.flush(HANDLE);
-  }
-
   /**
    * Drops a statement in front of the next request on this connection (as fbclient defers it
    * under ptype_lazy_send): the server answers in order, so the drop costs no round trip of its
