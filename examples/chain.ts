@@ -44,12 +44,19 @@ const OPERATION_KEY = 'CONSTRAINT operation_client_id_fk FOREIGN KEY (client_id)
 
 /** Planner statistics after the load, as the built-in chain takes them. */
 const TABLE_NAMES = ['country', 'city', 'street', 'address', 'client', 'operation'];
+/**
+ * Statistics of the tables the load filled, as the built-in takes them: not of the empty
+ * `operation`, whose statistics would say "empty" and keep PostgreSQL on sequential scans of it
+ * while the run fills it (the built-in's first run after a load did 3,006 of them for 4 index scans).
+ */
+const ANALYZED = TABLE_NAMES.filter((t) => t !== 'operation');
+
 function analyze(dbms: string): string[] {
-  if (dbms === 'postgres') return [`ANALYZE ${TABLE_NAMES.join(', ')}`];
-  if (dbms === 'mariadb') return [`ANALYZE TABLE ${TABLE_NAMES.join(', ')}`];
-  if (dbms === 'sqlite') return ['ANALYZE'];
+  if (dbms === 'postgres') return [`ANALYZE ${ANALYZED.join(', ')}`];
+  if (dbms === 'mariadb') return [`ANALYZE TABLE ${ANALYZED.join(', ')}`];
+  if (dbms === 'sqlite') return ANALYZED.map((t) => `ANALYZE ${t}`);
   // Firebird: every index's selectivity recomputed (an index declared before its rows says its table was empty).
-  const names = TABLE_NAMES.map((t) => `'${t.toUpperCase()}'`).join(', ');
+  const names = ANALYZED.map((t) => `'${t.toUpperCase()}'`).join(', ');
   return [
     `EXECUTE BLOCK AS DECLARE name VARCHAR(63); BEGIN FOR SELECT TRIM(rdb$index_name) FROM rdb$indices WHERE rdb$relation_name IN (${names}) INTO :name DO EXECUTE STATEMENT 'SET STATISTICS INDEX ' || name; END`,
   ];
