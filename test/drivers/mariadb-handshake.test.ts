@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { readHandshake, type ServerHandshake } from '../../src/drivers/mariadb/wire/handshake.js';
 import { CAPS, MARIADB_CACHE_METADATA } from '../../src/drivers/mariadb/wire/protocol.js';
 import { MalformedPacket, scanPackets } from '../../src/drivers/mariadb/wire/responses.js';
-import { deliverInReads } from '../helpers/wire-bytes.js';
+import { deliverInReads, mariadbPacket as packet, u16, u32 } from '../helpers/wire-bytes.js';
 
 /**
  * The server's greeting (Protocol::HandshakeV10) read from bytes with no socket, as MariadbWire
@@ -11,15 +11,6 @@ import { deliverInReads } from '../helpers/wire-bytes.js';
  * server), MariaDB 11 and MySQL 8, whole, cut at every byte, and split into reads at every byte
  * boundary behind the transport's Framer.
  */
-
-const u16 = (n: number): Buffer => Buffer.from([n & 0xff, n >> 8]);
-const u32 = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n);
-  return b;
-};
-const packet = (sequence: number, payload: Buffer): Buffer =>
-  Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >> 8) & 0xff, payload.length >> 16, sequence]), payload]);
 
 /** A greeting as MariaDB 10.11.19 (Debian 12) sent it to a client on 127.0.0.1:3306, packet header included. */
 const MARIADB_10_11 = Buffer.from(

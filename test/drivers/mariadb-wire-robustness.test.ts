@@ -5,6 +5,7 @@ import type { ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
 import { loadReactor } from '../../src/drivers/transport/native-transport.js';
 import { connectAndSelect, fakeServer, noise, reader, writeBytewise, writeSplit } from '../helpers/fake-server.js';
+import { mariadbPacket as packet, u16, u32 } from '../helpers/wire-bytes.js';
 
 /**
  * headroom's MariaDB client against a fake server on a loopback port that sends truncated,
@@ -12,14 +13,6 @@ import { connectAndSelect, fakeServer, noise, reader, writeBytewise, writeSplit 
  * valid exchange cut anywhere still works.
  */
 
-const u16 = (n: number): Buffer => Buffer.from([n & 0xff, n >> 8]);
-const u32 = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n);
-  return b;
-};
-const packet = (sequence: number, payload: Buffer): Buffer =>
-  Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >> 8) & 0xff, payload.length >> 16, sequence]), payload]);
 const lenencString = (text: string): Buffer => Buffer.concat([Buffer.from([Buffer.byteLength(text)]), Buffer.from(text)]);
 
 /** Protocol::HandshakeV10 with mysql_native_password, PROTOCOL_41, SECURE_CONNECTION, PLUGIN_AUTH and DEPRECATE_EOF. */

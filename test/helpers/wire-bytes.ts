@@ -15,6 +15,18 @@ export function int16(n: number): Buffer {
   return b;
 }
 
+/** Little-endian, as MariaDB's protocol writes its integers. */
+export const u16 = (n: number): Buffer => Buffer.from([n & 0xff, n >> 8]);
+export const u32 = (n: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+};
+
+/** A MariaDB packet: 3-byte little-endian length, sequence number, payload. */
+export const mariadbPacket = (sequence: number, payload: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >> 8) & 0xff, payload.length >> 16, sequence]), payload]);
+
 /**
  * Delivers `stream` to `scan` as a transport does: through a Framer, in reads of the given sizes,
  * each landing at an offset inside one larger buffer that the next read overwrites (as the native

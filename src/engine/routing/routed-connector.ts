@@ -72,10 +72,12 @@ export function declaringTypes(types: readonly TransactionType[], routing: Routi
       // A connection that takes no declaration (PostgreSQL's, MariaDB's) runs the type as it is.
       if (conn.declareReadOnly === undefined) return run;
       const readOnly = type.readOnly === true;
-      return () => {
+      const declared = () => {
         conn.declareReadOnly?.(readOnly);
         return run();
       };
+      // The runner's own words for its errors (abortText, errorPlace: pgbench's lines) stay with it.
+      return Object.assign(declared, run);
     },
   }));
 }
