@@ -106,15 +106,10 @@ export class TlsContext {
     try {
       return tls.createSecureContext(pem);
     } catch (error) {
-      const { crl, crlDir, crlSource, crlDirSource } = this.settings;
+      const named = crlSources(this.settings, (file) => `"${file}"`);
       // Node's message for a CRL it cannot parse, whose only source is the revocation lists.
-      if (/CRL/.test((error as Error).message) && (crl !== undefined || crlDir !== undefined)) {
-        const named = [crl !== undefined ? `${crlSource ?? 'crl'} "${crl}"` : '', crlDir !== undefined ? `${crlDirSource ?? 'crl folder'} "${crlDir}"` : ''];
-        throw new TlsError(
-          `a certificate revocation list in ${named.filter(Boolean).join(' or ')} cannot be parsed: ${(error as Error).message}`,
-          'TLS_FILE',
-          CRL_HINT,
-        );
+      if (/CRL/.test((error as Error).message) && named.length > 0) {
+        throw new TlsError(`a certificate revocation list in ${named.join(' or ')} cannot be parsed: ${(error as Error).message}`, 'TLS_FILE', CRL_HINT);
       }
       throw new TlsError(`the TLS files cannot be used: ${(error as Error).message}`, 'TLS_FILE', 'check the certificate and key files are PEM');
     }
@@ -242,12 +237,17 @@ const UNKNOWN_CA = new Set([
   'CERT_UNTRUSTED',
 ]);
 
-/** Where the revocation lists came from, for messages: `sslcrl /path/root.crl`. */
-function crlNames(settings: TlsSettings): string {
-  const named = [
-    settings.crl !== undefined ? `${settings.crlSource ?? 'crl'} ${settings.crl}` : '',
-    settings.crlDir !== undefined ? `${settings.crlDirSource ?? 'crl folder'} ${settings.crlDir}` : '',
+/** Where the revocation lists came from, each as the parameter that named it and its path: `sslcrl /path/root.crl`. */
+function crlSources(settings: TlsSettings, show: (file: string) => string = (file) => file): string[] {
+  return [
+    settings.crl !== undefined ? `${settings.crlSource ?? 'crl'} ${show(settings.crl)}` : '',
+    settings.crlDir !== undefined ? `${settings.crlDirSource ?? 'crl folder'} ${show(settings.crlDir)}` : '',
   ].filter(Boolean);
+}
+
+/** The revocation lists' sources for a verification failure's message. */
+function crlNames(settings: TlsSettings): string {
+  const named = crlSources(settings);
   return named.length > 0 ? named.join(' and ') : 'the revocation lists';
 }
 
