@@ -16,9 +16,16 @@
 // when pinned) shows. The servers must run on this machine (taskset); their affinity is put back
 // afterwards, also on Ctrl-C. While pinned, every new PostgreSQL backend, anyone's, gets the servers' CPUs.
 //
+// Every run starts from the same data: operation is emptied (its ids restarted) before each, so
+// that neither program meets a table the other grew. On a PostgreSQL that never analyzes operation
+// (autovacuum off, as this machine's test server runs), the plan of the latest-operations join
+// flips near 100,000 rows to a backward scan of operation's primary key, 20x slower per unit:
+// without the reset, whichever program ran later met it. --grow keeps the table growing from run
+// to run, as the study's runs did.
+//
 //   node bench/chain-vs-jdbc.mjs [--pg postgres://postgres@127.0.0.1:5432/headroom_chain_jdbc]
 //        [--maria mariadb://root@127.0.0.1:3306/headroom_chain_jdbc] [--scale 1/100]
-//        [--terminals 8,33] [--units 6000] [--rounds 1] [--prepared] [--keep] [--pin [--cpus 0:1]]
+//        [--terminals 8,33] [--units 33333] [--rounds 1] [--prepared] [--grow] [--keep] [--pin [--cpus 0:1]]
 //
 // Needs java and javac (apt-get install openjdk-17-jdk-headless) and Debian's JDBC drivers
 // (apt-get install libpostgresql-jdbc-java libmariadb-java), or CHAIN_JDBC_CLASSPATH naming both jars.
@@ -38,9 +45,11 @@ const { values } = parseArgs({
     maria: { type: 'string', default: 'mariadb://root@127.0.0.1:3306/headroom_chain_jdbc' },
     scale: { type: 'string', default: '1/100' },
     terminals: { type: 'string', default: '8,33' },
-    units: { type: 'string', default: '6000' },
+    // The study's units per run at 1/100 (3,333,333 / 100): enough for the JVM's start and JIT to fade.
+    units: { type: 'string', default: '33333' },
     rounds: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
+    grow: { type: 'boolean', default: false },
     // Also headroom --statements prepared, the improvement, beside the two study-style programs.
     prepared: { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
@@ -104,6 +113,19 @@ function recreateDatabase(db) {
   }
   const args = ['--protocol=tcp', '-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root')];
   return (sql) => execFileSync('mariadb', [...args, '-e', sql.replace('%', name).replace(' WITH (FORCE)', '')], { stdio: 'pipe' });
+}
+
+/** Empties operation and restarts its ids, so that the next run meets the data the load left. */
+function emptyOperation(db) {
+  const url = new URL(db);
+  if (url.protocol.startsWith('postgres')) {
+    const user = decodeURIComponent(url.username || 'postgres');
+    const args = ['-h', url.hostname, '-p', url.port || '5432', '-U', user, '-d', url.pathname.slice(1), '-v', 'ON_ERROR_STOP=1', '-q'];
+    execFileSync('psql', [...args, '-c', 'TRUNCATE operation RESTART IDENTITY', '-c', 'CHECKPOINT'], { stdio: 'pipe' });
+    return;
+  }
+  const args = ['--protocol=tcp', '-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root'), url.pathname.slice(1)];
+  execFileSync('mariadb', [...args, '-e', 'TRUNCATE TABLE operation'], { stdio: 'pipe' });
 }
 
 async function runHeadroom(db, terminals, perTerminal, style = 'study') {
@@ -196,6 +218,7 @@ try {
         const order = (round + index) % 2 === 1 ? ['headroom', 'jdbc'] : ['jdbc', 'headroom'];
         if (values.prepared) order.push('prepared');
         for (const program of order) {
+          if (!values.grow) emptyOperation(db);
           const r =
             program === 'jdbc'
               ? await runJdbc(db, terminals, perTerminal)
@@ -234,6 +257,7 @@ try {
       `${' '.repeat(11)}headroom's ratio is ${fmt(Math.abs(off) * 100)}% ${off >= 0 ? 'above' : 'below'} the JDBC program's: ${Math.abs(off) <= 0.15 ? 'within' : 'NOT within'} 15%`,
     );
   }
+  console.log(values.grow ? 'operation grew from run to run' : 'every run began with operation empty (TRUNCATE before each)');
   console.log(
     `medians over ${values.rounds} round(s)${values.prepared ? "; prepared: headroom --statements prepared (both joins prepared), not the study's sending" : ''}`,
   );

@@ -78,34 +78,40 @@ export function serverLines(result: RunResult, cores: number): string[] {
 /** Above this share of the machine's CPUs (percent) used by other processes, the run's figures are called unreliable. */
 const OTHERS_UNRELIABLE = 25;
 
-/** How much of the server's time went to planning the statements, measured apart from executing them, and what avoids it. */
+/**
+ * How much of the server's time went to planning the statements, measured apart from executing
+ * them, and what avoids it. Where the joins went as literal text, the verdict rests on parsing and
+ * planning the text together (the planner's own time leaves out parsing and analysing it).
+ */
 export function planningLines(result: RunResult): string[] {
   const p = result.planning;
   if (!p) return [];
   const ms = (v: number): string => v.toFixed(3);
+  const percent = (share: number): string => `${(Math.min(share, 9.99) * 100).toFixed(0)}%`;
+  const joins = p.statements.map((s) => `${s.name}: ${ms(s.planningMs)} + ${ms(s.executionMs)} ms`).join('; ');
   const ofJoins =
     p.planningMsPerUnit + p.executionMsPerUnit > 0
-      ? `${((p.planningMsPerUnit / (p.planningMsPerUnit + p.executionMsPerUnit)) * 100).toFixed(0)}% of the joins' server time`
+      ? `${percent(p.planningMsPerUnit / (p.planningMsPerUnit + p.executionMsPerUnit))} of the joins' server time; `
       : '';
-  const share =
-    p.shareOfServerCpu === null
-      ? "; the server's CPU per unit was not measured (server elsewhere, or a run shorter than the one-second sampling)"
-      : `; the server's processes used ${ms(p.serverCpuMsPerUnit!)} ms of CPU per unit, so planning took ${mostOrPart(p.shareOfServerCpu)}: ` +
-        `about ${(Math.min(p.shareOfServerCpu, 9.99) * 100).toFixed(0)}%`;
-  const percent = (share: number): string => `${(Math.min(share, 9.99) * 100).toFixed(0)}%`;
-  const text =
-    p.textOverheadMsPerUnit === undefined
-      ? []
-      : [
-          `  parsing and planning the joins' literal text cost ${ms(p.textOverheadMsPerUnit)} ms per unit beyond running them prepared` +
-            (p.textShareOfServerCpu === undefined
-              ? ''
-              : `: ${mostOrPart(p.textShareOfServerCpu)}, about ${percent(p.textShareOfServerCpu)} of its CPU per unit`),
-        ];
+  const text = p.textOverheadMsPerUnit;
+  const textCost = text === undefined ? '' : `parsing and planning the joins' literal text cost ${ms(text)} ms per unit beyond running them prepared`;
+  let share: string;
+  if (p.shareOfServerCpu === null) {
+    const unmeasured = "the server's CPU per unit was not measured (server elsewhere, or a run shorter than the one-second sampling)";
+    share = text === undefined ? unmeasured : `${textCost}; ${unmeasured}`;
+  } else {
+    const used = `the server's processes used ${ms(p.serverCpuMsPerUnit!)} ms of CPU per unit`;
+    share =
+      text === undefined || p.textShareOfServerCpu === undefined
+        ? `${used}, so planning took ${mostOrPart(p.shareOfServerCpu)}: about ${percent(p.shareOfServerCpu)}`
+        : `${used}; ${textCost}: ${mostOrPart(p.textShareOfServerCpu)}, about ${percent(p.textShareOfServerCpu)} ` +
+          `(the planner alone about ${percent(p.shareOfServerCpu)})`;
+  }
   return [
-    `planning: ${ms(p.planningMsPerUnit)} ms planning and ${ms(p.executionMsPerUnit)} ms executing per unit (${ofJoins})${share} (${p.statements.map((s) => `${s.name}: ${ms(s.planningMs)} + ${ms(s.executionMs)} ms`).join('; ')})`,
-    ...text,
+    `planning: ${ms(p.planningMsPerUnit)} ms planning and ${ms(p.executionMsPerUnit)} ms executing per unit (${ofJoins}${joins})`,
+    `  ${share}`,
     `  measured by ${p.method}; what avoids it: ${p.avoidedBy}`,
+    ...(p.statistics === undefined ? [] : [`  statistics: ${p.statistics}`]),
   ];
 }
 

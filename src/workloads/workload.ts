@@ -236,4 +236,6 @@ export interface PlanningSample {
   textOverheadMsPerUnit?: number;
   /** What avoids the planning, or why nothing does. */
   avoidedBy: string;
+  /** Tables the statements read that were never analyzed, so that their plans rest on default estimates; absent when none. */
+  statistics?: string;
 }

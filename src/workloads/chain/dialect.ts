@@ -33,6 +33,12 @@ export interface ChainDialect {
   studyClients?: number;
   /** How planning is measured apart from execution after a run (planning.ts); none where the DBMS does not say. */
   planning?: PlanningMethod;
+  /**
+   * A query listing those of `tables` that hold rows but were never analyzed (rows: name, rows,
+   * whether the server's automatic statistics are on), whose plans then rest on default estimates;
+   * absent where the DBMS keeps statistics by itself.
+   */
+  neverAnalyzed?: (tables: readonly string[]) => string;
 }
 
 export interface StudySending {
@@ -85,6 +91,10 @@ const DIALECTS: Record<DbmsName, ChainDialect> = {
     dropTableIfExists: plainDrop,
     syncIdGenerator: (table) => [`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ${table}), false)`],
     analyze: (tables) => [`ANALYZE ${tables.join(', ')}`],
+    neverAnalyzed: (tables) =>
+      `SELECT c.relname, s.n_live_tup, current_setting('autovacuum') FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid` +
+      ` WHERE s.relid IN (${tables.map((t) => `'${t}'::regclass`).join(', ')}) AND s.last_analyze IS NULL AND s.last_autoanalyze IS NULL` +
+      ` AND s.n_live_tup > 0 ORDER BY c.relname`,
     bulkKeys: asIs,
     latestHundred: 'limit 100',
     study: {

@@ -5,7 +5,11 @@ import { RefGenerator, START_R } from './generator.js';
 import { READ_CLIENT, readOperationsSql, statementStyle } from './model-unit.js';
 import { chainDialect, type PlanningMethod } from './dialect.js';
 import { chainSizes } from './sizes.js';
+import { TABLES } from './schema.js';
 import { studyReadClientSql, studyReadOperationsSql } from './statements.js';
+
+/** The chain's own tables, without its bookkeeping table. */
+const CHAIN_TABLES = TABLES.filter((table) => table !== 'chain_meta');
 
 /** Calls of each join measured; medians, so that one call slowed by another process does not decide. */
 export const PLANNING_SAMPLES = 15;
@@ -51,6 +55,7 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
     statements.push({ name: join.name, planningMs: median(times.map((t) => t[0])), executionMs: median(times.map((t) => t[1])) });
     if (method === 'explain-summary' && style === 'study') textOverhead += await textOverheadMs(ctx, join, ids);
   }
+  const statistics = await statisticsNote(ctx);
   const sum = (pick: (s: (typeof statements)[number]) => number): number => round(statements.reduce((n, s) => n + pick(s), 0));
   return {
     method: methodText(method, style, unnamed),
@@ -64,7 +69,28 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
         : style === 'study'
           ? 'preparing the two joins (--statements prepared): PostgreSQL then reuses one plan per terminal instead of planning each call'
           : 'already avoided: the joins are prepared and PostgreSQL reuses their plan',
+    ...(statistics === undefined ? {} : { statistics }),
   };
+}
+
+/**
+ * The chain's tables that hold rows but were never analyzed: their plans rest on the planner's
+ * default estimates. The load analyzes what it fills, but operation starts empty and only runs
+ * fill it; a server without automatic statistics (PostgreSQL's autovacuum off) never analyzes it,
+ * and the latest-operations join's plan then changes as the table grows (the study's servers ran
+ * with their default settings, autovacuum on).
+ */
+async function statisticsNote(ctx: DataContext): Promise<string | undefined> {
+  const query = chainDialect(ctx.dbms).neverAnalyzed;
+  if (query === undefined) return undefined;
+  const rows = (await ctx.conn.query(query(CHAIN_TABLES))) as [string, number | string, string][];
+  if (rows.length === 0) return undefined;
+  const tables = rows.map(([name, live]) => `${name} (${Number(live).toLocaleString('en-US')} rows)`).join(', ');
+  const automatic = rows[0]![2] === 'on' ? 'autovacuum has not analyzed it yet' : 'autovacuum is off on this server';
+  return (
+    `${tables} never analyzed (${automatic}): the planner estimated ${rows.length === 1 ? 'its' : 'their'} rows from defaults, ` +
+    `not from statistics; ANALYZE ${rows.map(([name]) => name).join(', ')} or autovacuum on (the study's servers ran with their defaults) gives them`
+  );
 }
 
 function methodText(method: PlanningMethod, style: string, unnamed: boolean): string {
