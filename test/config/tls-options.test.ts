@@ -59,7 +59,7 @@ test('postgres TLS settings: libpq defaults, URL before PG* variables, its refus
     crlDirSource: 'PGSSLCRLDIR',
   });
   // libpq variables of settings headroom does not honour: refused, as their URL parameters are.
-  for (const variable of ['PGSSLSNI', 'PGSSLCOMPRESSION', 'PGSSLCERTMODE', 'PGSSLMINPROTOCOLVERSION', 'PGSSLMAXPROTOCOLVERSION']) {
+  for (const variable of ['PGSSLSNI', 'PGSSLCOMPRESSION', 'PGSSLCERTMODE', 'PGSSLMINPROTOCOLVERSION', 'PGSSLMAXPROTOCOLVERSION', 'PGREQUIRESSL']) {
     assert.throws(
       () => postgresTlsSettings(undefined, { [variable]: '1' }, NO_HOME),
       (e: unknown) =>

@@ -20,6 +20,8 @@ const NOT_SUPPORTED_VARIABLES: Record<string, string> = {
   PGSSLCERTMODE: 'sslcertmode',
   PGSSLMINPROTOCOLVERSION: 'ssl_min_protocol_version',
   PGSSLMAXPROTOCOLVERSION: 'ssl_max_protocol_version',
+  // libpq's old spelling of sslmode=require (1) or prefer (0).
+  PGREQUIRESSL: 'requiressl',
 };
 
 const HINT =
