@@ -86,9 +86,10 @@ async function statisticsNote(ctx: DataContext): Promise<string | undefined> {
   const rows = (await ctx.conn.query(query(CHAIN_TABLES))) as [string, number | string, string][];
   if (rows.length === 0) return undefined;
   const tables = rows.map(([name, live]) => `${name} (${Number(live).toLocaleString('en-US')} rows)`).join(', ');
-  const automatic = rows[0]![2] === 'on' ? 'autovacuum has not analyzed it yet' : 'autovacuum is off on this server';
+  const [it, its] = rows.length === 1 ? ['it', 'its'] : ['them', 'their'];
+  const automatic = rows[0]![2] === 'on' ? `autovacuum has not analyzed ${it} yet` : 'autovacuum is off on this server';
   return (
-    `${tables} never analyzed (${automatic}): the planner estimated ${rows.length === 1 ? 'its' : 'their'} rows from defaults, ` +
+    `${tables} never analyzed (${automatic}): the planner estimated ${its} rows from defaults, ` +
     `not from statistics; ANALYZE ${rows.map(([name]) => name).join(', ')} or autovacuum on (the study's servers ran with their defaults) gives them`
   );
 }
