@@ -102,30 +102,42 @@ function jdbcUrl(db) {
   return `jdbc:${kind}://${url.hostname}:${url.port || (kind === 'postgresql' ? 5432 : 3306)}${url.pathname}?user=${encodeURIComponent(user)}${password}`;
 }
 
-function recreateDatabase(db) {
+/**
+ * Runs SQL statements through psql or mariadb as the URL's user, in `database` (the URL's own when
+ * not given; on PostgreSQL the postgres database when null, for CREATE and DROP DATABASE).
+ */
+function sqlRunner(db, database = new URL(db).pathname.slice(1)) {
   const url = new URL(db);
-  const name = url.pathname.slice(1);
-  if (!/^\w+$/.test(name)) throw new Error(`database name "${name}" must be letters, digits and _`);
   if (url.protocol.startsWith('postgres')) {
     const user = decodeURIComponent(url.username || 'postgres');
-    const args = ['-h', url.hostname, '-p', url.port || '5432', '-U', user, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'];
-    return (sql) => execFileSync('psql', [...args, '-c', sql.replace('%', name)], { stdio: 'pipe' });
+    const args = ['-h', url.hostname, '-p', url.port || '5432', '-U', user, '-d', database ?? 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'];
+    return (...statements) => execFileSync('psql', [...args, ...statements.flatMap((sql) => ['-c', sql])], { stdio: 'pipe' });
   }
-  const args = ['--protocol=tcp', '-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root')];
-  return (sql) => execFileSync('mariadb', [...args, '-e', sql.replace('%', name).replace(' WITH (FORCE)', '')], { stdio: 'pipe' });
+  const args = [
+    '--protocol=tcp',
+    '-h',
+    url.hostname,
+    '-P',
+    url.port || '3306',
+    '-u',
+    decodeURIComponent(url.username || 'root'),
+    ...(database ? [database] : []),
+  ];
+  return (...statements) => execFileSync('mariadb', [...args, '-e', statements.join('; ')], { stdio: 'pipe' });
+}
+
+function recreateDatabase(db) {
+  const name = new URL(db).pathname.slice(1);
+  if (!/^\w+$/.test(name)) throw new Error(`database name "${name}" must be letters, digits and _`);
+  const run = sqlRunner(db, null);
+  const postgres = db.startsWith('postgres');
+  return (sql) => run(postgres ? sql.replace('%', name) : sql.replace('%', name).replace(' WITH (FORCE)', ''));
 }
 
 /** Empties operation and restarts its ids, so that the next run meets the data the load left. */
 function emptyOperation(db) {
-  const url = new URL(db);
-  if (url.protocol.startsWith('postgres')) {
-    const user = decodeURIComponent(url.username || 'postgres');
-    const args = ['-h', url.hostname, '-p', url.port || '5432', '-U', user, '-d', url.pathname.slice(1), '-v', 'ON_ERROR_STOP=1', '-q'];
-    execFileSync('psql', [...args, '-c', 'TRUNCATE operation RESTART IDENTITY', '-c', 'CHECKPOINT'], { stdio: 'pipe' });
-    return;
-  }
-  const args = ['--protocol=tcp', '-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root'), url.pathname.slice(1)];
-  execFileSync('mariadb', [...args, '-e', 'TRUNCATE TABLE operation'], { stdio: 'pipe' });
+  if (db.startsWith('postgres')) sqlRunner(db)('TRUNCATE operation RESTART IDENTITY', 'CHECKPOINT');
+  else sqlRunner(db)('TRUNCATE TABLE operation');
 }
 
 async function runHeadroom(db, terminals, perTerminal, style = 'study') {

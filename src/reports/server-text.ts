@@ -102,7 +102,7 @@ export function planningLines(result: RunResult): string[] {
   } else {
     const used = `the server's processes used ${ms(p.serverCpuMsPerUnit!)} ms of CPU per unit`;
     share =
-      text === undefined || p.textShareOfServerCpu === undefined
+      p.textShareOfServerCpu === undefined
         ? `${used}, so planning took ${mostOrPart(p.shareOfServerCpu)}: about ${percent(p.shareOfServerCpu)}`
         : `${used}; ${textCost}: ${mostOrPart(p.textShareOfServerCpu)}, about ${percent(p.textShareOfServerCpu)} ` +
           `(the planner alone about ${percent(p.shareOfServerCpu)})`;

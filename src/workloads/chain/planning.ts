@@ -5,11 +5,8 @@ import { RefGenerator, START_R } from './generator.js';
 import { READ_CLIENT, readOperationsSql, statementStyle } from './model-unit.js';
 import { chainDialect, type PlanningMethod } from './dialect.js';
 import { chainSizes } from './sizes.js';
-import { TABLES } from './schema.js';
+import { DATA_TABLES } from './schema.js';
 import { studyReadClientSql, studyReadOperationsSql } from './statements.js';
-
-/** The chain's own tables, without its bookkeeping table. */
-const CHAIN_TABLES = TABLES.filter((table) => table !== 'chain_meta');
 
 /** Calls of each join measured; medians, so that one call slowed by another process does not decide. */
 export const PLANNING_SAMPLES = 15;
@@ -83,7 +80,7 @@ export async function samplePlanning(ctx: DataContext): Promise<PlanningSample |
 async function statisticsNote(ctx: DataContext): Promise<string | undefined> {
   const query = chainDialect(ctx.dbms).neverAnalyzed;
   if (query === undefined) return undefined;
-  const rows = (await ctx.conn.query(query(CHAIN_TABLES))) as [string, number | string, string][];
+  const rows = (await ctx.conn.query(query(DATA_TABLES))) as [string, number | string, string][];
   if (rows.length === 0) return undefined;
   const tables = rows.map(([name, live]) => `${name} (${Number(live).toLocaleString('en-US')} rows)`).join(', ');
   const [it, its] = rows.length === 1 ? ['it', 'its'] : ['them', 'their'];

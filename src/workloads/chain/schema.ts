@@ -7,6 +7,8 @@ import { chainDialect } from './dialect.js';
  * order: children first, so no foreign key stands in the way. chain_meta remembers the scale.
  */
 export const TABLES = ['operation', 'client', 'address', 'street', 'city', 'country', 'chain_meta'] as const;
+/** The six tables of the chain, without its bookkeeping table chain_meta. */
+export const DATA_TABLES = TABLES.filter((table) => table !== 'chain_meta');
 
 export type ChainTable = 'country' | 'city' | 'street' | 'address' | 'client' | 'operation';
 
