@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions, NatsConnection } from 'nats';
 import { defineOptions, type OptionValuesOf } from '../config/options.js';
+import { userinfoEnd } from '../config/redact.js';
 import { UserError } from '../errors.js';
 import { Signer } from './signing.js';
 
@@ -141,6 +142,8 @@ function loginOf(server: string): { user: string; pass: string } | undefined {
   }
 }
 
+/** The server without its user and password (which may hold "@"), for the nats client's list and for messages. */
 function withoutLogin(server: string): string {
-  return server.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1');
+  const [, scheme = '', body = server] = /^([a-z][a-z0-9+.-]*:\/\/)?([^]*)$/i.exec(server) ?? [];
+  return scheme + body.slice(userinfoEnd(body) + 1);
 }

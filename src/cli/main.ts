@@ -3,6 +3,7 @@ import { DbError } from '../drivers/errors.js';
 import { InterruptedError, UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { DEFAULT_DB } from '../config/target.js';
+import { redact } from '../config/redact.js';
 import { WORKLOADS } from '../workloads/registry.js';
 import type { Workload } from '../workloads/workload.js';
 import { isModulePath } from '../module/load-module.js';
@@ -150,8 +151,10 @@ async function main(argv: string[]): Promise<number> {
  * The whole command line: runs a verb and turns what it throws into the exit code. A user's
  * mistake or a DBMS's refusal is one line with its hint (exit 2); anything else is a bug (exit 1).
  */
-export async function headroom(argv: string[], writeError: (text: string) => void = (text) => void process.stderr.write(text)): Promise<number> {
+export async function headroom(argv: string[], errorOutput: (text: string) => void = (text) => void process.stderr.write(text)): Promise<number> {
   const verbose = argv.includes('--verbose');
+  // A message may quote what the user typed (a stray URL, a connection string), a stack the message: no password is printed.
+  const writeError = (text: string): void => errorOutput(redact(text));
   try {
     return await main(argv);
   } catch (error) {

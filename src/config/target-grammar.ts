@@ -24,11 +24,6 @@ export type Warn = (message: string) => void;
 
 export const URL_HINT = 'use e.g. sqlite:./bench.db, postgres://user@host:5432/db, mariadb://user@host:3306/db or firebird://SYSDBA@host:3050//path/file.fdb';
 
-/** The URL with its password hidden. */
-export function redact(text: string): string {
-  return text.replace(/(\/\/[^:/@]*):[^@]*@/, '$1:***@');
-}
-
 /** A server DBMS's own part of resolving its URL; the rest (parameters, TLS, replicas) is the same for every server. */
 export interface ServerGrammar<D extends ServerTarget['dbms']> {
   dbms: D;
@@ -56,7 +51,7 @@ export function serverGrammar<D extends ServerTarget['dbms']>(own: ServerGrammar
 }
 
 function resolveServer<D extends ServerTarget['dbms']>(grammar: ServerGrammar<D>, rest: string, text: string, env: Env, warn: Warn): ServerTarget {
-  const url = rest !== '' && rest !== '//' ? splitUrl(rest, redact(text), URL_HINT) : undefined;
+  const url = rest !== '' && rest !== '//' ? splitUrl(rest, text, URL_HINT) : undefined;
   grammar.check?.(url);
   const { own, tlsParameters } = sortParameters(grammar.dbms, url?.params ?? []);
   const target: ServerTarget = { dbms: grammar.dbms, ...grammar.fields(url, own, tlsParameters, text, env, warn) };

@@ -1,7 +1,8 @@
 import { UserError } from '../errors.js';
 import type { DbmsName } from '../drivers/driver.js';
 import { TARGETS } from '../drivers/targets.js';
-import { redact, URL_HINT, type Env, type TargetGrammar } from './target-grammar.js';
+import { redactUrl } from './redact.js';
+import { URL_HINT, type Env, type TargetGrammar } from './target-grammar.js';
 import type { ServerTarget, Target } from './target-types.js';
 
 export * from './target-types.js';
@@ -49,7 +50,7 @@ export function resolveTarget(db: string | undefined, env: Env = process.env, wa
   const match = /^([a-z]+):(.*)$/i.exec(text);
   const dbms = match ? schemeDbms(match[1]!) : undefined;
   if (!match || !dbms) {
-    throw new UserError(`cannot tell which DBMS "${redact(text)}" names`, URL_HINT);
+    throw new UserError(`cannot tell which DBMS "${redactUrl(text)}" names`, URL_HINT);
   }
   return TARGETS[dbms].resolve(match[2]!, text, env, warn);
 }

@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { redactUrl, strayAt } from './redact.js';
 
 /**
  * A server URL after the scheme, split the way libpq splits a connection URI:
@@ -17,9 +18,15 @@ export interface UrlParts {
   params: [name: string, value: string][];
 }
 
-/** `rest` is what follows `scheme:`; `shown` is the URL as it may be printed (password hidden). */
-export function splitUrl(rest: string, shown: string, hint: string): UrlParts {
+/**
+ * `rest` is what follows `scheme:` in `url`, the whole URL. A message shows the URL with its
+ * password hidden, and quotes a part of it only where that part is shown: never a piece of a
+ * password the URL did not delimit as one.
+ */
+export function splitUrl(rest: string, url: string, hint: string): UrlParts {
+  const shown = redactUrl(url);
   const malformed = (why: string): UserError => new UserError(`malformed database URL "${shown}": ${why}`, hint);
+  const shows = (part: string): boolean => part !== '' && shown.includes(part);
   const decode = (text: string, what: string): string => {
     try {
       return decodeURIComponent(text);
@@ -28,6 +35,11 @@ export function splitUrl(rest: string, shown: string, hint: string): UrlParts {
     }
   };
   const body = rest.startsWith('//') ? rest.slice(2) : rest;
+  if (strayAt(body) >= 0) {
+    throw malformed(
+      'it has an "@" after the host; percent-encode "@" in a database name or parameter name as %40, and "/", "?" and "&" in a password as %2F, %3F and %26',
+    );
+  }
   const queryAt = body.indexOf('?');
   const beforeQuery = queryAt < 0 ? body : body.slice(0, queryAt);
   const slashAt = beforeQuery.indexOf('/');
@@ -42,26 +54,33 @@ export function splitUrl(rest: string, shown: string, hint: string): UrlParts {
     if (colon >= 0) password = decode(userInfo.slice(colon + 1), 'the password');
   }
   const hostList = authority.slice(at + 1);
-  const hosts = hostList === '' ? [] : hostList.split(',').map((spec) => splitHost(spec, malformed, decode));
+  const hosts = hostList === '' ? [] : hostList.split(',').map((spec) => splitHost(spec, malformed, decode, shows));
   const path = slashAt < 0 ? undefined : decode(beforeQuery.slice(slashAt + 1), 'the path');
   const params: [string, string][] = [];
   if (queryAt >= 0) {
     for (const pair of body.slice(queryAt + 1).split('&')) {
       if (pair === '') continue;
       const eq = pair.indexOf('=');
-      if (eq <= 0) throw malformed(`"${pair}" is not name=value`);
+      if (eq <= 0) throw malformed(`${shows(pair) ? `"${pair}"` : 'a parameter'} is not name=value`);
       params.push([decode(pair.slice(0, eq), 'a parameter name'), decode(pair.slice(eq + 1), `parameter ${pair.slice(0, eq)}`)]);
     }
   }
   return { user: nonEmpty(user), password: nonEmpty(password), hosts, path: nonEmpty(path), params };
 }
 
-function splitHost(spec: string, malformed: (why: string) => UserError, decode: (text: string, what: string) => string): UrlParts['hosts'][number] {
+function splitHost(
+  spec: string,
+  malformed: (why: string) => UserError,
+  decode: (text: string, what: string) => string,
+  /** Whether the printed URL shows this part: a part it hides is a piece of a password, never quoted. */
+  shows: (part: string) => boolean,
+): UrlParts['hosts'][number] {
   // [IPv6]:port, or host:port where the host has no colon.
   const match = /^(\[[0-9a-fA-F:.%]+\]|[^:[\]]*)(?::(\d*))?$/.exec(spec);
-  if (!match) throw malformed(`"${spec}" is not host:port`);
+  const hidden = 'its user and password are not followed by "@host" (percent-encode "/", "?" and "&" in a password as %2F, %3F and %26)';
+  if (!match) throw malformed(shows(spec) ? `"${spec}" is not host:port` : hidden);
   const host = decode(match[1]!.replace(/^\[|\]$/g, ''), 'the host');
-  if (/[\s@?#]/.test(host)) throw malformed(`the host "${host}" has a character no host name has`);
+  if (/[\s@?#]/.test(host)) throw malformed(`the host ${shows(host) ? `"${host}"` : 'part'} has a character no host name has`);
   const port = match[2];
   if (port !== undefined && port !== '' && (Number(port) < 1 || Number(port) > 65535)) throw malformed(`port ${port} is not a TCP port`);
   return { host: nonEmpty(host), port: nonEmpty(port) };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { redactArgv } from '../config/redact.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerSettingsRecord } from './server-settings-record.js';
 import { TOOL_VERSION, targetRecord } from './build.js';
@@ -54,7 +55,7 @@ export function experimentHeader(
     tool: { name: 'headroom', version: TOOL_VERSION },
     experiment,
     startedAt: new Date().toISOString(),
-    argv: [...argv],
+    argv: redactArgv(argv),
     target: targetRecord(server, url),
     host: { ...describeHost(), memTotalBytes: memTotalBytes(), serverOnThisMachine },
     serverSettings: settings,

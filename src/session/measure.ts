@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { OptionValues } from '../config/options.js';
 import type { TransactionLogConfig } from '../engine/transaction-log.js';
 import { describeTarget, nodeTargets, runsOnThisMachine, serverTargetOf } from '../config/target.js';
+import { redactArgv } from '../config/redact.js';
 import type { Routing } from '../engine/routing/routed-connector.js';
 import { ReplicaLagSampler } from '../observe/replica-lag.js';
 import { replicationResult } from '../result/replication.js';
@@ -208,7 +209,8 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       ...(workload.statements ? { statements: workload.statements(plan.workloadOptions, session.driver.dbms) } : {}),
       perCommand,
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
-      argv: [...plan.argv],
+      // What the user typed, less its secrets: a result file is shared, a password must not be in it.
+      argv: redactArgv(plan.argv),
       ...pgbench.config,
       // The record's objects are the ones restore() updates: a file written after it says whether it worked.
       ...(plan.settings.record().asked.length > 0 ? { serverSettings: plan.settings.record() } : {}),

@@ -1,4 +1,5 @@
 import { DbError } from '../drivers/errors.js';
+import { redactArgv } from '../config/redact.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
 import { STDOUT_PATH, defaultSweepPath, writeOutput } from '../result/write.js';
@@ -23,7 +24,7 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
     startedAt: new Date().toISOString(),
     endedAt: '',
     clients: [...steps],
-    argv: [...plan.argv],
+    argv: redactArgv(plan.argv),
     accepted: null,
     refusedAt: null,
     refusal: null,

@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { DbError } from '../../drivers/errors.js';
 import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
+import { isSecretName, redact } from '../../config/redact.js';
 import { resolveTarget, serverTargetOf, type ServerTarget } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
@@ -51,6 +52,8 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export async function pgbenchCommand(argv: readonly string[], env: Env = process.env): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
+  // An error may quote the command line (a connection string with its password): none is printed.
+  const fail = (text: string): void => err(redact(text));
   if (argv[0] === '--help' || argv[0] === '-?') return (process.stdout.write(`${HELP}\n`), 0);
   // pgbench's own form first, as scripts parse it; then what answers: headroom, not PostgreSQL's binary.
   if (argv[0] === '--version' || argv[0] === '-V') return (process.stdout.write(`${PGBENCH_VERSION_LINE}\n`), 0);
@@ -59,12 +62,12 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
     parsed = parsePgbenchArgs(argv, env);
   } catch (error) {
     if (error instanceof GetoptError) {
-      err(`headroom pgbench: ${error.message}\nheadroom pgbench: hint: Try "headroom pgbench --help" for more information.\n`);
+      fail(`headroom pgbench: ${error.message}\nheadroom pgbench: hint: Try "headroom pgbench --help" for more information.\n`);
       return 1;
     }
     if (error instanceof BuiltinListing) return (err(error.message), 0);
     if (error instanceof PgbenchUsageError) {
-      err(`headroom pgbench: error: ${error.message}\n${error.more.map((line) => `headroom pgbench: ${line}\n`).join('')}`);
+      fail(`headroom pgbench: error: ${error.message}\n${error.more.map((line) => `headroom pgbench: ${line}\n`).join('')}`);
       return 1;
     }
     throw error;
@@ -81,10 +84,10 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
   } catch (error) {
     if (error instanceof UserError || error instanceof DbError) {
       const refusal = error instanceof DbError ? connectionRefusal(error, argv, env) : undefined;
-      if (refusal !== undefined) return (err(`headroom pgbench: error: ${refusal}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
-      err(`headroom pgbench: error: ${error.message}\n`);
+      if (refusal !== undefined) return (fail(`headroom pgbench: error: ${refusal}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
+      fail(`headroom pgbench: error: ${error.message}\n`);
       if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
-      else if (error.hint) err(`headroom pgbench: hint: ${error.hint}\n`);
+      else if (error.hint) fail(`headroom pgbench: hint: ${error.hint}\n`);
       return 1;
     }
     throw error;
@@ -111,7 +114,8 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
   // A dbname with "=" is libpq's key=value connection string; pgbench passes it last, so its keys win over -h, -p and -U.
   if (c.dbname !== undefined && c.dbname.includes('=')) for (const [key, value] of conninfoPairs(c.dbname)) params.set(key, value);
   else if (c.dbname !== undefined) params.set('dbname', c.dbname);
-  return `postgres://?${new URLSearchParams([...params]).toString()}`;
+  // Percent-encoded as the URL parser decodes it (URLSearchParams would write a space as "+", which it keeps).
+  return `postgres://?${[...params].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')}`;
 }
 
 /**
@@ -121,7 +125,7 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
 export function conninfoPairs(text: string): [string, string][] {
   const pairs: [string, string][] = [];
   const refuse = (why: string): never => {
-    throw new UserError(`invalid connection string "${text}": ${why}`, 'write key=value pairs separated by spaces, e.g. "host=127.0.0.1 dbname=test"');
+    throw new UserError(`invalid connection string "${redact(text)}": ${why}`, 'write key=value pairs separated by spaces, e.g. "host=127.0.0.1 dbname=test"');
   };
   let i = 0;
   const skipSpace = (): void => {
@@ -132,6 +136,9 @@ export function conninfoPairs(text: string): [string, string][] {
     while (i < text.length && text[i] !== '=' && !/\s/.test(text[i]!)) i++;
     const key = text.slice(keyStart, i);
     skipSpace();
+    // After a password, a word without "=" is most likely the rest of it: neither is shown.
+    if (text[i] !== '=' && pairs.length > 0 && isSecretName(pairs.at(-1)![0]))
+      throw new UserError('invalid connection string: a value with a space must be quoted', "e.g. password='a b'");
     if (text[i] !== '=') refuse(`missing "=" after "${key}"`);
     i++;
     skipSpace();

@@ -1,5 +1,6 @@
 import { UserError } from '../../errors.js';
-import { redact, serverGrammar, singleHostFields } from '../../config/target-grammar.js';
+import { redactUrl } from '../../config/redact.js';
+import { serverGrammar, singleHostFields } from '../../config/target-grammar.js';
 
 const DEFAULT_PORT = 3050;
 
@@ -35,7 +36,7 @@ export const FIREBIRD_TARGET = serverGrammar({
 function firebirdDatabase(path: string | undefined, text: string): string {
   if (path === undefined) {
     throw new UserError(
-      `the Firebird URL "${redact(text)}" names no database`,
+      `the Firebird URL "${redactUrl(text)}" names no database`,
       'add the database file or alias, e.g. firebird://SYSDBA@127.0.0.1:3050//var/lib/firebird/3.0/data/bench.fdb',
     );
   }
