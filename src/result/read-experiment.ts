@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
+import { redactArgv } from '../config/redact.js';
 import { EXPERIMENT_SCHEMA, type ExperimentResult } from './experiment-result.js';
 
 /** The schema a JSON file says it has, or undefined when it is not JSON with a "schema" string. */
@@ -29,5 +30,9 @@ export function readExperiment(file: string): ExperimentResult<Record<string, un
   if (typeof parsed['experiment'] !== 'string' || !Array.isArray(parsed['rows']) || !Array.isArray(parsed['runs']) || typeof parsed['target'] !== 'object') {
     throw new UserError(`${file} is a damaged experiment file (experiment, rows, runs or target missing)`, 'rerun the experiment to write it again');
   }
-  return parsed as unknown as ExperimentResult<Record<string, unknown>>;
+  const experiment = parsed as unknown as ExperimentResult<Record<string, unknown>>;
+  // Files written before the command line was redacted at the source still hold passwords: never show them.
+  if (Array.isArray(experiment.argv)) experiment.argv = redactArgv(experiment.argv);
+  for (const run of experiment.runs) if (Array.isArray(run?.config?.argv)) run.config.argv = redactArgv(run.config.argv);
+  return experiment;
 }

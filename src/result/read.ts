@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import { redactArgv } from '../config/redact.js';
 import { RESULT_SCHEMA, type RunResult } from './result.js';
 import { SWEEP_SCHEMA, type SweepResult } from './sweep.js';
 
@@ -21,6 +22,7 @@ export function readResultFile(file: string): ResultFile {
   if (!Array.isArray(sweep.steps) || !Array.isArray(sweep.clients))
     throw new UserError(`${file} is a damaged sweep file (field "steps" or "clients" is missing or wrong)`, 'rerun the sweep to write it again');
   sweep.steps.forEach((step, i) => checkResult(`${file} (step ${i + 1})`, step));
+  if (Array.isArray(sweep.argv)) sweep.argv = redactArgv(sweep.argv);
   return { kind: 'sweep', sweep };
 }
 
@@ -77,7 +79,10 @@ function checkResult(file: string, parsed: unknown): RunResult {
   );
   if (damaged !== undefined)
     throw new UserError(`${file} is a damaged result file (field "${damaged}" is missing or wrong)`, 'rerun the benchmark to write it again');
-  return parsed as RunResult;
+  const result = parsed as RunResult;
+  // Files written before the command line was redacted at the source still hold passwords: never show them.
+  if (Array.isArray(result.config.argv)) result.config.argv = redactArgv(result.config.argv);
+  return result;
 }
 
 const REQUIRED = ['status', 'config', 'target', 'host', 'data', 'summary', 'transactions', 'series'] as const;
