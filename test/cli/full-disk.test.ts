@@ -195,3 +195,43 @@ test('stdout on a full disk: -o - puts the result in a fallback file, compare sa
   assert.equal(compare.code, 1, compare.stderr);
   assert.equal(compare.stderr, 'headroom: cannot write to stdout: no space left on the device\n');
 });
+
+test('--journal on a disk that fills mid-run, or is full from the start: the run fails in one line, no stack trace; check reads the torn last line as torn, 0 lost', async (t) => {
+  const disk = smallDisk(t, 64);
+  if (!disk) return;
+  const cwd = workdir(t);
+  const db = await sqliteTpcb(cwd);
+  for (const fullAtStart of [false, true]) {
+    if (fullAtStart) disk.fill();
+    const journal = path.join(disk.dir, `journal-${fullAtStart}.log`);
+    const out = path.join(cwd, `r-${fullAtStart}.json`);
+    const started = performance.now();
+    const run = await runCli(['run', 'tpcb', '-c', '2', '-T', '30', '-P', '0', '--observe=false', '--db', db, '--journal', journal, '-o', out], { cwd });
+    const where = `full at the start: ${fullAtStart}`;
+    assert.equal(run.code, 1, `${where}: ${run.stderr}`);
+    assert.ok(performance.now() - started < 25_000, `${where}: the run stopped when the journal failed, not at -T 30`);
+    assert.doesNotMatch(run.stderr, /^\s+at |unexpected error|JournalWriter/m, `${where}: no stack trace: ${run.stderr}`);
+    const escaped = journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const reason = new RegExp(`a job failed mid-run, the run was stopped: writing the journal ${escaped} failed: ENOSPC`);
+    assert.match(run.stdout, new RegExp(`^status: failed \\(${reason.source}`, 'm'), `${where}: ${run.stdout}`);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+    assert.equal(result.status, 'failed');
+    assert.match(result.statusReason ?? '', reason);
+    assert.ok(result.summary.transactions > 0, `${where}: what was measured is kept`);
+
+    const written = readFileSync(journal, 'utf8');
+    if (fullAtStart) assert.equal(written, '', 'not a byte fitted');
+    else assert.ok(written.length > 60_000, `the journal filled the disk: ${written.length} bytes`);
+    const check = await runCli(['check', 'tpcb', '--db', db, '--journal', journal], { cwd });
+    assert.equal(check.code, 0, `${where}: ${check.stdout}${check.stderr}`);
+    const line = /acknowledged commits kept: (\d+) of (\d+) acknowledged commits are in the database, (\d+) lost/.exec(check.stdout);
+    assert.ok(line, check.stdout);
+    assert.equal(line[1], line[2]);
+    assert.equal(line[3], '0', `${where}: a torn line is no lost commit: ${check.stdout}`);
+    // The disk fills at a page's end: the last line is cut short unless a line happened to end there.
+    const torn = written !== '' && !written.endsWith('\n');
+    if (torn) assert.match(check.stdout, /; 1 torn line \(a write cut short/, check.stdout);
+    else assert.doesNotMatch(check.stdout, /torn/);
+    t.diagnostic(`${where}: ${line[0]}; torn: ${torn}`);
+  }
+});
