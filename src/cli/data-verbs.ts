@@ -1,7 +1,7 @@
 import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { readFile } from 'node:fs/promises';
-import { parseJournal } from '../engine/journal.js';
+import { journalOutcome, parseJournal } from '../engine/journal.js';
 import type { CheckOutcome } from '../workloads/workload.js';
 import { PGBENCH_INIT_OPTIONS, pgbenchDoneLine, pgbenchInitOptions } from './pgbench-init-options.js';
 import { checkPgbenchInit, pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
@@ -103,7 +103,13 @@ export async function dropCommand(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Acknowledged commits must all be in headroom_journal; commits in flight at a crash may or may not be. */
+/**
+ * Acknowledged commits must all be in headroom_journal; those whose outcome was unknown may or may
+ * not be. Only an acknowledged (A) line counts as a promise: a torn line (a write cut short by a
+ * full disk or a crash of headroom) names no commit and is counted as torn, never as lost. Ids in
+ * the database of the journal's runs that the journal lacks are commits whose line was never
+ * written (headroom stopped between the acknowledgement and the write): extra, not lost.
+ */
 async function checkJournal(session: Session, file: string): Promise<CheckOutcome[]> {
   let text: string;
   try {
@@ -116,16 +122,5 @@ async function checkJournal(session: Session, file: string): Promise<CheckOutcom
     throw new UserError(`${session.url} has no headroom_journal table`, 'the journal belongs to a run with --journal against another database');
   }
   const kept = new Set((await session.conn.query('SELECT id FROM headroom_journal')).map((row) => String(row[0])));
-  const lost = [...journal.acknowledged].filter((id) => !kept.has(id));
-  const unknownKept = [...journal.unknown].filter((id) => kept.has(id)).length;
-  return [
-    {
-      name: 'acknowledged commits kept',
-      ok: lost.length === 0,
-      detail:
-        `${journal.acknowledged.size - lost.length} of ${journal.acknowledged.size} acknowledged commits are in the database, ${lost.length} lost` +
-        (lost.length > 0 ? ` (first lost: ${lost.slice(0, 5).join(', ')})` : '') +
-        `; ${journal.unknown.size} in flight when their connection died (${unknownKept} kept, ${journal.unknown.size - unknownKept} not)`,
-    },
-  ];
+  return [journalOutcome(journal, kept)];
 }

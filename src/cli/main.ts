@@ -2,6 +2,7 @@ import { formatOptionHelp, type OptionSpec } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { InterruptedError, UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
+import { fileErrorReason } from '../common/file-errors.js';
 import { DEFAULT_DB } from '../config/target.js';
 import { redact } from '../config/redact.js';
 import { WORKLOADS } from '../workloads/registry.js';
@@ -152,9 +153,33 @@ async function main(argv: string[]): Promise<number> {
  * mistake or a DBMS's refusal is one line with its hint (exit 2); anything else is a bug (exit 1).
  */
 export async function headroom(argv: string[], errorOutput: (text: string) => void = (text) => void process.stderr.write(text)): Promise<number> {
-  const verbose = argv.includes('--verbose');
   // A message may quote what the user typed (a stray URL, a connection string), a stack the message: no password is printed.
   const writeError = (text: string): void => errorOutput(redact(text));
+  watchStdout();
+  const code = await verb(argv, writeError);
+  // A failed write to stdout is told by an event after the write: let it come.
+  await new Promise((resolve) => setImmediate(resolve));
+  // stdout that failed (redirected to a full disk) is told once, in one line, and the exit code says so.
+  const failed = stdoutFailure;
+  if (failed === undefined || code !== 0) return code;
+  writeError(`headroom: cannot write to stdout: ${fileErrorReason(failed)}\n`);
+  return 1;
+}
+
+let stdoutFailure: Error | undefined;
+let stdoutWatched = false;
+
+/** Without a listener, a failed write to stdout (ENOSPC) ends the process with a stack trace; a closed pipe (EPIPE) is no failure. */
+function watchStdout(): void {
+  if (stdoutWatched) return;
+  stdoutWatched = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') stdoutFailure ??= error;
+  });
+}
+
+async function verb(argv: string[], writeError: (text: string) => void): Promise<number> {
+  const verbose = argv.includes('--verbose');
   try {
     return await main(argv);
   } catch (error) {

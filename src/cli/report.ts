@@ -1,4 +1,5 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { fileErrorReason } from '../common/file-errors.js';
 import path from 'node:path';
 import { defineOption, defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
@@ -126,14 +127,19 @@ export function sweepCsvPath(csv: string): string {
   return `${csv.slice(0, csv.length - ext.length)}-sweep${ext || '.csv'}`;
 }
 
-/** Through a temporary file and a rename, as results are, so a report that exists is whole. */
+/**
+ * Through a temporary file and a rename, as results are, so a report that exists is whole; a
+ * failed write (a full disk) leaves no temporary file and is told in one line. The figures stay in
+ * the result files, from which the report can be made again.
+ */
 async function writeWhole(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   try {
+    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
     await writeFile(temporary, content);
+    await rename(temporary, file);
   } catch (error) {
-    throw new UserError(`cannot write ${file}: ${(error as Error).message}`, 'choose a folder you can write to', { cause: error });
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw new UserError(`cannot write ${file}: ${fileErrorReason(error)}`, 'free some space or choose a folder you can write to', { cause: error });
   }
-  await rename(temporary, file);
 }

@@ -3,7 +3,7 @@ import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { THRESHOLD_EXIT_CODE, checkThresholdTypes, parseThreshold } from '../thresholds/threshold.js';
-import { STDOUT_PATH } from '../result/write.js';
+import { ResultOutput, STDOUT_PATH } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
 import { summaryText } from '../reports/text.js';
 import { sweepText } from '../reports/sweep-table.js';
@@ -17,6 +17,7 @@ import { parseVerbArgs } from './common.js';
 import { resolveTarget } from '../config/target.js';
 import { ROUTING_OPTIONS, routingOf } from '../config/routing.js';
 import type { RunResult } from '../result/result.js';
+import type { SweepResult } from '../result/sweep.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
@@ -102,8 +103,12 @@ export const RUN_OPTIONS = defineOptions([
  * pgbench` refuses missing data, prepares as pgbench does and prints pgbench's lines.
  */
 export interface RunStyle extends RunHooks {
-  /** What the user reads after the run, and the exit code. */
-  finish?(result: RunResult, file: string | undefined): number;
+  /** What the user reads after the run, and the exit code; printed before the result is written. */
+  finish?(result: RunResult): number;
+  /** Where the result went is told (`result: FILE`) on stdout; default true. */
+  tellsResultFile?: boolean;
+  /** The one line on stderr saying the result could not be written where asked; default `headroom: LINE`. */
+  errorLine?(line: string): void;
 }
 
 /** `headroom run`: load the data if it is not there, measure, write the result, print the summary. */
@@ -186,20 +191,51 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
     style,
   );
   if (outcome.kind === 'sweep') {
-    const { sweep, file } = outcome;
-    const toStdout = file === STDOUT_PATH;
-    (toStdout ? process.stderr : process.stdout).write(`${sweepText(sweep, toStdout ? undefined : file)}\n`);
-    return sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;
+    const { sweep, output } = outcome;
+    // -o -: stdout carries the JSON alone.
+    const human = output.asked === STDOUT_PATH ? process.stderr : process.stdout;
+    human.write(`${sweepText(sweep, undefined)}\n`);
+    const code = sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;
+    return saveAndTell(sweep, output, 'sweep', style, human, code);
   }
   const { result, file } = outcome;
-  if (style.finish) return style.finish(result, file);
-  // -o -: stdout carries the JSON alone.
   const human = file === STDOUT_PATH ? process.stderr : process.stdout;
-  human.write(`${summaryText(result, file === STDOUT_PATH ? undefined : file)}\n`);
+  // The figures first: whatever happens to the file, they have been printed.
+  const code = style.finish ? style.finish(result) : summaryAndCode(result, human);
+  return file === undefined ? code : saveAndTell(result, new ResultOutput(file), 'result', style, human, code);
+}
+
+/** headroom's summary (and -r's table) on `human`, and the run's exit code. */
+function summaryAndCode(result: RunResult, human: NodeJS.WritableStream): number {
+  human.write(`${summaryText(result, undefined)}\n`);
   if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
   if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
   if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
   return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
+}
+
+/**
+ * Writes the result after it was printed and says where it went: `result: FILE`, or one line on
+ * stderr naming the file that could not be written, why, and where the result went instead; then
+ * the exit code is not 0.
+ */
+async function saveAndTell(
+  result: RunResult | SweepResult,
+  output: ResultOutput,
+  what: string,
+  style: RunStyle,
+  human: NodeJS.WritableStream,
+  code: number,
+): Promise<number> {
+  await output.save(result, true);
+  const unwritten = output.unwrittenLine(what);
+  if (unwritten === undefined) {
+    if (style.tellsResultFile !== false && output.file !== STDOUT_PATH) human.write(`result: ${output.file}\n`);
+    return code;
+  }
+  if (style.errorLine) style.errorLine(unwritten);
+  else process.stderr.write(`headroom: ${unwritten}\n`);
+  return code === 0 ? 1 : code;
 }
 
 /** pgbench's options that `headroom run` does not take, with what to write instead. */

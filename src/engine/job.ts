@@ -180,7 +180,10 @@ export class LocalJob implements JobHandle {
   }
 
   run(): Promise<void> {
-    this.loops ??= Promise.all(this.terminals.map((t) => t.run())).then(() => undefined);
+    const loops = Promise.all(this.terminals.map((t) => t.run())).then(() => undefined);
+    // A journal that cannot be written (a full disk) ends the job as a failed -l write does: the
+    // durability check would have nothing to check the commits after it against.
+    this.loops ??= this.journal ? Promise.race([loops, this.journal.failed]) : loops;
     return this.loops;
   }
 
@@ -206,12 +209,18 @@ export class LocalJob implements JobHandle {
     const totals = this.recorder.totalsSnapshot();
     if (this.router) totals.nodes = this.router.stats.totals();
     await Promise.all(this.terminals.map((t) => t.close()));
-    await this.journal?.close();
     let failure: Error | undefined;
+    try {
+      await this.journal?.close();
+    } catch (error) {
+      failure = error as Error;
+    }
+    // The journal's last lines are written at the close: a write that failed there fails the run too.
+    failure ??= this.journal?.error;
     try {
       this.log?.close();
     } catch (error) {
-      failure = error as Error;
+      failure ??= error as Error;
     }
     await this.router?.close();
     return { totals, aborted: this.terminals.find((t) => t.abortedBy)?.abortedBy, failure };

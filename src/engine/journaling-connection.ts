@@ -2,10 +2,13 @@ import type { Connection, DeclaredType, Row, SqlValue, Statement } from '../driv
 import { DbError } from '../drivers/errors.js';
 import type { JournalWriter } from './journal.js';
 
+/** The error classes that are the server's answer to COMMIT, not a lost answer: the transaction rolled back. */
+const REFUSALS: ReadonlySet<DbError['errorClass']> = new Set(['retryable', 'bad_request', 'capacity']);
+
 /**
  * Wraps a terminal's connection for the durability check: every commit first writes a unique id
- * into headroom_journal in the same transaction, and the id goes to the client's journal once
- * the commit is acknowledged. Read-only transactions (those that never call commit(), or declared
+ * into headroom_journal in the same transaction, and the id goes to the client's journal with the
+ * commit's outcome once it is known (journal.ts: acknowledged, refused or unknown). Read-only transactions (those that never call commit(), or declared
  * read-only) are not journaled.
  */
 export class JournalingConnection implements Connection {
@@ -42,8 +45,11 @@ export class JournalingConnection implements Connection {
     try {
       await commit();
     } catch (error) {
-      // Lost while the commit was on its way: the server may or may not have made it durable.
-      if (error instanceof DbError && error.errorClass === 'connection_lost') this.journal.unknown(id);
+      // Only the server's own refusal (a conflict, a bad request) says the commit did not happen.
+      // Anything else (the connection lost on the way, the client closing it at the run's end, an
+      // error headroom cannot class) leaves the outcome unknown: never acknowledged, never failed.
+      if (error instanceof DbError && REFUSALS.has(error.errorClass)) this.journal.refused(id);
+      else this.journal.unknown(id);
       throw error;
     }
     this.journal.acknowledged(id);

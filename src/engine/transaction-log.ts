@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { writeAllSync } from '../common/file-errors.js';
 import { UserError } from '../errors.js';
 import { Random } from '../common/random.js';
 
@@ -148,7 +149,7 @@ export class TransactionLog {
   private flush(): void {
     if (this.buffer.length === 0) return;
     try {
-      writeSync(this.fd, this.buffer.join(''));
+      writeAllSync(this.fd, Buffer.from(this.buffer.join('')));
     } catch (error) {
       this.broken = true;
       throw new Error(`writing the transaction log failed: ${(error as Error).message}`, { cause: error });

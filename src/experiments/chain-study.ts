@@ -228,7 +228,7 @@ async function measureOne(
 }
 
 /** The study's per-run table: its Total time line's figures, headroom's tps beside them, and the sampled planning. */
-export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: string): string {
+export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: string | undefined): string {
   const fixed = (v: number | null, digits: number): string => (v === null ? '-' : v.toFixed(digits));
   const header = [
     'statements',
@@ -271,6 +271,6 @@ export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: st
   const set = settingsLine(result.serverSettings);
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
-  lines.push(`result: ${file}`);
+  if (file !== undefined) lines.push(`result: ${file}`);
   return lines.join('\n');
 }

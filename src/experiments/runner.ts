@@ -6,7 +6,7 @@ import { ServerSettings, parseSettings } from '../session/server-settings.js';
 import type { RunResult } from '../result/result.js';
 import { logLine, openSession, settingsContext, type Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';
-import { STDOUT_PATH, defaultExperimentPath, writeOutput } from '../result/write.js';
+import { ResultOutput, STDOUT_PATH, defaultExperimentPath } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
 import { onInterrupt, type Interrupt } from '../session/interrupt.js';
 import type { AgentRun } from '../agents/coordinator.js';
@@ -42,7 +42,7 @@ export async function runExperiment<Row>(
   /** The workload's own options, which openSession checks against the DBMS. */
   workloadOptions: OptionValues,
   steps: (ctx: ExperimentContext<Row>) => Promise<void>,
-  render: (result: ExperimentResult<Row>, file: string) => string,
+  render: (result: ExperimentResult<Row>, file: string | undefined) => string,
   agents?: AgentRun,
 ): Promise<number> {
   try {
@@ -59,7 +59,7 @@ async function experimentOn<Row>(
   workload: Workload,
   workloadOptions: OptionValues,
   steps: (ctx: ExperimentContext<Row>) => Promise<void>,
-  render: (result: ExperimentResult<Row>, file: string) => string,
+  render: (result: ExperimentResult<Row>, file: string | undefined) => string,
   agents: AgentRun | undefined,
 ): Promise<number> {
   const asked = parseSettings(values.set);
@@ -112,13 +112,20 @@ async function experimentOn<Row>(
     if (status === 'interrupted') result.statusReason = 'interrupted by a signal';
     else if (failure !== undefined) result.statusReason = (failure as Error).message;
     else if (status === 'failed') result.statusReason = runs.find((r) => r.status === 'failed')?.statusReason ?? 'a step failed';
-    const file = values.out ?? defaultExperimentPath(name, server.dbms, header.startedAt);
+    const output = new ResultOutput(values.out ?? defaultExperimentPath(name, server.dbms, header.startedAt));
+    let unwritten: string | undefined;
     if (rows.length > 0 || failure === undefined) {
-      await writeOutput(result, file);
-      (file === STDOUT_PATH ? process.stderr : process.stdout).write(`${render(result, file === STDOUT_PATH ? 'stdout' : file)}\n`);
+      const human = output.asked === STDOUT_PATH ? process.stderr : process.stdout;
+      // The table first: whatever happens to the file, the figures have been printed.
+      human.write(`${render(result, undefined)}\n`);
+      await output.save(result, true);
+      unwritten = output.unwrittenLine('experiment');
+      if (unwritten) process.stderr.write(`headroom: ${unwritten}\n`);
+      else human.write(`result: ${output.file === STDOUT_PATH ? 'stdout' : output.file}\n`);
     }
     if (failure !== undefined) throw failure;
-    return status === 'interrupted' ? 130 : status === 'failed' ? 1 : 0;
+    const code = status === 'interrupted' ? 130 : status === 'failed' ? 1 : 0;
+    return unwritten !== undefined && code === 0 ? 1 : code;
   } finally {
     interrupt?.dispose();
     await settings?.restore();

@@ -9,7 +9,7 @@ const HEAD = ['step', 'tps', 'p50 ms', 'p99 ms', 'failed', 'vs 1st read', 'table
  * The dead-rows experiment as one table, a line per step with the sizes after it (the first line:
  * before any step), so each size sits next to the one before it. Read runs are compared with the first.
  */
-export function deadRowsText(result: ExperimentResult<DeadRowsRow>, file: string): string {
+export function deadRowsText(result: ExperimentResult<DeadRowsRow>, file: string | undefined): string {
   const firstRead = result.rows.find((r) => r.kind === 'run' && r.test === 'read');
   const lines: string[][] = [];
   const first = result.rows[0];
@@ -39,7 +39,7 @@ export function deadRowsText(result: ExperimentResult<DeadRowsRow>, file: string
     ...(set ? [set] : []),
     ...(result.target.durable ? [] : [`non-durable settings: ${result.target.durabilityRisks.join(', ')}`]),
     ...(result.status === 'completed' ? [] : [`status: ${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`]),
-    `result: ${file}`,
+    ...(file === undefined ? [] : [`result: ${file}`]),
   ].join('\n');
 }
 

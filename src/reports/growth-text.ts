@@ -6,7 +6,7 @@ import { table } from './text.js';
 const MB = 1048576;
 
 /** The study's table: size, load speed, throughput; the first size above RAM is marked. */
-export function growthText(result: ExperimentResult<GrowthRow>, file: string): string {
+export function growthText(result: ExperimentResult<GrowthRow>, file: string | undefined): string {
   const mb = (bytes: number | null): string => (bytes === null ? '-' : (bytes / MB).toFixed(1));
   const header = ['step', 'scale', 'size MB', 'load s', 'load MB/s', 'tps', 'vs step 1', 'p50 ms', 'p99 ms', 'failed', 'client CPU %'];
   const first = result.rows[0]?.tps;
@@ -36,7 +36,7 @@ export function growthText(result: ExperimentResult<GrowthRow>, file: string): s
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
   lines.push(
-    `size: the ${workload} tables with their indexes after the load, as the DBMS counts them ((db): the whole database, where the DBMS gives no per-table sizes); load MB/s: that size over the load's time. result: ${file}`,
+    `size: the ${workload} tables with their indexes after the load, as the DBMS counts them ((db): the whole database, where the DBMS gives no per-table sizes); load MB/s: that size over the load's time.${file === undefined ? '' : ` result: ${file}`}`,
   );
   return lines.join('\n');
 }

@@ -4,7 +4,7 @@ import { settingsLine } from './settings-text.js';
 import { table } from './text.js';
 
 /** The study's table: query, clients, peak queries/s; then the mean, latency and the client's own CPU. */
-export function peakText(result: ExperimentResult<PeakRow>, file: string): string {
+export function peakText(result: ExperimentResult<PeakRow>, file: string | undefined): string {
   const header = ['# query', 'clients', 'peak q/s', 'mean q/s', 'p50 ms', 'p99 ms', 'client CPU %', 'failed'];
   const rows = result.rows.map((r) => [
     `${r.number} ${r.title}`,
@@ -27,6 +27,6 @@ export function peakText(result: ExperimentResult<PeakRow>, file: string): strin
   const set = settingsLine(result.serverSettings);
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
-  lines.push(`peak: the best 1-second window; mean: over the whole measured time. result: ${file}`);
+  lines.push(`peak: the best 1-second window; mean: over the whole measured time.${file === undefined ? '' : ` result: ${file}`}`);
   return lines.join('\n');
 }

@@ -2,6 +2,7 @@ import { closeSync, constants, openSync, statSync, unlinkSync, accessSync, type 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import { fileErrorReason } from '../common/file-errors.js';
 
 import { transactionLogFile, type TransactionLogConfig } from '../engine/transaction-log.js';
 import { DEFAULT_RESULTS_DIR, STDOUT_PATH } from '../result/write.js';
@@ -25,7 +26,7 @@ export function checkWritable(file: string, what: string, hint: string): void {
     closeSync(openSync(probe, 'wx'));
     unlinkSync(probe);
   } catch (error) {
-    throw new UserError(`cannot write ${what}: ${reason(error)}`, hint);
+    throw new UserError(`cannot write ${what}: ${fileErrorReason(error)}`, hint);
   }
 }
 
@@ -51,19 +52,4 @@ function statOrUndefined(file: string): Stats | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'read-only file system',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  EISDIR: 'it is a folder',
-  ENOENT: 'the folder does not take new files',
-  ENOSPC: 'no space left on the device',
-};
-
-function reason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return (code && REASONS[code]) ?? (error instanceof Error ? error.message : String(error));
 }

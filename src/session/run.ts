@@ -7,7 +7,7 @@ import type { SettingAsked } from '../result/server-settings-record.js';
 import { ServerSettings } from './server-settings.js';
 import type { RunResult } from '../result/result.js';
 import type { SweepResult } from '../result/sweep.js';
-import { defaultResultPath, writeOutput } from '../result/write.js';
+import { defaultResultPath, type ResultOutput } from '../result/write.js';
 import { evaluateThresholds, type Threshold } from '../thresholds/threshold.js';
 import type { LoadPhase, Workload } from '../workloads/workload.js';
 import type { AgentRun } from '../agents/coordinator.js';
@@ -60,14 +60,18 @@ export interface RunRequest {
   measure: Omit<RunPlan, 'session' | 'server' | 'workload' | 'workloadOptions' | 'scale' | 'data' | 'seed' | 'signal' | 'settings' | 'agents' | 'progress'>;
 }
 
-/** What a run left to print: one result, or a sweep's; `file` is where it was written (undefined: nowhere). */
-export type RunOutcome = { kind: 'run'; result: RunResult; file: string | undefined } | { kind: 'sweep'; sweep: SweepResult; file: string };
+/**
+ * What a run left to print and write: one result and the file it goes to (undefined: none), which
+ * the caller writes after printing the summary, so that a file that cannot be written never costs
+ * the figures; or a sweep, whose output the steps were written to and which the caller writes last.
+ */
+export type RunOutcome = { kind: 'run'; result: RunResult; file: string | undefined } | { kind: 'sweep'; sweep: SweepResult; output: ResultOutput };
 
 /**
  * The run pipeline below the command line: opens the session, applies --set (and puts it back
  * however the run ends), refuses more clients than the server accepts, finds or loads the data,
  * creates the journal table, measures (one run or a sweep) with one Ctrl-C handler that lets the
- * run write what it measured, and writes the result.
+ * run write what it measured; the caller writes the result (RunOutcome).
  */
 export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Promise<RunOutcome> {
   const { workload, values, workloadOptions, steps, agents } = request;
@@ -137,7 +141,6 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       // Put back before the result is written, so it records whether that worked.
       await settings.restore();
       const file = hooks.resultFile ? hooks.resultFile(result) : (request.out ?? defaultResultPath(result));
-      if (file !== undefined) await writeOutput(result, file);
       return { kind: 'run', result, file };
     } finally {
       interrupt.dispose();

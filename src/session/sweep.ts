@@ -2,7 +2,7 @@ import { DbError } from '../drivers/errors.js';
 import { redactArgv } from '../config/redact.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
-import { STDOUT_PATH, defaultSweepPath, writeOutput } from '../result/write.js';
+import { ResultOutput, defaultSweepPath } from '../result/write.js';
 import { budgetRefusal } from './budget.js';
 import { logLine } from './session.js';
 import { measureOnce, type RunPlan } from './measure.js';
@@ -13,9 +13,11 @@ const BUDGET_SETTLE_MS = 3_000;
 /**
  * The terminal sweep: one measured run per step on the data loaded once, back to back. The server
  * refusing connections ends it as a finding ("accepted N, refused at M"), not as an error; the
- * file is rewritten after every step, so a crash or Ctrl-C keeps the steps done.
+ * file is rewritten after every step, so a crash or Ctrl-C keeps the steps done. The caller writes
+ * it the last time, after printing the table (output.save(sweep, true)); a file that cannot be
+ * written moves to the fallback ResultOutput names, with every step in it.
  */
-export async function runSweep(plan: RunPlan, steps: readonly number[], out: string | undefined): Promise<{ sweep: SweepResult; file: string }> {
+export async function runSweep(plan: RunPlan, steps: readonly number[], out: string | undefined): Promise<{ sweep: SweepResult; output: ResultOutput }> {
   const { session, workload } = plan;
   const sweep: SweepResult = {
     schema: SWEEP_SCHEMA,
@@ -31,13 +33,12 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
     knee: null,
     steps: [],
   };
-  const file = out ?? defaultSweepPath(workload.name, session.target.dbms, sweep.startedAt);
-  const toStdout = file === STDOUT_PATH;
+  const output = new ResultOutput(out ?? defaultSweepPath(workload.name, session.target.dbms, sweep.startedAt));
   // A file is rewritten after every step; stdout (-o -) gets the sweep once, when it ends.
   const save = async (last = false): Promise<void> => {
     sweep.endedAt = new Date().toISOString();
     sweep.knee = kneeOf(kneePoints(sweep.steps));
-    if (!toStdout || last) await writeOutput(sweep, file);
+    await output.save(sweep, last);
   };
   const refuse = (clients: number, why: string): void => {
     sweep.refusedAt ??= clients;
@@ -82,6 +83,8 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
     sweep.status = 'failed';
     sweep.statusReason = error instanceof Error ? error.message : String(error);
     await save(true);
+    const unwritten = output.unwrittenLine('sweep');
+    if (unwritten) logLine(unwritten);
     throw error;
   }
   if (plan.signal.aborted && sweep.status === 'completed') {
@@ -90,8 +93,9 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
   }
   // --set put back before the last save, so the steps' files record whether that worked.
   await plan.settings.restore();
-  await save(true);
-  return { sweep, file };
+  sweep.endedAt = new Date().toISOString();
+  sweep.knee = kneeOf(kneePoints(sweep.steps));
+  return { sweep, output };
 }
 
 /** The budget's refusal of a step, asked again for a few seconds while it still refuses. */

@@ -68,17 +68,26 @@ export async function startThrowawayPostgres(
     });
   const crash = (): void => {
     const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    // Stopped first, the postmaster can start no process between the listing of its children and
+    // the kill: a backend or autovacuum worker forked in that window would outlive the crash and
+    // write into the data directory of the server started after it.
+    process.kill(postmaster, 'SIGSTOP');
+    waitFor(() => ['T', 'Z', undefined].includes(processState(postmaster)), 5_000);
     const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
       .split('\n')
       .filter(Boolean)
       .map(Number);
-    for (const pid of [postmaster, ...children]) {
+    const killed = [postmaster, ...children];
+    for (const pid of killed) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
         // already gone
       }
     }
+    // A process killed inside a system call (a write, an fsync) finishes that call first: the next
+    // server starts only once none of the old ones can write any more.
+    waitFor(() => killed.every((pid) => ['Z', undefined].includes(processState(pid))), 30_000);
     // Where nothing reaps orphans (a container whose first process does not), the killed
     // postmaster stays a zombie and PostgreSQL would take it for a live server: its lock file
     // and socket lock files go, as an administrator would remove them after a crash.
@@ -116,4 +125,23 @@ export function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/** A process's state letter from /proc (R, S, D, T, Z, ...), undefined when it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    return /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Polls `done` every 10 ms (the helper's crash() is synchronous); throws when it is not true within `ms`. */
+function waitFor(done: () => boolean, ms: number): void {
+  const until = Date.now() + ms;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (!done()) {
+    if (Date.now() > until) throw new Error(`the throwaway PostgreSQL's processes did not stop within ${ms} ms`);
+    Atomics.wait(pause, 0, 0, 10);
+  }
 }

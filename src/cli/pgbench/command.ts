@@ -284,9 +284,12 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
       err(`${line}\n`);
     },
     resultFile: () => o.headroomOut,
-    finish(result, file) {
+    // --headroom-out FILE is named after headroom's summary, as headroom run names it; pgbench's own lines never name it.
+    tellsResultFile: o.headroomSummary,
+    errorLine: (line) => err(`headroom pgbench: error: ${line}\n`),
+    finish(result) {
       process.stdout.write(`${pgbenchOutput(result, o).join('\n')}\n`);
-      if (o.headroomSummary) process.stdout.write(`\nheadroom's summary (--headroom-summary):\n${summaryText(result, file)}\n`);
+      if (o.headroomSummary) process.stdout.write(`\nheadroom's summary (--headroom-summary):\n${summaryText(result, undefined)}\n`);
       return exitCode(result);
     },
   };
