@@ -17,6 +17,7 @@ import { parseVerbArgs } from './common.js';
 import { resolveTarget } from '../config/target.js';
 import { ROUTING_OPTIONS, routingOf } from '../config/routing.js';
 import type { RunResult } from '../result/result.js';
+import { DEFAULT_MAX_FAILED_PERCENT } from '../result/status.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
@@ -90,6 +91,13 @@ export const RUN_OPTIONS = defineOptions([
     value: 'COND',
     help: `pass/fail condition, repeatable: [TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms'; a run that fails one exits with ${THRESHOLD_EXIT_CODE}`,
   },
+  {
+    long: 'max-failed',
+    type: 'string',
+    value: 'PCT',
+    help: `a transaction type whose failed share of its tries is above PCT%, or that never succeeds, fails the run (exit 1); 100% accepts any failures`,
+    default: `${DEFAULT_MAX_FAILED_PERCENT}%`,
+  },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
   ...AGENT_RUN_OPTIONS,
@@ -104,6 +112,8 @@ export const RUN_OPTIONS = defineOptions([
 export interface RunStyle extends RunHooks {
   /** What the user reads after the run, and the exit code. */
   finish?(result: RunResult, file: string | undefined): number;
+  /** False: failed work does not fail the run (headroom pgbench, as pgbench exits 0 with failed transactions). Default true. */
+  failureRule?: boolean;
 }
 
 /** `headroom run`: load the data if it is not there, measure, write the result, print the summary. */
@@ -136,6 +146,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   );
   if (thresholds.length > 0 && steps.length > 1) throw new UserError('--threshold applies to one run, not to a sweep of -c', 'give -c one number');
   for (const type of types) type.checkProtocol?.(values.protocol);
+  const maxFailedPercent = style.failureRule === false ? null : parseMaxFailed(values['max-failed']);
   const pgbench = pgbenchRunSettings(values, given, jobs, values.rate, values['max-tries']);
   if (values['max-tries'] === 0 && pgbench.latencyLimitMs === undefined && durationSeconds === undefined) {
     throw new UserError(
@@ -172,6 +183,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
         rate: values.rate,
         warmupSeconds: values.warmup,
         maxTries: values['max-tries'],
+        maxFailedPercent,
         protocol: values.protocol,
         perCommand: values['report-per-command'] === true,
         journalFile: values.journal,
@@ -200,6 +212,18 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
   if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
   return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
+}
+
+/** --max-failed 5% (or 5): a percentage from 0 to 100. */
+export function parseMaxFailed(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
+  const value = match ? Number(match[1]) : NaN;
+  if (!(value >= 0 && value <= 100))
+    throw new UserError(
+      `--max-failed ${text} is not a percentage`,
+      `give a share of the tries from 0% to 100%, e.g. --max-failed ${DEFAULT_MAX_FAILED_PERCENT}% (100% accepts any failures)`,
+    );
+  return value;
 }
 
 /** pgbench's options that `headroom run` does not take, with what to write instead. */
