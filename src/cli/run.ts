@@ -18,6 +18,7 @@ import { resolveTarget } from '../config/target.js';
 import { ROUTING_OPTIONS, routingOf } from '../config/routing.js';
 import type { RunResult } from '../result/result.js';
 import type { SweepResult } from '../result/sweep.js';
+import { DEFAULT_MAX_FAILED_PERCENT } from '../result/status.js';
 // Distributed runs (--agents): src/agents/.
 import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
@@ -91,6 +92,13 @@ export const RUN_OPTIONS = defineOptions([
     value: 'COND',
     help: `pass/fail condition, repeatable: [TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms'; a run that fails one exits with ${THRESHOLD_EXIT_CODE}`,
   },
+  {
+    long: 'max-failed',
+    type: 'string',
+    value: 'PCT',
+    help: `a transaction type whose failed share of its tries is above PCT%, or that never succeeds, fails the run (exit 1); 100% accepts any failures`,
+    default: `${DEFAULT_MAX_FAILED_PERCENT}%`,
+  },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
   ...PGBENCH_RUN_OPTIONS,
   ...AGENT_RUN_OPTIONS,
@@ -109,6 +117,8 @@ export interface RunStyle extends RunHooks {
   tellsResultFile?: boolean;
   /** The one line on stderr saying the result could not be written where asked; default `headroom: LINE`. */
   errorLine?(line: string): void;
+  /** False: failed work does not fail the run (headroom pgbench, as pgbench exits 0 with failed transactions). Default true. */
+  failureRule?: boolean;
 }
 
 /** `headroom run`: load the data if it is not there, measure, write the result, print the summary. */
@@ -141,6 +151,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   );
   if (thresholds.length > 0 && steps.length > 1) throw new UserError('--threshold applies to one run, not to a sweep of -c', 'give -c one number');
   for (const type of types) type.checkProtocol?.(values.protocol);
+  const maxFailedPercent = style.failureRule === false ? null : parseMaxFailed(values['max-failed']);
   const pgbench = pgbenchRunSettings(values, given, jobs, values.rate, values['max-tries']);
   if (values['max-tries'] === 0 && pgbench.latencyLimitMs === undefined && durationSeconds === undefined) {
     throw new UserError(
@@ -177,6 +188,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
         rate: values.rate,
         warmupSeconds: values.warmup,
         maxTries: values['max-tries'],
+        maxFailedPercent,
         protocol: values.protocol,
         perCommand: values['report-per-command'] === true,
         journalFile: values.journal,
@@ -236,6 +248,18 @@ async function saveAndTell(
   if (style.errorLine) style.errorLine(unwritten);
   else process.stderr.write(`headroom: ${unwritten}\n`);
   return code === 0 ? 1 : code;
+}
+
+/** --max-failed 5% (or 5): a percentage from 0 to 100. */
+export function parseMaxFailed(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
+  const value = match ? Number(match[1]) : NaN;
+  if (!(value >= 0 && value <= 100))
+    throw new UserError(
+      `--max-failed ${text} is not a percentage`,
+      `give a share of the tries from 0% to 100%, e.g. --max-failed ${DEFAULT_MAX_FAILED_PERCENT}% (100% accepts any failures)`,
+    );
+  return value;
 }
 
 /** pgbench's options that `headroom run` does not take, with what to write instead. */

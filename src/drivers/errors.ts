@@ -27,6 +27,11 @@ export class DbError extends Error {
   readonly completed: boolean;
   /** For a request of several statements (queryResults), which one failed, from 0; set by the driver. */
   statement: number | undefined;
+  /**
+   * The text of the statement the server refused, where the driver knows it (a prepared statement's
+   * execution); set on the error path only, so that an error a workload module shows names its SQL.
+   */
+  sql: string | undefined;
   constructor(
     readonly errorClass: ErrorClass,
     message: string,
@@ -42,4 +47,19 @@ export class DbError extends Error {
     this.report = options?.report;
     this.completed = options?.completed ?? false;
   }
+}
+
+/**
+ * Names the statement an error came from (DbError.sql) unless the driver named it already. For
+ * the error path only: the drivers call it where a failed execution is classified, never per call.
+ */
+export function withStatementText(error: DbError, sql: string | undefined): DbError {
+  error.sql ??= sql;
+  return error;
+}
+
+/** The statement text a wire client left on an error it had not classified yet (see DbError.sql). */
+export function statementTextOf(error: unknown): string | undefined {
+  const sql = (error as { sql?: unknown } | undefined)?.sql;
+  return typeof sql === 'string' ? sql : undefined;
 }

@@ -91,9 +91,11 @@ export class LocalJob implements JobHandle {
     const types = declaringTypes(workload.transactions(config.options), config.routing);
     const stagger = workload.terminalStaggerMs?.(config.options) ?? 0;
     const driver = createDriver(config.target);
+    const origin = workload.errorOrigin?.bind(workload);
     const recorder = new Recorder(
       types.map((t) => t.name),
       config.latencyLimitMs === undefined ? Infinity : config.latencyLimitMs * 1000,
+      origin,
     );
     const router = config.routing && new RoutedConnector(config.target, config.routing);
     const stopSignal = new StopSignal();

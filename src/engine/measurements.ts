@@ -124,6 +124,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
       failures,
       counters: addCounters(parts.map((p) => p.counters)),
       histogram: mergeEncoded(parts.map((p) => p.histogram)),
+      ...firstErrorOf(parts),
     };
   });
   const all = createHistogram();
@@ -132,7 +133,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
   for (const type of types) for (const c of ERROR_CLASSES) failures[c] += type.failures[c];
   const errors = new Map<string, ErrorSample>();
   for (const sample of jobs.flatMap((j) => j.errors)) {
-    const key = `${sample.errorClass}|${sample.code}|${sample.message}`;
+    const key = `${sample.transaction}|${sample.errorClass}|${sample.code}|${sample.message}`;
     const known = errors.get(key);
     if (known) known.count += sample.count;
     else errors.set(key, { ...sample });
@@ -152,6 +153,12 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     reconnectMs: sum(jobs.map((j) => j.reconnectMs ?? 0)),
     nodes: mergeNodes(jobs),
   };
+}
+
+/** A type's first error over the jobs: the first job's that had one (each job keeps its own first). */
+function firstErrorOf(parts: readonly TypeTotals[]): Pick<TypeTotals, 'firstError'> {
+  const first = parts.find((p) => p.firstError !== undefined)?.firstError;
+  return first ? { firstError: first } : {};
 }
 
 /** The workload's own counts of one type, added up over jobs (a job that never counted one has no key for it). */

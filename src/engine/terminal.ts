@@ -278,7 +278,7 @@ export class Terminal {
         (latencyLimitMs === undefined || performance.now() - scheduled <= latencyLimitMs);
       if (this.plan.verboseErrors === true && error.errorClass === 'retryable') this.tellError(type, error, tries, again, scheduled);
       if (!again) return { error, tries, rolledBack: false };
-      this.recorder.retry(error);
+      this.recorder.retry(error, type);
       this.random.restore(state!);
       try {
         const outcome = await this.runners[type]!();

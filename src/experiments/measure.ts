@@ -4,6 +4,7 @@ import type { ServerInfo } from '../drivers/driver.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { ServerSettings } from '../session/server-settings.js';
 import type { RunResult } from '../result/result.js';
+import { DEFAULT_MAX_FAILED_PERCENT } from '../result/status.js';
 import { NO_PGBENCH_SETTINGS, measureOnce } from '../session/measure.js';
 import type { Session } from '../session/session.js';
 import type { Workload } from '../workloads/workload.js';
@@ -30,6 +31,8 @@ export interface Step {
   seed?: number;
   /** Tries per transaction on serialization failures and deadlocks (default 1). */
   maxTries?: number;
+  /** --max-failed in percent (default: headroom run's, result/status.ts). */
+  maxFailedPercent?: number;
   /** Called with every 1-second point, for progress lines. */
   onInterval?: (point: SeriesPoint) => void;
   /** --agents: the step's terminals run on the agents, sharded as in headroom run; its result gets their record. */
@@ -56,6 +59,8 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       transactionsPerClient: step.transactionsPerClient,
       seed: step.seed ?? randomInt(0, 2 ** 31),
       maxTries: step.maxTries ?? 1,
+      // A step whose work fails fails the experiment, as a run's does (headroom run's default).
+      maxFailedPercent: step.maxFailedPercent ?? DEFAULT_MAX_FAILED_PERCENT,
       observe: step.observe,
       signal,
       // headroom run's defaults: prepared statements, no per-command figures, closed loop, no warm-up.

@@ -39,14 +39,29 @@ export interface TypeTotals extends PgbenchCounts {
   histogram: string;
   /** The workload's own counts for this type (TerminalContext.count); empty when it kept none. */
   counters: Record<string, number>;
+  /** The first error that failed a transaction of this type while measuring; absent when none failed. */
+  firstError?: ErrorDescription;
 }
 
-export interface ErrorSample {
+/** What an error was and where it came from, as results and summaries show it. */
+export interface ErrorDescription {
   errorClass: ErrorClass;
   code: string | undefined;
   message: string;
+  /** The transaction type it ended or interrupted; absent for errors outside a transaction (a failed reconnect). */
+  transaction?: string;
+  /** The statement the server refused, where the driver knew its text (DbError.sql). */
+  statement?: string;
+  /** Where a workload module's own code raised it: file:line:column of the module's source (through the bundle's source map). */
+  at?: string;
+}
+
+export interface ErrorSample extends ErrorDescription {
   count: number;
 }
+
+/** Where a workload's own code raised an error (a module: its file and line), undefined where it cannot tell. */
+export type ErrorLocator = (error: DbError) => string | undefined;
 
 export interface JobTotals {
   types: TypeTotals[];
@@ -105,6 +120,7 @@ export class Recorder {
     rolledBack: number;
     failures: FailureCounts;
     counters: Record<string, number>;
+    firstError?: ErrorDescription;
   } & PgbenchCounts)[];
   private readonly interval = new Histogram();
   private intervalCount = 0;
@@ -120,10 +136,14 @@ export class Recorder {
   private readonly outages: OutageEpisode[] = [];
   private readonly tallies: TerminalTally[] = [];
 
-  /** latencyLimitUs: --latency-limit in microseconds; committed transactions slower than it are late. */
+  /**
+   * latencyLimitUs: --latency-limit in microseconds; committed transactions slower than it are late.
+   * locate: where the workload's code raised an error, asked only for an error not sampled before.
+   */
   constructor(
     private readonly typeNames: readonly string[],
     private readonly latencyLimitUs = Infinity,
+    private readonly locate?: ErrorLocator,
   ) {
     this.totals = typeNames.map(() => new Histogram());
     this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), counters: {}, ...noPgbenchCounts() }));
@@ -167,7 +187,8 @@ export class Recorder {
     counts.failures[error.errorClass]++;
     this.countTotalRetries(counts, tries);
     if (error.errorClass === 'retryable') counts[error.deadlock ? 'deadlockFailures' : 'serializationFailures']++;
-    this.sample(error);
+    counts.firstError ??= this.describe(error, type);
+    this.sample(error, type);
   }
 
   /**
@@ -202,8 +223,8 @@ export class Recorder {
   }
 
   /** A try failed and the transaction will run again: its error is sampled; the retry is counted when the transaction ends. */
-  retry(error: DbError): void {
-    if (this.measuring) this.sample(error);
+  retry(error: DbError, type: number): void {
+    if (this.measuring) this.sample(error, type);
   }
 
   /** A terminal's tally, kept by the recorder so that totals can include it. */
@@ -218,12 +239,22 @@ export class Recorder {
     this.outages.push(episode);
   }
 
-  /** Errors outside a transaction (a failed reconnect) are worth showing too. */
-  sample(error: DbError): void {
-    const key = `${error.errorClass}|${error.code}|${error.message}`;
+  /** An error of a transaction of `type`; errors outside a transaction (a failed reconnect, type -1) are worth showing too. */
+  sample(error: DbError, type = -1): void {
+    const key = `${type}|${error.errorClass}|${error.code}|${error.message}`;
     const known = this.errors.get(key);
     if (known) known.count++;
-    else if (this.errors.size < MAX_ERROR_SAMPLES) this.errors.set(key, { errorClass: error.errorClass, code: error.code, message: error.message, count: 1 });
+    else if (this.errors.size < MAX_ERROR_SAMPLES) this.errors.set(key, { ...this.describe(error, type), count: 1 });
+  }
+
+  /** Once per distinct error, never per transaction: the module's source map is read here, if at all. */
+  private describe(error: DbError, type: number): ErrorDescription {
+    const described: ErrorDescription = { errorClass: error.errorClass, code: error.code, message: error.message };
+    if (type >= 0) described.transaction = this.typeNames[type]!;
+    if (error.sql !== undefined) described.statement = error.sql;
+    const at = this.locate?.(error);
+    if (at !== undefined) described.at = at;
+    return described;
   }
 
   takeInterval(): IntervalSnapshot {

@@ -3,7 +3,7 @@ import type { DbmsName, SqlValue } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
 import { Random } from '../common/random.js';
 import { RefGenerator } from '../workloads/chain/generator.js';
-import { clearLoadMark, readLoadMark, readLoadOptions, recordLoadOptions, recordedLoad } from '../workloads/load-marker.js';
+import { clearLoadMark, readLoadCode, readLoadMark, readLoadOptions, recordLoadCode, recordLoadOptions, recordedLoad } from '../workloads/load-marker.js';
 import { PhaseClock } from '../workloads/phases.js';
 import { RowProgress } from '../workloads/progress.js';
 import type { CheckOutcome, DataContext, TransactionType, Workload } from '../workloads/workload.js';
@@ -14,6 +14,8 @@ export interface ModuleSource {
   /** Absolute path of the module file. */
   path: string;
   sha256: string;
+  /** What its load() is (load-module.ts's loadCodeSha256): kept with the data it loads, so that a run on older data can tell. */
+  loadSha256: string;
 }
 
 /** A module's workload: the internal contract, plus where it came from and its demand for `plan`. */
@@ -54,7 +56,7 @@ function tableStatements(dbms: DbmsName, table: TableDefinition): string[] {
  * around the module's load(); the load is recorded in headroom_load as the built-ins' are, so
  * `run` finds the scale and refuses a load that did not finish.
  */
-export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): ModuleWorkload {
+export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource, origin?: (error: unknown) => string | undefined): ModuleWorkload {
   const tables = Object.keys(def.tables);
   const types = Object.entries(def.transactions);
   const scale = def.scale;
@@ -95,6 +97,7 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
     options: optionSpecs(def.options),
     module: source,
     ...(def.demand ? { demand: def.demand } : {}),
+    ...(origin ? { errorOrigin: origin } : {}),
     async detectScale(ctx) {
       for (const table of tables) if (!(await ctx.driver.tableExists(ctx.conn, table))) return undefined;
       const mark = await readLoadMark(ctx, def.name);
@@ -128,9 +131,11 @@ export function adaptDefinition(def: WorkloadDefinition, source: ModuleSource): 
             .map((k) => [k, ctx.options[k]]),
         ),
       );
+      await recordLoadCode(ctx, def.name, source.loadSha256);
       return clock.phases;
     }),
     dataOptions: (ctx) => readLoadOptions(ctx, def.name),
+    dataLoadCode: (ctx) => readLoadCode(ctx, def.name),
     check,
     checkAfterRun: def.check !== undefined,
     async drop(ctx) {
@@ -162,5 +167,5 @@ export function engineWorkload(workload: Workload): string {
 
 /** The result's config.module for a module's run; nothing for a built-in. */
 export function moduleRecord(workload: Workload): { module?: ModuleSource } {
-  return isModuleWorkload(workload) ? { module: { path: workload.module.path, sha256: workload.module.sha256 } } : {};
+  return isModuleWorkload(workload) ? { module: { path: workload.module.path, sha256: workload.module.sha256, loadSha256: workload.module.loadSha256 } } : {};
 }

@@ -8,6 +8,8 @@ import type { Workload } from '../workloads/workload.js';
 import { registerModuleWorkload } from '../workloads/registry.js';
 import { adaptDefinition, type ModuleWorkload } from './adapt.js';
 import { validateDefinition } from './validate.js';
+import { bundleLocator, withoutSourceMap } from './error-origin.js';
+import type { WorkloadDefinition } from './api.js';
 
 /** The import path of the public API, as a module names it. */
 export const PACKAGE_NAME = 'headroom-oltp';
@@ -51,21 +53,30 @@ export async function loadWorkloadModule(text: string, reserved: Reserved): Prom
   const source = readFileSync(path);
   const sha256 = createHash('sha256').update(source).digest('hex');
   const code = await bundle(path, text);
-  const exports = await importBundle(path, text, code);
+  const file = bundleFile(path);
+  const exports = await importBundle(file, text, code);
   const definition = validateDefinition(text, exports['default'], reserved.names, reserved.options);
-  const workload = adaptDefinition(definition, { path, sha256 });
+  const workload = adaptDefinition(
+    definition,
+    { path, sha256, loadSha256: loadCodeSha256(code, definition) },
+    bundleLocator(pathToFileURL(file).href, code, dirname(path)),
+  );
   loaded.set(text, workload);
   loaded.set(path, workload);
   registerModuleWorkload(text, path, workload);
   return workload;
 }
 
+/** The public API's file as the bundle imports it (its one import of headroom). */
+const API_URL = pathToFileURL(fileURLToPath(new URL('../index.js', import.meta.url))).href;
+
 async function bundle(path: string, text: string): Promise<string> {
   const esbuild = await import('esbuild');
-  const api = fileURLToPath(new URL('../index.js', import.meta.url));
   try {
     const built = await esbuild.build({
       entryPoints: [path],
+      // The source map's paths and the bundle's file comments relative to the module's folder, wherever headroom is run from.
+      absWorkingDir: dirname(path),
       bundle: true,
       // The module's own npm packages stay imports, resolved from beside the module as Node would.
       packages: 'external',
@@ -79,7 +90,7 @@ async function bundle(path: string, text: string): Promise<string> {
         {
           name: 'headroom-api',
           setup(build) {
-            build.onResolve({ filter: /^headroom-oltp$/ }, () => ({ path: pathToFileURL(api).href, external: true }));
+            build.onResolve({ filter: /^headroom-oltp$/ }, () => ({ path: API_URL, external: true }));
           },
         },
       ],
@@ -98,8 +109,11 @@ async function bundle(path: string, text: string): Promise<string> {
  * packages resolve from its folder; the file is removed once imported. One name per process and
  * thread: -j's threads compile and import side by side.
  */
-async function importBundle(path: string, text: string, code: string): Promise<Record<string, unknown>> {
-  const file = join(dirname(path), `.${basename(path)}.${process.pid}-${threadId}.headroom.mjs`);
+function bundleFile(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}-${threadId}.headroom.mjs`);
+}
+
+async function importBundle(file: string, text: string, code: string): Promise<Record<string, unknown>> {
   try {
     writeFileSync(file, code);
   } catch (error) {
@@ -122,6 +136,26 @@ async function importBundle(path: string, text: string, code: string): Promise<R
       // Already gone: nothing to tidy.
     }
   }
+}
+
+/**
+ * What load() is, as a sha256 kept with the data it loaded (load-marker.ts): the module's compiled
+ * code (esbuild drops comments and prints the code its own way, so neither layout, comments nor
+ * the file's name count) less the text of each transaction's prepare() and of check(), which do not make the data.
+ * An edit of a transaction leaves it alone; an edit of load(), of a table's DDL, of the scale or
+ * of a helper that load() may call changes it. Hashing load()'s own text alone would miss the
+ * helpers it calls (the starter's rows()), and data that no longer matches its loader is the
+ * worse error than a note after an edit that did not matter.
+ */
+function loadCodeSha256(code: string, definition: WorkloadDefinition): string {
+  // esbuild heads each bundled file's code with a comment naming the file: a rename is no edit of load().
+  let text = withoutSourceMap(code)
+    .split(API_URL)
+    .join('headroom-oltp')
+    .replace(/^\/\/ .*\n/gm, '');
+  const skipped = [...Object.values(definition.transactions).map((t) => t.prepare), ...(definition.check ? [definition.check] : [])];
+  for (const fn of skipped) text = text.split(Function.prototype.toString.call(fn)).join('');
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** For a job in a worker thread: the workload a JobConfig names, loading a module when it is one. */

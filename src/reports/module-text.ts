@@ -18,6 +18,11 @@ export function moduleLines(result: RunResult): string[] {
     const by = result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier';
     lines.push(`data: loaded ${by} with ${Object.keys(options).length > 0 ? optionsAsFlags(options) : 'no options read by the loader'}`);
   }
+  const then = result.data.loadSha256;
+  if (module?.loadSha256 !== undefined && then !== undefined && then !== module.loadSha256)
+    lines.push(
+      `data: loaded by an earlier load() (load sha256 ${then.slice(0, 12)}), not the module's now (${module.loadSha256.slice(0, 12)}): reload it to measure what load() makes now`,
+    );
   return lines;
 }
 

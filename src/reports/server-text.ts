@@ -132,6 +132,11 @@ export function verdict(result: RunResult, cores: number): string {
     // The client's share is over the measured period, part of which the aborted clients did not run.
     return `verdict: ${aborted.length} of ${result.terminals.length} client(s) aborted (${aborted[0]!.aborted}): the run did not put the load it was asked to, so it says nothing about saturation; fix the error and run again`;
   }
+  const failing = result.failedWork?.[0];
+  if (failing) {
+    // A failed try costs the server less than a commit: its tps and CPU figures are of the failures.
+    return `verdict: ${failing.failedPercent}% of ${failing.type}'s tries failed: the run measured failing work, not the load it was asked to, so it says nothing about saturation; ${failing.firstError?.errorClass === 'retryable' ? 'let its conflicts be tried again (--max-tries)' : 'fix what fails'} and run again`;
+  }
   const machine = result.server?.machine;
   if (machine) {
     const others = Math.max(0, machine.cpuPercentOfOneCore - machine.clientCpuPercentOfOneCore - (server ?? 0));

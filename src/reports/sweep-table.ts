@@ -14,7 +14,7 @@ export function sweepRows(sweep: SweepResult): string[][] {
     const notes = [
       ...(clients === sweep.knee ? ['knee'] : []),
       ...(s.connections.refused > 0 ? [`server accepted ${s.connections.accepted}`] : []),
-      ...(step.status !== 'completed' ? [step.status] : []),
+      ...(step.status !== 'completed' ? [failedNote(step)] : []),
     ];
     const cpu = s.clientCpu.usPerTransaction;
     return [
@@ -31,6 +31,12 @@ export function sweepRows(sweep: SweepResult): string[][] {
   const ran = new Set(sweep.steps.map((s) => s.config.clients));
   if (sweep.refusedAt !== null && !ran.has(sweep.refusedAt)) rows.push([String(sweep.refusedAt), '-', '-', '-', '-', '-', '-', 'refused by the server']);
   return rows;
+}
+
+/** A step that did not complete: its status, and for failed work which type failed how often. */
+function failedNote(step: SweepResult['steps'][number]): string {
+  const worst = step.failedWork?.[0];
+  return worst && step.status === 'failed' ? `failed: ${worst.failedPercent}% of ${worst.type} failed` : step.status;
 }
 
 /** "accepted 40, refused at 50", or undefined when the server refused nothing. */

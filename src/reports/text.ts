@@ -2,6 +2,7 @@ import { thresholdLines } from '../thresholds/threshold.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { settingsLine } from './settings-text.js';
 import type { RunResult } from '../result/result.js';
+import { whereOf } from '../result/status.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
 import { table } from './table.js';
@@ -86,10 +87,14 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
   lines.push(...agentsLines(result.agents));
   lines.push(...replicationLines(result));
   lines.push(...serverLines(result, result.host.cores));
-  for (const error of result.errors.slice(0, 5))
-    lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}`);
+  for (const error of result.errors.slice(0, 5)) {
+    const where = whereOf(error);
+    lines.push(`error (${error.errorClass}${error.code ? ` ${error.code}` : ''}) x${error.count}: ${error.message}${where ? ` ${where}` : ''}`);
+  }
   for (const check of result.checks ?? []) lines.push(`check ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
   if (result.thresholds) lines.push(...thresholdLines(result.thresholds));
+  // The reason again at the end, where the eye lands: the status line is at the top of a long summary.
+  if (result.status === 'failed' && result.statusReason) lines.push(`run failed: ${result.statusReason}`);
   if (resultPath) lines.push(`result: ${resultPath}`);
   return lines.join('\n');
 }

@@ -18,13 +18,12 @@ export interface ResultInputs {
   observed: ServerObservation | null;
   url: string;
   data: RunResult['data'];
-  statusReason?: string;
   /** For the workload's own headline figures (tpcc: NOPM, TPM). */
   workload?: Workload;
 }
 
 /** Turns the engine's outcome into the documented result file's shape. */
-export function buildResult({ outcome, config, server, observed, url, data, statusReason, workload }: ResultInputs): RunResult {
+export function buildResult({ outcome, config, server, observed, url, data, workload }: ResultInputs): RunResult {
   const { totals, measuredSeconds } = outcome;
   const transactions = totals.all.totalCount;
   const failed = totals.types.reduce((n, t) => n + t.failed, 0);
@@ -33,6 +32,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
   const result: RunResult = {
     schema: RESULT_SCHEMA,
     tool: { name: 'headroom', version: TOOL_VERSION },
+    // How the engine ended; the run's own status is derived from it, the checks and the work (status.ts).
     status: outcome.status,
     startedAt: outcome.startedAt.toISOString(),
     measureStartedAt: outcome.measureStartedAt?.toISOString() ?? null,
@@ -85,6 +85,7 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
       histogram: encodeHistogram(t.histogram),
       pgbench: pgbenchSummary(t, t.count, totals.connectMs),
       ...(Object.keys(t.counters).length > 0 ? { counters: t.counters } : {}),
+      ...(t.firstError ? { firstError: t.firstError } : {}),
     })),
     terminals: totals.terminals.map((t) => ({
       terminal: t.terminal,
@@ -113,7 +114,6 @@ export function buildResult({ outcome, config, server, observed, url, data, stat
     server: observed,
     series: outcome.series,
   };
-  if (statusReason !== undefined) result.statusReason = statusReason;
   const totalTime = studyTotalTime(outcome, transactions);
   if (totalTime) result.summary.totalTime = totalTime;
   // From the rounded seconds the file holds, so that a reader recomputes the same figures.

@@ -1,7 +1,7 @@
 import type { AgentsRecord } from './agents-record.js';
 import type { DbmsName } from '../drivers/driver.js';
 import type { TransportKind } from '../drivers/transport/transport.js';
-import type { ErrorSample, FailureCounts } from '../metrics/recorder.js';
+import type { ErrorDescription, ErrorSample, FailureCounts } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { CheckOutcome, LoadPhase, PlanningSample, WorkloadMetric } from '../workloads/workload.js';
@@ -28,8 +28,11 @@ export interface RunResult {
   endedAt: string;
   config: {
     workload: string;
-    /** A workload module's file (absolute path) and its sha256 when the run was made; absent for built-in workloads. */
-    module?: { path: string; sha256: string };
+    /**
+     * A workload module's file (absolute path) and its sha256 when the run was made; absent for built-in workloads.
+     * loadSha256: what its load() was then (its compiled code less the transactions and check; absent in older files).
+     */
+    module?: { path: string; sha256: string; loadSha256?: string };
     workloadOptions: Record<string, unknown>;
     scale: number;
     clients: number;
@@ -39,6 +42,12 @@ export interface RunResult {
     rate: number | null;
     warmupSeconds: number;
     maxTries: number;
+    /**
+     * --max-failed in percent: a transaction type whose failed share of its tries is above it, or
+     * that never succeeded, failed the run (failedWork); 100 accepts any failures, null where the
+     * rule does not apply (headroom pgbench, which keeps pgbench's exit codes). Absent in older files.
+     */
+    maxFailedPercent?: number | null;
     /** --protocol (simple, extended, prepared); absent from results written before it was added. */
     protocol?: string;
     /** How the workload sent its statements, for workloads with a choice (chain: --statements). */
@@ -69,7 +78,14 @@ export interface RunResult {
    * options: the workload options the data was loaded with, as its load recorded them (a workload
    * module: the options its load() read); absent where the workload records none.
    */
-  data: { loadedBy: 'this-run' | 'earlier' | 'none'; phases: LoadPhase[]; loadMode?: string; options?: Record<string, unknown> };
+  data: {
+    loadedBy: 'this-run' | 'earlier' | 'none';
+    phases: LoadPhase[];
+    loadMode?: string;
+    options?: Record<string, unknown>;
+    /** A workload module's data: the loadSha256 of the load() that made it, as its load recorded it; absent where none was recorded. */
+    loadSha256?: string;
+  };
   summary: {
     measuredSeconds: number;
     transactions: number;
@@ -100,6 +116,8 @@ export interface RunResult {
     /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
     workloadMetrics?: WorkloadMetric[];
   };
+  /** The transaction types that broke the failure rule (--max-failed), worst first; absent when none did. */
+  failedWork?: FailedWork[];
   /** --threshold: each condition as given, whether the run met it, and the figure measured; absent without --threshold. */
   thresholds?: ThresholdOutcome[];
   /** The data checks run after measuring (tpcc); absent where the workload has none after a run. */
@@ -120,6 +138,8 @@ export interface RunResult {
     pgbench?: PgbenchSummary;
     /** The workload's own counts for this type (tpcc delivery: skipped districts); absent when it kept none. */
     counters?: Record<string, number>;
+    /** The first error that failed a transaction of this type (its class, code, message, statement and module line where known); absent when none failed. */
+    firstError?: ErrorDescription;
   }[];
   /**
    * Per terminal over the measured period: the study's finished / time / maxWait / avgWait, and
@@ -169,6 +189,17 @@ export interface PgbenchSummary {
   deadlockFailures: number;
   /** -C: time opening and closing a connection, per transaction (committed or failed), as pgbench's "average connection time". */
   averageConnectionMs?: number;
+}
+
+/** A transaction type whose work failed the run (src/result/status.ts). */
+export interface FailedWork {
+  type: string;
+  /** Tries that ended: committed (rolled back as asked included) and failed. */
+  attempts: number;
+  failed: number;
+  /** failed / attempts, in percent, to three decimals. */
+  failedPercent: number;
+  firstError?: ErrorDescription;
 }
 
 /** One --threshold as evaluated after the run (src/thresholds/threshold.ts). */

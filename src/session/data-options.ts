@@ -1,6 +1,6 @@
 import type { OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { isModuleWorkload } from '../module/adapt.js';
+import { isModuleWorkload, type ModuleWorkload } from '../module/adapt.js';
 import type { RunResult } from '../result/result.js';
 import type { LoadPhase, Workload } from '../workloads/workload.js';
 import { logLine, type Session } from './session.js';
@@ -53,11 +53,28 @@ export async function measuredData(
   phases: LoadPhase[],
 ): Promise<RunResult['data']> {
   const dataOptions = loadedBy === 'none' ? undefined : await adoptDataOptions(session, workload, options, given, scale);
-  const loadMode = await workload.loadMode?.({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options, log: logLine });
+  const ctx = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options, log: logLine };
+  const loadMode = await workload.loadMode?.(ctx);
+  const loadSha256 = loadedBy === 'none' ? undefined : await workload.dataLoadCode?.(ctx);
+  if (loadSha256 !== undefined && isModuleWorkload(workload) && loadSha256 !== workload.module.loadSha256)
+    logLine(changedLoadNote(workload, session.url, scale, dataOptions ?? {}, loadSha256));
   return {
     loadedBy,
     phases,
     ...(loadMode === undefined ? {} : { loadMode }),
     ...(dataOptions ? { options: dataOptions } : {}),
+    ...(loadSha256 === undefined ? {} : { loadSha256 }),
   };
+}
+
+/**
+ * The module's load() has changed since it loaded the data about to be measured: said before the
+ * run, with the command that loads it again (the run goes on: the edit may not change the rows).
+ */
+function changedLoadNote(workload: ModuleWorkload, url: string, scale: number, options: Readonly<Record<string, unknown>>, then: string): string {
+  const again = ['headroom init', workload.module.path, '-s', String(scale), flags(Object.entries(options))].filter((part) => part !== '').join(' ');
+  return (
+    `note: the load() of ${workload.module.path} has changed since it loaded the ${workload.name} data in ${url}` +
+    ` (load sha256 ${then.slice(0, 12)} then, ${workload.module.loadSha256.slice(0, 12)} now): the data may not be what it loads now; load it again: ${again}`
+  );
 }

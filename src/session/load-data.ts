@@ -2,7 +2,8 @@ import type { OptionValues } from '../config/options.js';
 import type { Connection, Driver, Row, SqlValue, Statement } from '../drivers/driver.js';
 import { InterruptedError, UserError } from '../errors.js';
 import { readLoadMark } from '../workloads/load-marker.js';
-import { otherClaims } from '../workloads/table-claims.js';
+import { allClaims, otherClaims } from '../workloads/table-claims.js';
+import { WORKLOADS } from '../workloads/registry.js';
 import { isModuleWorkload } from '../module/adapt.js';
 import type { DataContext, LoadPhase, LoadProgress, Workload } from '../workloads/workload.js';
 import { dataContext, logLine, type Session } from './session.js';
@@ -36,6 +37,7 @@ export interface LoadRequest {
  */
 export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
   const { session, workload, scale } = request;
+  await refuseReplacingOthers(request);
   announceReplacement(request);
   if (request.writesData !== false) for (const line of await diskSpaceLines(session, workload, scale)) logLine(line);
   // A blocking driver (SQLite) loads a table in one synchronous call, during which a handler could
@@ -72,6 +74,80 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
     base.done();
     own?.dispose();
   }
+}
+
+/**
+ * The tables of the workload that are there now and are another's, by owner: the claims say
+ * whose (table-claims.ts); a table without one (loaded before claims were kept) is the loading
+ * workload's own when its load is recorded or it is the built-in whose table it is (data pgbench
+ * -i made), else a built-in's whose table it is and whose load is recorded, else no headroom
+ * load's (a table of the database's own).
+ */
+export async function othersTables(session: Session, workload: Workload): Promise<{ owner: string; loadedAt: string | undefined; tables: string[] }[]> {
+  const ctx = { conn: session.conn, driver: session.driver, dbms: session.target.dbms };
+  const present: string[] = [];
+  for (const table of workload.tables) if (await session.driver.tableExists(session.conn, table)) present.push(table);
+  if (present.length === 0) return [];
+  const claims = new Map((await allClaims(ctx, present)).map((c) => [c.table, c]));
+  const recorded = (await readLoadMark(ctx, workload.name)) !== undefined;
+  const builtIn = WORKLOADS.some((w) => w.name === workload.name && !isModuleWorkload(workload));
+  // A built-in whose table it is and whose load is recorded (from before claims were kept).
+  const recordedBuiltIn = async (table: string): Promise<string | undefined> => {
+    for (const other of WORKLOADS)
+      if (other.name !== workload.name && other.tables.includes(table) && (await readLoadMark(ctx, other.name)) !== undefined) return other.name;
+    return undefined;
+  };
+  const owners = new Map<string, { owner: string; loadedAt: string | undefined; tables: string[] }>();
+  for (const table of present) {
+    const claim = claims.get(table);
+    let owner: string | undefined;
+    let loadedAt: string | undefined;
+    if (claim) [owner, loadedAt] = claim.loadedBy === workload.name ? [undefined, undefined] : [claim.loadedBy, claim.loadedAt];
+    else if (!recorded) owner = (await recordedBuiltIn(table)) ?? (builtIn ? undefined : NO_LOAD);
+    if (owner === undefined) continue;
+    const key = `${owner}|${loadedAt ?? ''}`;
+    const entry = owners.get(key) ?? { owner, loadedAt, tables: [] };
+    entry.tables.push(table);
+    owners.set(key, entry);
+  }
+  return [...owners.values()];
+}
+
+/** The owner of a table no headroom load made. */
+const NO_LOAD = '';
+
+/**
+ * A load drops its workload's tables first: where some are another workload's (a module named
+ * its tables as tpcc's, or the reverse), it names them and their owner, and goes on only with
+ * --force, for the other's data would be gone without a word. `run` loads only over nothing of
+ * another's: it points at `init --force`.
+ */
+async function refuseReplacingOthers(request: Pick<LoadRequest, 'session' | 'workload' | 'verb' | 'force'>): Promise<void> {
+  const { session, workload } = request;
+  const others = await othersTables(session, workload);
+  if (others.length === 0) return;
+  const named = others
+    .map((o) =>
+      o.owner === NO_LOAD
+        ? `${tableList(o.tables)} that no headroom load made`
+        : `${tableList(o.tables)} of ${o.owner}${o.loadedAt ? ` (loaded at ${o.loadedAt})` : ''}`,
+    )
+    .join(' and ');
+  const command = `headroom init ${commandName(workload)}`;
+  if (request.force && request.verb !== 'run') {
+    logLine(`replacing ${named} in ${session.url} with ${workload.name}'s (--force)`);
+    return;
+  }
+  throw new UserError(
+    `${request.verb === 'run' ? `run would load ${workload.name} over` : `${request.verb} ${workload.name} would drop`} ${named} in ${session.url}`,
+    request.verb === 'run'
+      ? `load it over them with ${command} --force, or use another database`
+      : `add --force to drop them and load ${workload.name}, or use another database`,
+  );
+}
+
+function tableList(tables: readonly string[]): string {
+  return `${tables.length === 1 ? 'table' : 'tables'} ${tables.join(', ')}`;
 }
 
 /** Says what a load replaces before it starts; refuses to shrink a larger dataset without --force. */

@@ -20,7 +20,7 @@ import type { ServerSettings } from './server-settings.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
 import { dataContext, logLine, type Session } from './session.js';
-import { jobFailureReason } from '../result/job-failure.js';
+import { runStatus, type RunStatus } from '../result/status.js';
 import { runAgents, type AgentRun } from '../agents/coordinator.js';
 import type { AgentsRecord } from '../agents/record.js';
 
@@ -70,6 +70,8 @@ export interface RunPlan {
   warmupSeconds: number;
   /** Tries per transaction on serialization failures and deadlocks (1: no retry). */
   maxTries: number;
+  /** --max-failed in percent (result/status.ts); null: the failure rule does not apply (headroom pgbench). */
+  maxFailedPercent: number | null;
   protocol: Protocol;
   /** -r: per-command latency and failures. */
   perCommand: boolean;
@@ -182,7 +184,6 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   // Scripts on their own tables (data.loadedBy none) leave the workload's invariants nothing to check.
   const routed = routing !== undefined && routing.route !== 'none' && plan.data.loadedBy !== 'none';
   const checks = workload.checkAfterRun || routed ? await workload.check(dataContext(session, plan.workloadOptions, scale, logLine)) : undefined;
-  const broken = checks?.filter((c) => !c.ok) ?? [];
 
   const result = buildResult({
     outcome,
@@ -203,6 +204,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       rate: rate ?? null,
       warmupSeconds,
       maxTries,
+      maxFailedPercent: plan.maxFailedPercent,
       seed,
       // Recorded only where it applied: a workload that sends its own way refuses --protocol.
       ...(workload.honoursProtocol === true ? { protocol } : {}),
@@ -216,25 +218,26 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       ...(plan.settings.record().asked.length > 0 ? { serverSettings: plan.settings.record() } : {}),
     },
     workload,
-    ...(outcome.status === 'interrupted'
-      ? { statusReason: 'interrupted by a signal' }
-      : outcome.jobFailure
-        ? { statusReason: jobFailureReason(outcome) }
-        : outcome.failure
-          ? {
-              statusReason: `${outcome.totals.terminals.filter((t) => t.aborted !== undefined).length} of ${clients} client(s) aborted: ${outcome.failure.message}`,
-            }
-          : {}),
   });
   if (routing && outcome.totals.nodes) {
     const urls = server ? nodeTargets(server).map((t) => describeTarget(t)) : [session.url];
     result.replication = replicationResult(routing.route, routing.balance, urls, outcome.totals.nodes, lag, routed ? (checks ?? null) : null);
   }
   if (checks) result.checks = checks;
-  if (outcome.agents) {
-    result.agents = outcome.agents;
-    if (outcome.jobFailure) result.statusReason = `${outcome.jobFailure.message}; the totals leave out the terminals of lost agents`;
-  }
+  if (outcome.agents) result.agents = outcome.agents;
+  settleStatus(
+    result,
+    runStatus({
+      outcome,
+      clients,
+      terminals: result.terminals,
+      errors: result.errors,
+      transactions: result.transactions,
+      checks,
+      maxFailedPercent: plan.maxFailedPercent,
+      maxTries,
+    }),
+  );
   // After the run, so that the sampling's own statements do not count in it.
   if (workload.samplePlanning && plan.observe && outcome.status !== 'interrupted') {
     const sample = await workload.samplePlanning(dataContext(session, plan.workloadOptions, scale, logLine)).catch((error: unknown) => {
@@ -243,11 +246,15 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     });
     if (sample) result.planning = planningResult(sample, result);
   }
-  if (broken.length > 0 && result.status !== 'interrupted') {
-    result.status = 'failed';
-    result.statusReason = `consistency check failed after the run: ${broken.map((c) => c.name).join(', ')}`;
-  }
   return result;
+}
+
+/** The status runStatus() derived, put on the result (in place of the engine's, which knew only how it ended). */
+function settleStatus(result: RunResult, status: RunStatus): void {
+  result.status = status.status;
+  if (status.statusReason === undefined) delete result.statusReason;
+  else result.statusReason = status.statusReason;
+  if (status.failedWork) result.failedWork = status.failedWork;
 }
 
 /**

@@ -76,6 +76,9 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
         sweep.statusReason = `step ${clients}: ${result.statusReason ?? result.status}`;
       }
       await save();
+      // A failed step ends the sweep, whatever failed. Failed work too (result/status.ts): a type
+      // that throws fails at every count, and conflicts only grow with more terminals, so the steps
+      // after it would measure failures; the knee rests on the steps that completed before it.
       if (result.status !== 'completed') break;
     }
   } catch (error) {

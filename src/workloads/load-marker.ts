@@ -37,8 +37,9 @@ export async function markLoadStarted(ctx: MarkerContext, workload: string, tabl
   await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
   await ctx.conn.query(`INSERT INTO ${LOAD_TABLE} (workload, scale, started) VALUES (?, ?, ?)`, [workload, String(scale), started]);
   await claimTables(ctx, workload, tables, started);
-  // The options of the load before are no longer the data's.
+  // The options and the loader of the load before are no longer the data's.
   await clearLoadOptions(ctx, workload);
+  await clearLoadCode(ctx, workload);
 }
 
 /**
@@ -68,6 +69,33 @@ async function clearLoadOptions(ctx: MarkerContext, workload: string): Promise<v
   if (await ctx.driver.tableExists(ctx.conn, LOAD_OPTIONS_TABLE)) await ctx.conn.query(`DELETE FROM ${LOAD_OPTIONS_TABLE} WHERE workload = ?`, [workload]);
 }
 
+/**
+ * What the loader was (a workload module: the sha256 of its load(), load-module.ts), one row per
+ * workload beside headroom_load, so that a run on the data can tell when the module's load() has
+ * changed since. A table of its own, as the options' is.
+ */
+export const LOAD_CODE_TABLE = 'headroom_load_code';
+
+const CODE_COLUMNS = 'workload VARCHAR(32) NOT NULL PRIMARY KEY, sha256 VARCHAR(64) NOT NULL';
+
+/** Before markLoadCompleted, as recordLoadOptions. */
+export async function recordLoadCode(ctx: MarkerContext, workload: string, sha256: string): Promise<void> {
+  await ctx.conn.query(createTableIfMissing(ctx.dbms, LOAD_CODE_TABLE, CODE_COLUMNS));
+  await ctx.conn.query(`DELETE FROM ${LOAD_CODE_TABLE} WHERE workload = ?`, [workload]);
+  await ctx.conn.query(`INSERT INTO ${LOAD_CODE_TABLE} (workload, sha256) VALUES (?, ?)`, [workload, sha256]);
+}
+
+/** The sha256 of the loader that made the workload's data, or undefined when its load recorded none (a built-in, or data loaded before it was kept). */
+export async function readLoadCode(ctx: MarkerContext, workload: string): Promise<string | undefined> {
+  if (!(await ctx.driver.tableExists(ctx.conn, LOAD_CODE_TABLE))) return undefined;
+  const [row] = await ctx.conn.query(`SELECT sha256 FROM ${LOAD_CODE_TABLE} WHERE workload = ?`, [workload]);
+  return row ? String(row[0]).trim() : undefined;
+}
+
+async function clearLoadCode(ctx: MarkerContext, workload: string): Promise<void> {
+  if (await ctx.driver.tableExists(ctx.conn, LOAD_CODE_TABLE)) await ctx.conn.query(`DELETE FROM ${LOAD_CODE_TABLE} WHERE workload = ?`, [workload]);
+}
+
 /** After the loader's last commit, the last thing a load writes. */
 export async function markLoadCompleted(ctx: MarkerContext, workload: string): Promise<void> {
   await ctx.conn.query(`UPDATE ${LOAD_TABLE} SET completed = ? WHERE workload = ?`, [new Date().toISOString(), workload]);
@@ -86,6 +114,7 @@ export async function readLoadMark(ctx: MarkerContext, workload: string): Promis
 export async function clearLoadMark(ctx: MarkerContext, workload: string): Promise<void> {
   if (await ctx.driver.tableExists(ctx.conn, LOAD_TABLE)) await ctx.conn.query(`DELETE FROM ${LOAD_TABLE} WHERE workload = ?`, [workload]);
   await clearLoadOptions(ctx, workload);
+  await clearLoadCode(ctx, workload);
   await releaseTables(ctx, workload);
 }
 

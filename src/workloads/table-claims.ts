@@ -33,12 +33,17 @@ export async function claimTables(ctx: ClaimContext, workload: string, tables: r
 
 /** The claims on `tables` made by workloads other than `workload`; none where no claims were kept. */
 export async function otherClaims(ctx: ClaimContext, workload: string, tables: readonly string[]): Promise<TableClaim[]> {
+  return (await allClaims(ctx, tables)).filter((claim) => claim.loadedBy !== workload);
+}
+
+/** Every claim on `tables`, whoever made it; none where no claims were kept. */
+export async function allClaims(ctx: ClaimContext, tables: readonly string[]): Promise<TableClaim[]> {
   if (!(await ctx.driver.tableExists(ctx.conn, LOAD_TABLES_TABLE))) return [];
   const wanted = new Set(tables);
   const text = (value: unknown): string => String(value).trim();
   return (await ctx.conn.query(`SELECT table_name, loaded_by, loaded_at FROM ${LOAD_TABLES_TABLE}`))
     .map((row): TableClaim => ({ table: text(row[0]), loadedBy: text(row[1]), loadedAt: text(row[2]) }))
-    .filter((claim) => wanted.has(claim.table) && claim.loadedBy !== workload);
+    .filter((claim) => wanted.has(claim.table));
 }
 
 /** `drop`: the workload's claims go with its tables. */

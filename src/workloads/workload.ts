@@ -192,6 +192,13 @@ export interface Workload {
   loadMode?(ctx: Omit<DataContext, 'scale'>): Promise<string | undefined>;
   /** The options the data in the database was loaded with, as its load recorded them (workload modules: the ones load() read). */
   dataOptions?(ctx: Omit<DataContext, 'scale'>): Promise<Record<string, unknown> | undefined>;
+  /** The sha256 of the loader that made the data in the database, as its load recorded it (workload modules: their load()); undefined where none was. */
+  dataLoadCode?(ctx: Omit<DataContext, 'scale'>): Promise<string | undefined>;
+  /**
+   * Where the workload's own code raised an error (a module: its source file, line and column);
+   * asked once per distinct error, when it is first sampled, never per transaction.
+   */
+  errorOrigin?(error: unknown): string | undefined;
   drop(ctx: Omit<DataContext, 'scale'>): Promise<void>;
   /** Throws UserError when these options do not work on this DBMS (tpcc --procedures on SQLite); before anything is loaded. */
   checkOptions?(dbms: DbmsName, options: OptionValues): void;

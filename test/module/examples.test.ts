@@ -63,7 +63,9 @@ for (const dbms of DBMS_UNDER_TEST) {
     const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
     assert.equal(result.status, 'completed');
     assert.equal(result.config.workload, 'ticket-booking');
-    assert.deepEqual(result.config.module, { path: BOOKING, sha256: sha256(BOOKING) });
+    assert.deepEqual(result.config.module, { path: BOOKING, sha256: sha256(BOOKING), loadSha256: result.config.module?.loadSha256 });
+    assert.match(result.config.module?.loadSha256 ?? '', /^[0-9a-f]{64}$/);
+    assert.equal(result.data.loadSha256, result.config.module?.loadSha256, 'the data is what this load() makes');
     // What the data is: the options init's load() read (--hot-shows is the transactions' alone).
     assert.deepEqual(result.data.options, { seats: 10 });
     assert.deepEqual(result.transactions.map((x) => x.name).sort(), ['availability', 'book', 'cancel']);

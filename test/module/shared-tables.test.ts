@@ -38,7 +38,14 @@ for (const dbms of SHARED_ON) {
 
     // The built-in's load, then the module's over the same tables: chain_meta and chain's record stay.
     ok(await cli(['init', 'chain']), 'init chain');
-    ok(await cli(['init', CHAIN_MODULE]), 'init the chain module');
+    // The module would drop chain's tables: it names them and needs --force.
+    const unforced = await cli(['init', CHAIN_MODULE]);
+    assert.equal(unforced.code, 2, unforced.stderr);
+    assert.match(
+      unforced.stderr,
+      /^headroom: init chain-module would drop tables country, city, street, address, client, operation of chain \(loaded at [^)]+\) in \S+ \(add --force/m,
+    );
+    ok(await cli(['init', CHAIN_MODULE, '--force']), 'init the chain module');
     for (const verb of [
       ['run', 'chain', '-c', '1', '-T', '1', '-P', '0'],
       ['check', 'chain'],
@@ -52,12 +59,12 @@ for (const dbms of SHARED_ON) {
     ok(await run(CHAIN_MODULE), 'run the chain module on its data');
 
     // Loaded again, chain is chain's; now the module's record is the one that no longer holds.
-    ok(await cli(['init', 'chain']), 're-init chain');
+    ok(await cli(['init', 'chain', '--force']), 're-init chain');
     ok(await run('chain'), 'run chain after its re-init');
     const reverse = await run(CHAIN_MODULE);
     assert.notEqual(reverse.code, 0, "the module ran on chain's data");
     assert.match(reverse.stderr, refusal('chain', 'chain-module'));
-    ok(await cli(['init', CHAIN_MODULE]), 're-init the chain module');
+    ok(await cli(['init', CHAIN_MODULE, '--force']), 're-init the chain module');
     ok(await run(CHAIN_MODULE), 'run the chain module after its re-init');
 
     // Dropping the module releases its claims: chain loads afresh and runs.

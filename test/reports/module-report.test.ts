@@ -40,7 +40,8 @@ test('module results: path, sha256 and data options in the summary, report and c
   assert.equal(run1.code, 0, run1.stderr);
   const r1 = read(first);
   const v1 = sha256(module);
-  assert.deepEqual(r1.config.module, { path: module, sha256: v1 });
+  assert.deepEqual(r1.config.module, { path: module, sha256: v1, loadSha256: r1.config.module?.loadSha256 });
+  assert.match(r1.config.module?.loadSha256 ?? '', /^[0-9a-f]{64}$/);
   assert.deepEqual(r1.data.options, { seats: 10 }, 'the options load() read, not --hot-shows, which only the transactions read');
   assert.equal(r1.config.workloadOptions['seats'], 10);
   assert.equal(r1.data.loadedBy, 'earlier');
@@ -67,6 +68,9 @@ test('module results: path, sha256 and data options in the summary, report and c
   const run2 = await cli(['run', module, ...short, '--hot-shows', '3', '-o', second]);
   assert.equal(run2.code, 0, run2.stderr);
   assert.equal(read(second).config.module?.sha256, v2);
+  // A comment is no edit of load(): the run on the data loaded before has nothing to say about it.
+  assert.equal(read(second).config.module?.loadSha256, r1.config.module?.loadSha256);
+  assert.doesNotMatch(run2.stderr, /has changed/);
 
   const compare = await runCli(['compare', first, second], { cwd: folder });
   assert.equal(compare.code, 0, compare.stderr);

@@ -256,6 +256,8 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
   const err = (text: string): void => void process.stderr.write(text);
   const seed = o.seed ?? seedFromEnvironment(env);
   return {
+    // pgbench exits 0 with failed transactions: the failure rule (--max-failed) is headroom run's.
+    failureRule: false,
     missingData(session) {
       const database = serverTargetOf(session.target)?.database ?? session.url;
       throw new UserError(

@@ -1,6 +1,7 @@
 import type { ServerTarget } from '../../config/target.js';
 import type { Connection, Row, SqlValue, Statement } from '../driver.js';
 import { classifyFirebirdError, isObjectInUse } from './errors.js';
+import { withStatementText } from '../errors.js';
 import { FirebirdStatement } from './statement.js';
 import { isCursor, MISPREDICTED, transactionBlock, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
 
@@ -117,9 +118,11 @@ export class FirebirdConnection implements Connection {
     } catch (error) {
       // A statement this attachment prepared keeps its tables in use, and DROP TABLE (e.g. a
       // reload) fails on them: release them all (they prepare again when used) and try once more.
-      if (this.tx || this.statements.size === 0 || !isObjectInUse(error)) throw error;
+      if (this.tx || this.statements.size === 0 || !isObjectInUse(error)) throw withStatementText(classifyFirebirdError(error), sql);
       for (const statement of this.statements.values()) statement.release();
-      return execute();
+      return execute().catch((again: unknown) => {
+        throw withStatementText(classifyFirebirdError(again), sql);
+      });
     }
   }
 
@@ -171,11 +174,38 @@ export class FirebirdConnection implements Connection {
       }
       await flush();
       if (own) await this.commit();
+      await this.advanceIdentities(table, columns);
     } catch (error) {
       if (own) await this.rollback().catch(() => {});
       throw classifyFirebirdError(error, this.target);
     }
     return count;
+  }
+
+  /**
+   * Explicit ids loaded into an identity column leave its generator where it was, so the inserts
+   * after them that take the default meet loaded ids: the identity restarts past the largest,
+   * as MariaDB's AUTO_INCREMENT and SQLite's rowid move by themselves. RESTART WITH n makes n the
+   * next value on Firebird 4 and later, n + 1 on Firebird 3: the generator's value after it says
+   * which, and a Firebird 4 gets n + 1. Never backwards.
+   */
+  private async advanceIdentities(table: string, columns: readonly string[]): Promise<void> {
+    const relation = /^".*"$/.test(table) ? table.slice(1, -1) : table.toUpperCase();
+    const identities = await this.query(
+      'SELECT TRIM(RDB$FIELD_NAME), TRIM(RDB$GENERATOR_NAME) FROM RDB$RELATION_FIELDS WHERE RDB$RELATION_NAME = ? AND RDB$IDENTITY_TYPE IS NOT NULL',
+      [relation],
+    );
+    for (const [field, generator] of identities) {
+      const column = columns.find((c) => (/^".*"$/.test(c) ? c.slice(1, -1) : c.toUpperCase()) === field);
+      if (column === undefined) continue;
+      const [[max]] = (await this.query(`SELECT MAX(${column}) FROM ${table}`)) as [[SqlValue]];
+      const [[current]] = (await this.query(`SELECT GEN_ID("${String(generator)}", 0) FROM RDB$DATABASE`)) as [[SqlValue]];
+      if (max === null || Number(current) >= Number(max)) continue;
+      const restart = async (to: string): Promise<void> => void (await this.query(`ALTER TABLE ${table} ALTER COLUMN ${column} RESTART WITH ${to}`));
+      await restart(String(max));
+      const [[after]] = (await this.query(`SELECT GEN_ID("${String(generator)}", 0) FROM RDB$DATABASE`)) as [[SqlValue]];
+      if (Number(after) < Number(max)) await restart(String(BigInt(String(max)) + 1n));
+    }
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,6 @@
 import type { Row, SqlValue, Statement } from '../driver.js';
+import { withStatementText } from '../errors.js';
+import { classifyFirebirdError } from './errors.js';
 import { isCursor, type FirebirdWire, type PreparedStatement } from './wire/connection.js';
 
 /** What a statement needs from its connection: the transaction to prepare and run in. */
@@ -41,17 +43,24 @@ export class FirebirdStatement implements Statement {
   }
 
   async run(params: readonly SqlValue[] = []): Promise<number> {
-    if (!this.prepared) await this.bind();
-    const prepared = this.prepared!;
-    // A SELECT whose rows nobody keeps (pgbench's select-only) runs as all() does: in autocommit
-    // read-only mode that is one round trip, not three (start, execute and fetch, close and commit).
-    if (isCursor(prepared)) return this.host.selectRows(prepared, params).then((rows) => rows.length);
-    return this.host.within((tx) => this.wire.executeCount(prepared, tx, params));
+    try {
+      if (!this.prepared) await this.bind();
+      const prepared = this.prepared!;
+      // A SELECT whose rows nobody keeps (pgbench's select-only) runs as all() does: in autocommit
+      // read-only mode that is one round trip, not three (start, execute and fetch, close and commit).
+      if (isCursor(prepared)) return (await this.host.selectRows(prepared, params)).length;
+      return await this.host.within((tx) => this.wire.executeCount(prepared, tx, params));
+    } catch (error) {
+      throw withStatementText(classifyFirebirdError(error), this.sql);
+    }
   }
 
   async all(params: readonly SqlValue[] = []): Promise<Row[]> {
-    if (!this.prepared) await this.bind();
-    const prepared = this.prepared!;
-    return this.host.selectRows(prepared, params);
+    try {
+      if (!this.prepared) await this.bind();
+      return await this.host.selectRows(this.prepared!, params);
+    } catch (error) {
+      throw withStatementText(classifyFirebirdError(error), this.sql);
+    }
   }
 }

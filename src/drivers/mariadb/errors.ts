@@ -1,4 +1,4 @@
-import { DbError, type ErrorClass } from '../errors.js';
+import { DbError, statementTextOf, withStatementText, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
 import { WrongServerError } from '../probe.js';
 import { TlsError } from '../transport/tls.js';
@@ -33,7 +33,11 @@ export function classifyMariadbError(error: unknown, target?: ServerTarget): DbE
   const shape = (error ?? {}) as MariadbErrorShape;
   const message = shape.sqlMessage ?? (error instanceof Error ? error.message : String(error));
   const code = shape.errno !== undefined ? String(shape.errno) : shape.code;
-  return new DbError(mariadbClass(shape), message, code, target ? mariadbHint(shape, target) : undefined, { cause: error, deadlock: shape.errno === 1213 });
+  const failed = new DbError(mariadbClass(shape), message, code, target ? mariadbHint(shape, target) : undefined, {
+    cause: error,
+    deadlock: shape.errno === 1213,
+  });
+  return withStatementText(failed, statementTextOf(error));
 }
 
 function mariadbClass(error: MariadbErrorShape): ErrorClass {

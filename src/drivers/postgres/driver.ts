@@ -209,9 +209,12 @@ class PostgresConnection implements Connection {
   prepare(sql: string): Promise<Statement> {
     return this.statements.get(sql, async () => {
       try {
-        return new PostgresStatement(this.wire, await this.wire.prepare(numberPlaceholders(sql)));
+        const prepared = await this.wire.prepare(numberPlaceholders(sql));
+        // Its errors name the text as the workload wrote it, with its ? placeholders.
+        prepared.sql = sql;
+        return new PostgresStatement(this.wire, prepared);
       } catch (error) {
-        throw classifyPostgresError(error, this.target);
+        throw Object.assign(classifyPostgresError(error, this.target), { sql });
       }
     });
   }
@@ -221,7 +224,7 @@ class PostgresConnection implements Connection {
       const result = params.length > 0 ? await this.wire.extendedQuery(numberPlaceholders(sql), params) : await this.wire.simpleQuery(sql);
       return result.rows;
     } catch (error) {
-      throw classifyPostgresError(error, this.target);
+      throw Object.assign(classifyPostgresError(error, this.target), { sql });
     }
   }
 
@@ -272,9 +275,32 @@ class PostgresConnection implements Connection {
 
   async bulkInsert(table: string, columns: readonly string[], rows: Iterable<readonly SqlValue[]>): Promise<number> {
     try {
-      return await this.wire.copyIn(`COPY ${table} (${columns.join(', ')}) FROM STDIN`, copyChunks(rows));
+      const count = await this.wire.copyIn(`COPY ${table} (${columns.join(', ')}) FROM STDIN`, copyChunks(rows));
+      await this.advanceSequences(table, columns);
+      return count;
     } catch (error) {
       throw classifyPostgresError(error, this.target);
+    }
+  }
+
+  /**
+   * Rows loaded with their own ids into an identity (or serial) column leave its sequence where
+   * it was, so every insert after them that takes the default would meet a loaded id (duplicate
+   * key): the sequence moves past the largest id, as MariaDB's AUTO_INCREMENT and SQLite's rowid
+   * do by themselves. Never backwards, so that loaders of one table side by side cannot undo
+   * each other's move.
+   */
+  private async advanceSequences(table: string, columns: readonly string[]): Promise<void> {
+    // The column as pg_get_serial_sequence reads it: literally, so unquoted names folded as SQL folds them.
+    const names = columns.map((c) => (/^".*"$/.test(c) ? c.slice(1, -1).replace(/""/g, '"') : c.toLowerCase()));
+    const lookups = names.map((_, i) => `pg_get_serial_sequence($1, $${i + 2})`).join(', ');
+    const [sequences] = (await this.wire.extendedQuery(`SELECT ${lookups}`, [table, ...names])).rows;
+    for (const [i, sequence] of (sequences ?? []).entries()) {
+      if (sequence === null) continue;
+      // pg_get_serial_sequence gives the sequence's name quoted as needed: safe in the text.
+      await this.wire.simpleQuery(
+        `SELECT setval('${String(sequence).replace(/'/g, "''")}', GREATEST(m, (SELECT last_value FROM ${String(sequence)}))) FROM (SELECT max(${columns[i]}) AS m FROM ${table}) AS loaded WHERE m IS NOT NULL`,
+      );
     }
   }
 

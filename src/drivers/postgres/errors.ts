@@ -1,4 +1,4 @@
-import { DbError, type ErrorClass } from '../errors.js';
+import { DbError, statementTextOf, withStatementText, type ErrorClass } from '../errors.js';
 import type { ServerTarget } from '../../config/target.js';
 import { WrongServerError } from '../probe.js';
 import { TlsError } from '../transport/tls.js';
@@ -24,7 +24,10 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   const cause = (error as Error | undefined)?.cause;
   const server = error instanceof PgServerError ? error : cause instanceof PgServerError ? cause : undefined;
   const options = { cause: error, deadlock: code === '40P01', ...(server ? { report: libpqReport(server) } : {}) };
-  return new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, options);
+  return withStatementText(
+    new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, options),
+    statementTextOf(error),
+  );
 }
 
 /** The error as libpq's PQerrorMessage gives it at its default verbosity (what psql and pgbench print). */

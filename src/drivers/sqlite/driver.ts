@@ -6,6 +6,7 @@ import { observeSqlite } from './observe.js';
 import type { Connection, Driver, Row, ServerInfo, SettingPlan, SqlValue, Statement } from '../driver.js';
 import { describeTarget, type SqliteTarget } from '../../config/target.js';
 import { classifySqliteError } from './errors.js';
+import { withStatementText } from '../errors.js';
 import { StatementCache } from '../statement-cache.js';
 
 /**
@@ -96,7 +97,7 @@ class SqliteStatement implements Statement {
     try {
       return this.statement.reader ? this.statement.all(...bind(params)).length : this.statement.run(...bind(params)).changes;
     } catch (error) {
-      throw classifySqliteError(error);
+      throw withStatementText(classifySqliteError(error), this.statement.source);
     }
   }
 
@@ -108,7 +109,7 @@ class SqliteStatement implements Statement {
       }
       return this.statement.all(...bind(params)) as Row[];
     } catch (error) {
-      throw classifySqliteError(error);
+      throw withStatementText(classifySqliteError(error), this.statement.source);
     }
   }
 }
@@ -134,7 +135,7 @@ class SqliteConnection implements Connection {
       try {
         return new SqliteStatement(this.db.prepare(sql));
       } catch (error) {
-        throw classifySqliteError(error);
+        throw withStatementText(classifySqliteError(error), sql);
       }
     });
   }

@@ -301,7 +301,32 @@ test('postgres: an error other than a bad request counts as failed and the clien
     // RAISE gives SQLSTATE P0001: neither retryable nor a bad request.
     const file = script('raise.sql', "DO $$BEGIN IF random() >= 0 THEN RAISE EXCEPTION 'boom'; END IF; END$$;\n");
     const counted = path.join(folder, 'raise-counted.json');
-    const run = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--out', counted]);
+    // Every try fails: the run fails by --max-failed unless told to accept failures.
+    const strict = await runCli(['run', 'tpcb', '--db', db.url, '-f', file, '-c', '2', '-t', '3', '-P', '0', '--observe=false', '--out', counted]);
+    assert.equal(strict.code, 1, strict.stderr);
+    assert.match(
+      result(counted).statusReason ?? '',
+      /^transaction type \S*raise\.sql: all 6 of its tries failed, above --max-failed 5%; first error: \(other P0001\) boom/,
+    );
+    const run = await runCli([
+      'run',
+      'tpcb',
+      '--db',
+      db.url,
+      '-f',
+      file,
+      '-c',
+      '2',
+      '-t',
+      '3',
+      '-P',
+      '0',
+      '--observe=false',
+      '--max-failed',
+      '100%',
+      '--out',
+      counted,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(
       result(counted).terminals.map((x) => [x.failed, x.aborted]),

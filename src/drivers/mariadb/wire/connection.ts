@@ -53,6 +53,8 @@ export interface MariadbPreparedStatement {
   params: number;
   /** The result columns, kept so that executions can skip the metadata (MariaDB 10.6+). */
   columns: Column[];
+  /** Its text, for the errors of its executions (DbError.sql). */
+  sql: string;
 }
 
 const COUNT = 0;
@@ -234,9 +236,11 @@ export class MariadbWire implements TransportHandler, PacketSink {
     return literal(value, this.noBackslashEscapes);
   }
 
-  prepare(sql: string): Promise<MariadbPreparedStatement> {
+  async prepare(sql: string): Promise<MariadbPreparedStatement> {
     const w = this.writer.begin().u8(COM_STMT_PREPARE).text(sql);
-    return this.send(w.finish(), PREPARED, false, undefined) as Promise<MariadbPreparedStatement>;
+    const statement = (await this.send(w.finish(), PREPARED, false, undefined)) as MariadbPreparedStatement;
+    statement.sql = sql;
+    return statement;
   }
 
   /** COM_STMT_EXECUTE for the number of rows affected (matched) or returned. */
@@ -411,7 +415,7 @@ export class MariadbWire implements TransportHandler, PacketSink {
       const columns = r.u16();
       const params = r.u16();
       checkWithin(r, 'a prepare OK packet');
-      request.statement = { id, params, columns: [] };
+      request.statement = { id, params, columns: [], sql: '' };
       request.columnsLeft = columns;
       request.paramsLeft = params;
       if (params > 0) request.phase = PREPARE_PARAMS;
@@ -476,7 +480,9 @@ export class MariadbWire implements TransportHandler, PacketSink {
   private finish(request: Request, value: unknown, error?: Error): void {
     this.queue.shift();
     this.moreResults = false;
-    if (error) return request.reject(this.classify(error));
+    // An execution's error names its statement (DbError.sql); only here, on the error path.
+    if (error)
+      return request.reject(this.classify(request.answer === PREPARED || !request.statement ? error : Object.assign(error, { sql: request.statement.sql })));
     if (request.answer === ROWS) request.resolve(request.rows === NO_ROWS ? [] : request.rows);
     else request.resolve(value);
   }

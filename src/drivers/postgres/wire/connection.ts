@@ -51,6 +51,8 @@ export interface PgPreparedStatement {
   types: number[];
   /** The constant head of its Bind message: type byte and length are written per call. */
   bindHead: Buffer;
+  /** Its text, for the errors of its executions (DbError.sql). */
+  sql: string;
 }
 
 /** A simple-protocol Query message encoded once, for statements sent on every transaction (BEGIN, COMMIT). */
@@ -82,6 +84,8 @@ export interface Pending {
   rows: Row[];
   rowCount: number;
   error: Error | undefined;
+  /** The statement's text where the request has one, put on its error (DbError.sql). */
+  sql: string | undefined;
   resolve(value: unknown): void;
   reject(error: Error): void;
   /** COPY FROM STDIN: called when the server is ready for CopyData. */
@@ -267,22 +271,22 @@ export class WireConnection implements SslAnswering, MessageSink {
     const w = this.writer;
     w.begin(0x50).cstring(name).cstring(sql).int16(0).end(); // Parse, parameter types inferred
     w.begin(0x44).bytes('S').cstring(name).end(); // Describe statement
-    const done = await this.send(Buffer.concat([w.take(), SYNC]), true);
+    const done = await this.send(Buffer.concat([w.take(), SYNC]), true, [], undefined, sql);
     const head = new MessageWriter();
     head.bytes('\0').cstring(name).int16(0); // unnamed portal, statement, all parameters in text
-    return { name, types: done.types, bindHead: head.take() };
+    return { name, types: done.types, bindHead: head.take(), sql };
   }
 
   /** Executes a prepared statement for the number of rows it affected (or returned). */
   executeCount(statement: PgPreparedStatement, params: readonly SqlValue[]): Promise<number> {
     const length = this.binds.write(statement.bindHead, params);
-    return this.sendBytes(this.binds.buffer, length, COUNT, false, statement.types) as Promise<number>;
+    return this.sendBytes(this.binds.buffer, length, COUNT, false, statement.types, undefined, undefined, statement.sql) as Promise<number>;
   }
 
   /** Executes a prepared statement for its rows. */
   executeRows(statement: PgPreparedStatement, params: readonly SqlValue[]): Promise<Row[]> {
     const length = this.binds.write(statement.bindHead, params);
-    return this.sendBytes(this.binds.buffer, length, ROWS, true, statement.types) as Promise<Row[]>;
+    return this.sendBytes(this.binds.buffer, length, ROWS, true, statement.types, undefined, undefined, statement.sql) as Promise<Row[]>;
   }
 
   /** A statement sent as pgJDBC sends a PreparedStatement under prepareThreshold `threshold` (threshold-statement.ts). */
@@ -327,7 +331,7 @@ export class WireConnection implements SslAnswering, MessageSink {
 
   /** A statement without parameters through the simple protocol (several statements allowed). */
   simpleQuery(sql: string | EncodedQuery): Promise<Pending> {
-    return this.send(typeof sql === 'string' ? encodeQuery(sql).message : sql.message, true);
+    return typeof sql === 'string' ? this.send(encodeQuery(sql).message, true, [], undefined, sql) : this.send(sql.message, true);
   }
 
   /** Several statements in one Query message (pgbench's \\;): each one's result, with its column names. */
@@ -356,7 +360,7 @@ export class WireConnection implements SslAnswering, MessageSink {
     for (const value of params) w.lengthPrefixed(encodeText(value));
     w.int16(0).end();
     w.begin(0x44).bytes('P').cstring('').end(); // Describe portal: its RowDescription gives the types
-    return this.send(Buffer.concat([w.take(), EXECUTE_SYNC]), true);
+    return this.send(Buffer.concat([w.take(), EXECUTE_SYNC]), true, [], undefined, sql);
   }
 
   /**
@@ -483,8 +487,8 @@ export class WireConnection implements SslAnswering, MessageSink {
   }
 
   /** A request answered with its whole record (rows, count and types); `wantRows` false only counts rows. */
-  private send(message: Buffer, wantRows: boolean, types: number[] = [], onCopyIn?: () => void): Promise<Pending> {
-    return this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn) as Promise<Pending>;
+  private send(message: Buffer, wantRows: boolean, types: number[] = [], onCopyIn?: () => void, sql?: string): Promise<Pending> {
+    return this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn, undefined, sql) as Promise<Pending>;
   }
 
   private sendBytes(
@@ -495,9 +499,10 @@ export class WireConnection implements SslAnswering, MessageSink {
     types: number[],
     onCopyIn?: () => void,
     results?: StatementResult[],
+    sql?: string,
   ): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
-    const pending: Pending = { answer, wantRows, types, rows: NO_ROWS, rowCount: 0, error: undefined, resolve: unset, reject: unset, onCopyIn, results };
+    const pending: Pending = { answer, wantRows, types, rows: NO_ROWS, rowCount: 0, error: undefined, sql, resolve: unset, reject: unset, onCopyIn, results };
     this.capturing = pending;
     const promise = new Promise(this.capture);
     this.queue.push(pending);
@@ -649,7 +654,8 @@ export class WireConnection implements SslAnswering, MessageSink {
       case 0x5a: // ReadyForQuery
         if (!pending) return;
         this.queue.shift();
-        if (pending.error) pending.reject(this.classify(pending.error));
+        // The server's error names the statement it refused (DbError.sql); only here, on the error path.
+        if (pending.error) pending.reject(this.classify(pending.sql === undefined ? pending.error : Object.assign(pending.error, { sql: pending.sql })));
         else {
           // The shared empty array never leaves this client: a caller may push to its rows.
           const { answer } = pending;
