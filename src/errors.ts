@@ -26,3 +26,10 @@ export class ScriptSyntaxError extends UserError {
 
 /** A user's Ctrl-C that stopped work part way (a load): printed like a UserError, exit code 130. */
 export class InterruptedError extends UserError {}
+
+/**
+ * Work that stopped moving and was given up (a server that stopped answering, a workload module's
+ * promise that never settles): printed like a UserError, exit code 1, since the run failed rather
+ * than the command line.
+ */
+export class StalledError extends UserError {}

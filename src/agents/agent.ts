@@ -175,7 +175,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
       () => undefined,
     );
     send('done', { kind: 'done', index: shard.index, outcome: toWireOutcome(outcome) } satisfies Done);
-    log(`run ${plan.runId}: ${outcome.status}, ${outcome.totals.all.totalCount} transactions`);
+    log(`run ${plan.runId}: ${outcome.status}, ${outcome.totals.types.reduce((n, t) => n + t.count, 0)} transactions`);
   } catch (error) {
     send('done', { kind: 'done', index: shard.index, error: toThreadError(error) } satisfies Done);
     log(`run ${plan.runId}: failed: ${(error as Error).message}`);

@@ -330,7 +330,7 @@ function outcomeOf(
         terminals: { first: m.first, count: m.count },
         clockOffsetMs: round(m.ready?.clockOffsetMs ?? 0, 1),
         roundTripMs: m.ready?.roundTripMs ?? 0,
-        transactions: all ? all.all.totalCount : streamed(m),
+        transactions: all ? all.types.reduce((n, t) => n + t.count, 0) : streamed(m),
         failed: all ? all.types.reduce((n, t) => n + t.failed, 0) : 0,
         clientCpuUs: o ? o.clientCpu.userUs + o.clientCpu.systemUs : null,
         ...(m.lost ? { lost: m.lost } : {}),

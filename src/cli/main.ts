@@ -1,6 +1,6 @@
 import { formatOptionHelp, type OptionSpec } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
-import { InterruptedError, UserError } from '../errors.js';
+import { InterruptedError, StalledError, UserError } from '../errors.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { fileErrorReason } from '../common/file-errors.js';
 import { DEFAULT_DB } from '../config/target.js';
@@ -186,7 +186,7 @@ async function verb(argv: string[], writeError: (text: string) => void): Promise
     if (error instanceof UserError || error instanceof DbError) {
       writeError(`headroom: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
       if (verbose) writeError(`${error.stack ?? ''}\n${error.cause instanceof Error ? `cause: ${error.cause.stack}\n` : ''}`);
-      return error instanceof InterruptedError ? 130 : 2;
+      return error instanceof InterruptedError ? 130 : error instanceof StalledError ? 1 : 2;
     }
     writeError(`headroom: unexpected error: ${error instanceof Error ? error.message : String(error)}${verbose ? '' : ' (--verbose shows the stack)'}\n`);
     if (verbose && error instanceof Error) writeError(`${error.stack}\n`);

@@ -93,6 +93,12 @@ export interface Connection {
    * cheaper starts them so (Firebird). A statement that writes in one then fails.
    */
   declareReadOnly?(readOnly: boolean): void;
+  /**
+   * The request this connection waits on the server for: its statement's text ('' where the request
+   * keeps none), undefined when nothing is pending. Read only where a run ends with a terminal stuck,
+   * to say where it was; never on a hot path. Absent where requests block the thread (SQLite).
+   */
+  pendingRequest?(): string | undefined;
 }
 
 export interface ServerInfo {

@@ -57,6 +57,8 @@ export interface EngineConfig {
   beforeStart?: () => Promise<void>;
   /** An agent streams each interval's raw snapshots (exact histograms) with the point made of them. */
   onSnapshots?: (snapshots: readonly IntervalSnapshot[], point: SeriesPoint) => void;
+  /** A second Ctrl-C: the stop's grace for transactions in flight ends at once. */
+  hurry?: AbortSignal;
 }
 
 export interface EngineOutcome {
@@ -89,7 +91,7 @@ const TICK_MS = 1000;
  */
 export async function runEngine(config: EngineConfig, signal: AbortSignal, onInterval: (point: SeriesPoint) => void): Promise<EngineOutcome> {
   const openingAt = new Date();
-  const jobs = await openJobs(config);
+  const jobs = await openJobs(config, signal);
   if (config.beforeStart) {
     try {
       await config.beforeStart();
@@ -170,7 +172,11 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
   }
   const measuredSeconds = measuring ? (performance.now() - measureStart) / 1000 : 0;
   const cpu = measuring ? process.cpuUsage(cpuAtMeasure) : { user: 0, system: 0 };
+  const hurry = (): void => jobs.forEach((j) => j.hurry());
+  if (config.hurry?.aborted) hurry();
+  else config.hurry?.addEventListener('abort', hurry, { once: true });
   const stopped = (await Promise.all(jobs.map((j) => j.stop().catch(() => undefined)))).filter((s) => s !== undefined);
+  config.hurry?.removeEventListener('abort', hurry);
   loopDelay.disable();
   loopDelayTick.disable();
   const failure = stopped.find((s) => s.aborted)?.aborted;
@@ -197,8 +203,8 @@ function delayMs(histogram: IntervalHistogram): { p99: number; max: number } {
   return histogram.count === 0 ? { p99: 0, max: 0 } : { p99: round(histogram.percentile(99) / 1e6, 3), max: round(histogram.max / 1e6, 3) };
 }
 
-/** Deals the terminals round-robin into jobs; one job runs in this thread, more in worker threads. */
-async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
+/** Deals the terminals round-robin into jobs; one job runs in this thread, more in worker threads. Ctrl-C (`signal`) ends the opening. */
+async function openJobs(config: EngineConfig, signal: AbortSignal): Promise<JobHandle[]> {
   const jobCount = Math.min(config.jobs, config.clients);
   const plans: TerminalPlan[][] = Array.from({ length: jobCount }, () => []);
   const first = config.terminalIds?.first ?? 0;
@@ -234,8 +240,8 @@ async function openJobs(config: EngineConfig): Promise<JobHandle[]> {
     sessionStatements: [...(config.sessionStatements ?? [])],
     ...(config.runStart ? { runStart: { ...config.runStart } } : {}),
   }));
-  if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!)];
-  const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c)));
+  if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!, signal)];
+  const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c, signal)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failure) {
     await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.stop() : undefined)));

@@ -12,6 +12,7 @@ import { JournalWriter } from './journal.js';
 import { JournalingConnection } from './journaling-connection.js';
 import { StopSignal } from './stop-signal.js';
 import { Terminal, type TerminalPlan } from './terminal.js';
+import { Watchdog } from './watchdog.js';
 import { TransactionLog, type TransactionLogConfig } from './transaction-log.js';
 import { RoutedConnector, declaringTypes, type Routing } from './routing/routed-connector.js';
 
@@ -44,8 +45,28 @@ export interface JobConfig {
   runStart?: Record<string, number>;
 }
 
-/** How long terminals may take to finish their transaction in flight once stopped. */
-const STOP_GRACE_MS = 5_000;
+/**
+ * How long terminals may take to finish their transaction in flight once stopped: a timed run ends
+ * within this of its time whatever the server does, and what is still running then is counted
+ * unfinished (Terminal.abandon()).
+ */
+export const STOP_GRACE_MS = 3_000;
+
+/**
+ * Opening the terminals is given up when no connection opens and no prepare() ends for this long
+ * while one is stuck: a server that stopped answering, a module's prepare() that never settles.
+ * Longer than a connection's own default timeout (10 s), so that its error is the one told.
+ */
+const OPENING_SILENCE_MS = 15_000;
+
+/** Why opening the terminals was given up: the ones still connecting, the first still preparing and where. */
+function stuckOpening(connecting: ReadonlySet<number>, preparing: readonly Terminal[], seconds: number): string | undefined {
+  const parts: string[] = [];
+  if (connecting.size > 0) parts.push(`terminal(s) ${[...connecting].slice(0, 10).join(', ')}${connecting.size > 10 ? ', ...' : ''} still connecting`);
+  if (preparing[0]) parts.push(preparing[0].preparingPlace());
+  if (parts.length === 0) return undefined;
+  return `the terminals did not get ready: nothing moved for ${seconds} s; ${parts.join('; ')}`;
+}
 
 /**
  * A share of the terminals and one recorder. With -j 1 the engine runs one LocalJob in the main
@@ -57,10 +78,13 @@ export interface JobHandle {
   setMeasuring(measuring: boolean): Promise<void>;
   tick(): Promise<IntervalSnapshot>;
   /**
-   * Stops recording, then the terminals; returns the totals, any bad request that aborted terminals,
-   * and a failure while stopping (the -l file's last write) that must fail the run.
+   * Stops recording, then the terminals, giving those in a transaction STOP_GRACE_MS to end it (the
+   * rest are counted unfinished); returns the totals, any bad request that aborted terminals, and a
+   * failure while stopping (the -l file's last write) that must fail the run.
    */
   stop(): Promise<JobStopped>;
+  /** A second Ctrl-C: the stop's grace ends now. */
+  hurry(): void;
 }
 
 export interface JobStopped {
@@ -71,6 +95,7 @@ export interface JobStopped {
 
 export class LocalJob implements JobHandle {
   private loops: Promise<void> | undefined;
+  private hurried: (() => void) | undefined;
 
   private constructor(
     private readonly recorder: Recorder,
@@ -85,7 +110,7 @@ export class LocalJob implements JobHandle {
    * Opens and prepares every terminal's connection; fails (closing what it opened) if one cannot,
    * except that under --force terminals the server refused for capacity are left out.
    */
-  static async open(config: JobConfig): Promise<LocalJob> {
+  static async open(config: JobConfig, signal?: AbortSignal): Promise<LocalJob> {
     // A workload module is loaded in each worker thread from its path (the main thread has it already).
     const workload = await workloadForJob(config.workload, findWorkload);
     const types = declaringTypes(workload.transactions(config.options), config.routing);
@@ -128,18 +153,48 @@ export class LocalJob implements JobHandle {
       const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;
       return async () => new JournalingConnection(await connect(), journal, nextId);
     });
+    // Until every terminal is ready: which ones are still connecting, and the terminals themselves
+    // (each says what it is preparing), for the watchdog's message.
+    const connecting = new Set(config.terminals.map((plan) => plan.id));
+    let preparing: Terminal[] = [];
+    const watchdog = new Watchdog(
+      OPENING_SILENCE_MS,
+      () => stuckOpening(connecting, preparing, OPENING_SILENCE_MS / 1000),
+      signal,
+      'interrupted while the terminals were connecting',
+    );
     const connectStarted = performance.now();
-    const opened = await Promise.allSettled(connectors.map((connect) => connect()));
+    const connections = connectors.map((connect, i) =>
+      connect().finally(() => {
+        connecting.delete(config.terminals[i]!.id);
+        watchdog.moved();
+      }),
+    );
+    const closeAll = async (): Promise<void> => {
+      // Connections that open after a give-up are closed as they come.
+      for (const c of connections)
+        void c.then(
+          (conn) => conn.close().catch(() => {}),
+          () => undefined,
+        );
+      await journal?.close().catch(() => undefined);
+      log?.close();
+      await router?.close();
+    };
+    let opened: PromiseSettledResult<Connection>[];
+    try {
+      opened = await watchdog.guard(Promise.allSettled(connections));
+    } catch (error) {
+      await closeAll();
+      throw error;
+    }
     recorder.connectMs = performance.now() - connectStarted;
     const refused = (o: PromiseSettledResult<Connection>): boolean =>
       o.status === 'rejected' && o.reason instanceof DbError && o.reason.errorClass === 'capacity';
     const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected' && !(config.acceptRefusals && refused(o)));
     const accepted = opened.flatMap((o, i) => (o.status === 'fulfilled' ? [{ connection: o.value, plan: config.terminals[i]!, connect: connectors[i]! }] : []));
     if (failure || accepted.length === 0) {
-      await Promise.all(accepted.map((a) => a.connection.close().catch(() => {})));
-      await journal?.close();
-      log?.close();
-      await router?.close();
+      await closeAll();
       throw failure?.reason ?? (opened[0] as PromiseRejectedResult).reason;
     }
     const context = {
@@ -169,13 +224,20 @@ export class LocalJob implements JobHandle {
         }),
     );
     recorder.refusedConnections = opened.length - accepted.length;
+    preparing = [...terminals];
     try {
-      for (const terminal of terminals) await terminal.prepare();
+      await watchdog.guard(
+        (async () => {
+          for (const terminal of terminals) {
+            await terminal.prepare();
+            preparing.shift();
+            watchdog.moved();
+          }
+        })(),
+      );
     } catch (error) {
       await Promise.all(terminals.map((t) => t.close()));
-      await journal?.close();
-      log?.close();
-      await router?.close();
+      await closeAll();
       throw error;
     }
     return new LocalJob(recorder, terminals, stopSignal, journal, log, router);
@@ -195,20 +257,51 @@ export class LocalJob implements JobHandle {
   }
 
   async tick(): Promise<IntervalSnapshot> {
-    return this.recorder.takeInterval();
+    const snapshot = this.recorder.takeInterval();
+    // Once a second, never per transaction: the terminals still waiting on their transaction.
+    const now = performance.now();
+    let waiting = 0;
+    let longest = 0;
+    for (const terminal of this.terminals) {
+      const waited = terminal.waitingMs(now);
+      if (waited === undefined) continue;
+      waiting++;
+      longest = Math.max(longest, waited);
+    }
+    snapshot.waiting = waiting;
+    snapshot.longestWaitMs = Math.round(longest);
+    snapshot.sinceLastEndMs = Math.round(now - this.recorder.lastEndAt);
+    return snapshot;
+  }
+
+  hurry(): void {
+    this.hurried?.();
   }
 
   async stop(): Promise<JobStopped> {
     // Transactions that end after the stop must not count: the measured window closes now.
+    const measured = this.recorder.measuring;
     this.recorder.measuring = false;
     if (this.router) this.router.stats.measuring = false;
     this.stopSignal.stop();
+    const stoppedAt = performance.now();
     let timer: NodeJS.Timeout | undefined;
     // Loops that failed (run() reported it) still leave their totals.
-    await Promise.race([this.loops?.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+    await Promise.race([
+      this.loops?.catch(() => {}),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_GRACE_MS);
+        this.hurried = resolve;
+      }),
+    ]);
     clearTimeout(timer);
+    // What is still running now is given up: its wait so far counts, as unfinished (a stalled server
+    // shows in the latency figures instead of vanishing from them).
+    const now = performance.now();
+    const stuck = this.terminals.flatMap((t) => (measured ? (t.abandon(now, stoppedAt) ?? []) : []));
     // Taken after the terminals ended, so outages still open at the stop are included.
     const totals = this.recorder.totalsSnapshot();
+    if (stuck.length > 0) totals.stuck = stuck;
     if (this.router) totals.nodes = this.router.stats.totals();
     await Promise.all(this.terminals.map((t) => t.close()));
     let failure: Error | undefined;

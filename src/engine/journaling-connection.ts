@@ -79,6 +79,10 @@ export class JournalingConnection implements Connection {
     return this.inner.close();
   }
 
+  pendingRequest(): string | undefined {
+    return this.inner.pendingRequest?.();
+  }
+
   declareReadOnly(readOnly: boolean): void {
     this.readOnly = readOnly;
     this.inner.declareReadOnly?.(readOnly);

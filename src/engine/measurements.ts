@@ -1,5 +1,5 @@
 import { round } from '../common/round.js';
-import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, TerminalTally, TypeTotals } from '../metrics/recorder.js';
+import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, StuckTerminal, TerminalTally, TypeTotals } from '../metrics/recorder.js';
 import { noFailures, noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
@@ -30,7 +30,16 @@ export interface SeriesPoint {
    * client, not the server, held the run back. Absent from results written before it was added.
    */
   eventLoopDelayMs?: { p99: number; max: number };
+  /**
+   * At the interval's end no transaction had ended for silentMs (STALL_MS or more) while `terminals`
+   * waited in theirs, the oldest for longestMs: the server (or a workload's own code) stopped
+   * answering. Absent otherwise.
+   */
+  stalled?: { silentMs: number; terminals: number; longestMs: number };
 }
+
+/** No transaction ending for this long while terminals wait in theirs is a stall worth saying. */
+export const STALL_MS = 1000;
 
 export function intervalPoint(
   snapshots: readonly IntervalSnapshot[],
@@ -57,6 +66,11 @@ export function intervalPoint(
   };
   const skipped = sum(snapshots.map((s) => s.skipped));
   if (skipped > 0) point.skipped = skipped;
+  const waiting = sum(snapshots.map((s) => s.waiting ?? 0));
+  const silentMs = Math.min(...snapshots.map((s) => s.sinceLastEndMs ?? 0));
+  if (waiting > 0 && silentMs >= STALL_MS) {
+    point.stalled = { silentMs, terminals: waiting, longestMs: Math.max(...snapshots.map((s) => s.longestWaitMs ?? 0)) };
+  }
   if (rated) {
     point.lagMs = {
       avg: transactions === 0 ? 0 : round(sum(snapshots.map((s) => s.lagSumUs)) / transactions / 1000, 3),
@@ -83,6 +97,8 @@ export interface MergedTotals {
   reconnectMs: number;
   /** Per-node statements when the run routed over replicas, the jobs' histograms merged. */
   nodes: MergedNodeTotals[] | undefined;
+  /** Terminals still in a transaction when the run ended without them; empty when none. */
+  stuck: StuckTerminal[];
 }
 
 export interface MergedNodeTotals {
@@ -121,6 +137,8 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
       failed: sum(parts.map((p) => p.failed)),
       retried: sum(parts.map((p) => p.retried)),
       rolledBack: sum(parts.map((p) => p.rolledBack)),
+      // Absent from an agent's totals written before it was counted.
+      unfinished: sum(parts.map((p) => p.unfinished ?? 0)),
       failures,
       counters: addCounters(parts.map((p) => p.counters)),
       histogram: mergeEncoded(parts.map((p) => p.histogram)),
@@ -152,6 +170,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     connectMs: jobs.length === 0 ? 0 : sum(jobs.map((j) => j.connectMs)) / jobs.length,
     reconnectMs: sum(jobs.map((j) => j.reconnectMs ?? 0)),
     nodes: mergeNodes(jobs),
+    stuck: jobs.flatMap((j) => j.stuck ?? []).sort((a, b) => a.terminal - b.terminal),
   };
 }
 

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
-import type { Recorder, TerminalTally } from '../metrics/recorder.js';
+import type { Recorder, StuckTerminal, TerminalTally } from '../metrics/recorder.js';
+import { waitingOn } from '../metrics/stuck.js';
 import type { TerminalContext, TransactionRunner, TransactionType } from '../workloads/workload.js';
 import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
@@ -90,6 +91,19 @@ export class Terminal {
   private readonly log: TransactionLog | undefined;
   /** Transactions this terminal has logged, for the log's transaction_no column. */
   private logged = 0;
+  /**
+   * When the transaction it is running was due (performance.now()), NaN between transactions: what
+   * a stuck terminal had waited when the run ended without it (job.ts), read once a second for the
+   * progress line's stall notice. Two stores per transaction, nothing else on the hot path.
+   */
+  private busySince = NaN;
+  private busyType = 0;
+  /** Waiting at the gate of a blocking driver for another terminal's transaction. */
+  private waitingTurn = false;
+  /** The stop gave up on this terminal: what it still does is no longer counted. */
+  private abandoned = false;
+  /** The type whose prepare() runs (or ran last). */
+  private preparing = 0;
 
   constructor(parts: TerminalParts) {
     ({
@@ -124,9 +138,16 @@ export class Terminal {
     // Each type counts its own figures: bound here, once per connection, never per transaction.
     for (const [i, type] of this.types.entries()) {
       const count = (name: string, amount: number): void => this.recorder.count(i, name, amount);
+      this.preparing = i;
       runners.push(await type.prepare(this.conn, { ...this.context, count }));
     }
     this.runners = runners;
+  }
+
+  /** Where its prepare() is, for a run whose terminals never got ready: the type, and what it waits on. */
+  preparingPlace(): string {
+    const type = this.types[this.preparing]?.name ?? '?';
+    return `terminal ${this.plan.id} in prepare() of ${type}, ${waitingOn(this.conn.pendingRequest?.())}`;
   }
 
   async run(): Promise<void> {
@@ -171,12 +192,22 @@ export class Terminal {
       if (this.gate === undefined) {
         started = performance.now();
         if (plan.rate === undefined) scheduled = started;
+        this.busySince = scheduled;
+        this.busyType = type;
       } else {
         if (plan.rate === undefined) scheduled = performance.now();
+        this.busySince = scheduled;
+        this.busyType = type;
+        this.waitingTurn = true;
         leave = await this.gate.enter();
+        this.waitingTurn = false;
         started = performance.now();
       }
-      if (plan.connectEach === true && !(await this.connectForTransaction())) return;
+      if (plan.connectEach === true && !(await this.connectForTransaction())) {
+        this.busySince = NaN;
+        leave?.();
+        return;
+      }
       // The first try inline, without the retry loop's bookkeeping: it is all most transactions need.
       const state = plan.maxTries !== 1 ? this.random.save() : undefined;
       let error: DbError | undefined;
@@ -188,6 +219,8 @@ export class Terminal {
         ({ error, tries, rolledBack } = await this.retry(type, asDbError(thrown), state, scheduled));
       }
       leave?.();
+      this.busySince = NaN;
+      if (this.abandoned) return;
       const lagUs = Math.round((started - scheduled) * 1000);
       this.logged++;
       const ended = performance.now();
@@ -253,6 +286,42 @@ export class Terminal {
 
   async close(): Promise<void> {
     await this.conn.close().catch(() => {});
+  }
+
+  /** Milliseconds the transaction it is running has waited since it was due; undefined between transactions. */
+  waitingMs(now: number): number | undefined {
+    return Number.isNaN(this.busySince) ? undefined : now - this.busySince;
+  }
+
+  /**
+   * The run ended and this terminal is still in its transaction after the stop's grace: that
+   * transaction is counted unfinished, with the time it had waited by `now` as its latency, and
+   * under --rate so is every transaction its schedule made due before `stoppedAt` (the schedule ran
+   * on while the terminal waited: no coordinated omission at the run's edge). Those already later
+   * than --latency-limit count as skipped, as they would have been. What the terminal does after
+   * this is not counted. Returns where it was stuck; undefined when it was not in a transaction.
+   */
+  abandon(now: number, stoppedAt: number): StuckTerminal | undefined {
+    if (Number.isNaN(this.busySince)) return undefined;
+    this.abandoned = true;
+    const { plan, recorder } = this;
+    recorder.unfinished(this.busyType, Math.max(1, Math.round((now - this.busySince) * 1000)), this.tally);
+    if (plan.rate !== undefined) {
+      const meanGapMs = 1000 / plan.rate;
+      for (let due = this.busySince + this.pacing.arrivalGapMs(meanGapMs); due < stoppedAt; due += this.pacing.arrivalGapMs(meanGapMs)) {
+        const type = this.deck.next();
+        if (plan.latencyLimitMs !== undefined && now - due > plan.latencyLimitMs) recorder.skippedAtStop(type);
+        else recorder.unfinished(type, Math.max(1, Math.round((now - due) * 1000)), this.tally);
+      }
+    }
+    const statement = this.waitingTurn ? undefined : this.conn.pendingRequest?.();
+    return {
+      terminal: plan.id,
+      transaction: this.types[this.busyType]!.name,
+      waitedMs: Math.round(now - this.busySince),
+      place: this.waitingTurn ? 'turn' : statement === undefined ? 'workload' : 'statement',
+      ...(statement === undefined ? {} : { statement }),
+    };
   }
 
   /**

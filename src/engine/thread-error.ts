@@ -1,9 +1,9 @@
 import { DbError, type ErrorClass } from '../drivers/errors.js';
-import { UserError } from '../errors.js';
+import { StalledError, UserError } from '../errors.js';
 
 /** An error as plain data, to cross from a worker thread to the main thread. */
 export interface ThreadError {
-  kind: 'db' | 'user' | 'other';
+  kind: 'db' | 'user' | 'stalled' | 'other';
   message: string;
   hint?: string;
   errorClass?: ErrorClass;
@@ -18,6 +18,7 @@ export function toThreadError(error: unknown): ThreadError {
     const { message, hint, errorClass, code, deadlock, statementUndone, stack } = error;
     return { kind: 'db', message, hint, errorClass, code, deadlock, statementUndone, stack };
   }
+  if (error instanceof StalledError) return { kind: 'stalled', message: error.message, stack: error.stack };
   if (error instanceof UserError) return { kind: 'user', message: error.message, hint: error.hint, stack: error.stack };
   return { kind: 'other', message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined };
 }
@@ -31,7 +32,9 @@ export function fromThreadError(data: ThreadError): Error {
         })
       : data.kind === 'user'
         ? new UserError(data.message, data.hint)
-        : new Error(data.message);
+        : data.kind === 'stalled'
+          ? new StalledError(data.message)
+          : new Error(data.message);
   if (data.stack) error.stack = data.stack;
   return error;
 }

@@ -3,8 +3,9 @@ import type { DbError } from '../drivers/errors.js';
 import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
 import type { JobConfig, JobHandle, JobStopped } from './job.js';
 import { fromThreadError, type ThreadError } from './thread-error.js';
+import { InterruptedError } from '../errors.js';
 
-export type ToWorker = { kind: 'run' } | { kind: 'measure'; on: boolean } | { kind: 'tick' } | { kind: 'stop' };
+export type ToWorker = { kind: 'run' } | { kind: 'measure'; on: boolean } | { kind: 'tick' } | { kind: 'stop' } | { kind: 'hurry' };
 
 type FromWorker =
   | { kind: 'ready' }
@@ -32,13 +33,20 @@ export class WorkerJob implements JobHandle {
     worker.on('exit', (code) => this.die(new Error(`its worker thread ended (exit code ${code})`)));
   }
 
-  static async open(config: JobConfig): Promise<WorkerJob> {
+  /** Ctrl-C (`signal`) while it opens ends the thread, with what it opened. */
+  static async open(config: JobConfig, signal?: AbortSignal): Promise<WorkerJob> {
     const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: config });
     const job = new WorkerJob(worker);
+    const onAbort = (): void => void worker.terminate();
+    signal?.addEventListener('abort', onAbort, { once: true });
     const first = await new Promise<FromWorker>((resolve, reject) => {
       job.expect('ready').then(resolve, reject);
       job.expect('failed').then(resolve, reject);
-    });
+    })
+      .catch((error: unknown) => {
+        throw signal?.aborted ? new InterruptedError('interrupted while the terminals were connecting') : error;
+      })
+      .finally(() => signal?.removeEventListener('abort', onAbort));
     if (first.kind === 'failed') {
       await worker.terminate();
       throw fromThreadError(first.error);
@@ -63,6 +71,10 @@ export class WorkerJob implements JobHandle {
     const reply = this.expect('interval');
     this.worker.postMessage({ kind: 'tick' } satisfies ToWorker);
     return ((await reply) as Extract<FromWorker, { kind: 'interval' }>).snapshot;
+  }
+
+  hurry(): void {
+    this.worker.postMessage({ kind: 'hurry' } satisfies ToWorker);
   }
 
   /** Rejects when the thread died: what it measured died with it. */

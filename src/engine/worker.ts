@@ -23,6 +23,9 @@ try {
       case 'tick':
         void job.tick().then((snapshot) => port.postMessage({ kind: 'interval', snapshot }));
         break;
+      case 'hurry':
+        job.hurry();
+        break;
       case 'stop':
         void job.stop().then(({ totals, aborted, failure }) => {
           port.postMessage({ kind: 'stopped', totals, aborted: aborted && toThreadError(aborted), failure: failure && toThreadError(failure) });

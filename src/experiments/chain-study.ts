@@ -201,6 +201,7 @@ async function measureOne(
       argv: [],
     },
     ctx.signal,
+    ctx.hurry,
   );
   // The run pipeline sampled the planning after the run (run.planning), as headroom run does.
   const maxWaitMs = Math.max(0, ...run.terminals.map((t) => t.maxMs));

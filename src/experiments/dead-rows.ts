@@ -88,7 +88,13 @@ export async function runDeadRows(ctx: ExperimentContext<DeadRowsRow>, config: D
           onInterval: config.onInterval,
         },
         ctx.signal,
+        ctx.hurry,
       );
+      // The run stays in the file; its row needs the table's sizes after it, which the server no longer gives.
+      if (session.unanswered !== undefined) {
+        ctx.record(undefined, run);
+        break;
+      }
       // The terminals' sessions hand their row counters to the server's statistics as they end, just after the run.
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       const sizesAfter = await tableSizes(observation, TABLE);
@@ -112,6 +118,8 @@ export async function runDeadRows(ctx: ExperimentContext<DeadRowsRow>, config: D
       if (run.status !== 'completed') break;
     }
   } finally {
-    await release?.restore();
+    // A server that stopped answering is asked nothing more: its pending record has the next command put the hold back.
+    if (session.unanswered === undefined) await release?.restore();
+    else if (release) logLine(`${session.unanswered}: autovacuum's hold on ${TABLE} left in place for the next headroom command to take back`);
   }
 }

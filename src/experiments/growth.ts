@@ -133,6 +133,7 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
             argv,
           },
           ctx.signal,
+          ctx.hurry,
         );
         ctx.record(
           {

@@ -43,7 +43,7 @@ export interface Step {
  * Runs one step through the run pipeline (session/measure.ts) with headroom run's defaults, and
  * returns it as a run result of its own (each experiment file holds them all).
  */
-export async function measureStep(step: Step, signal: AbortSignal): Promise<RunResult> {
+export async function measureStep(step: Step, signal: AbortSignal, hurry?: AbortSignal): Promise<RunResult> {
   return measureOnce(
     {
       session: step.session,
@@ -63,6 +63,7 @@ export async function measureStep(step: Step, signal: AbortSignal): Promise<RunR
       maxFailedPercent: step.maxFailedPercent ?? DEFAULT_MAX_FAILED_PERCENT,
       observe: step.observe,
       signal,
+      ...(hurry ? { hurry } : {}),
       // headroom run's defaults: prepared statements, no per-command figures, closed loop, no warm-up.
       protocol: 'prepared',
       perCommand: false,

@@ -92,6 +92,7 @@ export async function peakExperiment(argv: readonly string[]): Promise<number> {
             argv,
           },
           ctx.signal,
+          ctx.hurry,
         );
         const { peak: peakQps, mean } = perSecond(run);
         const cpu = run.summary.clientCpu.percentOfOneCore;

@@ -1,3 +1,4 @@
+import { restoreUnlessUnanswered } from '../session/post-run.js';
 import type { OptionValues } from '../config/options.js';
 import type { ExperimentFrameValues } from './options.js';
 import { dbmsOnThisMachine } from '../config/target.js';
@@ -18,10 +19,16 @@ export interface ExperimentContext<Row> {
   server: ServerInfo;
   settings: ServerSettings;
   signal: AbortSignal;
+  /** A second Ctrl-C: the step in flight waits for nothing more (session/interrupt.ts). */
+  hurry?: AbortSignal;
   /** The server runs where this machine's RAM is its RAM (SQLite always does). */
   serverOnThisMachine: boolean;
-  /** Adds one row of the table with the run it came from (none for a step that runs no load, e.g. dead-rows' VACUUM); kept even when a later step fails. */
-  record(row: Row, run?: RunResult): void;
+  /**
+   * Adds one row of the table with the run it came from (none for a step that runs no load, e.g.
+   * dead-rows' VACUUM; no row for a run whose row needs the server's answers after it, when the
+   * server stopped answering); kept even when a later step fails.
+   */
+  record(row: Row | undefined, run?: RunResult): void;
   /** Adds a line to the file's notes: what the experiment did beside its steps. */
   note(text: string): void;
   /** --agents: every measured step runs its terminals on the agents (experiments/measure.ts passes it on). */
@@ -85,15 +92,16 @@ async function experimentOn<Row>(
         server,
         settings,
         signal,
+        hurry: interrupt.hurry,
         serverOnThisMachine,
-        record: (row, run) => void (rows.push(row), run && runs.push(run)),
+        record: (row, run) => void (row && rows.push(row), run && runs.push(run)),
         note: (text) => void notes.push(text),
         ...(agents ? { agents } : {}),
       });
     } catch (error) {
       failure = error;
     }
-    await settings.restore();
+    await restoreUnlessUnanswered(session, settings);
     const status =
       signal.aborted || runs.some((r) => r.status === 'interrupted')
         ? 'interrupted'
@@ -128,7 +136,7 @@ async function experimentOn<Row>(
     return unwritten !== undefined && code === 0 ? 1 : code;
   } finally {
     interrupt?.dispose();
-    await settings?.restore();
+    if (settings) await restoreUnlessUnanswered(session, settings);
     await session.close();
   }
 }

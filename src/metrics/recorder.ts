@@ -5,8 +5,9 @@ import { Histogram } from './histogram.js';
 import { CommandTimings, type ScriptCommandTotals } from './command-timings.js';
 import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
 import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
+import type { StuckTerminal } from './stuck.js';
 
-export { noPgbenchCounts, type PgbenchCounts, newTally, type OutageEpisode, type TerminalTally };
+export { noPgbenchCounts, type PgbenchCounts, newTally, type OutageEpisode, type StuckTerminal, type TerminalTally };
 
 export type FailureCounts = Record<ErrorClass, number>;
 
@@ -26,6 +27,11 @@ export interface IntervalSnapshot {
   transactionsRetried: number;
   /** Under --rate with --latency-limit: transactions not started because they were already late. */
   skipped: number;
+  /** Terminals in a transaction at the snapshot, and how long the oldest of those had waited (ms). */
+  waiting?: number;
+  longestWaitMs?: number;
+  /** Milliseconds since a transaction of this job last ended (committed or failed), at the snapshot. */
+  sinceLastEndMs?: number;
 }
 
 export interface TypeTotals extends PgbenchCounts {
@@ -35,6 +41,11 @@ export interface TypeTotals extends PgbenchCounts {
   retried: number;
   /** Completed with the rollback the workload asks for (counted in count as well). */
   rolledBack: number;
+  /**
+   * Still running when the run ended, past the stop's grace (engine/terminal.ts abandon()): not in
+   * count; their wait until then is in the histogram, so the latency figures show a stalled server.
+   */
+  unfinished: number;
   failures: FailureCounts;
   histogram: string;
   /** The workload's own counts for this type (TerminalContext.count); empty when it kept none. */
@@ -80,6 +91,8 @@ export interface JobTotals {
   reconnectMs?: number;
   /** Per-node statement statistics when the run routes over a primary and replicas. */
   nodes?: NodeTotals[];
+  /** Terminals still in a transaction when the run ended without them (the stop's grace passed); absent when none. */
+  stuck?: StuckTerminal[];
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */
@@ -118,6 +131,7 @@ export class Recorder {
     failed: number;
     retried: number;
     rolledBack: number;
+    unfinished: number;
     failures: FailureCounts;
     counters: Record<string, number>;
     firstError?: ErrorDescription;
@@ -134,6 +148,8 @@ export class Recorder {
   private lagMaxUs = 0;
   private readonly errors = new Map<string, ErrorSample>();
   private readonly outages: OutageEpisode[] = [];
+  /** performance.now() when a transaction last ended, committed or failed: how long the server has been silent. */
+  lastEndAt = performance.now();
   private readonly tallies: TerminalTally[] = [];
 
   /**
@@ -146,7 +162,16 @@ export class Recorder {
     private readonly locate?: ErrorLocator,
   ) {
     this.totals = typeNames.map(() => new Histogram());
-    this.counts = typeNames.map(() => ({ count: 0, failed: 0, retried: 0, rolledBack: 0, failures: noFailures(), counters: {}, ...noPgbenchCounts() }));
+    this.counts = typeNames.map(() => ({
+      count: 0,
+      failed: 0,
+      retried: 0,
+      rolledBack: 0,
+      unfinished: 0,
+      failures: noFailures(),
+      counters: {},
+      ...noPgbenchCounts(),
+    }));
   }
 
   /**
@@ -154,6 +179,7 @@ export class Recorder {
    * ran, the last one committing (or rolling back as the workload asks: rolledBack).
    */
   success(type: number, latencyUs: number, lagUs: number, tally: TerminalTally, endedAt: number, tries = 1, rolledBack = false): void {
+    this.lastEndAt = endedAt;
     this.interval.recordValue(latencyUs);
     this.intervalCount++;
     this.intervalLagSumUs += lagUs;
@@ -177,6 +203,7 @@ export class Recorder {
   }
 
   failure(type: number, error: DbError, tally: TerminalTally, endedAt: number, tries = 1): void {
+    this.lastEndAt = endedAt;
     this.intervalFailed++;
     this.countRetries(tries);
     if (!this.measuring) return;
@@ -213,6 +240,22 @@ export class Recorder {
   skip(type: number): void {
     this.intervalSkipped++;
     if (this.measuring) this.counts[type]!.skipped++;
+  }
+
+  /**
+   * A transaction of the measured period still waiting when the run ended without it (after the
+   * stop, so measuring is already off): its wait so far goes into the latency figures, not into count.
+   */
+  unfinished(type: number, waitedUs: number, tally: TerminalTally): void {
+    this.totals[type]!.recordValue(waitedUs);
+    this.counts[type]!.unfinished++;
+    tally.unfinished = (tally.unfinished ?? 0) + 1;
+    if (waitedUs > tally.latencyMaxUs) tally.latencyMaxUs = waitedUs;
+  }
+
+  /** Under --rate with --latency-limit, a transaction a stuck terminal's schedule made due, already too late when the run ended: skipped. */
+  skippedAtStop(type: number): void {
+    this.counts[type]!.skipped++;
   }
 
   /** A count of the workload's own for this type (TerminalContext.count), kept over the measured period only. */

@@ -21,6 +21,8 @@ export interface TerminalTally {
    * threads) in a snapshot; while running the recorder keeps this thread's performance.now().
    */
   lastEndMs: number;
+  /** Transactions still waiting when the run ended without them (Recorder.unfinished); absent when none. */
+  unfinished?: number;
   /** Why the terminal stopped early (pgbench: "client N aborted"), when it did. */
   aborted?: string;
 }

@@ -1,3 +1,4 @@
+import { unlessCut } from '../common/unless-cut.js';
 import { nodeTargets, type ServerTarget } from '../config/target.js';
 import type { Connection, Driver, LagSample } from '../drivers/driver.js';
 import { createDriver } from '../drivers/registry.js';
@@ -61,9 +62,10 @@ export class ReplicaLagSampler {
     return sampler;
   }
 
-  async stop(): Promise<ReplicationLag> {
+  /** `cut`: the wait for a sample in flight ends there (a node that stopped answering). */
+  async stop(cut?: AbortSignal): Promise<ReplicationLag> {
     clearInterval(this.timer);
-    await this.busy;
+    await unlessCut(() => this.busy ?? Promise.resolve(), cut, undefined);
     await Promise.all(this.conns.map((c) => c.close().catch(() => {})));
     await Promise.all(this.drivers.map((d) => d.close().catch(() => {})));
     const replicas = this.names.map((node, i) => {

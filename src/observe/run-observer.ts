@@ -1,6 +1,7 @@
 import type { DbmsObservation, SizeSnapshot, StatementStat } from '../drivers/observation.js';
 import { growthBetween, sampleProcesses, type ProcessFilter, type ProcessGrowth, type ProcessSample } from './host-sampler.js';
 import { machineGrowth, sampleMachine, type MachineSample } from './machine-sampler.js';
+import { unlessCut } from '../common/unless-cut.js';
 
 /** What the server did during the measured run, as stored in the result file's `server` field. */
 export interface ServerObservation {
@@ -103,9 +104,14 @@ export class RunObserver {
     return observer;
   }
 
-  async stop(): Promise<ServerObservation> {
+  /**
+   * The figures at the end. What the server must answer for (sizes, statements, its own counters) is
+   * waited for until `cut` aborts: then the figures of this machine's /proc are kept, the server's
+   * are left out and say why.
+   */
+  async stop(cut?: AbortSignal): Promise<ServerObservation> {
     clearInterval(this.timer);
-    await this.sampling;
+    await unlessCut(() => this.sampling ?? Promise.resolve(), cut, undefined);
     const seconds = (performance.now() - this.started) / 1000;
     const machineAtEnd = this.machineAtStart && sampleMachine();
     const clientCpu = process.cpuUsage(this.clientCpuAtStart);
@@ -123,15 +129,20 @@ export class RunObserver {
         }
       : null;
     // The admin connection may have died with the server (a crash mid-run): say so, keep the run.
-    const sizesAfter = await this.observation.sizes(this.tables).catch(() => null);
+    const sizesAfter = await unlessCut(() => this.observation.sizes(this.tables).catch(() => null), cut, null);
     const statements: ServerObservation['statements'] =
       this.statementsUnavailable !== undefined
         ? { unavailable: this.statementsUnavailable }
-        : await this.observation.topStatements(TOP_STATEMENTS).then(
-            (top) => ({ top }),
-            (error: Error) => ({ unavailable: `statement statistics could not be read at the end: ${error.message}` }),
+        : await unlessCut(
+            () =>
+              this.observation.topStatements(TOP_STATEMENTS).then(
+                (top) => ({ top }),
+                (error: Error) => ({ unavailable: `statement statistics could not be read at the end: ${error.message}` }),
+              ),
+            cut,
+            { unavailable: 'statement statistics could not be read at the end: the server did not answer' },
           );
-    const activity = await this.activityGrowth();
+    const activity = await unlessCut(() => this.activityGrowth(), cut, undefined);
     const grown = this.machineAtStart && machineAtEnd && machineGrowth(this.machineAtStart, machineAtEnd);
     const machine = grown && {
       cpuPercentOfOneCore: round((grown.busyCpuSeconds / seconds) * 100),

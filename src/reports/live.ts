@@ -55,6 +55,9 @@ export function frame(point: SeriesPoint, heading: string, totalSeconds: number 
     `  latency  p50 ${ms(lat.p50)}  p99 ${ms(lat.p99)}  max ${ms(lat.max)}`,
     `  failed   ${point.failed}${point.retried > 0 ? `  retried ${point.retried}` : ''}${point.lagMs ? `  schedule lag ${ms(point.lagMs.avg)}` : ''}`,
     `  client   cpu ${point.clientCpuPercent.toFixed(0)}%${loop ? `  event-loop lag p99 ${ms(loop.p99)}  max ${ms(loop.max)}` : ''}`,
+    ...(point.stalled
+      ? [`  STALLED  no transaction ended for ${(point.stalled.silentMs / 1000).toFixed(1)} s; ${point.stalled.terminals} terminal(s) waiting`]
+      : []),
   ];
 }
 

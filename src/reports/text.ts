@@ -12,10 +12,11 @@ import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgben
 import { replicationLines } from './replication-text.js';
 import { moduleLines } from './module-text.js';
 import { agentsLines } from './agents-text.js';
+import { stallLines, stallNotice } from './stall-text.js';
 
 /** A pgbench -P line with headroom's p99 and client CPU after " | " (see pgbench-text.ts). */
 export function progressLine(point: SeriesPoint, context: ProgressContext = { maxTries: 1, latencyLimited: false }): string {
-  return pgbenchProgressLine(point, context);
+  return pgbenchProgressLine(point, context) + stallNotice(point);
 }
 
 /** The final summary: pgbench's block, then headroom's own: percentiles, failure classes, client CPU, the server. */
@@ -56,6 +57,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
       `outage at ${outage.startedAt}: ${outage.seconds.toFixed(1)} s, ${outage.terminals} terminal connection(s) lost, ${outage.errors} error(s)${outage.recovered ? '' : ', not recovered by the end'}`,
     );
   }
+  lines.push(...stallLines(result));
   const set = settingsLine(config.serverSettings);
   if (set) lines.push(set);
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')} (a crash can take back acknowledged commits)`);

@@ -5,7 +5,8 @@ import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
-import { RESULT_SCHEMA, type PgbenchSummary, type RunResult, type TargetRecord } from './result.js';
+import { RESULT_SCHEMA, type PgbenchSummary, type RunResult, type Stall, type TargetRecord } from './result.js';
+import type { SeriesPoint } from '../engine/measurements.js';
 import { noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import type { Workload } from '../workloads/workload.js';
 
@@ -25,7 +26,9 @@ export interface ResultInputs {
 /** Turns the engine's outcome into the documented result file's shape. */
 export function buildResult({ outcome, config, server, observed, url, data, workload }: ResultInputs): RunResult {
   const { totals, measuredSeconds } = outcome;
-  const transactions = totals.all.totalCount;
+  // Counted, not read off the histogram: it also holds the unfinished transactions' waits.
+  const transactions = totals.types.reduce((n, t) => n + t.count, 0);
+  const unfinished = totals.types.reduce((n, t) => n + t.unfinished, 0);
   const failed = totals.types.reduce((n, t) => n + t.failed, 0);
   const cpuUs = outcome.clientCpu.userUs + outcome.clientCpu.systemUs;
   const perSecond = (n: number): number => (measuredSeconds > 0 ? round(n / measuredSeconds, 3) : 0);
@@ -79,6 +82,7 @@ export function buildResult({ outcome, config, server, observed, url, data, work
       failed: t.failed,
       retried: t.retried,
       rolledBack: t.rolledBack,
+      ...(t.unfinished > 0 ? { unfinished: t.unfinished } : {}),
       failures: t.failures,
       tps: perSecond(t.count),
       latencyMs: summarize(t.histogram),
@@ -114,12 +118,42 @@ export function buildResult({ outcome, config, server, observed, url, data, work
     server: observed,
     series: outcome.series,
   };
+  if (unfinished > 0) result.summary.unfinished = unfinished;
+  const stalls = stallsOf(outcome.series);
+  if (stalls.length > 0) result.summary.stalls = stalls;
+  if (totals.stuck.length > 0) result.stuck = totals.stuck;
   const totalTime = studyTotalTime(outcome, transactions);
   if (totalTime) result.summary.totalTime = totalTime;
   // From the rounded seconds the file holds, so that a reader recomputes the same figures.
   const metrics = workload?.metrics?.(totals.types, result.summary.measuredSeconds);
   if (metrics) result.summary.workloadMetrics = metrics;
   return result;
+}
+
+/**
+ * The run's stalls from its per-second series: each stretch of points at which no transaction had
+ * ended for a second or more while terminals waited (SeriesPoint.stalled), from the last end before
+ * it, as long as the longest silence seen in it.
+ */
+export function stallsOf(series: readonly SeriesPoint[]): Stall[] {
+  const stalls: Stall[] = [];
+  let open: Stall | undefined;
+  for (const point of series) {
+    const stalled = point.stalled;
+    if (!stalled) {
+      open = undefined;
+      continue;
+    }
+    const seconds = stalled.silentMs / 1000;
+    if (!open) {
+      open = { startS: round(Math.max(0, point.t - seconds), 1), seconds: 0, terminals: 0 };
+      stalls.push(open);
+    }
+    open.seconds = round(Math.max(open.seconds, seconds), 1);
+    open.terminals = Math.max(open.terminals, stalled.terminals);
+  }
+  if (open) open.toEnd = true;
+  return stalls;
 }
 
 function addCounts(types: readonly PgbenchCounts[]): PgbenchCounts {

@@ -1,7 +1,7 @@
 import type { AgentsRecord } from './agents-record.js';
 import type { DbmsName } from '../drivers/driver.js';
 import type { TransportKind } from '../drivers/transport/transport.js';
-import type { ErrorDescription, ErrorSample, FailureCounts } from '../metrics/recorder.js';
+import type { ErrorDescription, ErrorSample, FailureCounts, StuckTerminal } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { CheckOutcome, LoadPhase, PlanningSample, WorkloadMetric } from '../workloads/workload.js';
@@ -115,7 +115,20 @@ export interface RunResult {
     totalTime?: { ms: number; msPerTransaction: number | null; trPerSec: number | null };
     /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
     workloadMetrics?: WorkloadMetric[];
+    /**
+     * Transactions still waiting when the run ended without them (STOP_GRACE_MS after its time, or
+     * Ctrl-C's): not in `transactions`; their waits until then are in `latencyMs`. Absent when none.
+     */
+    unfinished?: number;
+    /**
+     * Stretches in which no transaction ended while terminals waited in theirs (the server, or a
+     * workload's own code, stopped answering): `startS` into the run, `seconds` at least that long
+     * (to within a second: from the per-second series), `terminals` the most that waited. Absent when none.
+     */
+    stalls?: Stall[];
   };
+  /** Terminals still in a transaction when the run ended without them, and where each was; absent when none. */
+  stuck?: StuckTerminal[];
   /** The transaction types that broke the failure rule (--max-failed), worst first; absent when none did. */
   failedWork?: FailedWork[];
   /** --threshold: each condition as given, whether the run met it, and the figure measured; absent without --threshold. */
@@ -129,6 +142,8 @@ export interface RunResult {
     retried: number;
     /** Completed with a rollback the workload asks for (tpcc New-Order's 1%), included in count; absent in older files. */
     rolledBack?: number;
+    /** Still waiting when the run ended (summary.unfinished), not in count; absent when none. */
+    unfinished?: number;
     failures: FailureCounts;
     tps: number;
     latencyMs: LatencySummaryMs;
@@ -189,6 +204,15 @@ export interface PgbenchSummary {
   deadlockFailures: number;
   /** -C: time opening and closing a connection, per transaction (committed or failed), as pgbench's "average connection time". */
   averageConnectionMs?: number;
+}
+
+/** See RunResult.summary.stalls. */
+export interface Stall {
+  startS: number;
+  seconds: number;
+  terminals: number;
+  /** It lasted until the run ended (the run ended without the terminals then waiting); absent otherwise. */
+  toEnd?: true;
 }
 
 /** A transaction type whose work failed the run (src/result/status.ts). */

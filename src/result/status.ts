@@ -2,6 +2,7 @@ import type { EngineOutcome } from '../engine/engine.js';
 import type { ErrorDescription } from '../metrics/recorder.js';
 import type { CheckOutcome } from '../workloads/workload.js';
 import { jobFailureReason } from './job-failure.js';
+import { oneLineSql, waitingOn } from '../metrics/stuck.js';
 import type { FailedWork, RunResult } from './result.js';
 
 /**
@@ -20,6 +21,10 @@ export interface StatusInputs {
   transactions: RunResult['transactions'];
   /** The data checks after the run; undefined where none ran. */
   checks: readonly CheckOutcome[] | undefined;
+  /** Terminals still in a transaction when the run ended without them (RunResult.stuck). */
+  stuck?: RunResult['stuck'];
+  /** The stop's grace, in seconds: how long after the run's end they were still waited for. */
+  graceSeconds?: number;
   /** --max-failed in percent; null: the rule does not apply (headroom pgbench, which exits 0 with failed transactions as pgbench does). */
   maxFailedPercent: number | null;
   maxTries: number;
@@ -42,13 +47,18 @@ export function runStatus(inputs: StatusInputs): RunStatus {
   const { outcome } = inputs;
   const failedWork = failedWorkOf(inputs.transactions, inputs.maxFailedPercent);
   const work = failedWork.length > 0 ? { failedWork } : {};
-  if (outcome.status === 'interrupted') return { status: 'interrupted', statusReason: 'interrupted by a signal', ...work };
+  const stuck = inputs.stuck ?? [];
+  if (outcome.status === 'interrupted') {
+    const also = stuck.length > 0 ? `; ${stuckReason(stuck, inputs.clients, inputs.graceSeconds)}` : '';
+    return { status: 'interrupted', statusReason: `interrupted by a signal${also}`, ...work };
+  }
   const broken = inputs.checks?.filter((c) => !c.ok) ?? [];
   if (broken.length > 0) return { status: 'failed', statusReason: `consistency check failed after the run: ${broken.map((c) => c.name).join(', ')}`, ...work };
   if (outcome.jobFailure) {
     const reason = outcome.agents ? `${outcome.jobFailure.message}; the totals leave out the terminals of lost agents` : jobFailureReason(outcome);
     return { status: 'failed', statusReason: reason, ...work };
   }
+  if (stuck.length > 0) return { status: 'failed', statusReason: stuckReason(stuck, inputs.clients, inputs.graceSeconds), ...work };
   if (outcome.failure) {
     const aborted = inputs.terminals.filter((t) => t.aborted !== undefined).length;
     const { message } = outcome.failure;
@@ -58,6 +68,20 @@ export function runStatus(inputs: StatusInputs): RunStatus {
   }
   if (failedWork.length > 0) return { status: 'failed', statusReason: failedWorkReason(failedWork, inputs.maxFailedPercent!, inputs.maxTries), failedWork };
   return { status: 'completed' };
+}
+
+/**
+ * One line for terminals the run ended without: who stopped answering (the server, when every one
+ * waited on a statement), how many, for how long, and where the first of each kind was.
+ */
+export function stuckReason(stuck: NonNullable<RunResult['stuck']>, clients: number, graceSeconds = 3): string {
+  const longest = Math.max(...stuck.map((s) => s.waitedMs));
+  const who = stuck.every((s) => s.place !== 'workload') ? 'the server stopped answering: ' : '';
+  const firstOfEachPlace = stuck.filter((s, i) => stuck.findIndex((o) => o.place === s.place) === i);
+  const places = firstOfEachPlace.map(
+    (s) => `terminal ${s.terminal} in ${s.transaction} ${s.place === 'turn' ? "waiting for another terminal's transaction to end" : waitingOn(s.statement)}`,
+  );
+  return `${who}${stuck.length} of ${clients} terminal(s) still in a transaction ${graceSeconds} s after the run ended (waiting up to ${(longest / 1000).toFixed(1)} s): ${places.join('; ')}`;
 }
 
 /**
@@ -120,13 +144,7 @@ export function whereOf(error: ErrorDescription): string {
   const where = [
     ...(error.transaction === undefined ? [] : [`in ${error.transaction}`]),
     ...(error.at === undefined ? [] : [`at ${error.at}`]),
-    ...(error.statement === undefined ? [] : [`statement: ${oneLine(error.statement)}`]),
+    ...(error.statement === undefined ? [] : [`statement: ${oneLineSql(error.statement)}`]),
   ];
   return where.length > 0 ? `[${where.join(', ')}]` : '';
-}
-
-/** A statement on one line, cut where it would swamp the line it is part of. */
-function oneLine(sql: string): string {
-  const flat = sql.replace(/\s+/g, ' ').trim();
-  return flat.length > 200 ? `${flat.slice(0, 197)}...` : flat;
 }

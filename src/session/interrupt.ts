@@ -1,32 +1,51 @@
 import { logLine } from './session.js';
 
-/** What a command's Ctrl-C handler gives it: the signal its work stops on, and the handler's removal. */
+/** What a command's Ctrl-C handler gives it: the signal its work stops on, the second one's, and the handler's removal. */
 export interface Interrupt {
   signal: AbortSignal;
+  /**
+   * A second Ctrl-C (or SIGTERM): whatever is still waited for (transactions in flight, the server's
+   * answers after the run) is waited for no longer; what was measured is written, then the command exits.
+   */
+  hurry: AbortSignal;
   dispose(): void;
 }
+
+/** After a second signal, the command has this long to write what it measured before it quits anyway. */
+const HURRY_LIMIT_MS = 5_000;
 
 /**
  * The one SIGINT/SIGTERM handler of a run, a sweep, an experiment or a load: the first signal
  * aborts `signal`, so that the work stops and writes what it measured (or rolls back what it was
- * loading); a second one quits at once with 130, after saying which server-wide --set changes
- * were left in place (`unrestored`).
+ * loading); a second aborts `hurry`, so that nothing more is waited for before writing it, and
+ * quits with 130 if that has not happened within HURRY_LIMIT_MS; a third quits at once. Quitting
+ * says which server-wide --set changes were left in place (`unrestored`).
  */
 export function onInterrupt(message: string, unrestored?: () => string | undefined): Interrupt {
   const abort = new AbortController();
+  const hurry = new AbortController();
+  const quit = (): void => {
+    const left = unrestored?.();
+    if (left) logLine(left);
+    process.exit(130);
+  };
   const onSignal = (): void => {
+    if (hurry.signal.aborted) quit();
     if (abort.signal.aborted) {
-      const left = unrestored?.();
-      if (left) logLine(left);
-      process.exit(130);
+      hurry.abort();
+      logLine('interrupted again: writing what was measured now, waiting for nothing more (Ctrl-C again to quit at once)');
+      // Unref'd: a command that finishes writing first ends as it would have.
+      setTimeout(quit, HURRY_LIMIT_MS).unref();
+      return;
     }
     abort.abort();
-    logLine(`interrupted: ${message} (Ctrl-C again to quit at once)`);
+    logLine(`interrupted: ${message} (Ctrl-C again to stop waiting and write it at once)`);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {
     signal: abort.signal,
+    hurry: hurry.signal,
     dispose() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

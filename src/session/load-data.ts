@@ -9,6 +9,13 @@ import type { DataContext, LoadPhase, LoadProgress, Workload } from '../workload
 import { dataContext, logLine, type Session } from './session.js';
 import { diskSpaceLines } from './disk-space.js';
 import { onInterrupt } from './interrupt.js';
+import { Watchdog } from '../engine/watchdog.js';
+
+/**
+ * A load is given up when nothing was sent to the database for this long while no statement is
+ * pending: its load() waits on its own code (a workload module's promise that never settles).
+ */
+const LOAD_SILENCE_MS = 15_000;
 
 export interface LoadRequest {
   session: Session;
@@ -46,6 +53,12 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
   const own = request.signal || session.driver.blocking ? undefined : onInterrupt('stopping the load');
   const signal = request.signal ?? own?.signal ?? new AbortController().signal;
   const guard = new LoadGuard(signal);
+  const watchdog = new Watchdog(LOAD_SILENCE_MS, () =>
+    guard.pending
+      ? undefined
+      : `the load of ${workload.name} did not end: nothing was sent to the database for ${LOAD_SILENCE_MS / 1000} s and no statement is pending, so its load() waits on its own code (a promise that never settles)`,
+  );
+  guard.onMove = () => watchdog.moved();
   const base = dataContext(session, request.options, scale, (m) => logLine(`  ${m}`));
   let last: LoadProgress | undefined;
   const ctx: DataContext = {
@@ -59,7 +72,7 @@ export async function loadData(request: LoadRequest): Promise<LoadPhase[]> {
     },
   };
   try {
-    return await (request.load ?? ((c: DataContext) => workload.load(c)))(ctx);
+    return await watchdog.guard((request.load ?? ((c: DataContext) => workload.load(c)))(ctx));
   } catch (error) {
     if (!signal.aborted) throw error;
     await guard.settled();
@@ -241,8 +254,15 @@ export function formatScale(scale: number): string {
  */
 class LoadGuard {
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Called when a statement starts or ends: the load is moving. */
+  onMove: () => void = () => {};
 
   constructor(private readonly signal: AbortSignal) {}
+
+  /** A statement (or connect) is in flight: the load waits on the server, not on its own code. */
+  get pending(): boolean {
+    return this.inFlight.size > 0;
+  }
 
   connection(inner: Connection): Connection {
     return new GuardedConnection(inner, this);
@@ -277,9 +297,11 @@ class LoadGuard {
     const promise = work();
     this.inFlight.add(promise);
     own?.add(promise);
+    this.onMove();
     const forget = (): void => {
       this.inFlight.delete(promise);
       own?.delete(promise);
+      this.onMove();
     };
     promise.then(forget, forget);
     return promise;

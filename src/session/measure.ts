@@ -8,6 +8,8 @@ import { ReplicaLagSampler } from '../observe/replica-lag.js';
 import { replicationResult } from '../result/replication.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { runEngine, type EngineConfig, type EngineOutcome } from '../engine/engine.js';
+import { STOP_GRACE_MS } from '../engine/job.js';
+import { PostRun } from './post-run.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { LiveView } from '../reports/live.js';
 import { progressLine } from '../reports/text.js';
@@ -90,6 +92,8 @@ export interface RunPlan {
   routing: Routing | undefined;
   /** Ends the run early (Ctrl-C): the engine stops and the result is marked interrupted. */
   signal: AbortSignal;
+  /** A second Ctrl-C: nothing more is waited for (transactions in flight, the server's answers after the run). */
+  hurry?: AbortSignal;
   /** --set: session statements for every terminal connection, and what to record. */
   settings: ServerSettings;
   /** --agents: the terminals run on agents over NATS (src/agents/) instead of in this process. */
@@ -154,6 +158,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       perCommand,
       sessionStatements: plan.settings.sessionStatements,
       runStart,
+      ...(plan.hurry ? { hurry: plan.hurry } : {}),
     },
     plan.signal,
     (point) => {
@@ -176,14 +181,19 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       live?.finish();
       plan.signal.removeEventListener('abort', onAbort);
     });
-  const observed = (await observer?.stop()) ?? null;
-  const lag = (await lagSampler?.stop()) ?? null;
+  // After a run whose end the server did not answer, it is asked nothing more (post-run.ts).
+  const afterRun = new PostRun(session, outcome.totals.stuck.length > 0, plan.signal, plan.hurry);
+  const observed = observer ? await afterRun.endFigures("the server's figures at the end (sizes, statements, counters)", (cut) => observer.stop(cut)) : null;
+  const lag = lagSampler ? await afterRun.endFigures("the replicas' last lag sample", (cut) => lagSampler.stop(cut)) : null;
   // Workloads with consistency conditions (tpcc, clause 3.3.2) check them after every run: a run
   // that broke them measured something other than the workload, and fails. After a routed run the
   // invariants are checked too, where the writes went: on the primary.
   // Scripts on their own tables (data.loadedBy none) leave the workload's invariants nothing to check.
   const routed = routing !== undefined && routing.route !== 'none' && plan.data.loadedBy !== 'none';
-  const checks = workload.checkAfterRun || routed ? await workload.check(dataContext(session, plan.workloadOptions, scale, logLine)) : undefined;
+  const checks =
+    workload.checkAfterRun || routed
+      ? await afterRun.ask('the checks after the run', () => workload.check(dataContext(session, plan.workloadOptions, scale, logLine)), undefined)
+      : undefined;
 
   const result = buildResult({
     outcome,
@@ -236,16 +246,26 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       checks,
       maxFailedPercent: plan.maxFailedPercent,
       maxTries,
+      stuck: result.stuck,
+      graceSeconds: STOP_GRACE_MS / 1000,
     }),
   );
   // After the run, so that the sampling's own statements do not count in it.
-  if (workload.samplePlanning && plan.observe && outcome.status !== 'interrupted') {
-    const sample = await workload.samplePlanning(dataContext(session, plan.workloadOptions, scale, logLine)).catch((error: unknown) => {
-      logLine(`planning not sampled: ${(error as Error).message}`);
-      return undefined;
-    });
+  const { samplePlanning } = workload;
+  if (samplePlanning && plan.observe && outcome.status !== 'interrupted') {
+    const ctx = dataContext(session, plan.workloadOptions, scale, logLine);
+    const sample = await afterRun.ask(
+      'the planning sample',
+      () =>
+        samplePlanning(ctx).catch((error: unknown) => {
+          logLine(`planning not sampled: ${(error as Error).message}`);
+          return undefined;
+        }),
+      undefined,
+    );
     if (sample) result.planning = planningResult(sample, result);
   }
+  afterRun.dispose();
   return result;
 }
 

@@ -18,6 +18,7 @@ import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-dat
 import { measureOnce, type RunPlan } from './measure.js';
 import { dataContext, logLine, openSession, settingsContext, type Session } from './session.js';
 import { runSweep } from './sweep.js';
+import { restoreUnlessUnanswered } from './post-run.js';
 import { UserError } from '../errors.js';
 
 /**
@@ -130,6 +131,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       data,
       seed: request.seed ?? randomInt(0, 2 ** 31),
       signal: interrupt.signal,
+      hurry: interrupt.hurry,
       settings,
       ...(agents ? { agents } : {}),
       ...(hooks.progress ? { progress: hooks.progress } : {}),
@@ -139,14 +141,14 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       const result = await measureOnce(plan, steps[0]!);
       if (request.thresholds.length > 0) result.thresholds = evaluateThresholds(request.thresholds, result);
       // Put back before the result is written, so it records whether that worked.
-      await settings.restore();
+      await restoreUnlessUnanswered(session, settings);
       const file = hooks.resultFile ? hooks.resultFile(result) : (request.out ?? defaultResultPath(result));
       return { kind: 'run', result, file };
     } finally {
       interrupt.dispose();
     }
   } finally {
-    await settings?.restore();
+    if (settings) await restoreUnlessUnanswered(session, settings);
     await session.close();
     await agents?.bus.nc.drain().catch(() => undefined);
   }

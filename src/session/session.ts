@@ -15,6 +15,11 @@ export interface Session {
   url: string;
   driver: Driver;
   conn: Connection;
+  /**
+   * Why the server is no longer asked anything over `conn` (session/post-run.ts): a wait on it was
+   * given up, so the connection is stuck behind that request. Undefined while it answers.
+   */
+  unanswered?: string;
   close(): Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+import { restoreUnlessUnanswered } from './post-run.js';
 import { DbError } from '../drivers/errors.js';
 import { redactArgv } from '../config/redact.js';
 import { TOOL_VERSION } from '../result/build.js';
@@ -95,7 +96,7 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
     sweep.statusReason = 'interrupted by a signal';
   }
   // --set put back before the last save, so the steps' files record whether that worked.
-  await plan.settings.restore();
+  await restoreUnlessUnanswered(plan.session, plan.settings);
   sweep.endedAt = new Date().toISOString();
   sweep.knee = kneeOf(kneePoints(sweep.steps));
   return { sweep, output };

@@ -15,6 +15,9 @@ export interface ThrowawayMariadb {
   sql(statement: string): void;
   crash(): Promise<void>;
   start(): Promise<void>;
+  /** A stalled server: SIGSTOP to mariadbd; thaw() lets it go on. */
+  freeze(): void;
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -96,7 +99,10 @@ export async function startThrowawayMariadb(serverArgs: readonly string[] = [], 
     sql: (statement) => void admin(['-e', statement]),
     crash,
     start,
+    freeze: () => void server?.kill('SIGSTOP'),
+    thaw: () => void server?.kill('SIGCONT'),
     async stop() {
+      server?.kill('SIGCONT');
       await crash();
       rmSync(folder, { recursive: true, force: true });
     },

@@ -18,6 +18,9 @@ export interface ThrowawayPostgres {
   crash(): void;
   /** Starts the server again (crash recovery runs first) and waits until it accepts connections. */
   start(): void;
+  /** A stalled server: SIGSTOP to the postmaster and every process it started; thaw() lets them go on. */
+  freeze(): void;
+  thaw(): void;
   stop(): void;
 }
 
@@ -94,13 +97,34 @@ export async function startThrowawayPostgres(
     rmSync(path.join(data, 'postmaster.pid'), { force: true });
     rmSync(path.join(folder, `.s.PGSQL.${port}.lock`), { force: true });
   };
+  let frozen: number[] = [];
+  const freeze = (): void => {
+    const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(postmaster, 'SIGSTOP');
+    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of children) process.kill(pid, 'SIGSTOP');
+    frozen = [postmaster, ...children];
+  };
+  const thaw = (): void => {
+    for (const pid of frozen.reverse()) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // gone
+      }
+    }
+    frozen = [];
+  };
   try {
     for (const sql of setupSql) psql(sql);
   } catch (error) {
     stop();
     throw error;
   }
-  return { port, psql, crash, start, stop };
+  return { port, psql, crash, start, freeze, thaw, stop: () => (thaw(), stop()) };
 }
 
 function binDir(): string | undefined {

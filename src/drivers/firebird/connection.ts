@@ -208,6 +208,10 @@ export class FirebirdConnection implements Connection {
     }
   }
 
+  pendingRequest(): string | undefined {
+    return this.wire.pendingRequest();
+  }
+
   async close(): Promise<void> {
     this.tx = undefined;
     // Detach and close at once: the server rolls back what the attachment left open.

@@ -213,6 +213,10 @@ class MariadbConnection implements Connection {
     return count + pending;
   }
 
+  pendingRequest(): string | undefined {
+    return this.wire.pendingRequest();
+  }
+
   async close(): Promise<void> {
     await this.wire.close();
   }

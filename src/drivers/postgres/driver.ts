@@ -304,6 +304,10 @@ class PostgresConnection implements Connection {
     }
   }
 
+  pendingRequest(): string | undefined {
+    return this.wire.pendingRequest();
+  }
+
   async close(): Promise<void> {
     await this.wire.close().catch(() => {});
   }

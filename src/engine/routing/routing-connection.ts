@@ -69,6 +69,14 @@ export class RoutingConnection implements Connection {
     await Promise.all(this.nodes.map((n) => n.close().catch(() => {})));
   }
 
+  pendingRequest(): string | undefined {
+    for (const node of this.nodes) {
+      const pending = node.pendingRequest?.();
+      if (pending !== undefined) return pending;
+    }
+    return undefined;
+  }
+
   /** Runs one statement on the node the route chooses, counting it in that node's statistics. */
   async execute<T>(read: boolean, action: (conn: Connection, node: number) => Promise<T>): Promise<T> {
     const node = this.nodeFor(read);

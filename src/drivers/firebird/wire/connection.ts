@@ -643,6 +643,11 @@ export class FirebirdWire {
   }
 
   /** Detaches and closes the socket; requests still waiting fail. */
+  /** Whether a request waits on the server (Connection.pendingRequest): '' (the wire keeps no statement text), else undefined. */
+  pendingRequest(): string | undefined {
+    return this.queue.length > 0 ? '' : undefined;
+  }
+
   close(): void {
     if (!this.transport || this.closedBy) return;
     const goodbye = this.w.reset().int32(op.detach).int32(this.dbHandle).int32(op.disconnect).take();

@@ -77,6 +77,8 @@ interface Request {
   answer: Answer;
   binary: boolean;
   statement: MariadbPreparedStatement | undefined;
+  /** A text request's statement (COM_QUERY, COM_STMT_PREPARE), for pendingRequest(); executions name theirs through `statement`. */
+  sql: string | undefined;
   phase: number;
   columns: Column[];
   columnsLeft: number;
@@ -222,13 +224,13 @@ export class MariadbWire implements TransportHandler, PacketSink {
       return Promise.reject(this.classify(new MariadbServerError((error as Error).message, 1210, 'HY000')));
     }
     const w = this.writer.begin().u8(COM_QUERY).text(text);
-    return this.send(w.finish(), ROWS, false, undefined) as Promise<Row[]>;
+    return this.send(w.finish(), ROWS, false, undefined, sql) as Promise<Row[]>;
   }
 
   /** COM_QUERY for a statement whose answer does not matter (BEGIN, COMMIT). */
   command(sql: string): Promise<void> {
     const w = this.writer.begin().u8(COM_QUERY).text(sql);
-    return this.send(w.finish(), NOTHING, false, undefined) as Promise<void>;
+    return this.send(w.finish(), NOTHING, false, undefined, sql) as Promise<void>;
   }
 
   /** A value as an SQL literal, escaped as the server reads strings right now. */
@@ -238,7 +240,7 @@ export class MariadbWire implements TransportHandler, PacketSink {
 
   async prepare(sql: string): Promise<MariadbPreparedStatement> {
     const w = this.writer.begin().u8(COM_STMT_PREPARE).text(sql);
-    const statement = (await this.send(w.finish(), PREPARED, false, undefined)) as MariadbPreparedStatement;
+    const statement = (await this.send(w.finish(), PREPARED, false, undefined, sql)) as MariadbPreparedStatement;
     statement.sql = sql;
     return statement;
   }
@@ -258,6 +260,12 @@ export class MariadbWire implements TransportHandler, PacketSink {
     const w = this.writer.begin().u8(COM_QUIT);
     const length = w.finish();
     this.transport?.close(Buffer.from(w.buffer.subarray(0, length)));
+  }
+
+  /** The statement the oldest request waits on the server for (Connection.pendingRequest). */
+  pendingRequest(): string | undefined {
+    const request = this.queue[0];
+    return request === undefined ? undefined : (request.statement?.sql ?? request.sql ?? '');
   }
 
   /** TransportHandler: bytes from the server. */
@@ -286,12 +294,13 @@ export class MariadbWire implements TransportHandler, PacketSink {
     return this.send(w.finish(), answer, true, statement);
   }
 
-  private send(length: number, answer: Answer, binary: boolean, statement: MariadbPreparedStatement | undefined): Promise<unknown> {
+  private send(length: number, answer: Answer, binary: boolean, statement: MariadbPreparedStatement | undefined, sql?: string): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
     const request: Request = {
       answer,
       binary,
       statement,
+      sql,
       phase: START,
       columns: NO_COLUMNS,
       columnsLeft: 0,

@@ -58,10 +58,11 @@ export interface PgPreparedStatement {
 /** A simple-protocol Query message encoded once, for statements sent on every transaction (BEGIN, COMMIT). */
 export interface EncodedQuery {
   message: Buffer;
+  sql: string;
 }
 
 export function encodeQuery(sql: string): EncodedQuery {
-  return { message: new MessageWriter().begin(0x51).cstring(sql).end().take() };
+  return { message: new MessageWriter().begin(0x51).cstring(sql).end().take(), sql };
 }
 
 /** What a request's promise resolves to: the whole record, only the row count, or only the rows. */
@@ -331,7 +332,7 @@ export class WireConnection implements SslAnswering, MessageSink {
 
   /** A statement without parameters through the simple protocol (several statements allowed). */
   simpleQuery(sql: string | EncodedQuery): Promise<Pending> {
-    return typeof sql === 'string' ? this.send(encodeQuery(sql).message, true, [], undefined, sql) : this.send(sql.message, true);
+    return typeof sql === 'string' ? this.send(encodeQuery(sql).message, true, [], undefined, sql) : this.send(sql.message, true, [], undefined, sql.sql);
   }
 
   /** Several statements in one Query message (pgbench's \\;): each one's result, with its column names. */
@@ -349,7 +350,7 @@ export class WireConnection implements SslAnswering, MessageSink {
 
   /** A statement whose answer does not matter (BEGIN, COMMIT): resolves once the server is done with it. */
   command(query: EncodedQuery): Promise<void> {
-    return this.sendBytes(query.message, query.message.length, NOTHING, false, NO_TYPES) as Promise<void>;
+    return this.sendBytes(query.message, query.message.length, NOTHING, false, NO_TYPES, undefined, undefined, query.sql) as Promise<void>;
   }
 
   /** A one-off statement with parameters through the unnamed statement and portal. */
@@ -441,6 +442,12 @@ export class WireConnection implements SslAnswering, MessageSink {
     if (this.closedBy) return;
     this.closedBy = new PgConnectionError('connection closed by the client', undefined);
     this.transport?.close(TERMINATE);
+  }
+
+  /** The statement the oldest request waits on the server for (Connection.pendingRequest); '' where it keeps no text. */
+  pendingRequest(): string | undefined {
+    const pending = this.queue[0];
+    return pending === undefined ? undefined : (pending.sql ?? '');
   }
 
   /** TransportHandler: bytes from the server. */
