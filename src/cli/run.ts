@@ -119,6 +119,8 @@ export interface RunStyle extends RunHooks {
   errorLine?(line: string): void;
   /** False: failed work does not fail the run (headroom pgbench, as pgbench exits 0 with failed transactions). Default true. */
   failureRule?: boolean;
+  /** The verb other commands are told (a setting it holds); default `run`. */
+  verb?: string;
 }
 
 /** `headroom run`: load the data if it is not there, measure, write the result, print the summary. */
@@ -167,6 +169,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
 
   const outcome = await runMeasured(
     {
+      verb: style.verb ?? 'run',
       workload,
       workloadOptions,
       values,

@@ -181,6 +181,8 @@ export interface PendingRecord {
   client: string;
   /** The server session of the command that made the changes: while it lives, the changes are in use. */
   holder: string;
+  /** The headroom verb that made them (`run`, `experiment peak`), for messages; absent in older records. */
+  command?: string;
   changes: PendingChange[];
 }
 
@@ -199,6 +201,18 @@ export interface PendingStore {
   restoreStatements(change: PendingChange): string[];
   /** The database this session is in (a table change is put back from there). */
   database(conn: Connection): Promise<string>;
+  /**
+   * Takes the hold on server-wide setting `name` for this session's life, so that two commands
+   * never change one setting at once: kept by the server, which drops it when the session ends
+   * (a killed command's too). Undefined when taken; else the session holding it, as holder()
+   * names sessions.
+   */
+  hold(conn: Connection, name: string): Promise<string | undefined>;
+  release(conn: Connection, name: string): Promise<void>;
+  /** What the server tells of a session no record names (who, from where, since when), for messages. */
+  describeSession(conn: Connection, holder: string): Promise<string>;
+  /** The statement that ends a session, for a holder whose command is gone while its session lingers. */
+  endSessionStatement(holder: string): string;
 }
 
 /** One replica at one moment; PostgreSQL fills bytes and replayAgeMs, Galera the other three. */

@@ -75,7 +75,7 @@ async function experimentOn<Row>(
   let settings: ServerSettings | undefined;
   let interrupt: Interrupt | undefined;
   try {
-    settings = await ServerSettings.apply(session.driver, session.conn, asked, logLine, settingsContext(values, session.target));
+    settings = await ServerSettings.apply(session.driver, session.conn, asked, logLine, settingsContext(values, session.target, `experiment ${name}`));
     const server = await session.driver.serverInfo(session.conn);
     const serverOnThisMachine = dbmsOnThisMachine(session.target);
     const header = experimentHeader(name, argv, session.url, server, settings.record(), serverOnThisMachine);

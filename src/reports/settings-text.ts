@@ -5,6 +5,10 @@ export function settingsLine(record: ServerSettingsRecord | undefined): string |
   if (!record || record.applied.length === 0) return undefined;
   const parts = record.applied.map((s) => {
     if (s.scope === 'session') return `${s.name}=${s.value} (per session)`;
+    // Changed by someone else while the run went on: the run did not have `value` all its time.
+    if (s.changedTo !== undefined) {
+      return `${s.name}=${s.value} (server-wide, changed to ${s.changedTo} during the run by someone else, ${s.restored ? 'its old value' : `left at that, not put back to ${s.previous}`})`;
+    }
     return `${s.name}=${s.value} (server-wide, ${s.restored ? `put back to ${s.previous}` : `NOT put back to ${s.previous}`})`;
   });
   return `--set ${parts.join(', ')}`;

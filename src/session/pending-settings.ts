@@ -6,6 +6,7 @@ import { serverTargetOf, type Target } from '../config/target.js';
 import type { Connection, Driver, PendingChange, PendingRecord, PendingStore } from '../drivers/driver.js';
 import { parsePendingRecords } from '../drivers/pending-records.js';
 import { UserError } from '../errors.js';
+import type { SettingAsked } from '../result/server-settings-record.js';
 
 /**
  * Changes headroom makes that outlive its connection (server-wide settings, a table's autovacuum)
@@ -82,8 +83,18 @@ export class PendingChanges {
     private readonly warn: (message: string) => void,
   ) {}
 
-  /** Writes both records and says what is about to change and how to put it back by hand; call before making the changes. */
-  static async begin(driver: Driver, conn: Connection, target: Target, changes: PendingChange[], warn: (message: string) => void): Promise<PendingChanges> {
+  /**
+   * Writes both records and says what is about to change and how to put it back by hand; call
+   * before making the changes. `command` is the verb, for the messages of the commands that find them.
+   */
+  static async begin(
+    driver: Driver,
+    conn: Connection,
+    target: Target,
+    changes: PendingChange[],
+    warn: (message: string) => void,
+    command?: string,
+  ): Promise<PendingChanges> {
     const store = driver.pendingStore;
     const server = serverKey(target);
     if (!store || !server) throw new Error(`${driver.dbms} keeps no record of changes that outlive a connection`);
@@ -93,6 +104,7 @@ export class PendingChanges {
       writtenAt: new Date().toISOString(),
       client: `${hostname()} pid ${process.pid}`,
       holder: await store.holder(conn),
+      ...(command === undefined ? {} : { command }),
       changes,
     };
     const file = path.join(recordsDir(), `${record.id}.json`);
@@ -117,6 +129,19 @@ export class PendingChanges {
       );
     }
     return new PendingChanges(store, record, file, warn);
+  }
+
+  /**
+   * Writes both records again once the changes they hold were updated in place (a value as the
+   * DBMS spells it after it was set), so that a later command compares like with like.
+   */
+  async rewrite(conn: Connection): Promise<void> {
+    try {
+      writeDurably(this.file, `${JSON.stringify(this.record, null, 2)}\n`);
+      await this.store.put(conn, this.record);
+    } catch (error) {
+      this.warn(`could not update headroom's record of the changes (${(error as Error).message}); it keeps the values as they were asked`);
+    }
   }
 
   /** The changes are back: removes both records. */
@@ -144,7 +169,101 @@ async function holderAlive(store: PendingStore, conn: Connection, holder: string
   return false;
 }
 
-function sameValue(now: string | undefined, value: string | null): boolean {
+async function takeHold(store: PendingStore, conn: Connection, name: string): Promise<string | undefined> {
+  // A command killed a moment ago still holds it until the server sees its session end.
+  const deadline = Date.now() + HOLDER_GRACE_MS;
+  for (;;) {
+    const holder = await store.hold(conn, name);
+    if (holder === undefined || Date.now() > deadline) return holder;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The holds a command takes on the server-wide settings it changes; the server lets them go if it dies. */
+export interface SettingHolds {
+  release(conn: Connection): Promise<void>;
+}
+
+function whereIs(target: Target): string {
+  const server = serverTargetOf(target);
+  return server ? `${server.host}:${server.port}` : 'the server';
+}
+
+function commandOf(record: PendingRecord): string {
+  return `headroom ${record.command === undefined ? '' : `${record.command} `}on ${record.client}`;
+}
+
+/**
+ * Takes the hold on each server-wide setting about to be changed, before anything is changed, and
+ * refuses (UserError) one that another live headroom command holds, naming that command: two
+ * commands changing one setting would each put back the other's value, leaving the server at
+ * neither its old value nor a durable one. The hold is the driver's (a lock the server drops with
+ * the session), checked against the records too, which the whole server sees where a lock is
+ * narrower (PostgreSQL's are per database).
+ */
+export async function holdSettings(driver: Driver, conn: Connection, target: Target, asked: readonly SettingAsked[]): Promise<SettingHolds> {
+  const store = driver.pendingStore;
+  const server = serverKey(target);
+  if (!store || !server) throw new Error(`${driver.dbms} keeps no record of changes that outlive a connection`);
+  const held: string[] = [];
+  const holds: SettingHolds = {
+    async release(conn) {
+      for (const name of held.splice(0)) await store.release(conn, name).catch(() => undefined);
+    },
+  };
+  const refusal = async (setting: SettingAsked, holder: string, record: PendingRecord | undefined): Promise<UserError> => {
+    const change = record?.changes.find((c) => c.kind === 'global' && c.name === setting.name.toLowerCase());
+    const session = record ? `server session ${holder.split('@')[0]}` : await store.describeSession(conn, holder);
+    const by = record ? `${commandOf(record)} (${session})` : `another headroom command (${session})`;
+    const what = change ? `: it set it to ${change.set} at ${record!.writtenAt} and puts ${change.previous} back when it ends` : '';
+    return new UserError(
+      `--set ${setting.name}=${setting.value}: ${by} holds ${setting.name} on ${whereIs(target)}${what}`,
+      `run once it has ended, since two commands changing one server-wide setting put back each other's values; if it is gone and its server session lingers: ${store.endSessionStatement(holder)}`,
+    );
+  };
+  try {
+    for (const setting of asked) {
+      const holder = await takeHold(store, conn, setting.name.toLowerCase());
+      if (holder === undefined) {
+        held.push(setting.name.toLowerCase());
+        continue;
+      }
+      const records = [...(await recordsFound(store, conn, server)).values()].map((r) => r.record);
+      throw await refusal(
+        setting,
+        holder,
+        records.find((r) => r.holder === holder),
+      );
+    }
+    const own = await store.holder(conn);
+    for (const { record } of (await recordsFound(store, conn, server)).values()) {
+      if (record.holder === own) continue;
+      const setting = asked.find((s) => record.changes.some((c) => c.kind === 'global' && c.name === s.name.toLowerCase()));
+      if (setting && (await holderAlive(store, conn, record.holder))) throw await refusal(setting, record.holder, record);
+    }
+  } catch (error) {
+    await holds.release(conn);
+    throw error;
+  }
+  return holds;
+}
+
+/** This server's records, the client's files and the server's own, by id; a string: why the server's cannot be read. */
+async function recordsFound(
+  store: PendingStore,
+  conn: Connection,
+  server: string,
+  log?: (message: string) => void,
+): Promise<Map<string, { record: PendingRecord; files: string[] }>> {
+  const found = new Map<string, { record: PendingRecord; files: string[] }>();
+  for (const { record, file } of clientRecords(server)) found.set(record.id, { record, files: [...(found.get(record.id)?.files ?? []), file] });
+  const onServer = await store.read(conn);
+  if (typeof onServer === 'string') log?.(`${onServer}; a superuser can put them back with: headroom restore-settings --db URL`);
+  else for (const record of onServer) if (!found.has(record.id)) found.set(record.id, { record, files: [] });
+  return found;
+}
+
+export function sameValue(now: string | undefined, value: string | null): boolean {
   return value === null ? now === undefined : now !== undefined && now.trim().toLowerCase() === value.trim().toLowerCase();
 }
 
@@ -159,13 +278,9 @@ export async function settlePendingChanges(driver: Driver, conn: Connection, tar
   const server = serverKey(target);
   const store = driver.pendingStore;
   if (!server || !store) return 0;
-  const found = new Map<string, { record: PendingRecord; files: string[] }>();
-  for (const { record, file } of clientRecords(server)) found.set(record.id, { record, files: [...(found.get(record.id)?.files ?? []), file] });
-  const onServer = await store.read(conn);
-  if (typeof onServer === 'string') log(`${onServer}; a superuser can put them back with: headroom restore-settings --db URL`);
-  else for (const record of onServer) if (!found.has(record.id)) found.set(record.id, { record, files: [] });
+  const found = await recordsFound(store, conn, server, log);
   for (const { record, files } of found.values()) {
-    const by = `by headroom on ${record.client} at ${record.writtenAt}`;
+    const by = `by ${commandOf(record)} at ${record.writtenAt}`;
     if (await holderAlive(store, conn, record.holder)) {
       log(
         `left in place: ${record.changes.map((c) => `${describeChange(c)}=${c.set}`).join(', ')}, set ${by}, which is still running (server session ${record.holder})`,

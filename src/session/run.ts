@@ -38,6 +38,8 @@ export interface RunHooks {
 
 /** A `headroom run` as its command line asked for it, parsed and checked. */
 export interface RunRequest {
+  /** `run` or `pgbench`, as other commands are told it. */
+  verb: string;
   workload: Workload;
   workloadOptions: OptionValues;
   /** --db, --set and --i-accept-data-loss, as the command line gave them. */
@@ -84,7 +86,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
   let settings: ServerSettings | undefined;
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
-    settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target));
+    settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target, request.verb));
     const server = await session.driver.serverInfo(session.conn);
     // A sweep asks before each step instead: the server refusing one is its finding.
     if (!request.measure.force && steps.length === 1) await checkClients(session, steps[0]!, `-c ${steps[0]}`, true);

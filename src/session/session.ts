@@ -84,7 +84,7 @@ export function redirectLogLines(write: (message: string) => void): void {
   writeLogLine = write;
 }
 
-/** What --set needs to know beside the settings: the server's place and whether data loss was accepted. */
-export function settingsContext(values: OptionValuesOf<typeof SERVER_SETTINGS_OPTIONS>, target: Target): SettingsContext {
-  return { target, serverOnThisMachine: dbmsOnThisMachine(target), acceptDataLoss: values[ACCEPT_DATA_LOSS] === true };
+/** What --set needs to know beside the settings: the server's place, whether data loss was accepted, the verb (`run`, `experiment peak`). */
+export function settingsContext(values: OptionValuesOf<typeof SERVER_SETTINGS_OPTIONS>, target: Target, command: string): SettingsContext {
+  return { target, serverOnThisMachine: dbmsOnThisMachine(target), acceptDataLoss: values[ACCEPT_DATA_LOSS] === true, command };
 }

@@ -7,7 +7,7 @@ import { resolveTarget } from '../../src/config/target.js';
 import type { Connection } from '../../src/drivers/driver.js';
 import { createDriver } from '../../src/drivers/registry.js';
 import type { RunResult } from '../../src/result/result.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, type CliRun } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { startThrowawayMariadb, throwawayMariadbUnavailable } from '../helpers/throwaway-mariadb.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
@@ -297,7 +297,7 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   // Any verb: the next command puts it back before it does its own work, and says so.
   const next = await cli(['check', 'tpcb', '--db', url]);
   assert.equal(next.code, 0, next.stderr);
-  assert.match(next.stderr, /put fsync back to on: it was left at off by headroom on .* pid \d+ at .*, which ended before it could put it back/);
+  assert.match(next.stderr, /put fsync back to on: it was left at off by headroom run on .* pid \d+ at .*, which ended before it could put it back/);
   assert.equal(await settledValue(url, 'SHOW fsync', 'on'), 'on');
   assert.equal(await valueOf(url, autoConf('fsync')), 'none', 'ALTER SYSTEM RESET, as it was before');
   assert.equal(await valueOf(url, autoConf('headroom.pending_settings')), 'none');
@@ -317,7 +317,7 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   assert.equal(byHand.code, 0, byHand.stderr);
   assert.match(
     byHand.stderr,
-    /left fsync alone: it is on now, not the off set by headroom on .*, so it was changed since; headroom drops its record \(to go back to on by hand: ALTER SYSTEM RESET fsync/,
+    /left fsync alone: it is on now, not the off set by headroom run on .*, so it was changed since; headroom drops its record \(to go back to on by hand: ALTER SYSTEM RESET fsync/,
   );
   assert.equal(await valueOf(url, autoConf('fsync')), 'on', 'the value set by hand stays');
   assert.deepEqual(records(), []);
@@ -381,7 +381,7 @@ test('postgres (throwaway cluster): a client killed during --set fsync=off leave
   );
   const runPid = await running;
   const beside = await cli(['restore-settings', '--db', url]);
-  assert.match(beside.stderr, /^left in place: checkpoint_timeout=14min, set by headroom on .*, which is still running \(server session \d+@/);
+  assert.match(beside.stderr, /^left in place: checkpoint_timeout=14min, set by headroom run on .*, which is still running \(server session \d+@/);
   assert.equal(await valueOf(url, 'SHOW checkpoint_timeout'), '14min');
   process.kill(runPid, 'SIGINT');
   const ended = await run;
@@ -432,7 +432,7 @@ test('mariadb (throwaway server): a client killed during --set innodb_flush_log_
   rmSync(path.join(stateDir, 'pending-settings'), { recursive: true, force: true });
   const next = await cli(['check', 'tpcb', '--db', url]);
   assert.equal(next.code, 0, next.stderr);
-  assert.match(next.stderr, /put innodb_flush_log_at_trx_commit back to 1: it was left at 0 by headroom on .*, which ended before it could put it back/);
+  assert.match(next.stderr, /put innodb_flush_log_at_trx_commit back to 1: it was left at 0 by headroom run on .*, which ended before it could put it back/);
   assert.equal(await valueOf(url, flush), '1');
   assert.equal(await valueOf(url, recordTables), '0', 'the record table goes with its last record');
 
@@ -483,4 +483,213 @@ test("postgres: a dead-rows experiment killed while it holds the table's autovac
   );
   assert.equal(await valueOf(db.url, options), '');
   assert.equal(await valueOf(db.url, "SELECT COALESCE(obj_description('numbers'::regclass, 'pg_class'), 'none')"), 'none');
+});
+
+/** A command left running: its pid once its first progress line is out, and how it ended. */
+function startedRun(cli: typeof runCli, args: readonly string[]): { pid: Promise<number>; ended: Promise<CliRun> } {
+  let progress!: (pid: number) => void;
+  const pid = new Promise<number>((resolve) => (progress = resolve));
+  const ended = cli(args, { whenStderr: [/progress: /, (p) => progress(p)] });
+  // A run that fails before its first progress line must not leave the test waiting for ever.
+  void ended.then(() => progress(-1));
+  return { pid, ended };
+}
+
+test('postgres (throwaway cluster): a second --set of a server-wide parameter another command holds is refused naming it (from any database or machine), a value changed under a run is left and recorded, a killed holder blocks nothing', async (t) => {
+  if (skipOrFail(t, throwawayPostgresUnavailable())) return;
+  const cluster = await startThrowawayPostgres(['host all all 127.0.0.1/32 trust'], ['CREATE DATABASE other']);
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
+  const elsewhere = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
+  t.after(() => {
+    cluster.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+    rmSync(elsewhere, { recursive: true, force: true });
+  });
+  const cli = cliIn(stateDir);
+  const url = `postgres://postgres@127.0.0.1:${cluster.port}/postgres`;
+  const autoConf =
+    "SELECT coalesce((SELECT setting FROM pg_file_settings WHERE name = 'checkpoint_timeout' AND sourcefile LIKE '%postgresql.auto.conf'), 'none')";
+  const short = ['-c', '1', '-T', '1', '--live=false', '--observe=false'];
+  for (const db of [url, url.replace(/postgres$/, 'other')]) assert.equal((await cli(['init', 'tpcb', '--db', db])).code, 0);
+
+  const fileA = path.join(stateDir, 'a.json');
+  const a = startedRun(cli, [
+    'run',
+    'tpcb',
+    '--db',
+    url,
+    '-c',
+    '1',
+    '-T',
+    '120',
+    '--live=false',
+    '--observe=false',
+    '--set',
+    'checkpoint_timeout=120s',
+    '-o',
+    fileA,
+  ]);
+  const aPid = await a.pid;
+  if (aPid < 0) assert.fail((await a.ended).stderr);
+  const refusal = new RegExp(
+    `^headroom: --set checkpoint_timeout=240s: headroom run on \\S+ pid ${aPid} \\(server session \\d+\\) holds checkpoint_timeout on 127\\.0\\.0\\.1:${cluster.port}: it set it to 120s at \\S+ and puts 5min back when it ends \\(run once it has ended.*: SELECT pg_terminate_backend\\(\\d+\\)\\)$`,
+    'm',
+  );
+  // The same database, then another database of the cluster from another machine (its own state folder).
+  const second = await cli(['run', 'tpcb', '--db', url, ...short, '--set', 'checkpoint_timeout=240s']);
+  assert.equal(second.code, 2, second.stderr);
+  assert.match(second.stderr, refusal);
+  const fromElsewhere = await cliIn(elsewhere)(['run', 'tpcb', '--db', url.replace(/postgres$/, 'other'), ...short, '--set', 'checkpoint_timeout=240s']);
+  assert.equal(fromElsewhere.code, 2, fromElsewhere.stderr);
+  assert.match(fromElsewhere.stderr, refusal);
+  assert.equal(await valueOf(url, autoConf), '120s', 'the refused commands changed nothing');
+  // A per-session setting is each connection's own: no hold, no refusal.
+  const session = await cli(['run', 'tpcb', '--db', url, ...short, '--set', 'synchronous_commit=off', '-o', path.join(stateDir, 's.json')]);
+  assert.equal(session.code, 0, session.stderr);
+
+  // Someone changes it while A runs: A leaves their value, says so, and its result records it.
+  cluster.psql("ALTER SYSTEM SET checkpoint_timeout = '3min'");
+  cluster.psql('SELECT pg_reload_conf()');
+  process.kill(aPid, 'SIGINT');
+  const endedA = await a.ended;
+  assert.equal(endedA.code, 130, endedA.stderr);
+  assert.match(
+    endedA.stderr,
+    /^left checkpoint_timeout at 3min: it is not the 120s this command set, so it was changed while this command ran, which did not run all its time at 120s; headroom leaves the value in force \(to go back to 5min by hand: ALTER SYSTEM RESET checkpoint_timeout; SELECT pg_reload_conf\(\)\)$/m,
+  );
+  const resultA = JSON.parse(readFileSync(fileA, 'utf8')) as RunResult;
+  assert.deepEqual(resultA.config.serverSettings?.applied, [
+    { name: 'checkpoint_timeout', value: '120s', scope: 'global', previous: '5min', restored: false, changedTo: '3min' },
+  ]);
+  assert.match(
+    endedA.stdout,
+    /--set checkpoint_timeout=120s \(server-wide, changed to 3min during the run by someone else, left at that, not put back to 5min\)/,
+  );
+  assert.equal(await valueOf(url, autoConf), '3min', 'the value set by hand stays');
+  assert.deepEqual(readdirSync(path.join(stateDir, 'pending-settings')), [], 'no record left for the next command to undo');
+  cluster.psql('ALTER SYSTEM RESET checkpoint_timeout');
+  cluster.psql('SELECT pg_reload_conf()');
+
+  // A killed holder: its session ends with it, and so does its hold; the next run goes ahead at once.
+  const killed = await cli(['run', 'tpcb', '--db', url, '-c', '1', '-T', '120', '--live=false', '--observe=false', '--set', 'checkpoint_timeout=120s'], {
+    whenStderr: killAtProgress,
+  });
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+  const next = await cli(['run', 'tpcb', '--db', url, ...short, '--set', 'checkpoint_timeout=240s', '-o', path.join(stateDir, 'n.json')]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /put checkpoint_timeout back to 5min: it was left at 120s by headroom run on /);
+  assert.equal(await valueOf(url, autoConf), 'none');
+
+  // A hold no record names (taken a moment before its record is written) is refused too, with what the server tells of it.
+  const driver = createDriver(resolveTarget(url));
+  const holding = await driver.connect();
+  try {
+    assert.equal(await driver.pendingStore!.hold(holding, 'checkpoint_timeout'), undefined);
+    const [[pid]] = (await holding.query('SELECT pg_backend_pid()')) as [[number]];
+    const unnamed = await cli(['run', 'tpcb', '--db', url, ...short, '--set', 'checkpoint_timeout=240s']);
+    assert.equal(unnamed.code, 2, unnamed.stderr);
+    assert.match(
+      unnamed.stderr,
+      new RegExp(
+        `^headroom: --set checkpoint_timeout=240s: another headroom command \\(server session ${pid} \\(user postgres, from 127\\.0\\.0\\.1, application "headroom", connected at [^)]+\\)\\) holds checkpoint_timeout on 127\\.0\\.0\\.1:\\d+ \\(.*SELECT pg_terminate_backend\\(${pid}\\)\\)$`,
+        'm',
+      ),
+    );
+  } finally {
+    await holding.close();
+    await driver.close();
+  }
+  assert.equal(await valueOf(url, autoConf), 'none');
+});
+
+test('mariadb (throwaway server): a second --set innodb_flush_log_at_trx_commit while another command holds it is refused naming it, the first leaves a value changed under it, a killed holder blocks nothing, and a value MariaDB spells its own way is still taken for headroom’s', async (t) => {
+  if (skipOrFail(t, throwawayMariadbUnavailable())) return;
+  const server = await startThrowawayMariadb();
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'headroom-state-'));
+  t.after(async () => {
+    await server.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  server.sql('CREATE DATABASE bench');
+  const cli = cliIn(stateDir);
+  const url = `mariadb://root@127.0.0.1:${server.port}/bench`;
+  const flush = 'SELECT @@global.innodb_flush_log_at_trx_commit';
+  const short = ['-c', '1', '-T', '1', '--live=false', '--observe=false'];
+  assert.equal((await cli(['init', 'tpcb', '--db', url])).code, 0);
+
+  const fileA = path.join(stateDir, 'a.json');
+  const a = startedRun(cli, [
+    'run',
+    'tpcb',
+    '--db',
+    url,
+    '-c',
+    '1',
+    '-T',
+    '120',
+    '--live=false',
+    '--observe=false',
+    '--set',
+    'innodb_flush_log_at_trx_commit=2',
+    '-o',
+    fileA,
+  ]);
+  const aPid = await a.pid;
+  if (aPid < 0) assert.fail((await a.ended).stderr);
+  const second = await cli(['run', 'tpcb', '--db', url, ...short, '--set', 'innodb_flush_log_at_trx_commit=0']);
+  assert.equal(second.code, 2, second.stderr);
+  assert.match(
+    second.stderr,
+    new RegExp(
+      `^headroom: --set innodb_flush_log_at_trx_commit=0: headroom run on \\S+ pid ${aPid} \\(server session (\\d+)\\) holds innodb_flush_log_at_trx_commit on 127\\.0\\.0\\.1:${server.port}: it set it to 2 at \\S+ and puts 1 back when it ends \\(run once it has ended.*: KILL \\1\\)$`,
+      'm',
+    ),
+  );
+  assert.equal(await valueOf(url, flush), '2', 'the refused command changed nothing');
+
+  server.sql('SET GLOBAL innodb_flush_log_at_trx_commit = 0');
+  process.kill(aPid, 'SIGINT');
+  const endedA = await a.ended;
+  assert.equal(endedA.code, 130, endedA.stderr);
+  assert.match(endedA.stderr, /^left innodb_flush_log_at_trx_commit at 0: it is not the 2 this command set, so it was changed while this command ran/m);
+  const resultA = JSON.parse(readFileSync(fileA, 'utf8')) as RunResult;
+  assert.deepEqual(resultA.config.serverSettings?.applied, [
+    { name: 'innodb_flush_log_at_trx_commit', value: '2', scope: 'global', previous: '1', restored: false, changedTo: '0' },
+  ]);
+  assert.equal(await valueOf(url, flush), '0', 'the value set by hand stays');
+  server.sql('SET GLOBAL innodb_flush_log_at_trx_commit = 1');
+
+  const killed = await cli(
+    ['run', 'tpcb', '--db', url, '-c', '1', '-T', '120', '--live=false', '--observe=false', '--set', 'innodb_flush_log_at_trx_commit=2'],
+    {
+      whenStderr: killAtProgress,
+    },
+  );
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+  const next = await cli(['run', 'tpcb', '--db', url, ...short, '--set', 'innodb_flush_log_at_trx_commit=0', '-o', path.join(stateDir, 'n.json')]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /put innodb_flush_log_at_trx_commit back to 1: it was left at 2 by headroom run on /);
+  assert.equal(await valueOf(url, flush), '1');
+
+  // A boolean given as ON reads back as ON in SYSTEM_VARIABLES but 1 in @@GLOBAL; given as 1, it reads back ON: both are headroom's own value.
+  const hash = "SELECT GLOBAL_VALUE FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'INNODB_ADAPTIVE_HASH_INDEX'";
+  assert.equal(await valueOf(url, hash), 'OFF');
+  const asNumber = await cli(['run', 'tpcb', '--db', url, ...short, '--set', 'innodb_adaptive_hash_index=1', '-o', path.join(stateDir, 'h.json')]);
+  assert.equal(asNumber.code, 0, asNumber.stderr);
+  const resultH = JSON.parse(readFileSync(path.join(stateDir, 'h.json'), 'utf8')) as RunResult;
+  assert.deepEqual(resultH.config.serverSettings?.applied, [
+    { name: 'innodb_adaptive_hash_index', value: '1', scope: 'global', previous: 'OFF', restored: true },
+  ]);
+  assert.equal(await valueOf(url, hash), 'OFF');
+  const killedOn = await cli(
+    ['run', 'tpcb', '--db', url, '-c', '1', '-T', '120', '--live=false', '--observe=false', '--set', 'innodb_adaptive_hash_index=ON'],
+    {
+      whenStderr: killAtProgress,
+    },
+  );
+  assert.equal(killedOn.signal, 'SIGKILL', killedOn.stderr);
+  const settled = await cli(['restore-settings', '--db', url]);
+  assert.equal(settled.code, 0, settled.stderr);
+  assert.match(settled.stderr, /put innodb_adaptive_hash_index back to OFF: it was left at ON by headroom run on /);
+  assert.equal(await valueOf(url, hash), 'OFF');
 });

@@ -260,6 +260,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
   return {
     // pgbench exits 0 with failed transactions: the failure rule (--max-failed) is headroom run's.
     failureRule: false,
+    verb: 'pgbench',
     missingData(session) {
       const database = serverTargetOf(session.target)?.database ?? session.url;
       throw new UserError(

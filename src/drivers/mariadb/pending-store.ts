@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Connection, PendingRecord, PendingStore } from '../driver.js';
 import { parsePendingRecords } from '../pending-records.js';
 import { mariadbLiteral } from './settings.js';
@@ -22,6 +23,16 @@ async function serverStart(conn: Connection): Promise<number> {
     [number],
   ];
   return Number(start);
+}
+
+/**
+ * The hold on a setting is a user-level lock (GET_LOCK) of the session: server-wide, as SET GLOBAL
+ * is, and released by the server when the session ends however the client ends.
+ */
+function lockName(name: string): string {
+  const plain = `headroom.set.${name.toLowerCase()}`;
+  // MariaDB takes lock names of up to 64 characters.
+  return plain.length <= 64 ? plain : `headroom.set.${createHash('sha1').update(name.toLowerCase()).digest('hex')}`;
 }
 
 export const mariadbPendingStore: PendingStore = {
@@ -61,8 +72,9 @@ export const mariadbPendingStore: PendingStore = {
   },
 
   async inForce(conn, change) {
-    const [[value]] = (await conn.query(`SELECT @@GLOBAL.${change.name}`)) as [[unknown]];
-    return value === null ? undefined : String(value);
+    // Where planSetting read the value to go back to, so both are spelt alike (ON, not @@GLOBAL's 1).
+    const rows = await conn.query('SELECT GLOBAL_VALUE FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = UPPER(?)', [change.name]);
+    return rows[0] === undefined || rows[0][0] === null ? undefined : String(rows[0][0]);
   },
 
   restoreStatements(change) {
@@ -71,5 +83,28 @@ export const mariadbPendingStore: PendingStore = {
 
   async database(conn) {
     return String((await conn.query('SELECT DATABASE()'))[0]![0]);
+  },
+
+  async hold(conn, name) {
+    const [[taken]] = (await conn.query('SELECT GET_LOCK(?, 0)', [lockName(name)])) as [[unknown]];
+    if (Number(taken) === 1) return undefined;
+    const [[id]] = (await conn.query('SELECT IS_USED_LOCK(?)', [lockName(name)])) as [[unknown]];
+    // Released between the two looks: the next try takes it.
+    return id === null ? '' : `${String(id)}@${await serverStart(conn)}`;
+  },
+
+  async release(conn, name) {
+    await conn.query('SELECT RELEASE_LOCK(?)', [lockName(name)]);
+  },
+
+  async describeSession(conn, holder) {
+    const id = Number(holder.split('@')[0]);
+    // Another user's session is listed only to a user with the PROCESS privilege.
+    const row = (await conn.query('SELECT USER, HOST FROM information_schema.PROCESSLIST WHERE ID = ?', [id]))[0];
+    return row === undefined ? `server session ${id}` : `server session ${id} (${String(row[0])}@${String(row[1])})`;
+  },
+
+  endSessionStatement(holder) {
+    return `KILL ${Number(holder.split('@')[0])}`;
   },
 };

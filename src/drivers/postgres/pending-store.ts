@@ -31,6 +31,24 @@ async function recordsInComments(conn: Connection): Promise<PendingRecord[]> {
   );
 }
 
+/**
+ * The hold on a setting is a session-level advisory lock (two keys: headroom's own, then the
+ * name's hash), which the server drops when the session ends however the client ends. Advisory
+ * locks belong to one database, while ALTER SYSTEM changes the cluster: a command in another
+ * database is found by its record instead (src/session/pending-settings.ts, holdSettings).
+ */
+const HOLD_KEY = 0x6864726d;
+const HOLD_ARGS = `${HOLD_KEY}, hashtext(lower(?))`;
+
+/** holder() of the session holding the lock, as pg_locks and pg_stat_activity tell it. */
+const LOCK_HOLDER = `SELECT l.pid, a.backend_start::text FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+  WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND l.classid = ${HOLD_KEY}::oid AND l.objid = hashtext(lower(?))::oid AND l.objsubid = 2`;
+
+function holderPid(holder: string): number {
+  return Number(holder.slice(0, holder.indexOf('@')));
+}
+
 async function writeRecords(conn: Connection, records: PendingRecord[]): Promise<void> {
   // ALTER SYSTEM of PostgreSQL before 17 takes a custom parameter only once the session knows it.
   await conn.query(`SELECT set_config('${PARAMETER}', '', false)`);
@@ -115,5 +133,34 @@ export const postgresPendingStore: PendingStore = {
 
   async database(conn) {
     return String((await conn.query('SELECT current_database()'))[0]![0]);
+  },
+
+  async hold(conn, name) {
+    const [[taken]] = (await conn.query(`SELECT pg_try_advisory_lock(${HOLD_ARGS})`, [name])) as [[boolean]];
+    if (taken === true) return undefined;
+    const rows = await conn.query(LOCK_HOLDER, [name]);
+    // Released between the two looks: the next try takes it.
+    if (rows[0] === undefined) return '';
+    const [pid, started] = rows[0];
+    return `${String(pid)}@${started === null ? '' : String(started)}`;
+  },
+
+  async release(conn, name) {
+    await conn.query(`SELECT pg_advisory_unlock(${HOLD_ARGS})`, [name]);
+  },
+
+  async describeSession(conn, holder) {
+    // Another role's session shows only its user to a role without pg_read_all_stats.
+    const sql = 'SELECT usename, host(client_addr), application_name, backend_start::text FROM pg_stat_activity WHERE pid = ?::int';
+    const row = (await conn.query(sql, [holderPid(holder)]))[0];
+    const [user, from, application, started] = (row ?? []).map((v) => (v === null ? undefined : String(v)));
+    const about = [user && `user ${user}`, from && `from ${from}`, application && `application "${application}"`, started && `connected at ${started}`].filter(
+      Boolean,
+    );
+    return `server session ${holderPid(holder)}${about.length > 0 ? ` (${about.join(', ')})` : ''}`;
+  },
+
+  endSessionStatement(holder) {
+    return `SELECT pg_terminate_backend(${holderPid(holder)})`;
   },
 };
