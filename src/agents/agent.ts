@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import type { Msg, Subscription } from 'nats';
 import { describeTarget, resolveTarget, serverTargetOf, type Target } from '../config/target.js';
 import { runEngine } from '../engine/engine.js';
 import { toThreadError } from '../engine/thread-error.js';
 import { subjects, type Bus, type RunSubject } from './bus.js';
-import type { AgentPlan, Beat, Claim, ClaimReply, Done, Ready, Shard, Start, Stop, Tick } from './messages.js';
+import type { AgentPlan, Beat, Call, Claim, ClaimReply, Done, Hello, Ready, Shard, Start, Stop, Tick } from './messages.js';
+import { fileRefusal } from './plan-files.js';
 import { toWireOutcome } from './wire-outcome.js';
 
 /** Without the coordinator's heartbeat this long, an agent stops its terminals: nothing is left running for nobody. */
@@ -23,14 +23,36 @@ export interface AgentOptions {
   signal: AbortSignal;
 }
 
-/** `headroom agent`: waits for signed plans, claims a shard, runs it at the barrier, streams what it measures. */
+/**
+ * `headroom agent`: answers the coordinator's calls while idle, takes the signed plan addressed to
+ * this process, claims a shard, runs it at the barrier, streams what it measures.
+ */
 export async function serveAgent(bus: Bus, options: AgentOptions): Promise<void> {
   const { log } = options;
+  // Drawn anew by every process: a plan addressed to an earlier run of this agent names another.
+  const self: Self = { instance: randomBytes(8).toString('hex'), startedAt: Date.now() };
   let busy = false;
   let served = 0;
   const idle = new Set<() => void>();
-  const plans = bus.nc.subscribe(subjects.plans(bus.prefix));
-  log(`agent ${options.name} waiting for plans on ${subjects.plans(bus.prefix)}`);
+  const available = (): boolean => !busy && !options.signal.aborted && !(options.once && served > 0);
+  const calls = bus.nc.subscribe(subjects.calls(bus.prefix), {
+    callback: (error, message) => {
+      if (error) return;
+      let call: Call;
+      try {
+        call = bus.signer.open<Call>(message.data);
+        if (call.kind !== 'call') throw new Error(`a ${String(call.kind)} message where a call was expected`);
+      } catch (refused) {
+        log(`refused a call: ${(refused as Error).message}`);
+        return;
+      }
+      if (!available()) return;
+      const hello: Hello = { kind: 'hello', agent: options.name, instance: self.instance };
+      bus.nc.publish(subjects.run(bus.prefix, call.runId, 'hello'), bus.signer.seal(hello));
+    },
+  });
+  const plans = bus.nc.subscribe(subjects.plans(bus.prefix, self.instance));
+  log(`agent ${options.name} (instance ${self.instance}) waiting for plans on ${subjects.plans(bus.prefix, self.instance)}`);
   const finished = new Promise<void>((resolve) => {
     options.signal.addEventListener('abort', () => resolve(), { once: true });
     idle.add(() => {
@@ -42,16 +64,18 @@ export async function serveAgent(bus: Bus, options: AgentOptions): Promise<void>
     for await (const message of plans) {
       let plan: AgentPlan;
       try {
-        plan = bus.signer.open<AgentPlan>(message.data);
+        const opened = bus.signer.openSent<AgentPlan>(message.data);
+        plan = opened.body;
         if (plan.kind !== 'plan') throw new Error(`a ${String(plan.kind)} message where a plan was expected`);
+        if (plan.instance !== self.instance) throw new Error(misaddressed(plan, opened.sentAt, self));
       } catch (error) {
         log(`refused a plan: ${(error as Error).message}`);
         continue;
       }
-      if (busy || options.signal.aborted || (options.once && served > 0)) continue;
+      if (!available()) continue;
       busy = true;
       try {
-        if (await runPlan(bus, plan, options)) served++;
+        if (await runPlan(bus, plan, options, self)) served++;
       } catch (error) {
         log(`run ${plan.runId}: ${(error as Error).message}`);
       } finally {
@@ -61,13 +85,27 @@ export async function serveAgent(bus: Bus, options: AgentOptions): Promise<void>
     }
   })();
   await finished;
+  calls.unsubscribe();
   plans.unsubscribe();
 }
 
+/** This agent process: its instance, and when it started. */
+interface Self {
+  instance: string;
+  startedAt: number;
+}
+
+/** Why a plan for another instance is refused: most likely a replay of one sent before this process started. */
+function misaddressed(plan: AgentPlan, sentAt: number, self: Self): string {
+  const to = typeof plan.instance === 'string' ? `instance ${plan.instance}` : 'no instance';
+  const why = sentAt < self.startedAt ? 'sent before this agent started, to an earlier run of it (a replay)' : 'meant for another agent';
+  return `addressed to ${to}, not to this agent's (instance ${self.instance}, started ${new Date(self.startedAt).toISOString()}): ${why}`;
+}
+
 /** True when the agent took part in the run (claimed a shard). */
-async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promise<boolean> {
+async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions, self: Self): Promise<boolean> {
   const { log, name } = options;
-  const refusal = fileRefusal(plan.files);
+  const refusal = await fileRefusal(plan);
   if (refusal) {
     log(`refused plan ${plan.runId}: ${refusal}`);
     return false;
@@ -76,13 +114,18 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
   const send = (what: RunSubject, body: unknown): void => bus.nc.publish(subject(what), bus.signer.seal(body));
   let reply: ClaimReply;
   try {
-    const answer = await bus.nc.request(subject('claim'), bus.signer.seal({ kind: 'claim', agent: name } satisfies Claim), { timeout: 3000 });
+    const claim: Claim = { kind: 'claim', agent: name, instance: self.instance };
+    const answer = await bus.nc.request(subject('claim'), bus.signer.seal(claim), { timeout: 3000 });
     reply = bus.signer.open<ClaimReply>(answer.data);
   } catch (error) {
     log(`no shard of run ${plan.runId}: ${(error as Error).message}`);
     return false;
   }
   if (reply.kind !== 'shard') return false;
+  if (reply.instance !== self.instance) {
+    log(`no shard of run ${plan.runId}: the answer to the claim was for instance ${reply.instance}, not this agent's`);
+    return false;
+  }
   const shard: Shard = reply;
   log(`run ${plan.runId}: terminals ${shard.first}..${shard.first + shard.count - 1} of ${plan.clients} (${plan.workload} on ${describeTarget(plan.target)})`);
 
@@ -186,20 +229,6 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions): Promis
     for (const s of subscriptions) s.unsubscribe();
   }
   return true;
-}
-
-/** A file the plan names must be on this agent's disk with the sha256 the plan gives: nothing that runs comes over the bus. */
-function fileRefusal(files: AgentPlan['files']): string | undefined {
-  for (const file of files) {
-    let sha256: string;
-    try {
-      sha256 = createHash('sha256').update(readFileSync(file.path)).digest('hex');
-    } catch {
-      return `${file.path} is not on this agent's disk`;
-    }
-    if (sha256 !== file.sha256) return `${file.path} differs from the coordinator's (sha256 ${sha256.slice(0, 12)}, plan says ${file.sha256.slice(0, 12)})`;
-  }
-  return undefined;
 }
 
 /** Passwords never travel on the bus: this agent's environment or password file gives them, as for a local run. */

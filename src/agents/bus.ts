@@ -27,10 +27,13 @@ export interface Bus {
   prefix: string;
 }
 
-export type RunSubject = 'claim' | 'time' | 'ready' | 'start' | 'tick' | 'beat' | 'done' | 'stop' | 'coordinator';
+export type RunSubject = 'hello' | 'claim' | 'time' | 'ready' | 'start' | 'tick' | 'beat' | 'done' | 'stop' | 'coordinator';
 
 export const subjects = {
-  plans: (prefix: string) => `${prefix}.plans`,
+  /** The coordinator's calls to idle agents, which answer with a hello on the run's subject. */
+  calls: (prefix: string) => `${prefix}.calls`,
+  /** Plans for one agent process, by the instance its hello gave. */
+  plans: (prefix: string, instance: string) => `${prefix}.plans.${instance}`,
   /** claim and time are requests the coordinator answers; coordinator carries its heartbeat. */
   run: (prefix: string, runId: string, what: RunSubject) => `${prefix}.run.${runId}.${what}`,
 };

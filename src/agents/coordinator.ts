@@ -1,5 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Msg, Subscription } from 'nats';
 import { serverTargetOf, type Target } from '../config/target.js';
@@ -8,14 +7,16 @@ import { round } from '../common/round.js';
 import { intervalPoint, mergeTotals, type SeriesPoint } from '../engine/measurements.js';
 import { fromThreadError } from '../engine/thread-error.js';
 import { UserError } from '../errors.js';
-import { isModulePath } from '../module/load-module.js';
 import { subjects, type Bus, type RunSubject } from './bus.js';
-import type { AgentPlan, Beat, Claim, ClaimReply, Done, Ready, Stop, Tick, WireOutcome } from './messages.js';
+import type { AgentPlan, Beat, Call, Claim, ClaimReply, Done, Hello, Ready, Stop, Tick, WireOutcome } from './messages.js';
+import { planFiles } from './plan-files.js';
 import type { AgentMember, AgentsRecord, OnAgentLoss } from './record.js';
 
 /** An agent silent this long (no tick, no heartbeat) is lost. */
 export const AGENT_SILENCE_MS = 5_000;
 const BEAT_MS = 1_000;
+/** How often the coordinator calls for idle agents while shards are left. */
+const CALL_MS = 1_000;
 /** How long a stopped or finished run waits for the remaining agents' totals. */
 const DONE_GRACE_MS = 15_000;
 
@@ -60,7 +61,7 @@ export async function runAgents(
   }
   const cpuAtStart = process.cpuUsage();
   const runId = randomBytes(8).toString('hex');
-  const plan = planOf(config, runId, agents);
+  const plan = await planOf(config, runId, agents);
   const subject = (what: RunSubject): string => subjects.run(bus.prefix, runId, what);
   const send = (what: RunSubject, body: unknown): void => bus.nc.publish(subject(what), bus.signer.seal(body));
   const members: Member[] = [];
@@ -85,6 +86,10 @@ export async function runAgents(
       }),
     );
   };
+  // Each idle agent that answers a call gets the plan addressed to its instance.
+  listen('hello', (hello: Hello) => {
+    if (members.length < agents) bus.nc.publish(subjects.plans(bus.prefix, hello.instance), bus.signer.seal({ ...plan, instance: hello.instance }));
+  });
   listen('claim', (claim: Claim, message) => {
     let reply: ClaimReply = { kind: 'full' };
     if (members.length < agents) {
@@ -92,7 +97,7 @@ export async function runAgents(
       const { first, count } = shardOf(index, agents, config.clients);
       members.push({ name: claim.agent, index, first, count, lastHeard: Date.now(), ticks: [], beatTransactions: 0 });
       log(`agent ${claim.agent} claimed terminals ${first}..${first + count - 1}`);
-      reply = { kind: 'shard', index, first, count, now: Date.now() };
+      reply = { kind: 'shard', instance: claim.instance, index, first, count, now: Date.now() };
     }
     message.respond(bus.signer.seal(reply));
   });
@@ -133,9 +138,10 @@ export async function runAgents(
   let startedAt = Date.now();
   let lossStop: Error | undefined;
   try {
-    // Claims and ready: the plan goes out every second, so agents started later still see it.
-    log(`waiting up to ${run.waitSeconds} s for ${agents} agent(s) on ${subjects.plans(bus.prefix)} (run ${runId})`);
+    // Claims and ready: the call goes out every second, so agents started later still hear it.
+    log(`waiting up to ${run.waitSeconds} s for ${agents} agent(s) on ${subjects.calls(bus.prefix)} (run ${runId})`);
     const deadline = Date.now() + run.waitSeconds * 1000;
+    let calledAt = 0;
     while (!(members.length === agents && members.every((m) => m.ready || m.done))) {
       if (signal.aborted) throw new UserError('interrupted while waiting for agents');
       if (Date.now() > deadline) {
@@ -145,8 +151,12 @@ export async function runAgents(
           `start more: headroom agent --nats URL --trust SECRET${bus.prefix === 'headroom' ? '' : ` --nats-subject ${bus.prefix}`}, or raise --agent-wait`,
         );
       }
-      if (members.length < agents) bus.nc.publish(subjects.plans(bus.prefix), bus.signer.seal(plan));
-      await Promise.race([changed(), sleep(1000)]);
+      // Not more often: every hello and claim wakes this loop, and each call brings a hello from every idle agent.
+      if (members.length < agents && Date.now() - calledAt >= CALL_MS) {
+        bus.nc.publish(subjects.calls(bus.prefix), bus.signer.seal({ kind: 'call', runId } satisfies Call));
+        calledAt = Date.now();
+      }
+      await Promise.race([changed(), sleep(CALL_MS)]);
     }
     const broken = members.find((m) => m.done?.error);
     if (broken) {
@@ -205,7 +215,8 @@ export function shardOf(index: number, agents: number, clients: number): { first
   return { first: index * base + Math.min(index, extra), count: base + (index < extra ? 1 : 0) };
 }
 
-function planOf(config: EngineConfig, runId: string, agents: number): AgentPlan {
+/** The plan, less the instance of the agent each copy is addressed to. */
+async function planOf(config: EngineConfig, runId: string, agents: number): Promise<Omit<AgentPlan, 'instance'>> {
   return {
     kind: 'plan',
     runId,
@@ -214,7 +225,7 @@ function planOf(config: EngineConfig, runId: string, agents: number): AgentPlan 
     target: withoutPasswords(config.target),
     workload: config.workload,
     options: config.options,
-    files: planFiles(config),
+    files: await planFiles(config.workload, config.options),
     scale: config.scale,
     clients: config.clients,
     jobs: config.jobs,
@@ -241,14 +252,6 @@ function withoutPasswords(target: Target): Target {
   if (!server) return target;
   const { password: _password, passwordFile: _file, fallbacks, ...rest } = server;
   return { ...rest, password: undefined, ...(fallbacks ? { fallbacks: fallbacks.map(({ host, port }) => ({ host, port })) } : {}) };
-}
-
-/** -f script files (FILE[@WEIGHT]) and a workload module, by path and sha256: each agent must hold the same files. */
-function planFiles(config: EngineConfig): AgentPlan['files'] {
-  const given = config.options['file'];
-  const paths = (Array.isArray(given) ? given : []).map((spec) => spec.replace(/@\d+(\.\d+)?$/, ''));
-  if (isModulePath(config.workload)) paths.push(config.workload);
-  return paths.map((path) => ({ path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') }));
 }
 
 function streamed(m: Member): number {

@@ -5,10 +5,11 @@ import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
 import type { TransactionLogConfig } from '../engine/transaction-log.js';
 
 /**
- * What the coordinator asks of the agents: plain data only. It names the workload and, for the
- * files the run reads (-f scripts, a workload module), their paths and sha256; an agent runs nothing that comes
- * over the bus, and refuses a plan whose files differ on its disk. The target has no password:
- * each agent takes it from its own environment or password file.
+ * What the coordinator asks of one agent: plain data only. It names the workload and, for every
+ * file the run reads (-f scripts, a workload module and the files it imports), their paths and
+ * sha256; an agent runs nothing that comes over the bus, and refuses a plan whose files differ on
+ * its disk or that leaves one out. The target has no password: each agent takes it from its own
+ * environment or password file.
  */
 export interface AgentPlan extends Pick<
   EngineConfig,
@@ -28,6 +29,12 @@ export interface AgentPlan extends Pick<
 > {
   kind: 'plan';
   runId: string;
+  /**
+   * The agent process the plan is for, as its hello named it: an agent refuses a plan addressed to
+   * another instance, so a plan captured on the bus and sent again after the agent restarted (its
+   * nonces forgotten) is refused all the same.
+   */
+  instance: string;
   coordinator: string;
   agents: number;
   files: { path: string; sha256: string }[];
@@ -45,9 +52,24 @@ export interface AgentPlan extends Pick<
   transactionLog: TransactionLogConfig | undefined;
 }
 
+/** The coordinator asks the idle agents to say who they are: each answers with a hello on the run's subject. */
+export interface Call {
+  kind: 'call';
+  runId: string;
+}
+
+/** An idle agent's answer to a call: its name and this process's instance, drawn at random when it started. */
+export interface Hello {
+  kind: 'hello';
+  agent: string;
+  instance: string;
+}
+
 /** An agent's share: terminals first..first+count-1 of the plan's clients. */
 export interface Shard {
   kind: 'shard';
+  /** The claiming agent's instance, so a shard answered to another agent's claim is not taken. */
+  instance: string;
   index: number;
   first: number;
   count: number;
@@ -58,6 +80,7 @@ export interface Shard {
 export interface Claim {
   kind: 'claim';
   agent: string;
+  instance: string;
 }
 
 export type ClaimReply = Shard | { kind: 'full' };

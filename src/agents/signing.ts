@@ -33,6 +33,11 @@ export class Signer {
 
   /** The body of a genuine, fresh message; otherwise throws saying why (the caller logs it). */
   open<T>(data: Uint8Array, now = Date.now()): T {
+    return this.openSent<T>(data, now).body;
+  }
+
+  /** open(), with the time the sender put on the message (the signature vouches for it). */
+  openSent<T>(data: Uint8Array, now = Date.now()): { body: T; sentAt: number } {
     let envelope: Envelope;
     try {
       envelope = JSON.parse(Buffer.from(data).toString('utf8')) as Envelope;
@@ -51,7 +56,7 @@ export class Signer {
     if (this.seen.has(envelope.nonce)) throw new Error('replayed message (nonce seen before)');
     this.seen.set(envelope.nonce, envelope.sentAt);
     this.forgetOld(now);
-    return JSON.parse(envelope.body) as T;
+    return { body: JSON.parse(envelope.body) as T, sentAt: envelope.sentAt };
   }
 
   private mac(body: string, sentAt: number, nonce: string): string {

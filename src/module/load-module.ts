@@ -52,7 +52,7 @@ export async function loadWorkloadModule(text: string, reserved: Reserved): Prom
     throw new UserError(`workload module ${text} does not exist`, 'give the path of a .ts, .js or .mjs file, or a built-in workload (headroom list)');
   const source = readFileSync(path);
   const sha256 = createHash('sha256').update(source).digest('hex');
-  const code = await bundle(path, text);
+  const { code } = await bundle(path, text);
   const file = bundleFile(path);
   const exports = await importBundle(file, text, code);
   const definition = validateDefinition(text, exports['default'], reserved.names, reserved.options);
@@ -70,7 +70,20 @@ export async function loadWorkloadModule(text: string, reserved: Reserved): Prom
 /** The public API's file as the bundle imports it (its one import of headroom). */
 const API_URL = pathToFileURL(fileURLToPath(new URL('../index.js', import.meta.url))).href;
 
-async function bundle(path: string, text: string): Promise<string> {
+/**
+ * Every file a workload module is built from, by absolute path: the module and the files it
+ * imports, at any depth, as esbuild bundles them (its npm packages stay imports, resolved from
+ * beside it). An agent runs a module only when the plan vouches for each of them.
+ */
+export async function moduleFiles(text: string): Promise<string[]> {
+  const path = resolve(text);
+  if (!existsSync(path)) throw new UserError(`workload module ${text} does not exist`, 'give the path of a .ts, .js or .mjs file');
+  const { inputs } = await bundle(path, text, true);
+  // The module first: esbuild lists a file after the files it imports.
+  return [path, ...inputs.filter((input) => input !== path)];
+}
+
+async function bundle(path: string, text: string, metafile = false): Promise<{ code: string; inputs: string[] }> {
   const esbuild = await import('esbuild');
   try {
     const built = await esbuild.build({
@@ -86,6 +99,7 @@ async function bundle(path: string, text: string): Promise<string> {
       write: false,
       logLevel: 'silent',
       sourcemap: 'inline',
+      metafile,
       plugins: [
         {
           name: 'headroom-api',
@@ -95,7 +109,9 @@ async function bundle(path: string, text: string): Promise<string> {
         },
       ],
     });
-    return built.outputFiles[0]!.text;
+    // The metafile names each input relative to absWorkingDir.
+    const inputs = Object.keys(built.metafile?.inputs ?? {}).map((input) => resolve(dirname(path), input));
+    return { code: built.outputFiles[0]!.text, inputs };
   } catch (error) {
     const first = (error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors?.[0];
     if (!first) throw error;

@@ -4,7 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
+import type { NatsConnection } from 'nats';
 import { CLI } from '../helpers/cli.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';
 
@@ -65,4 +67,44 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 /** Waits until every agent says it is listening, so the coordinator's first plan reaches them all. */
 export async function agentsListening(agents: readonly AgentProcess[]): Promise<void> {
   await waitFor('agents listening', () => agents.every((a) => a.stderr().includes('waiting for plans')), 15_000);
+}
+
+/** Where an agent takes plans, and the instance (this process of it) a plan must be addressed to, as its first line says. */
+export function planAddress(agent: AgentProcess): { subject: string; instance: string | undefined } {
+  const subject = /waiting for plans on (\S+)/.exec(agent.stderr())?.[1];
+  assert.ok(subject, `the agent names where it takes plans: ${agent.stderr()}`);
+  return { subject, instance: /instance ([0-9a-f]+)/.exec(agent.stderr())?.[1] };
+}
+
+/** A plan as a coordinator would send it to `instance`; nothing answers its claims, so a fooled agent only asks. */
+export function planBody(runId: string, instance: string | undefined): Record<string, unknown> {
+  return {
+    kind: 'plan',
+    runId,
+    instance,
+    coordinator: 'test',
+    agents: 1,
+    target: { dbms: 'sqlite', file: '/tmp/headroom-never.db' },
+    workload: 'tpcb',
+    options: {},
+    files: [],
+    scale: 1,
+    clients: 1,
+    jobs: 1,
+    durationSeconds: 1,
+    warmupSeconds: 0,
+    maxTries: 1,
+    seed: 1,
+    protocol: 'prepared',
+    perCommand: false,
+    acceptRefusals: false,
+    sessionStatements: [],
+  };
+}
+
+/** The run ids of the plans an agent claimed a shard of, as they go by on the bus. */
+export function claimsOn(nc: NatsConnection, prefix: string): string[] {
+  const claims: string[] = [];
+  nc.subscribe(`${prefix}.run.*.claim`, { callback: (_e, m) => claims.push(m.subject.split('.')[2]!) });
+  return claims;
 }

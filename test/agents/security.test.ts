@@ -7,32 +7,7 @@ import { connect, type NatsConnection } from 'nats';
 import { Signer } from '../../src/agents/signing.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
-import { NATS_URL, TRUST, agentsListening, natsOrSkip, startAgent, uniquePrefix, waitFor } from './helpers.js';
-
-/** A plan as a coordinator would send it; nothing answers its claims, so a fooled agent only asks. */
-function planBody(runId: string): Record<string, unknown> {
-  return {
-    kind: 'plan',
-    runId,
-    coordinator: 'test',
-    agents: 1,
-    target: { dbms: 'sqlite', file: '/tmp/headroom-never.db' },
-    workload: 'tpcb',
-    options: {},
-    files: [],
-    scale: 1,
-    clients: 1,
-    jobs: 1,
-    durationSeconds: 1,
-    warmupSeconds: 0,
-    maxTries: 1,
-    seed: 1,
-    protocol: 'prepared',
-    perCommand: false,
-    acceptRefusals: false,
-    sessionStatements: [],
-  };
-}
+import { NATS_URL, TRUST, agentsListening, claimsOn, natsOrSkip, planAddress, planBody as planTo, startAgent, uniquePrefix, waitFor } from './helpers.js';
 
 test('an agent refuses and logs unsigned, tampered, wrongly signed, stale and replayed plans, and claims only a genuine one', async (t) => {
   if (!(await natsOrSkip(t))) return;
@@ -41,9 +16,9 @@ test('an agent refuses and logs unsigned, tampered, wrongly signed, stale and re
   await agentsListening([agent]);
   const nc: NatsConnection = await connect({ servers: NATS_URL });
   t.after(() => nc.close());
-  const claims: string[] = [];
-  nc.subscribe(`${prefix}.run.*.claim`, { callback: (_e, m) => claims.push(m.subject.split('.')[2]!) });
-  const plans = `${prefix}.plans`;
+  const claims = claimsOn(nc, prefix);
+  const { subject: plans, instance } = planAddress(agent);
+  const planBody = (runId: string): Record<string, unknown> => planTo(runId, instance);
   const genuine = new Signer(TRUST);
   const refusals = (): number => (agent.stderr().match(/refused a plan/g) ?? []).length;
 
@@ -80,6 +55,14 @@ test('postgres: a plan carries no database password, and a run that finds too fe
   t.after(() => nc.close());
   const seen: string[] = [];
   nc.subscribe(`${prefix}.>`, { callback: (_e, m) => seen.push(Buffer.from(m.data).toString()) });
+  // Answers the calls as an idle agent would, so the plan comes addressed to it; it never claims a shard.
+  const signer = new Signer(TRUST);
+  nc.subscribe(`${prefix}.calls`, {
+    callback: (_e, m) => {
+      const call = signer.open<{ runId: string }>(m.data);
+      nc.publish(`${prefix}.run.${call.runId}.hello`, signer.seal({ kind: 'hello', agent: 'listener', instance: 'feed' }));
+    },
+  });
   await nc.flush();
   const password = 'never-on-the-bus-4711';
   const url = db.url.replace('postgres://postgres@', `postgres://postgres:${password}@`);
@@ -108,16 +91,22 @@ test('postgres: a plan carries no database password, and a run that finds too fe
   ]);
   assert.equal(run.code, 2, run.stderr);
   assert.match(run.stderr, /only 0 of 2 agent\(s\) claimed a shard \(0 ready\) within 3 s/);
-  assert.ok(seen.length >= 2, 'the plan went out every second');
-  const plan = new Signer(TRUST).open<{ kind: string; target: { password?: string; user: string } }>(Buffer.from(seen[0]!));
-  assert.equal(plan.kind, 'plan');
+  const plans = seen
+    .map(
+      (message) =>
+        JSON.parse((JSON.parse(message) as { body: string }).body) as { kind: string; instance: string; target: { password?: string; user: string } },
+    )
+    .filter((body) => body.kind === 'plan');
+  assert.ok(plans.length >= 2, `the plan went out after every call (${plans.length})`);
+  const plan = plans[0]!;
+  assert.equal(plan.instance, 'feed');
   assert.equal(plan.target.user, 'postgres');
   assert.equal(plan.target.password, undefined);
   for (const message of seen) assert.ok(!message.includes(password), 'no message holds the password');
 });
 
-/** A file the plan names (a -f script) must be on the agent's disk with the plan's sha256; nothing to run comes over the bus. */
-test('an agent refuses a genuine plan whose script file is missing or differs on its disk', async (t) => {
+/** A -f script must be listed in the plan and be on the agent's disk with the plan's sha256; nothing to run comes over the bus. */
+test('an agent refuses a genuine plan whose script file is missing, differs on its disk, or is not listed', async (t) => {
   if (!(await natsOrSkip(t))) return;
   const prefix = uniquePrefix();
   const agent = startAgent(t, prefix, 'files');
@@ -126,25 +115,23 @@ test('an agent refuses a genuine plan whose script file is missing or differs on
   writeFileSync(script, 'SELECT 1;\n');
   const nc: NatsConnection = await connect({ servers: NATS_URL });
   t.after(() => nc.close());
-  const claims: string[] = [];
-  nc.subscribe(`${prefix}.run.*.claim`, { callback: (_e, m) => claims.push(m.subject.split('.')[2]!) });
+  const claims = claimsOn(nc, prefix);
+  const { subject: plans, instance } = planAddress(agent);
+  const planBody = (runId: string): Record<string, unknown> => planTo(runId, instance);
   const signer = new Signer(TRUST);
-  nc.publish(
-    `${prefix}.plans`,
-    signer.seal({ ...planBody('differs'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 2;\n').digest('hex') }] }),
-  );
-  nc.publish(`${prefix}.plans`, signer.seal({ ...planBody('missing'), files: [{ path: path.join(agent.cwd, 'absent.sql'), sha256: '00' }] }));
+  nc.publish(plans, signer.seal({ ...planBody('differs'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 2;\n').digest('hex') }] }));
+  nc.publish(plans, signer.seal({ ...planBody('missing'), files: [{ path: path.join(agent.cwd, 'absent.sql'), sha256: '00' }] }));
+  // The script the run reads (-f) but the plan does not list: nothing vouches for it.
+  nc.publish(plans, signer.seal({ ...planBody('unlisted'), options: { file: [`${script}@2`] } }));
   await waitFor(
-    'both refused',
+    'all three refused',
     () =>
       /refused plan differs: .*mine\.sql differs/.test(agent.stderr()) &&
-      /refused plan missing: .*absent\.sql is not on this agent's disk/.test(agent.stderr()),
+      /refused plan missing: .*absent\.sql is not on this agent's disk/.test(agent.stderr()) &&
+      /refused plan unlisted: the plan does not list .*mine\.sql, a -f script of the run/.test(agent.stderr()),
     10_000,
   );
-  nc.publish(
-    `${prefix}.plans`,
-    signer.seal({ ...planBody('same'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 1;\n').digest('hex') }] }),
-  );
+  nc.publish(plans, signer.seal({ ...planBody('same'), files: [{ path: script, sha256: createHash('sha256').update('SELECT 1;\n').digest('hex') }] }));
   await waitFor('the matching plan claimed', () => claims.includes('same'), 10_000);
   assert.deepEqual(claims, ['same']);
 });

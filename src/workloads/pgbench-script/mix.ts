@@ -63,7 +63,7 @@ export function readScript(fileAndWeight: string): string {
 export const PGBENCH_TABLE = /\bpgbench_(accounts|branches|tellers|history)\b/i;
 
 /** NAME@WEIGHT as pgbench takes it: the weight is a whole number after the last @. */
-function splitWeight(text: string): [string, number] {
+export function splitWeight(text: string): [string, number] {
   const match = /^(.*)@(\d+)$/.exec(text);
   if (!match) return [text, 1];
   return [match[1]!, Number(match[2])];
