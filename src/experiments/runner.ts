@@ -24,6 +24,8 @@ export interface ExperimentContext<Row> {
   record(row: Row, run?: RunResult): void;
   /** Adds a line to the file's notes: what the experiment did beside its steps. */
   note(text: string): void;
+  /** "experiment NAME": the command each step's run records its argv under. */
+  verb: string;
   /** --agents: every measured step runs its terminals on the agents (experiments/measure.ts passes it on). */
   agents?: AgentRun;
 }
@@ -86,6 +88,7 @@ async function experimentOn<Row>(
         settings,
         signal,
         serverOnThisMachine,
+        verb: `experiment ${name}`,
         record: (row, run) => void (rows.push(row), run && runs.push(run)),
         note: (text) => void notes.push(text),
         ...(agents ? { agents } : {}),

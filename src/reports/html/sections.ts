@@ -155,7 +155,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     ),
     '</div>',
     '</div>',
-    `<p class="note">command: <code>headroom run ${e(c.argv.join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
+    `<p class="note">command: <code>${e(['headroom', c.verb ?? 'run', ...c.argv].join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
     '</section>',
   );
   return parts.join('\n');
