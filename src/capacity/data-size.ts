@@ -21,3 +21,12 @@ export function smallDataWarning(scale: number, bankClients: number | undefined)
   if (scale >= SMALL_DATA) return undefined;
   return `warning: the run's data is ${scale} of the study's full size (${runClients.toLocaleString('en-US')} clients): ${CACHES('shop')}; measure at a scale nearer full (-s)`;
 }
+
+/**
+ * The same warning for any workload whose business is given as a scale (a module's demand.scale,
+ * or plan --demand-scale): a run at under a tenth of it measured a database that stays in caches.
+ */
+export function smallScaleWarning(runScale: number, businessScale: number): string | undefined {
+  if (runScale >= businessScale * SMALL_DATA) return undefined;
+  return `warning: the run's data is at scale ${runScale}, the business's at ${businessScale}: ${CACHES('business')}; measure at a scale nearer the business's (-s)`;
+}

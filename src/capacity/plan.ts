@@ -19,3 +19,18 @@ export function planCapacity(required: number, measured: number, peakFactor: num
     machines: Math.max(1, Math.ceil(peak / (measured * targetUtilisation))),
   };
 }
+
+/**
+ * What the machine count assumes: that reads and writes both spread over the machines. With one
+ * primary and read replicas, every write runs on the primary, so the writes stay capped at what
+ * one machine carries at the target utilisation, however many machines are added.
+ */
+export function scaleOutLine(plan: CapacityPlan, targetUtilisation: number, unit: string): string {
+  const f = (v: number): string => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const cap = plan.measuredUnitsPerSecond * targetUtilisation;
+  return (
+    `machines assume reads and writes both scale out over them (sharding, or several primaries); a single primary with read replicas ` +
+    `runs every write on one machine, which caps the writes at ${f(cap)} ${unit}/s (one machine at ${Math.round(targetUtilisation * 100)}%): ` +
+    `a peak whose writes exceed that needs the writes scaled out, not more replicas`
+  );
+}

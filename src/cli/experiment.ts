@@ -4,10 +4,11 @@ import { DEAD_ROWS_OPTIONS, deadRowsExperiment } from '../experiments/dead-rows-
 import { GROWTH_OPTIONS, growthExperiment } from '../experiments/growth.js';
 import { PEAK_OPTIONS, peakExperiment } from '../experiments/peak.js';
 import { CHAIN_STUDY_OPTIONS, chainStudyExperiment } from '../experiments/chain-study.js';
+import type { ExperimentName } from './experiment-names.js';
 
 /** The named experiments of docs/experiments.md; each lives in src/experiments/, this only dispatches. */
 export const EXPERIMENTS: Record<
-  string,
+  ExperimentName,
   {
     summary: string;
     options: readonly OptionSpec[];
@@ -54,7 +55,7 @@ export async function experimentCommand(argv: readonly string[]): Promise<number
     );
     return name === undefined ? 2 : 0;
   }
-  const experiment = name === undefined ? undefined : EXPERIMENTS[name];
+  const experiment = name === undefined || !Object.hasOwn(EXPERIMENTS, name) ? undefined : EXPERIMENTS[name as ExperimentName];
   if (!experiment)
     throw new UserError(
       name === undefined ? 'which experiment?' : `unknown experiment "${name}"`,

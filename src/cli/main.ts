@@ -10,6 +10,7 @@ import type { Workload } from '../workloads/workload.js';
 import { isModulePath } from '../module/load-module.js';
 import { RUN_OPTIONS, runCommand } from './run.js';
 import { preloadModules } from './workload-modules.js';
+import { EXPERIMENT_NAMES } from './experiment-names.js';
 
 /** What a verb's module gives: its options (for --help) and what it does. */
 interface VerbModule {
@@ -66,7 +67,9 @@ const VERBS: Record<string, Verb> = {
     load: async () => import('./report.js').then((m) => ({ options: m.COMPARE_OPTIONS, action: m.compareCommand })),
   },
   experiment: {
-    summary: 'a named study re-run: peak (simple queries/s), growth (throughput as the data grows), dead-rows (kv read, update, read, VACUUM, read)',
+    summary: `a named study re-run: ${Object.entries(EXPERIMENT_NAMES)
+      .map(([name, what]) => `${name} (${what})`)
+      .join(', ')}`,
     usage: 'headroom experiment NAME [options]',
     load: async () => import('./experiment.js').then((m) => ({ options: [], action: m.experimentCommand })),
     ownHelp: true,

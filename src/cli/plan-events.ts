@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type { OptionValuesOf } from '../config/options.js';
 import type { PLAN_OPTIONS } from './plan-options.js';
 import { eventCapacity } from '../capacity/event-demand.js';
-import { planCapacity } from '../capacity/plan.js';
+import { planCapacity, scaleOutLine } from '../capacity/plan.js';
+import { smallScaleWarning } from '../capacity/data-size.js';
 import { UserError } from '../errors.js';
 import type { DemandDefinition } from '../module/api.js';
 import { loadWorkloadModule } from '../module/load-module.js';
@@ -34,6 +35,7 @@ export async function planEvents(result: RunResult, file: string, values: Option
       if (cost > 0 && !result.transactions.some((t) => t.name === type && t.count > 0))
         throw new UserError(`${file} ran no ${type} transaction, which the module's demand counts`, 'measure with the module as it is now');
   }
+  const businessScale = values['demand-scale'] ?? demand?.scale;
   const peakFactor = given.has('peak-factor') ? values['peak-factor'] : (demand?.peakFactor ?? 1);
   const utilisation = values['target-utilisation'];
   const capacity = eventCapacity(eventsPerDay, perEvent, { tps: result.summary.tps, types: result.transactions });
@@ -52,11 +54,13 @@ export async function planEvents(result: RunResult, file: string, values: Option
   process.stdout.write(
     [
       `measured: ${f(result.summary.tps)} tps of ${result.config.workload} (${result.target.dbms}, ${result.config.clients} clients, scale ${result.config.scale}, ${file})`,
-      `one ${event} costs ${cost}: ${f(plan.measuredUnitsPerSecond, 2)} ${event}s/s measured${capacity.estimated ? " (estimated: the run's types weighed by their average latency; a mix in the demand's ratios measures it)" : ''}`,
+      `one ${event} costs ${cost}: ${f(plan.measuredUnitsPerSecond, 2)} ${event}s/s measured${capacity.estimated ? " (estimated: the run's types weighed by their average latency; a mix in the demand's ratios measures it)" : capacity.inRatios ? " (the run's mix is in the demand's ratios: measured as it ran, not estimated)" : ''}`,
       `required: ${f(plan.requiredUnitsPerSecond, 2)} ${event}s/s (${eventsPerDay.toLocaleString('en-US')} a day)`,
       `headroom: ${f(plan.headroom, 2)}x`,
       `peak: ${f(plan.peakUnitsPerSecond, 2)} ${event}s/s (x${peakFactor}); machines at ${f(utilisation * 100, 0)}% utilisation: ${plan.machines}`,
+      scaleOutLine(plan, utilisation, `${event}s`),
       ...normalised,
+      ...(businessScale === undefined ? [] : [smallScaleWarning(result.config.scale, businessScale)].filter((line) => line !== undefined)),
     ].join('\n') + '\n',
   );
   return 0;

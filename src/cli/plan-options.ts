@@ -48,6 +48,13 @@ export const PLAN_OPTIONS = defineOptions([
     help: "any workload: transactions of the run's mix one event costs (default: a module's demand, else 1)",
   },
   {
+    long: 'demand-scale',
+    type: 'number',
+    min: 0.000001,
+    value: 'N',
+    help: "any workload: the -s at which its data is the business's size; a run at under a tenth of it is warned of (default: a module's demand.scale)",
+  },
+  {
     long: 'normalise',
     type: 'string',
     value: 'REFERENCE:YOURS',

@@ -5,7 +5,7 @@ import { checkWeights } from '../engine/deck.js';
 import { THRESHOLD_EXIT_CODE, checkThresholdTypes, parseThreshold } from '../thresholds/threshold.js';
 import { ResultOutput, STDOUT_PATH } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
-import { summaryText } from '../reports/text.js';
+import { summaryText, type SummaryLines } from '../reports/text.js';
 import { sweepText } from '../reports/sweep-table.js';
 import { PROTOCOLS, type Workload } from '../workloads/workload.js';
 import { perCommandText } from '../reports/per-command.js';
@@ -100,6 +100,11 @@ export const RUN_OPTIONS = defineOptions([
     default: `${DEFAULT_MAX_FAILED_PERCENT}%`,
   },
   { long: 'force', type: 'boolean', help: 'run with the connections the server accepts when it refuses some, and report how many it refused' },
+  {
+    long: 'per-terminal',
+    type: 'boolean',
+    help: "one summary line per terminal: units finished, time, maxWait, avgWait (the chain study's lines; chain runs print them unasked)",
+  },
   ...PGBENCH_RUN_OPTIONS,
   ...AGENT_RUN_OPTIONS,
   ...SERVER_SETTINGS_OPTIONS,
@@ -216,13 +221,15 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   const { result, file } = outcome;
   const human = file === STDOUT_PATH ? process.stderr : process.stdout;
   // The figures first: whatever happens to the file, they have been printed.
-  const code = style.finish ? style.finish(result) : summaryAndCode(result, human);
+  const code = style.finish
+    ? style.finish(result)
+    : summaryAndCode(result, human, { study: workload.studySummary === true, perTerminal: values['per-terminal'] === true });
   return file === undefined ? code : saveAndTell(result, new ResultOutput(file), 'result', style, human, code);
 }
 
 /** headroom's summary (and -r's table) on `human`, and the run's exit code. */
-function summaryAndCode(result: RunResult, human: NodeJS.WritableStream): number {
-  human.write(`${summaryText(result, undefined)}\n`);
+function summaryAndCode(result: RunResult, human: NodeJS.WritableStream, lines: SummaryLines): number {
+  human.write(`${summaryText(result, undefined, lines)}\n`);
   if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
   if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
   if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;

@@ -127,9 +127,13 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
       return 'finished' as const;
     },
   );
+  // The signal outlives the run (an experiment's or a sweep's steps share one): the listener is
+  // removed when the run ends, or each run would leave one behind on it.
+  let onAbort: (() => void) | undefined;
   const aborted = new Promise<'aborted'>((resolve) => {
     if (signal.aborted) resolve('aborted');
-    signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+    onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
   });
   const series: SeriesPoint[] = [];
   let lastTick = start;
@@ -170,6 +174,7 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
       break;
     }
   }
+  signal.removeEventListener('abort', onAbort!);
   const measuredSeconds = measuring ? (performance.now() - measureStart) / 1000 : 0;
   const cpu = measuring ? process.cpuUsage(cpuAtMeasure) : { user: 0, system: 0 };
   const hurry = (): void => jobs.forEach((j) => j.hurry());

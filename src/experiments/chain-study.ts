@@ -7,13 +7,12 @@ import { experimentOutOption } from './options.js';
 import { logLine } from '../session/session.js';
 import { loadData, refuseIncompleteData } from '../session/load-data.js';
 import type { RunResult } from '../result/result.js';
-import { table } from '../reports/text.js';
-import { settingsLine } from '../reports/settings-text.js';
+import { chainStudyText } from '../reports/chain-study-text.js';
+import type { ChainStudyRow } from '../result/experiment-rows.js';
 import { chainDialect } from '../workloads/chain/dialect.js';
 import { chain } from '../workloads/chain/index.js';
 import { chainSizes } from '../workloads/chain/sizes.js';
 import { STATEMENT_STYLES } from '../workloads/chain/statements.js';
-import type { ExperimentResult } from './experiment-result.js';
 import { checkClients } from '../session/budget.js';
 import { measureStep } from './measure.js';
 import { runExperiment, type ExperimentContext } from './runner.js';
@@ -21,24 +20,7 @@ import { runExperiment, type ExperimentContext } from './runner.js';
 /** The study's localized runs split one client batch / 33 among the terminals. */
 const LOCALIZED_DIVISOR = 33;
 
-export interface ChainStudyRow {
-  statements: string;
-  run: string;
-  terminals: number;
-  unitsPerTerminal: number;
-  transactions: number;
-  failed: number;
-  /** The study's Total time (connecting included) and its figures; null where the run has none. */
-  totalMs: number | null;
-  msPerTransaction: number | null;
-  trPerSec: number | null;
-  /** headroom's tps over the measured period. */
-  tps: number;
-  maxWaitMs: number;
-  avgWaitMs: number;
-  planningMsPerUnit: number | null;
-  planningShareOfServerCpu: number | null;
-}
+export type { ChainStudyRow };
 
 export const CHAIN_STUDY_OPTIONS = defineOptions([
   DB_OPTION,
@@ -139,7 +121,7 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
         await session.conn.query('DELETE FROM operation');
         ctx.note(`${statements}: the operation table was emptied before the distributed runs`);
         const step = (mode: string, terminals: number, units: number, run: string): Promise<RunResult> =>
-          measureOne(ctx, values, { load: values.load, mode, statements }, scale, terminals, units, run, phases);
+          measureOne(ctx, values, argv, { load: values.load, mode, statements }, scale, terminals, units, run, phases);
         for (let n = 1; n <= values.runs && !ctx.signal.aborted; n++) {
           const result = await step('distributed', clients, Math.max(1, Math.floor(batch / clients)), `distributed ${n}`);
           if (result.status !== 'completed') return;
@@ -176,6 +158,7 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
 async function measureOne(
   ctx: ExperimentContext<ChainStudyRow>,
   values: OptionValuesOf<typeof CHAIN_STUDY_OPTIONS>,
+  argv: readonly string[],
   workloadOptions: OptionValues,
   scale: number,
   terminals: number,
@@ -198,7 +181,7 @@ async function measureOne(
       maxTries: values['max-tries'],
       observe,
       data: { loadedBy: phases.length > 0 ? 'this-run' : 'earlier', phases },
-      argv: [],
+      argv,
     },
     ctx.signal,
     ctx.hurry,
@@ -206,6 +189,9 @@ async function measureOne(
   // The run pipeline sampled the planning after the run (run.planning), as headroom run does.
   const maxWaitMs = Math.max(0, ...run.terminals.map((t) => t.maxMs));
   const total = run.summary.totalTime;
+  // Before every terminal works: their connecting, then the study style's stagger (the last one starts (terminals - 1) x stagger late).
+  const stagger = (chain.terminalStaggerMs?.(workloadOptions) ?? 0) * (terminals - 1);
+  const startMs = total === undefined ? null : Math.round(((total.connectMs ?? 0) + stagger) * 10) / 10;
   ctx.record(
     {
       statements: String(workloadOptions['statements']),
@@ -222,56 +208,9 @@ async function measureOne(
       avgWaitMs: run.summary.latencyMs.avg,
       planningMsPerUnit: run.planning?.planningMsPerUnit ?? null,
       planningShareOfServerCpu: run.planning?.shareOfServerCpu ?? null,
+      startMs,
     },
     run,
   );
   return run;
-}
-
-/** The study's per-run table: its Total time line's figures, headroom's tps beside them, and the sampled planning. */
-export function chainStudyText(result: ExperimentResult<ChainStudyRow>, file: string | undefined): string {
-  const fixed = (v: number | null, digits: number): string => (v === null ? '-' : v.toFixed(digits));
-  const header = [
-    'statements',
-    'run',
-    'terminals',
-    'units each',
-    'Total time ms',
-    'ms/tr',
-    'tr/sec',
-    'tps',
-    'maxWait ms',
-    'avgWait ms',
-    'failed',
-    'plan ms/unit',
-    'plan % srv CPU',
-  ];
-  const rows = result.rows.map((r) => [
-    r.statements,
-    r.run,
-    String(r.terminals),
-    String(r.unitsPerTerminal),
-    fixed(r.totalMs, 0),
-    fixed(r.msPerTransaction, 3),
-    fixed(r.trPerSec, 1),
-    r.tps.toFixed(1),
-    r.maxWaitMs.toFixed(1),
-    r.avgWaitMs.toFixed(3),
-    String(r.failed),
-    fixed(r.planningMsPerUnit, 3),
-    r.planningShareOfServerCpu === null ? '-' : (r.planningShareOfServerCpu * 100).toFixed(0),
-  ]);
-  const status = `${result.status}${result.statusReason ? ` (${result.statusReason})` : ''}`;
-  const lines = [`chain study on ${result.target.version.split(/ \(| on |,/)[0]} (${result.target.url}), ${status}`, '', ...table([header, ...rows]), ''];
-  lines.push(
-    "Total time, ms/tr and tr/sec as the study printed them: from before the first connection to the last terminal's end" +
-      " (study style: terminals started 10 ms apart, as the study's were); tps: headroom's over the measured period.",
-    "plan: the two joins' planning per unit, sampled after each run (see each run's planning.method), and its share of the server processes' CPU per unit.",
-  );
-  for (const note of result.notes ?? []) lines.push(`note: ${note}`);
-  const set = settingsLine(result.serverSettings);
-  if (set) lines.push(set);
-  if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')}`);
-  if (file !== undefined) lines.push(`result: ${file}`);
-  return lines.join('\n');
 }

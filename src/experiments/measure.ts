@@ -27,6 +27,8 @@ export interface Step {
   observe: boolean;
   data: RunResult['data'];
   argv: readonly string[];
+  /** The command argv follows ("experiment NAME"; the runner's context gives it). */
+  verb: string;
   /** The run's random seed (default: a new one; it is stored in the run's result either way). */
   seed?: number;
   /** Tries per transaction on serialization failures and deadlocks (default 1). */
@@ -52,6 +54,7 @@ export async function measureStep(step: Step, signal: AbortSignal, hurry?: Abort
       workload: step.workload,
       workloadOptions: step.workloadOptions,
       argv: step.argv,
+      verb: step.verb,
       scale: step.scale,
       data: step.data,
       jobs: step.jobs,

@@ -31,6 +31,8 @@ export interface ExperimentContext<Row> {
   record(row: Row | undefined, run?: RunResult): void;
   /** Adds a line to the file's notes: what the experiment did beside its steps. */
   note(text: string): void;
+  /** "experiment NAME": the command each step's run records its argv under. */
+  verb: string;
   /** --agents: every measured step runs its terminals on the agents (experiments/measure.ts passes it on). */
   agents?: AgentRun;
 }
@@ -94,6 +96,7 @@ async function experimentOn<Row>(
         signal,
         hurry: interrupt.hurry,
         serverOnThisMachine,
+        verb: `experiment ${name}`,
         record: (row, run) => void (row && rows.push(row), run && runs.push(run)),
         note: (text) => void notes.push(text),
         ...(agents ? { agents } : {}),

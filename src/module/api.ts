@@ -101,14 +101,19 @@ export interface CheckResult {
 
 /**
  * What one business event costs in the module's transactions, for `headroom plan`: a number (of
- * the mix's transactions as run) or a count per transaction type. eventsPerDay and peakFactor are
- * the defaults `plan` uses when its own flags are not given.
+ * the mix's transactions as run) or a count per transaction type. eventsPerDay, peakFactor and scale
+ * are the defaults `plan` uses when its own flags are not given.
  */
 export interface DemandDefinition {
   event: string;
   transactionsPerEvent: number | Readonly<Record<string, number>>;
   eventsPerDay?: number;
   peakFactor?: number;
+  /**
+   * The -s at which the module's data is the business's size: `plan` warns when the run's data
+   * was under a tenth of it, since a database that small stays in caches the business's would not.
+   */
+  scale?: number;
 }
 
 export interface WorkloadDefinition<O extends OptionsDefinition = OptionsDefinition> {

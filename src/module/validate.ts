@@ -87,7 +87,7 @@ export function validateDefinition(file: string, value: unknown, reserved: reado
         if (typeof count !== 'number' || !(count >= 0)) fail(`demand.transactionsPerEvent.${type} must be a number >= 0`);
       }
     }
-    for (const key of ['eventsPerDay', 'peakFactor'])
+    for (const key of ['eventsPerDay', 'peakFactor', 'scale'])
       if (demand[key] !== undefined && !(typeof demand[key] === 'number' && demand[key] > 0)) fail(`demand.${key} must be a number above 0`);
   }
   return def as unknown as WorkloadDefinition;

@@ -1,4 +1,4 @@
-import { METRICS, compareRuns, describeRun, formatDifference, formatRatio, formatValue, unlikeRuns } from './comparison.js';
+import { comparedMetrics, compareRuns, describeRun, formatDifference, formatRatio, formatValue, unlikeRuns } from './comparison.js';
 import type { LoadedResult } from './input.js';
 import { settingsLine } from './settings-text.js';
 import { statementDifferenceLines } from './statement-difference.js';
@@ -19,11 +19,12 @@ function settingDifferences(runs: readonly LoadedResult[]): string[] {
 
 /** `headroom compare` in the terminal: each metric, with difference and ratio to the first run. */
 export function compareText(runs: readonly LoadedResult[]): string {
-  const cells = compareRuns(runs);
-  const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'diff', 'ratio'])];
+  const metrics = comparedMetrics(runs);
+  const cells = compareRuns(runs, metrics);
+  const header = ['run', ...metrics.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'diff', 'ratio'])];
   const rows = runs.map((_, i) => [
     `${i + 1}`,
-    ...METRICS.flatMap((m, j) => {
+    ...metrics.flatMap((m, j) => {
       const cell = cells[i]![j]!;
       return [formatValue(m, cell.value), formatDifference(m, cell.difference), formatRatio(cell.ratio)];
     }),
@@ -42,6 +43,9 @@ export function compareText(runs: readonly LoadedResult[]): string {
     ...unlikeRuns(runs),
     ...table([header, ...rows]),
     '',
-    'diff and ratio are against run 1; lower is better except tps.',
+    `diff and ratio are against run 1; lower is better except ${metrics
+      .filter((m) => m.higherIsBetter)
+      .map((m) => m.name)
+      .join(', ')}.`,
   ].join('\n');
 }

@@ -1,3 +1,4 @@
+import { metricKind } from './workload-metrics.js';
 import type { LoadedResult } from './input.js';
 
 /** A figure the comparison shows for every run, and which way is better. */
@@ -17,6 +18,24 @@ export const METRICS: readonly Metric[] = [
   { name: 'CPU/txn', unit: 'us', digits: 1, higherIsBetter: false, value: (r) => r.result.summary.clientCpu.usPerTransaction },
 ];
 
+/**
+ * The figures compared for these runs: METRICS, then each rate a workload gives of its own (tpcc's
+ * NOPM and TPM, HammerDB's first figures) that any of the runs has; '-' for a run without it.
+ */
+export function comparedMetrics(runs: readonly LoadedResult[]): Metric[] {
+  const names = [...new Set(runs.flatMap((r) => (r.result.summary.workloadMetrics ?? []).filter((m) => metricKind(m) === 'rate').map((m) => m.name)))];
+  return [
+    ...METRICS,
+    ...names.map((name): Metric => ({
+      name,
+      unit: '',
+      digits: 1,
+      higherIsBetter: true,
+      value: (r) => r.result.summary.workloadMetrics?.find((m) => m.name === name)?.value ?? null,
+    })),
+  ];
+}
+
 export interface Cell {
   value: number | null;
   /** This run's value over the first run's; null for the first run or when either is missing or 0. */
@@ -24,11 +43,11 @@ export interface Cell {
   difference: number | null;
 }
 
-/** Each run's value of each metric, with its ratio to and difference from the first run. */
-export function compareRuns(runs: readonly LoadedResult[]): Cell[][] {
+/** Each run's value of each metric (comparedMetrics unless given), with its ratio to and difference from the first run. */
+export function compareRuns(runs: readonly LoadedResult[], metrics: readonly Metric[] = comparedMetrics(runs)): Cell[][] {
   const first = runs[0];
   return runs.map((run, i) =>
-    METRICS.map((m) => {
+    metrics.map((m) => {
       const value = m.value(run);
       const base = first === undefined ? null : m.value(first);
       const comparable = i > 0 && value !== null && base !== null;

@@ -1,5 +1,6 @@
 import type { ExperimentResult } from '../result/experiment-result.js';
-import type { DeadRowsRow, GrowthRow, PeakRow } from '../result/experiment-rows.js';
+import type { ChainStudyRow, DeadRowsRow, GrowthRow, PeakRow } from '../result/experiment-rows.js';
+import { chainStudyText } from './chain-study-text.js';
 import { growthText } from './growth-text.js';
 import { peakText } from './peak-text.js';
 import { deadRowsText } from './dead-rows-text.js';
@@ -12,6 +13,7 @@ const TEXTS: Record<string, (result: Rows, file: string) => string> = {
   peak: (result, file) => peakText(result as unknown as ExperimentResult<PeakRow>, file),
   growth: (result, file) => growthText(result as unknown as ExperimentResult<GrowthRow>, file),
   'dead-rows': (result, file) => deadRowsText(result as unknown as ExperimentResult<DeadRowsRow>, file),
+  'chain-study': (result, file) => chainStudyText(result as unknown as ExperimentResult<ChainStudyRow>, file),
 };
 
 /** The experiment's table as text; one that this version does not know gets a line saying so. */

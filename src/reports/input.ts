@@ -4,6 +4,7 @@ import type { RunResult } from '../result/result.js';
 import { readResultFile } from '../result/read.js';
 import { isExperimentFile, readExperiment } from '../result/read-experiment.js';
 import type { ExperimentResult } from '../result/experiment-result.js';
+import type { ChainStudyRow } from '../result/experiment-rows.js';
 import type { SweepResult } from '../result/sweep.js';
 
 /** A result file as the reports see it: where it came from, a short name, and its content. */
@@ -68,11 +69,30 @@ export function stepsAsRuns(sweep: LoadedSweep): LoadedResult[] {
   return sweep.sweep.steps.map((result) => ({ file: sweep.file, label: `${sweep.label}@${result.config.clients}`, result }));
 }
 
-/** The names of an experiment's runs: dead-rows' by its run rows (read, update, read after update, ...), the others' by stepName. */
+/**
+ * The names of an experiment's runs: dead-rows' by its run rows (read, update, read after update,
+ * ...), chain-study's by what differs between its runs, the others' by stepName.
+ */
 function stepNames(experiment: ExperimentResult<Record<string, unknown>>): string[] {
   const named = experiment.rows.filter((r) => r['kind'] === 'run' && typeof r['name'] === 'string').map((r) => r['name'] as string);
   if (named.length === experiment.runs.length) return named;
+  if (experiment.experiment === 'chain-study' && experiment.rows.length === experiment.runs.length)
+    return chainStudyStepNames(experiment.rows as unknown as ChainStudyRow[]);
   return experiment.runs.map((result, step, runs) => stepName(result, runs.length, step));
+}
+
+/**
+ * The chain study's runs share their scale: each is named by its kind and number and its
+ * terminals ("distributed 2, 33 terminals", "localized, 20 terminals"), after its statement style
+ * where the file holds both.
+ */
+export function chainStudyStepNames(rows: readonly ChainStudyRow[]): string[] {
+  const styles = new Set(rows.map((r) => r.statements)).size > 1;
+  return rows.map((r) => {
+    const [kind, number] = r.run.split(' ');
+    const name = kind === 'distributed' ? `distributed ${number}, ${r.terminals} terminals` : `${kind}, ${r.terminals} terminals`;
+    return styles ? `${r.statements} ${name}` : name;
+  });
 }
 
 /** A peak step by its query, a growth step by its scale. */

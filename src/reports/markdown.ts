@@ -1,5 +1,6 @@
-import { METRICS, compareRuns, dbmsLabel, formatRatio, formatValue, unlikeRuns } from './comparison.js';
+import { comparedMetrics, compareRuns, dbmsLabel, formatRatio, formatValue, unlikeRuns } from './comparison.js';
 import type { LoadedResult } from './input.js';
+import { formatWorkloadMetric } from './workload-metrics.js';
 import { figureName, formatFigure, formatSeconds, formatVsReference, type NormalisedComparison } from './normalise.js';
 import { whatWasNormalised } from './normalise-text.js';
 import { optionsAsFlags } from './module-text.js';
@@ -7,10 +8,11 @@ import { agentsHeadline } from './agents-text.js';
 
 /** A summary table to paste into an issue: one row per run, ratios to the first when several. */
 export function markdownSummary(runs: readonly LoadedResult[]): string {
-  const cells = compareRuns(runs);
+  const metrics = comparedMetrics(runs);
+  const cells = compareRuns(runs, metrics);
   // Steps of an experiment are not compared with one another: its own table says what they show.
   const several = runs.length > 1 && !runs.some((r) => r.experimentStep);
-  const header = ['run', 'workload', 'DBMS', 'clients', 'seconds', 'status', ...METRICS.map((m) => `${m.name}${m.unit ? ` ${m.unit}` : ''}`)];
+  const header = ['run', 'workload', 'DBMS', 'clients', 'seconds', 'status', ...metrics.map((m) => `${m.name}${m.unit ? ` ${m.unit}` : ''}`)];
   const rows = runs.map((run, i) => {
     const r = run.result;
     return [
@@ -20,7 +22,7 @@ export function markdownSummary(runs: readonly LoadedResult[]): string {
       String(r.config.clients),
       r.summary.measuredSeconds.toFixed(1),
       r.status,
-      ...METRICS.map((m, j) => {
+      ...metrics.map((m, j) => {
         const cell = cells[i]![j]!;
         const ratio = several && cell.ratio !== null ? ` (${formatRatio(cell.ratio)})` : '';
         return `${formatValue(m, cell.value)}${ratio}`;
@@ -32,7 +34,7 @@ export function markdownSummary(runs: readonly LoadedResult[]): string {
   if (several) lines.push('', `Ratios (xN) are each run's figure over the first run's (${runs[0]!.label}).`, ...unlikeRuns(runs).map((line) => `**${line}**`));
   // The workload's own headline figures (tpcc: NOPM, TPM) and its checks after the run, where it has them.
   for (const run of runs) {
-    const metrics = (run.result.summary.workloadMetrics ?? []).map((m) => `${m.name} ${m.value.toFixed(1)}`);
+    const metrics = (run.result.summary.workloadMetrics ?? []).map((m) => `${m.name} ${formatWorkloadMetric(m)}`);
     const failed = (run.result.checks ?? []).filter((c) => !c.ok).map((c) => c.name);
     const checks = run.result.checks ? [failed.length === 0 ? `checks: all ${run.result.checks.length} ok` : `checks FAILED: ${failed.join(', ')}`] : [];
     // Which module version and data, and which agents ran the terminals: what the figures are of.

@@ -6,6 +6,7 @@ import { whereOf } from '../result/status.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { serverLines } from './server-text.js';
 import { table } from './table.js';
+import { formatWorkloadMetric } from './workload-metrics.js';
 
 export { table };
 import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgbench-text.js';
@@ -19,8 +20,17 @@ export function progressLine(point: SeriesPoint, context: ProgressContext = { ma
   return pgbenchProgressLine(point, context) + stallNotice(point);
 }
 
+/**
+ * Lines of the summary that belong to some runs only: the chain study's Total time and per-terminal
+ * lines (study: the workload re-runs the study), and one line per terminal (perTerminal: --per-terminal).
+ */
+export interface SummaryLines {
+  study: boolean;
+  perTerminal: boolean;
+}
+
 /** The final summary: pgbench's block, then headroom's own: percentiles, failure classes, client CPU, the server. */
-export function summaryText(result: RunResult, resultPath: string | undefined): string {
+export function summaryText(result: RunResult, resultPath: string | undefined, only: SummaryLines = { study: false, perTerminal: false }): string {
   const { config, summary } = result;
   const ms = (v: number): string => v.toFixed(3);
   const lines = [
@@ -39,11 +49,11 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
       (config.rate !== null ? `, rate: ${config.rate} tps` : ''),
     `measured: ${summary.measuredSeconds.toFixed(1)} s, transactions: ${summary.transactions}, failed: ${summary.failed} (${percent(summary.failed, summary.transactions + summary.failed)}), retried: ${summary.retried}`,
     `tps = ${summary.tps.toFixed(3)}`,
-    ...(summary.workloadMetrics ?? []).map((m) => `${m.name} = ${m.value.toFixed(1)} (${m.description})`),
+    ...(summary.workloadMetrics ?? []).map((m) => `${m.name} = ${formatWorkloadMetric(m)} (${m.description})`),
     `latency ms: avg ${ms(summary.latencyMs.avg)} stddev ${ms(summary.latencyMs.stddev)} p50 ${ms(summary.latencyMs.p50)} p95 ${ms(summary.latencyMs.p95)} p99 ${ms(summary.latencyMs.p99)} p99.9 ${ms(summary.latencyMs.p99_9)} max ${ms(summary.latencyMs.max)}`,
   ];
-  // The address-chain study's per-run line; it reads the same for any workload, so every run gets it.
-  lines.push(studyLine(summary));
+  // The address-chain study's per-run line: a chain run's, where it is read beside the study's.
+  if (only.study) lines.push(studyLine(summary));
   if (summary.scheduleLagMs)
     lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
   const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
@@ -85,7 +95,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined): 
     ]);
     lines.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
-  lines.push(...terminalLines(result));
+  if (only.study || only.perTerminal) lines.push(...terminalLines(result, only.perTerminal));
   lines.push(...agentsLines(result.agents));
   lines.push(...replicationLines(result));
   lines.push(...serverLines(result, result.host.cores));
@@ -119,11 +129,11 @@ export function studyLine(summary: Pick<RunResult['summary'], 'totalTime' | 'mea
   return `Total time: ${Math.round(total.ms)} ms = ${perTransaction} ms/tr = ${perSecond} tr/sec (as the study times it, from before the first connection; tps over the measured period ${summary.tps.toFixed(1)})`;
 }
 
-/** The study's per-terminal lines for a few terminals; for many, how evenly they were served. */
-function terminalLines(result: RunResult): string[] {
+/** The study's per-terminal lines for a few terminals (every terminal: all), for many how evenly they were served. */
+function terminalLines(result: RunResult, all: boolean): string[] {
   const terminals = result.terminals;
   if (terminals.length === 0) return [];
-  if (terminals.length <= 16) {
+  if (all || terminals.length <= 16) {
     return terminals.map(
       (t) =>
         `terminal ${t.terminal}: finished ${t.transactions}${t.failed > 0 ? ` (+${t.failed} failed)` : ''}, time ${t.seconds.toFixed(1)} s, maxWait ${t.maxMs.toFixed(1)} ms, avgWait ${t.avgMs.toFixed(3)} ms`,

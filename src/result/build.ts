@@ -187,6 +187,7 @@ function studyTotalTime(outcome: EngineOutcome, transactions: number): NonNullab
   const ms = lastEndMs - openingAt.getTime();
   return {
     ms: round(ms, 1),
+    connectMs: round(startedAt.getTime() - openingAt.getTime(), 1),
     msPerTransaction: transactions > 0 ? round(ms / transactions, 3) : null,
     trPerSec: ms > 0 ? round((transactions * 1000) / ms, 1) : null,
   };

@@ -43,6 +43,33 @@ export interface GrowthRow {
   largerThanRam: boolean | null;
 }
 
+/** One run of the chain study's sequence (experiment chain-study); its full result is in the file's runs, in order. */
+export interface ChainStudyRow {
+  /** The statement style the sequence ran with (study, prepared). */
+  statements: string;
+  /** "distributed N" (the Nth distributed run) or "localized T" (the localized sweep's step at T terminals). */
+  run: string;
+  terminals: number;
+  unitsPerTerminal: number;
+  transactions: number;
+  failed: number;
+  /** The study's Total time (connecting included) and its figures; null where the run has none. */
+  totalMs: number | null;
+  msPerTransaction: number | null;
+  trPerSec: number | null;
+  /** headroom's tps over the measured period. */
+  tps: number;
+  maxWaitMs: number;
+  avgWaitMs: number;
+  planningMsPerUnit: number | null;
+  planningShareOfServerCpu: number | null;
+  /**
+   * The terminals' start stagger (study style: 10 ms apart) and their connecting, in ms: the part of
+   * Total time in which not every terminal was working yet. Absent in files written before it was added.
+   */
+  startMs?: number | null;
+}
+
 /** One table's sizes as the DBMS reports them; null where it does not tell. */
 export interface TableSizes {
   databaseBytes: number | null;

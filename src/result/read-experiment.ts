@@ -33,6 +33,14 @@ export function readExperiment(file: string): ExperimentResult<Record<string, un
   const experiment = parsed as unknown as ExperimentResult<Record<string, unknown>>;
   // Files written before the command line was redacted at the source still hold passwords: never show them.
   if (Array.isArray(experiment.argv)) experiment.argv = redactArgv(experiment.argv);
-  for (const run of experiment.runs) if (Array.isArray(run?.config?.argv)) run.config.argv = redactArgv(run.config.argv);
+  for (const run of experiment.runs) {
+    if (!Array.isArray(run?.config?.argv)) continue;
+    run.config.argv = redactArgv(run.config.argv);
+    // Runs written before config.verb was recorded: a step's command is the experiment's (chain-study's stored none).
+    if (run.config.verb === undefined) {
+      run.config.verb = `experiment ${experiment.experiment}`;
+      if (run.config.argv.length === 0 && Array.isArray(experiment.argv)) run.config.argv = [...experiment.argv];
+    }
+  }
   return experiment;
 }

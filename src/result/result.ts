@@ -58,6 +58,11 @@ export interface RunResult {
     /** --journal: the journal file and the id prefix of this run's journaled commits. */
     journal: { file: string; runId: string } | null;
     argv: string[];
+    /**
+     * The command argv follows when it is not `headroom run`: an experiment's step has
+     * "experiment NAME" and the experiment's own command line as argv. Absent: run.
+     */
+    verb?: string;
     /** --set: the settings asked, and how each was applied (absent in results written before --set). */
     serverSettings?: ServerSettingsRecord;
     /** --latency-limit in milliseconds; absent or null without it. */
@@ -112,7 +117,13 @@ export interface RunResult {
      * connects to the end of the last terminal's last unit, so connecting and preparing count;
      * trPerSec = transactions * 1000 / ms. Absent with a warm-up (the study had none) and in older files.
      */
-    totalTime?: { ms: number; msPerTransaction: number | null; trPerSec: number | null };
+    totalTime?: {
+      ms: number;
+      /** Of ms, the opening of the terminals' connections, before any terminal started (absent in older files). */
+      connectMs?: number;
+      msPerTransaction: number | null;
+      trPerSec: number | null;
+    };
     /** The workload's headline figures (tpcc: NOPM, TPM); absent for workloads without them. */
     workloadMetrics?: WorkloadMetric[];
     /**

@@ -59,6 +59,8 @@ export interface RunPlan {
   workload: Workload;
   workloadOptions: OptionValues;
   argv: readonly string[];
+  /** The command argv follows when it is not run (an experiment's step: "experiment NAME"); recorded as config.verb. */
+  verb?: string;
   scale: number;
   data: RunResult['data'];
   jobs: number;
@@ -223,6 +225,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       journal: journal ? { file: journal.file, runId: journal.runId } : null,
       // What the user typed, less its secrets: a result file is shared, a password must not be in it.
       argv: redactArgv(plan.argv),
+      ...(plan.verb === undefined ? {} : { verb: plan.verb }),
       ...pgbench.config,
       // The record's objects are the ones restore() updates: a file written after it says whether it worked.
       ...(plan.settings.record().asked.length > 0 ? { serverSettings: plan.settings.record() } : {}),

@@ -130,6 +130,11 @@ export interface WorkloadMetric {
   name: string;
   value: number;
   description: string;
+  /**
+   * rate: a throughput (higher is better), compared between runs beside tps; count: a whole
+   * number of things (tpcc's skipped districts), printed as one. Absent in older files.
+   */
+  kind?: 'rate' | 'count';
 }
 
 /** What a workload's metrics are computed from: the measured period's counts per type. */
@@ -157,6 +162,8 @@ export interface Workload {
    * between planning and executing, measured on ctx.conn; undefined where the DBMS cannot tell.
    */
   samplePlanning?(ctx: DataContext): Promise<PlanningSample | undefined>;
+  /** The run's summary adds the study's lines this workload re-runs: its Total time and one line per terminal (chain). */
+  studySummary?: boolean;
   /** Milliseconds between the starts of terminal i and i+1, where these options re-run a program that staggered them (chain --statements study: 10). */
   terminalStaggerMs?(options: OptionValues): number;
   /** What -s means for this workload. */

@@ -48,7 +48,7 @@ test('run chain -s 1/5000 --load faithful records the phases and load mode; plan
 
   const plan = await runCli(['plan', out, '--preset', 'shop', '--peak-factor', '2', '--target-utilisation', '0.5']);
   assert.equal(plan.code, 0, plan.stderr);
-  assert.match(plan.stdout, /required: 6,048\.0 units\/s \(shop\)/);
+  assert.match(plan.stdout, /required: 6,048\.0 units\/s \(shop: 27 orders\/s of 3 items; peak factor 2 \(--peak-factor\)\)/);
   const machines = Math.max(1, Math.ceil((6_048 * 2) / (result.summary.tps * 0.5)));
   assert.match(plan.stdout, new RegExp(`machines at 50% utilisation: ${machines}\\n`));
   assert.match(plan.stdout, new RegExp(`headroom: ${(result.summary.tps / 6_048).toFixed(2)}x`));

@@ -60,11 +60,14 @@ test('experiment chain-study (postgres) --statements both: each style from an em
   if (!db) return;
   t.after(() => db.dispose());
   const out = path.join(workdir(t), 'cs.json');
+  // A password the trusting test server does not ask for: it must not reach the file.
+  const url = db.url.replace('://postgres@', '://postgres:chain-secret@');
+  assert.notEqual(url, db.url);
   const run = await runCli([
     'experiment',
     'chain-study',
     '--db',
-    db.url,
+    url,
     '-s',
     '1/5000',
     '-c',
@@ -84,6 +87,12 @@ test('experiment chain-study (postgres) --statements both: each style from an em
     result.rows.map((r) => `${r.statements} ${r.run}`),
     ['study distributed 1', 'study localized 10', 'prepared distributed 1', 'prepared localized 10'],
   );
+  // Each run records the experiment's own command line, its password hidden.
+  for (const r of result.runs) {
+    assert.equal(r.config.verb, 'experiment chain-study');
+    assert.deepEqual(r.config.argv.slice(0, 2), ['--db', url.replace(':chain-secret@', ':***@')]);
+  }
+  assert.doesNotMatch(readFileSync(out, 'utf8'), /chain-secret/);
   const study = result.rows[0]!;
   const prepared = result.rows[2]!;
   assert.ok(study.planningMsPerUnit! > 5 * prepared.planningMsPerUnit!, `${study.planningMsPerUnit} against ${prepared.planningMsPerUnit} ms`);

@@ -50,7 +50,10 @@ test('sqlite: an experiment step records its config like headroom run, protocol 
   assert.equal(step.config.protocol, 'prepared');
   assert.equal(single.config.perCommand, false);
   assert.equal(step.config.perCommand, false);
-  // No field of a run's config is missing from an experiment's step, nor the other way round.
-  assert.deepEqual(Object.keys(step.config).sort(), Object.keys(single.config).sort());
+  // No field of a run's config is missing from an experiment's step, nor the other way round, but
+  // the step's verb: the command its argv follows, which for a run goes without saying.
+  assert.equal(step.config.verb, 'experiment growth');
+  assert.equal(single.config.verb, undefined);
+  assert.deepEqual(Object.keys(step.config).sort(), [...Object.keys(single.config), 'verb'].sort());
   assert.deepEqual(Object.keys(step).sort(), Object.keys(single).sort());
 });

@@ -1,6 +1,6 @@
-import type { DeadRowsRow, GrowthRow, PeakRow } from '../../result/experiment-rows.js';
+import type { ChainStudyRow, DeadRowsRow, GrowthRow, PeakRow } from '../../result/experiment-rows.js';
 import { experimentText } from '../experiment-report.js';
-import type { LoadedExperiment } from '../input.js';
+import { chainStudyStepNames, type LoadedExperiment } from '../input.js';
 import { PALETTE, type ChartSpec } from './charts.js';
 import { escapeHtml as e } from './markup.js';
 
@@ -8,7 +8,7 @@ const MB = 1048576;
 
 /**
  * The experiment's own chart: peak q/s per query; growth's tps against the data's size;
- * dead-rows' tps per run step. Not ratios between steps, which measure different things.
+ * dead-rows' tps per run step; chain-study's tr/sec (the study's) with headroom's tps per run. Not ratios between steps, which measure different things.
  */
 export function experimentCharts(loaded: LoadedExperiment, index: number): ChartSpec[] {
   const id = `experiment${index}`;
@@ -72,6 +72,16 @@ export function experimentCharts(loaded: LoadedExperiment, index: number): Chart
         rows.map((r) => ('tps' in r ? Number(r.tps) : 0)),
       ),
     ];
+  }
+  if (experiment.experiment === 'chain-study') {
+    const rows = experiment.rows as unknown as ChainStudyRow[];
+    const chart = bars(
+      "The study's tr/sec and headroom's tps, per run",
+      'tr/sec',
+      chainStudyStepNames(rows),
+      rows.map((r) => r.trPerSec ?? 0),
+    );
+    return [{ ...chart, yLabel: 'tr/sec, tps', lines: [...chart.lines, { label: 'tps', color: PALETTE[1]!, values: rows.map((r) => r.tps) }] }];
   }
   return [];
 }

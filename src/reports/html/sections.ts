@@ -1,7 +1,8 @@
 import { ERROR_CLASSES } from '../../drivers/errors.js';
-import { METRICS, compareRuns, dbmsLabel, describeRun, formatRatio, formatValue, unlikeRuns } from '../comparison.js';
+import { comparedMetrics, compareRuns, dbmsLabel, describeRun, formatRatio, formatValue, unlikeRuns } from '../comparison.js';
 import type { LoadedResult } from '../input.js';
 import type { ChartSpec } from './charts.js';
+import { formatWorkloadMetric } from '../workload-metrics.js';
 import { escapeHtml as e, facts, htmlTable } from './markup.js';
 import { serverLines } from '../server-text.js';
 import { statementDifferenceLines } from '../statement-difference.js';
@@ -55,7 +56,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     `<div class="headline">`,
     figure('tps', s.tps.toFixed(1)),
     // The workload's own headline figures (tpcc: NOPM and TPM) beside tps.
-    ...(s.workloadMetrics ?? []).map((m) => figure(m.name, m.value.toFixed(1))),
+    ...(s.workloadMetrics ?? []).map((m) => figure(m.name, formatWorkloadMetric(m))),
     figure('transactions', String(s.transactions)),
     figure('failed', `${s.failed}${failures ? ` (${e(failures)})` : ''}`),
     figure('p50 ms', ms(s.latencyMs.p50)),
@@ -155,7 +156,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     ),
     '</div>',
     '</div>',
-    `<p class="note">command: <code>headroom run ${e(c.argv.join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
+    `<p class="note">command: <code>${e(['headroom', c.verb ?? 'run', ...c.argv].join(' '))}</code>; seed ${c.seed}; scale ${c.scale}; max tries ${c.maxTries}</p>`,
     '</section>',
   );
   return parts.join('\n');
@@ -163,16 +164,17 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
 
 /** Several runs side by side, each figure with its ratio to the first run. */
 export function comparisonSection(runs: readonly LoadedResult[], charts: readonly ChartSpec[]): string {
-  const cells = compareRuns(runs);
+  const metrics = comparedMetrics(runs);
+  const cells = compareRuns(runs, metrics);
   const rows = runs.map((run, i) => [
     `<a href="#run${i}">${e(run.label)}</a><div class="sub">${e(describeRun(run))}</div>`,
-    ...METRICS.flatMap((m, j) => {
+    ...metrics.flatMap((m, j) => {
       const cell = cells[i]![j]!;
       const better = cell.ratio === null ? '' : cell.ratio === 1 ? '' : cell.ratio > 1 === m.higherIsBetter ? 'better' : 'worse';
       return [formatValue(m, cell.value), `<span class="ratio ${better}">${formatRatio(cell.ratio)}</span>`];
     }),
   ]);
-  const header = ['run', ...METRICS.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
+  const header = ['run', ...metrics.flatMap((m) => [`${m.name}${m.unit ? ` ${m.unit}` : ''}`, 'vs first'])];
   const statements = [...moduleComparisonLines(runs), ...agentsComparisonLines(runs), ...statementDifferenceLines(runs)];
   const named = statements.length > 0 ? `<ul class="server">${statements.map((l) => `<li>${e(l.trim())}</li>`).join('')}</ul>` : '';
   return [

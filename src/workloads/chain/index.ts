@@ -67,6 +67,8 @@ export const chain: Workload = {
 
   samplePlanning,
 
+  // Its summary prints the study's Total time and per-terminal lines, as the study's program did.
+  studySummary: true,
   // The study's program started its terminal threads 10 ms apart, and its Total time includes that.
   terminalStaggerMs: (options) => (statementStyle(options) === 'study' ? 10 : 0),
   load: recordedLoad('chain', TABLES, loadChain),

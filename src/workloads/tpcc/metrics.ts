@@ -13,8 +13,8 @@ export function tpccMetrics(types: readonly TypeCounts[], measuredSeconds: numbe
   const committedNewOrders = newOrders ? newOrders.count - newOrders.rolledBack : 0;
   const committed = types.reduce((sum, t) => sum + t.count - t.rolledBack, 0);
   const metrics: WorkloadMetric[] = [
-    { name: 'NOPM', value: perMinute(committedNewOrders), description: 'New-Order commits per minute' },
-    { name: 'TPM', value: perMinute(committed), description: 'committed transactions per minute, all types' },
+    { name: 'NOPM', value: perMinute(committedNewOrders), description: 'New-Order commits per minute', kind: 'rate' },
+    { name: 'TPM', value: perMinute(committed), description: 'committed transactions per minute, all types', kind: 'rate' },
   ];
   const deliveries = types.find((t) => t.name === 'delivery');
   if (deliveries) metrics.push(skippedDistricts(deliveries));
@@ -35,6 +35,7 @@ function skippedDistricts(deliveries: TypeCounts): WorkloadMetric {
   return {
     name: 'skipped districts',
     value: districts,
+    kind: 'count',
     description:
       `Delivery districts without a new-order to deliver (2.7.4.2), in ${skipping} of ${deliveries.count} Delivery transactions (${share.toFixed(1)}%)` +
       (over ? '; more than 1% of the Delivery transactions: 2.7.4.2 asks for this to be reported' : ''),
