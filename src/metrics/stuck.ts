@@ -14,6 +14,11 @@ export interface StuckTerminal {
   statement?: string;
 }
 
+/** Where a stuck terminal was, in words: at the gate behind another's transaction, or as waitingOn() says. */
+export function stuckPlace(stuck: StuckTerminal): string {
+  return stuck.place === 'turn' ? "waiting for another terminal's transaction to end" : waitingOn(stuck.statement);
+}
+
 /** Where a stuck terminal waited, in words: the statement it sent, the server's answer, or the workload's own code. */
 export function waitingOn(statement: string | undefined): string {
   if (statement === undefined) return "in the workload's own code with no statement pending (a promise that never settles)";

@@ -1,5 +1,5 @@
 import type { SeriesPoint } from '../engine/measurements.js';
-import { waitingOn } from '../metrics/stuck.js';
+import { stuckPlace } from '../metrics/stuck.js';
 import type { RunResult } from '../result/result.js';
 
 /** Stuck terminals listed one by one up to this many; more are counted. */
@@ -30,8 +30,7 @@ export function stallLines(result: RunResult): string[] {
     );
   }
   for (const s of stuck.slice(0, STUCK_LINES)) {
-    const where = s.place === 'turn' ? "waiting for another terminal's transaction to end" : waitingOn(s.statement);
-    lines.push(`  terminal ${s.terminal} in ${s.transaction} for ${(s.waitedMs / 1000).toFixed(1)} s, ${where}`);
+    lines.push(`  terminal ${s.terminal} in ${s.transaction} for ${(s.waitedMs / 1000).toFixed(1)} s, ${stuckPlace(s)}`);
   }
   if (stuck.length > STUCK_LINES) lines.push(`  and ${stuck.length - STUCK_LINES} more terminal(s)`);
   return lines;

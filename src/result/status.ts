@@ -2,7 +2,7 @@ import type { EngineOutcome } from '../engine/engine.js';
 import type { ErrorDescription } from '../metrics/recorder.js';
 import type { CheckOutcome } from '../workloads/workload.js';
 import { jobFailureReason } from './job-failure.js';
-import { oneLineSql, waitingOn } from '../metrics/stuck.js';
+import { oneLineSql, stuckPlace } from '../metrics/stuck.js';
 import type { FailedWork, RunResult } from './result.js';
 
 /**
@@ -78,9 +78,7 @@ export function stuckReason(stuck: NonNullable<RunResult['stuck']>, clients: num
   const longest = Math.max(...stuck.map((s) => s.waitedMs));
   const who = stuck.every((s) => s.place !== 'workload') ? 'the server stopped answering: ' : '';
   const firstOfEachPlace = stuck.filter((s, i) => stuck.findIndex((o) => o.place === s.place) === i);
-  const places = firstOfEachPlace.map(
-    (s) => `terminal ${s.terminal} in ${s.transaction} ${s.place === 'turn' ? "waiting for another terminal's transaction to end" : waitingOn(s.statement)}`,
-  );
+  const places = firstOfEachPlace.map((s) => `terminal ${s.terminal} in ${s.transaction} ${stuckPlace(s)}`);
   return `${who}${stuck.length} of ${clients} terminal(s) still in a transaction ${graceSeconds} s after the run ended (waiting up to ${(longest / 1000).toFixed(1)} s): ${places.join('; ')}`;
 }
 

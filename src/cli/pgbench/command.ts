@@ -12,7 +12,7 @@ import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
 import { redirectLogLines } from '../../session/session.js';
 import { GetoptError } from './getopt.js';
 import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
-import { waitingOn } from '../../metrics/stuck.js';
+import { stuckPlace } from '../../metrics/stuck.js';
 import { STOP_GRACE_MS } from '../../engine/job.js';
 
 const HELP = `headroom pgbench runs pgbench's command line: a benchmarking tool for PostgreSQL
@@ -324,9 +324,8 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
 function exitCode(result: RunResult): number {
   // A client the run ended without is one pgbench would still be waiting for: told as an aborted one.
   for (const s of result.stuck ?? []) {
-    const where = s.place === 'turn' ? "waiting for another client's transaction to end" : waitingOn(s.statement);
     process.stderr.write(
-      `headroom pgbench: error: client ${s.terminal} did not end its transaction within ${STOP_GRACE_MS / 1000} s of the run's end (${where})\n`,
+      `headroom pgbench: error: client ${s.terminal} did not end its transaction within ${STOP_GRACE_MS / 1000} s of the run's end (${stuckPlace(s)})\n`,
     );
   }
   if (result.terminals.some((t) => t.aborted !== undefined) || (result.stuck ?? []).length > 0) {
