@@ -1,5 +1,6 @@
 import type { ConnectionBudget } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
+import { openFilesLimit, openFilesNow } from '../common/proc.js';
 import type { Session } from './session.js';
 
 /**
@@ -27,4 +28,21 @@ export function budgetRefusal(
 export async function checkClients(session: Session, clients: number, needs: string, offerForce = false): Promise<void> {
   const refusal = budgetRefusal(await session.driver.connectionBudget(session.conn), clients, needs, offerForce);
   if (refusal) throw new UserError(refusal.message, refusal.hint);
+}
+
+/**
+ * Refuses more terminals than this process may open files for (each holds a connection: a socket,
+ * or SQLite's file), before anything is loaded, as pgbench checks its clients against the limit;
+ * else the run would fail midway at the first connection past it.
+ */
+export function checkOpenFiles(clients: number, needsWhat = `-c ${clients}`): void {
+  const limit = openFilesLimit();
+  if (limit === undefined) return;
+  const needs = clients + (openFilesNow() ?? 3);
+  if (needs > limit) {
+    throw new UserError(
+      `${needsWhat} needs at least ${needs} open files, but this process may open ${limit}`,
+      'use fewer clients, or raise the limit (ulimit -n) before running headroom',
+    );
+  }
 }
