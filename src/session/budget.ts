@@ -16,11 +16,12 @@ export function budgetRefusal(
 ): { message: string; hint: string } | undefined {
   if (!budget || clients <= budget.max - budget.inUse) return undefined;
   const free = budget.max - budget.inUse;
+  const raise = budget.raise === undefined ? 'raise max_connections' : `raise the limit (${budget.raise})`;
   return {
-    message: `the server accepts ${free} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but ${needs} needs ${clients}`,
+    message: `the server accepts ${free} more connections (${budget.limit ?? 'max_connections'} ${budget.max}, ${budget.inUse} in use), but ${needs} needs ${clients}`,
     hint: offerForce
-      ? `use -c ${Math.max(1, free)} or less, raise max_connections, or --force to run with what the server accepts`
-      : `use -c ${Math.max(1, free)} or less, or raise max_connections`,
+      ? `use -c ${Math.max(1, free)} or less, ${raise}, or --force to run with what the server accepts`
+      : `use -c ${Math.max(1, free)} or less, or ${raise}`,
   };
 }
 

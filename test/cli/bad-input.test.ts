@@ -98,6 +98,12 @@ const CASES: [args: string[], message: RegExp][] = [
   [['experiment', 'peak', '-T', '1e30'], /--time must be at most 2147483 /],
   [['experiment', 'dead-rows', '-T', '1e30'], /--time must be at most 2147483 /],
   [['experiment', 'chain-study', '--runs', '9007199254740993'], /--runs must be at most 9007199254740991/],
+  // a MariaDB URL that names no database (the mariadb client would use none; PostgreSQL's names the user's)
+  [
+    ['run', '--db', 'mariadb://root@127.0.0.1:5630/'],
+    /the MariaDB URL "mariadb:\/\/root@127\.0\.0\.1:5630\/" names no database, and MYSQL_DATABASE is not set/,
+  ],
+  [['run', '--db', 'mariadb://root:secret@127.0.0.1:5630'], /the MariaDB URL "mariadb:\/\/root:\*\*\*@127\.0\.0\.1:5630" names no database/],
   [['run', '--out'], /--out needs a value/],
   [['run', '--journal'], /--journal needs a value/],
   // scales

@@ -164,3 +164,20 @@ test('a script that is not UTF-8: pgbench sends its bytes and the server refuses
   assert.equal(runs.ours.stdout, '');
   assert.match(runs.ours.stderr, /^headroom pgbench: error: \S*latin1\.sql:2:8: the script is not UTF-8 \(byte 0xe9\)\n/);
 });
+
+test("a role's CONNECTION LIMIT: pgbench has no budget check, so both fail at connect in libpq's words", async (t) => {
+  if (!server.db) return void t.skip('no test database');
+  const role = `headroom_tap_limited_${process.pid}`;
+  const psql = (sql: string): void => void spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { env: server.env, encoding: 'utf8' });
+  psql(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 2`);
+  t.after(() => psql(`DROP ROLE IF EXISTS ${role}`));
+  const file = script('one.sql', 'select 1;\n');
+  const runs = await both(t, ['-n', '-t', '1', '-c', '3', '-U', role, '-f', file]);
+  if (!runs) return;
+  const refusal = (run: CliRun): string | undefined => /^(?:headroom )?pgbench: error: (connection to server .*)$/m.exec(run.stderr)?.[1];
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 1, `${who}: ${run.stderr}`);
+    assert.match(refusal(run) ?? '', new RegExp(`failed: FATAL: {2}too many connections for role "${role}"$`), `${who}: ${run.stderr}`);
+  }
+  assert.equal(refusal(runs.ours), refusal(runs.theirs));
+});

@@ -258,6 +258,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
   return {
     // pgbench exits 0 with failed transactions: the failure rule (--max-failed) is headroom run's.
     failureRule: false,
+    checksBudget: false,
     missingData(session) {
       const database = serverTargetOf(session.target)?.database ?? session.url;
       throw new UserError(
