@@ -1,4 +1,5 @@
 import { defineOptions, type OptionValuesOf } from '../config/options.js';
+import { INT4_BOUND } from '../config/limits.js';
 import { UserError } from '../errors.js';
 import type { LoadPhase } from '../workloads/workload.js';
 import type { PgbenchInitOptions } from '../workloads/tpcb/pgbench-init.js';
@@ -14,13 +15,23 @@ export const PGBENCH_INIT_OPTIONS = defineOptions([
     help: 'with --pgbench: d drop, t create, g client-side or G server-side data, v vacuum, p primary keys, f foreign keys',
     default: 'dtgvp',
   },
-  { long: 'partitions', type: 'integer', min: 0, value: 'N', help: 'with --pgbench: partition pgbench_accounts in N parts (PostgreSQL)', default: 0 },
+  {
+    long: 'partitions',
+    type: 'integer',
+    min: 0,
+    ...INT4_BOUND,
+    value: 'N',
+    help: 'with --pgbench: partition pgbench_accounts in N parts (PostgreSQL)',
+    default: 0,
+  },
   { long: 'partition-method', type: 'string', value: 'METHOD', choices: ['range', 'hash'], help: 'with --partitions', default: 'range' },
   {
     long: 'fillfactor',
     short: 'F',
     type: 'integer',
     min: 10,
+    max: 100,
+    maxWhy: 'a percentage',
     value: 'N',
     help: 'with --pgbench: fillfactor of accounts, tellers and branches (PostgreSQL)',
     default: 100,

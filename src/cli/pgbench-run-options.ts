@@ -1,4 +1,5 @@
 import { defineOptions, type OptionValuesOf } from '../config/options.js';
+import { MAX_TIMER_MS, MIN_LATENCY_LIMIT_MS, SECONDS_BOUND, TIMER_WHY } from '../config/limits.js';
 import type { PgbenchRunSettings } from '../session/measure.js';
 import { transactionLogFile, type TransactionLogConfig } from '../engine/transaction-log.js';
 import { UserError } from '../errors.js';
@@ -9,7 +10,9 @@ export const PGBENCH_RUN_OPTIONS = defineOptions([
     long: 'latency-limit',
     short: 'L',
     type: 'number',
-    min: 0.001,
+    min: MIN_LATENCY_LIMIT_MS,
+    max: MAX_TIMER_MS,
+    maxWhy: TIMER_WHY,
     value: 'MS',
     help: 'count transactions slower than MS as late; under -R, skip those already MS late before they start',
   },
@@ -31,6 +34,7 @@ export const PGBENCH_RUN_OPTIONS = defineOptions([
     long: 'aggregate-interval',
     type: 'integer',
     min: 1,
+    ...SECONDS_BOUND,
     value: 'SECONDS',
     help: "with -l: one line of pgbench's aggregate figures per SECONDS instead of one per transaction",
   },

@@ -1,10 +1,12 @@
 import { parseClientSteps } from '../config/clients.js';
 import { defineOptions } from '../config/options.js';
+import { INT4_BOUND, MAX_RATE, MIN_RATE, SECONDS_BOUND } from '../config/limits.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
 import { THRESHOLD_EXIT_CODE, checkThresholdTypes, parseThreshold } from '../thresholds/threshold.js';
 import { ResultOutput, STDOUT_PATH } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
+import { checkOpenFiles } from '../session/budget.js';
 import { summaryText, type SummaryLines } from '../reports/text.js';
 import { sweepText } from '../reports/sweep-table.js';
 import { PROTOCOLS, type Workload } from '../workloads/workload.js';
@@ -35,23 +37,42 @@ export const RUN_OPTIONS = defineOptions([
     default: '1',
   },
   JOBS_OPTION,
-  { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: `measured duration (default ${DEFAULT_DURATION_SECONDS} unless -t is given)` },
-  { long: 'transactions', short: 't', type: 'integer', min: 1, value: 'N', help: 'transactions per client instead of a duration' },
+  {
+    long: 'time',
+    short: 'T',
+    type: 'integer',
+    min: 1,
+    ...SECONDS_BOUND,
+    value: 'SECONDS',
+    help: `measured duration (default ${DEFAULT_DURATION_SECONDS} unless -t is given)`,
+  },
+  { long: 'transactions', short: 't', type: 'integer', min: 1, ...INT4_BOUND, value: 'N', help: 'transactions per client instead of a duration' },
   SCALE_OPTION,
-  { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 1 },
+  { long: 'progress', short: 'P', type: 'integer', min: 0, ...SECONDS_BOUND, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 1 },
   {
     long: 'rate',
     short: 'R',
     type: 'number',
-    min: 0.001,
+    min: MIN_RATE,
+    max: MAX_RATE,
+    maxWhy: 'a transaction a nanosecond',
     value: 'TPS',
     help: 'open loop: schedule TPS transactions per second in all, latency counted from the scheduled start',
   },
-  { long: 'warmup', type: 'integer', min: 0, value: 'SECONDS', help: 'run this long before measuring; excluded from the results', default: 0 },
+  {
+    long: 'warmup',
+    type: 'integer',
+    min: 0,
+    ...SECONDS_BOUND,
+    value: 'SECONDS',
+    help: 'run this long before measuring; excluded from the results',
+    default: 0,
+  },
   {
     long: 'max-tries',
     type: 'integer',
     min: 0,
+    ...INT4_BOUND,
     value: 'N',
     help: 'tries per transaction on serialization failures and deadlocks (1: no retry; 0: no limit but -T and --latency-limit, as pgbench)',
     default: 1,
@@ -148,6 +169,8 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   // In a sweep a step with fewer clients than -j runs one job per client.
   if (steps.length === 1 && jobs > steps[0]!)
     throw new UserError(`-j ${jobs} is more than -c ${steps[0]}`, 'each job needs at least one client: use -j up to -c');
+  // With --agents the terminals open their connections on the agents' machines.
+  if (values.agents === undefined) checkOpenFiles(Math.max(...steps));
   // A bad mix, or a type that cannot be sent the --protocol way, is refused before anything is loaded.
   const types = workload.transactions(workloadOptions);
   checkWeights(types.map((t) => t.weight));

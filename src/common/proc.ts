@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The parent of a process on this machine, or undefined when it is not here (the server runs elsewhere). */
 export function parentPid(pid: number): number | undefined {
@@ -23,4 +23,23 @@ export function readPidFile(file: string): number | undefined {
 export function statFields(pid: string): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** This process's limit of open files (the soft RLIMIT_NOFILE, `ulimit -n`), or undefined where /proc does not tell it. */
+export function openFilesLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return line && line[1] !== 'unlimited' ? Number(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many files this process has open now, or undefined where /proc does not tell it. */
+export function openFilesNow(): number | undefined {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return undefined;
+  }
 }

@@ -85,6 +85,10 @@ function setValue(values: OptionValues, spec: OptionSpec, text: string, label: s
         throw new UserError(`${label} needs ${whole ? 'a whole number' : 'a number'}, not "${text}"`, help);
       }
       if (spec.min !== undefined && value < spec.min) throw new UserError(`${label} must be at least ${spec.min}, not ${text}`, help);
+      // A whole number past 2^53 is rounded as it is read (9007199254740993 reads as ...992): refused, not changed.
+      const max = spec.max ?? (whole ? Number.MAX_SAFE_INTEGER : undefined);
+      const why = spec.maxWhy ?? (spec.max === undefined ? 'the largest whole number read exactly' : undefined);
+      if (max !== undefined && value > max) throw new UserError(`${label} must be at most ${max}${why ? ` (${why})` : ''}, not ${text}`, help);
       values[spec.long] = value;
       return;
     }

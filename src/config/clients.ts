@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { MAX_INT4 } from './limits.js';
 
 /** More steps than this is a typo (`-c 1:10000:1`), not a plan anyone waits for. */
 export const MAX_SWEEP_STEPS = 200;
@@ -18,12 +19,14 @@ export function parseClientSteps(text: string): number[] {
     const value = Number(part);
     if (!/^-?\d+$/.test(part.trim())) fail(`${name} "${part}" is not a whole number`);
     if (value < 1) fail(`${name} must be at least 1, not ${value}`);
+    if (value > MAX_INT4) fail(`${name} must be at most ${MAX_INT4}, not ${part.trim()}`);
     return value;
   };
   if (!/[,:]/.test(text)) {
     // One count, as -c always took: the messages every getopt-style option gives.
     if (!/^\s*-?\d+\s*$/.test(text)) throw new UserError(`--clients needs a whole number, not "${text}"`, HINT);
     if (Number(text) < 1) throw new UserError(`--clients must be at least 1, not ${text}`, HINT);
+    if (Number(text) > MAX_INT4) throw new UserError(`--clients must be at most ${MAX_INT4}, not ${text.trim()}`, HINT);
     return [Number(text)];
   }
   let steps: number[];

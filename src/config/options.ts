@@ -12,6 +12,13 @@ export interface OptionSpec {
   value?: string;
   /** Smallest accepted value for integer and number options. */
   min?: number;
+  /**
+   * Largest accepted value for integer and number options; an integer option without one stops at
+   * Number.MAX_SAFE_INTEGER, the last whole number a double holds exactly.
+   */
+  max?: number;
+  /** Why max is the limit, told with the refusal (e.g. "24 days: the longest a timer holds"). */
+  maxWhy?: string;
   choices?: readonly string[];
   /**
    * A workload option's verbs: the ones whose work reads it (run also stands for its sweeps). The

@@ -237,10 +237,17 @@ export interface CleanupHold {
 }
 
 export interface ConnectionBudget {
-  /** The server's connection limit as an ordinary user sees it. */
+  /** The server's connection limit as an ordinary user sees it, or the tighter limit of this user or database. */
   max: number;
-  /** Connections already open (including ours). */
+  /** Connections already open that count against max (including ours). */
   inUse: number;
+  /**
+   * What sets max, as a refusal names it, when it is not the server's max_connections: a role's
+   * or database's CONNECTION LIMIT (PostgreSQL), the user's max_user_connections (MariaDB).
+   */
+  limit?: string;
+  /** How to raise that limit (a statement), with limit. */
+  raise?: string;
 }
 
 export interface Driver {

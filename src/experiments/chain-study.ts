@@ -1,3 +1,4 @@
+import { INT4_BOUND } from '../config/limits.js';
 import { defineOptions, type OptionValues, type OptionValuesOf } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { UserError } from '../errors.js';
@@ -13,7 +14,7 @@ import { chainDialect } from '../workloads/chain/dialect.js';
 import { chain } from '../workloads/chain/index.js';
 import { chainSizes } from '../workloads/chain/sizes.js';
 import { STATEMENT_STYLES } from '../workloads/chain/statements.js';
-import { checkClients } from '../session/budget.js';
+import { checkClients, checkOpenFiles } from '../session/budget.js';
 import { measureStep } from './measure.js';
 import { runExperiment, type ExperimentContext } from './runner.js';
 
@@ -63,6 +64,7 @@ export const CHAIN_STUDY_OPTIONS = defineOptions([
     long: 'max-tries',
     type: 'integer',
     min: 1,
+    ...INT4_BOUND,
     value: 'N',
     help: 'tries per unit on deadlocks and serialization failures (1: the study retried none)',
     default: 1,
@@ -86,6 +88,8 @@ export async function chainStudyExperiment(argv: readonly string[]): Promise<num
   if (positionals.length > 0)
     throw new UserError(`"headroom experiment chain-study" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment chain-study --help');
   const scale = chain.parseScale(values.scale);
+  const most = Math.max(values.clients ?? 0, values['localized-max']);
+  checkOpenFiles(most, most === values.clients ? `-c ${most}` : `--localized-max ${most}`);
   const asked = values.statements;
   const styles = asked === 'both' ? [...STATEMENT_STYLES] : [asked];
   return runExperiment<ChainStudyRow>(

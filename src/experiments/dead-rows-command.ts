@@ -1,3 +1,4 @@
+import { INT4_BOUND, SECONDS_BOUND } from '../config/limits.js';
 import { randomInt } from 'node:crypto';
 import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
@@ -11,7 +12,7 @@ import { progressLine } from '../reports/text.js';
 import { kv } from '../workloads/kv/index.js';
 import { runDeadRows } from './dead-rows.js';
 import type { DeadRowsRow } from '../result/experiment-rows.js';
-import { checkClients } from '../session/budget.js';
+import { checkClients, checkOpenFiles } from '../session/budget.js';
 import { runExperiment } from './runner.js';
 import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
 
@@ -26,11 +27,12 @@ export const DEAD_ROWS_OPTIONS = defineOptions([
   },
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of every run', default: 8 },
   JOBS_OPTION,
-  { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured duration of every run', default: 10 },
+  { long: 'time', short: 'T', type: 'integer', min: 1, ...SECONDS_BOUND, value: 'SECONDS', help: 'measured duration of every run', default: 10 },
   {
     long: 'max-tries',
     type: 'integer',
     min: 1,
+    ...INT4_BOUND,
     value: 'N',
     help: 'tries per transaction on serialization failures and deadlocks (Firebird update conflicts)',
     default: 1,
@@ -38,7 +40,7 @@ export const DEAD_ROWS_OPTIONS = defineOptions([
   { long: 'seed', type: 'integer', min: 0, value: 'N', help: 'random seed of the first run; run i uses seed + i (default: a new one, stored in each run)' },
   LOAD_FORCE_OPTION,
   ...SERVER_SETTINGS_OPTIONS,
-  { long: 'progress', short: 'P', type: 'integer', min: 0, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 0 },
+  { long: 'progress', short: 'P', type: 'integer', min: 0, ...SECONDS_BOUND, value: 'SECONDS', help: 'print progress every SECONDS (0: never)', default: 0 },
   experimentOutOption('dead-rows'),
   ...AGENT_RUN_OPTIONS,
   ...CLOSING_OPTIONS,
@@ -50,6 +52,7 @@ export async function deadRowsExperiment(argv: readonly string[]): Promise<numbe
   if (positionals.length > 0)
     throw new UserError(`"headroom experiment dead-rows" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment dead-rows --help');
   const clients = values.clients;
+  if (values.agents === undefined) checkOpenFiles(clients);
   const jobs = values.jobs;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'each job needs at least one client: use -j up to -c');
   const asked = values.scale === undefined ? undefined : kv.parseScale(values.scale);

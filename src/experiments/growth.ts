@@ -1,3 +1,4 @@
+import { INT4_BOUND, SECONDS_BOUND } from '../config/limits.js';
 import { defineOptions, type OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
@@ -12,7 +13,7 @@ import type { GrowthRow } from '../result/experiment-rows.js';
 import { findWorkload } from '../workloads/registry.js';
 import { memTotalBytes } from './experiment-result.js';
 import { tablesBytes } from '../drivers/observation.js';
-import { checkClients } from '../session/budget.js';
+import { checkClients, checkOpenFiles } from '../session/budget.js';
 import { measureStep } from './measure.js';
 import { runExperiment } from './runner.js';
 import { AGENT_RUN_OPTIONS, agentRunOf } from '../session/agent-options.js';
@@ -40,10 +41,27 @@ export const GROWTH_OPTIONS = defineOptions([
     default: '1,2,4',
   },
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: 'terminals of the fixed load at every size', default: GROWTH_DEFAULT_CLIENTS },
-  { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds at every size', default: GROWTH_DEFAULT_SECONDS },
+  {
+    long: 'time',
+    short: 'T',
+    type: 'integer',
+    min: 1,
+    ...SECONDS_BOUND,
+    value: 'SECONDS',
+    help: 'measured seconds at every size',
+    default: GROWTH_DEFAULT_SECONDS,
+  },
   JOBS_OPTION,
   // TPC-C's New-Order, Payment and Delivery deadlock and conflict under load: retry them.
-  { long: 'max-tries', type: 'integer', min: 1, value: 'N', help: 'tries per transaction on serialization failures and deadlocks (1: no retry)', default: 10 },
+  {
+    long: 'max-tries',
+    type: 'integer',
+    min: 1,
+    ...INT4_BOUND,
+    value: 'N',
+    help: 'tries per transaction on serialization failures and deadlocks (1: no retry)',
+    default: 10,
+  },
   LOAD_FORCE_OPTION,
   ...SERVER_SETTINGS_OPTIONS,
   { long: 'observe', type: 'boolean', help: 'sample the server beside each run (--observe=false: do not)', default: true },
@@ -70,6 +88,7 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
   checkWeights(workload.transactions(workloadOptions).map((t) => t.weight));
   const scales = values.scale.split(',').map((text) => workload.parseScale(text.trim()));
   const clients = values.clients;
+  if (values.agents === undefined) checkOpenFiles(clients);
   const jobs = values.jobs;
   if (jobs > clients) throw new UserError(`-j ${jobs} is more than -c ${clients}`, 'use -j up to -c');
   const asked = values.agents;

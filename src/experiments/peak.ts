@@ -1,3 +1,4 @@
+import { SECONDS_BOUND } from '../config/limits.js';
 import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
@@ -9,7 +10,7 @@ import { peakText } from '../reports/peak-text.js';
 import type { PeakRow } from '../result/experiment-rows.js';
 import { PEAK_JOIN_ROWS_OPTION, peak } from '../workloads/peak/index.js';
 import { PEAK_QUERIES, findPeakQuery, type PeakQuery } from '../workloads/peak/queries.js';
-import { checkClients } from '../session/budget.js';
+import { checkClients, checkOpenFiles } from '../session/budget.js';
 import { measureStep, perSecond } from './measure.js';
 import { runExperiment } from './runner.js';
 
@@ -21,7 +22,7 @@ const CLIENT_BOUND_SHARE = 0.9;
 export const PEAK_OPTIONS = defineOptions([
   DB_OPTION,
   { long: 'clients', short: 'c', type: 'integer', min: 1, value: 'N', help: "clients for every query (default: the study's, 90, 90, 26, 26, 9, 9, 9)" },
-  { long: 'time', short: 'T', type: 'integer', min: 1, value: 'SECONDS', help: 'measured seconds per query', default: PEAK_DEFAULT_SECONDS },
+  { long: 'time', short: 'T', type: 'integer', min: 1, ...SECONDS_BOUND, value: 'SECONDS', help: 'measured seconds per query', default: PEAK_DEFAULT_SECONDS },
   { long: 'jobs', short: 'j', type: 'integer', min: 1, value: 'N', help: 'threads the clients are spread over', default: 1 },
   {
     long: 'queries',
@@ -45,6 +46,7 @@ export async function peakExperiment(argv: readonly string[]): Promise<number> {
     throw new UserError(`"headroom experiment peak" takes no arguments, got: ${positionals.join(' ')}`, 'see: headroom experiment peak --help');
   const queries = selectQueries(values.queries);
   const clientsOf = (q: PeakQuery): number => values.clients ?? q.clients;
+  if (values.clients !== undefined) checkOpenFiles(values.clients);
   const jobs = values.jobs;
   const tooFew = queries.find((q) => clientsOf(q) < jobs);
   if (tooFew)

@@ -31,7 +31,8 @@ export function isModuleWorkload(workload: Workload): workload is ModuleWorkload
 /** Whole numbers of at least 1, as tpcb's -s. */
 function parseWholeScale(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UserError(`-s ${text} is not a scale of this workload`, 'a whole number of at least 1');
+  if (!Number.isInteger(value) || value < 1 || value > Number.MAX_SAFE_INTEGER)
+    throw new UserError(`-s ${text} is not a scale of this workload`, `a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
   return value;
 }
 

@@ -82,16 +82,18 @@ export function pgbenchBlock(result: RunResult): string[] {
   const protocol = (config as { protocol?: string }).protocol;
   const limit = config.latencyLimitMs ?? null;
   const rated = config.rate !== null;
+  // The clients that ran: under --force the server may have refused some of those asked (summary.connections).
+  const clients = config.clients - (summary.connections?.refused ?? 0);
   const lines = [
     `transaction type: ${transactions.length === 1 ? title(transactions[0]!.name) : 'multiple scripts'}`,
     `scaling factor: ${config.scale}`,
     ...(protocol === undefined ? [] : [`query mode: ${protocol}`]),
-    `number of clients: ${config.clients}`,
+    `number of clients: ${clients}`,
     `number of threads: ${config.jobs}`,
     // pgbench prints no limit when there is none (--max-tries 0).
     ...(config.maxTries === 0 ? [] : [`maximum number of tries: ${config.maxTries}`]),
     config.transactionsPerClient !== null ? `number of transactions per client: ${config.transactionsPerClient}` : `duration: ${config.durationSeconds} s`,
-    `number of transactions actually processed: ${summary.transactions}${config.transactionsPerClient !== null ? `/${config.transactionsPerClient * config.clients}` : ''}`,
+    `number of transactions actually processed: ${summary.transactions}${config.transactionsPerClient !== null ? `/${config.transactionsPerClient * clients}` : ''}`,
     `number of failed transactions: ${summary.failed} (${percent(summary.failed, summary.transactions + summary.failed)})`,
   ];
   if (config.failuresDetailed) {

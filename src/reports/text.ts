@@ -43,7 +43,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined, o
     `target: ${result.target.url} (${result.target.version}${connectionDurability(result)})`,
     ...moduleLines(result),
     ...(result.data.loadMode === undefined ? [] : [`data: ${result.data.loadMode} load, ${result.data.loadedBy === 'this-run' ? 'by this run' : 'earlier'}`]),
-    `scale: ${config.scale}, clients: ${config.clients}, jobs: ${config.jobs}, ` +
+    `scale: ${config.scale}, clients: ${clientsText(result)}, jobs: ${config.jobs}, ` +
       (config.durationSeconds !== null ? `duration: ${config.durationSeconds} s` : `transactions per client: ${config.transactionsPerClient}`) +
       (config.warmupSeconds > 0 ? `, warm-up: ${config.warmupSeconds} s (excluded)` : '') +
       (config.rate !== null ? `, rate: ${config.rate} tps` : ''),
@@ -165,4 +165,11 @@ function withoutKey(options: Record<string, unknown>, key: string): Record<strin
 function connectionDurability(result: RunResult): string {
   const setting = result.target.connectionDurability;
   return setting === undefined ? '' : `, ${setting}`;
+}
+
+/** The clients that ran; under --force, with those asked beside them when the server refused some. */
+function clientsText(result: RunResult): string {
+  const { clients } = result.config;
+  const refused = result.summary.connections?.refused ?? 0;
+  return refused > 0 ? `${clients - refused} (${clients} asked, the server refused ${refused})` : String(clients);
 }

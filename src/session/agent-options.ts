@@ -1,4 +1,5 @@
 import { defineOptions, type OptionValuesOf } from '../config/options.js';
+import { SECONDS_BOUND } from '../config/limits.js';
 import { UserError } from '../errors.js';
 import { BUS_OPTIONS, openBus } from '../agents/bus.js';
 import type { AgentRun } from '../agents/coordinator.js';
@@ -22,7 +23,15 @@ export const AGENT_RUN_OPTIONS = defineOptions([
     help: 'an agent silent for 5 s mid-run: continue with the rest, or stop the run',
     default: 'continue',
   },
-  { long: 'agent-wait', type: 'integer', min: 1, value: 'SECONDS', help: 'how long to wait for the agents to claim their shards and connect', default: 60 },
+  {
+    long: 'agent-wait',
+    type: 'integer',
+    min: 1,
+    ...SECONDS_BOUND,
+    value: 'SECONDS',
+    help: 'how long to wait for the agents to claim their shards and connect',
+    default: 60,
+  },
   ...BUS_OPTIONS,
 ]);
 

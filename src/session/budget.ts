@@ -1,5 +1,6 @@
 import type { ConnectionBudget } from '../drivers/driver.js';
 import { UserError } from '../errors.js';
+import { openFilesLimit, openFilesNow } from '../common/proc.js';
 import type { Session } from './session.js';
 
 /**
@@ -15,11 +16,12 @@ export function budgetRefusal(
 ): { message: string; hint: string } | undefined {
   if (!budget || clients <= budget.max - budget.inUse) return undefined;
   const free = budget.max - budget.inUse;
+  const raise = budget.raise === undefined ? 'raise max_connections' : `raise the limit (${budget.raise})`;
   return {
-    message: `the server accepts ${free} more connections (max_connections ${budget.max}, ${budget.inUse} in use), but ${needs} needs ${clients}`,
+    message: `the server accepts ${free} more connections (${budget.limit ?? 'max_connections'} ${budget.max}, ${budget.inUse} in use), but ${needs} needs ${clients}`,
     hint: offerForce
-      ? `use -c ${Math.max(1, free)} or less, raise max_connections, or --force to run with what the server accepts`
-      : `use -c ${Math.max(1, free)} or less, or raise max_connections`,
+      ? `use -c ${Math.max(1, free)} or less, ${raise}, or --force to run with what the server accepts`
+      : `use -c ${Math.max(1, free)} or less, or ${raise}`,
   };
 }
 
@@ -27,4 +29,21 @@ export function budgetRefusal(
 export async function checkClients(session: Session, clients: number, needs: string, offerForce = false): Promise<void> {
   const refusal = budgetRefusal(await session.driver.connectionBudget(session.conn), clients, needs, offerForce);
   if (refusal) throw new UserError(refusal.message, refusal.hint);
+}
+
+/**
+ * Refuses more terminals than this process may open files for (each holds a connection: a socket,
+ * or SQLite's file), before anything is loaded, as pgbench checks its clients against the limit;
+ * else the run would fail midway at the first connection past it.
+ */
+export function checkOpenFiles(clients: number, needsWhat = `-c ${clients}`): void {
+  const limit = openFilesLimit();
+  if (limit === undefined) return;
+  const needs = clients + (openFilesNow() ?? 3);
+  if (needs > limit) {
+    throw new UserError(
+      `${needsWhat} needs at least ${needs} open files, but this process may open ${limit}`,
+      'use fewer clients, or raise the limit (ulimit -n) before running headroom',
+    );
+  }
 }

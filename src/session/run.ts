@@ -34,6 +34,11 @@ export interface RunHooks {
   progress?(point: SeriesPoint): void;
   /** The result file to write, undefined for none; default: -o, else the results folder. */
   resultFile?(result: RunResult): string | undefined;
+  /**
+   * False: no check of the server's connection budget before the run (headroom pgbench: pgbench
+   * has none, and a connection the server refuses is told in libpq's words, as pgbench tells it).
+   */
+  checksBudget?: boolean;
 }
 
 /** A `headroom run` as its command line asked for it, parsed and checked. */
@@ -89,7 +94,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target, request.verb));
     const server = await session.driver.serverInfo(session.conn);
     // A sweep asks before each step instead: the server refusing one is its finding.
-    if (!request.measure.force && steps.length === 1) await checkClients(session, steps[0]!, `-c ${steps[0]}`, true);
+    if (!request.measure.force && steps.length === 1 && hooks.checksBudget !== false) await checkClients(session, steps[0]!, `-c ${steps[0]}`, true);
     const needsData = workload.needsData?.(workloadOptions) ?? true;
     const present = needsData
       ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine })

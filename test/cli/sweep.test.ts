@@ -66,7 +66,8 @@ for (const dbms of ['sqlite', 'postgres'] as const) {
 
 /**
  * A cluster of our own with max_connections 10 (none reserved) and a role limited to 4
- * connections: the role's sweep is refused at connect (capacity), the superuser's by the budget.
+ * connections: the superuser's sweep is refused by max_connections, the role's by its own
+ * CONNECTION LIMIT, each before the step; under --force the role's step runs with what connects.
  */
 test('postgres: the server refusing a step ends the sweep with "accepted N, refused at M", exit 0, file written', async (t) => {
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
@@ -104,7 +105,7 @@ test('postgres: the server refusing a step ends the sweep with "accepted N, refu
   );
   assert.deepEqual(tableRows(byBudget.stdout).at(-1), ['16', '-', '-', '-', '-', '-', '-', 'refused by the server']);
 
-  // The role's own session takes one of its 4: steps of 1 and 2 fit, 4 is refused at connect.
+  // The role's own session takes one of its 4: steps of 1 and 2 fit, 4 is refused by the role's limit.
   const connect = path.join(dir, 'connect.json');
   const byConnect = await runCli([
     'run',
@@ -121,7 +122,7 @@ test('postgres: the server refusing a step ends the sweep with "accepted N, refu
     connect,
   ]);
   assert.equal(byConnect.code, 0, byConnect.stderr);
-  assert.match(byConnect.stdout, /^accepted 2, refused at 4 \(.*too many connections/m);
+  assert.match(byConnect.stdout, /^accepted 2, refused at 4 \(the server accepts 3 more connections \(CONNECTION LIMIT of role limited 4, 1 in use\)/m);
   assert.deepEqual([read(connect).accepted, read(connect).refusedAt, read(connect).steps.length], [2, 4, 2]);
 
   // --force runs the refused step with what the server accepts, and the sweep goes on.

@@ -202,7 +202,7 @@ test('mariadb: ?socket= or MYSQL_UNIX_PORT for a Unix socket, connect_timeout in
   assert.deepEqual([target.host, target.connectTimeoutMs], ['/run/mysqld/mysqld.sock', 4000]);
   assert.equal(describeTarget(target), 'mariadb://root@localhost/test?socket=/run/mysqld/mysqld.sock');
   assert.equal(server(describeTarget(target)).host, '/run/mysqld/mysqld.sock');
-  assert.equal(server('mysql:', { MYSQL_UNIX_PORT: '/tmp/my.sock' }).host, '/tmp/my.sock');
+  assert.equal(server('mysql:', { MYSQL_UNIX_PORT: '/tmp/my.sock', MYSQL_DATABASE: 'shop' }).host, '/tmp/my.sock');
   // A host in the URL wins over the variable, as with the mysql client's -h.
   assert.equal(server('mysql://root@10.0.0.1/test', { MYSQL_UNIX_PORT: '/tmp/my.sock' }).host, '10.0.0.1');
   assert.equal(server('firebird://SYSDBA@h//x.fdb?connect_timeout=2').connectTimeoutMs, 2000);

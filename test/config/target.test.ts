@@ -23,8 +23,8 @@ test('a full PostgreSQL URL is parsed, with a percent-encoded password', () => {
 test('what the URL leaves out comes from PG* or MYSQL_* variables, then defaults', () => {
   const pgEnv = { PGHOST: 'pg.local', PGPORT: '5433', PGUSER: 'carol', PGPASSWORD: 'secret', PGDATABASE: 'ledger' };
   assert.deepEqual(resolveTarget('postgres', pgEnv), { dbms: 'postgres', host: 'pg.local', port: 5433, user: 'carol', password: 'secret', database: 'ledger' });
-  const myEnv = { MYSQL_HOST: 'my.local', MYSQL_TCP_PORT: '3310', MYSQL_PWD: 'pw' };
-  assert.deepEqual(resolveTarget('mysql:', myEnv), { dbms: 'mariadb', host: 'my.local', port: 3310, user: 'root', password: 'pw', database: 'test' });
+  const myEnv = { MYSQL_HOST: 'my.local', MYSQL_TCP_PORT: '3310', MYSQL_PWD: 'pw', MYSQL_DATABASE: 'shop' };
+  assert.deepEqual(resolveTarget('mysql:', myEnv), { dbms: 'mariadb', host: 'my.local', port: 3310, user: 'root', password: 'pw', database: 'shop' });
   assert.deepEqual(resolveTarget('postgres:', {}), {
     dbms: 'postgres',
     host: '127.0.0.1',
@@ -33,6 +33,23 @@ test('what the URL leaves out comes from PG* or MYSQL_* variables, then defaults
     password: undefined,
     database: 'postgres',
   });
+});
+
+test('a MariaDB URL without a database, and no MYSQL_DATABASE, is refused: the mariadb client, too, would use none', () => {
+  for (const url of [
+    'mariadb://root@127.0.0.1:5630/',
+    'mariadb://root:secret@127.0.0.1:5630',
+    'mysql:',
+    'mariadb://root@localhost/?socket=/run/mysqld/mysqld.sock',
+  ]) {
+    assert.throws(
+      () => resolveTarget(url, { MYSQL_PWD: 'pw' }),
+      (e: unknown) => e instanceof UserError && /names no database, and MYSQL_DATABASE is not set/.test(e.message) && !e.message.includes('secret'),
+      url,
+    );
+  }
+  assert.equal((resolveTarget('mariadb://root@127.0.0.1:5630/', { MYSQL_DATABASE: 'shop' }) as { database: string }).database, 'shop');
+  assert.equal((resolveTarget('mariadb://root@127.0.0.1:5630/bank', { MYSQL_DATABASE: 'shop' }) as { database: string }).database, 'bank');
 });
 
 test('sqlite: takes relative and absolute file names', () => {

@@ -172,7 +172,28 @@ for (const dbms of DBMS_UNDER_TEST) {
     });
     held.push(await limited.connect());
     const error = await expectClass(limited.connect(), 'capacity', 'second connection of a one-connection user');
-    assert.match(error.hint ?? '', /fewer clients|max_connections/);
+    // The user's own limit, not max_connections: the hint names the statement that raises it.
+    assert.match(
+      error.hint ?? '',
+      dbms === 'postgres'
+        ? new RegExp(`^the role "${role}" may hold no more connections: use fewer clients \\(-c\\), or raise its limit: ALTER ROLE ${role} CONNECTION LIMIT N`)
+        : new RegExp(
+            `^the user "${role}" has reached its max_user_connections: use fewer clients \\(-c\\), or raise it: ALTER USER '${role}'@'HOST' WITH MAX_USER_CONNECTIONS N`,
+          ),
+    );
+    assert.doesNotMatch(error.hint ?? '', /max_connections/);
+    // The connection budget, asked before a run, is the user's limit too (so a run is refused before it loads).
+    const budget = await limited.connectionBudget(held[0]!);
+    assert.deepEqual([budget?.max, budget?.inUse], [1, 1]);
+    assert.match(budget?.raise ?? '', dbms === 'postgres' ? /^ALTER ROLE .* CONNECTION LIMIT N$/ : /^ALTER USER .* WITH MAX_USER_CONNECTIONS N$/);
+    if (dbms !== 'postgres') return;
+    // A database's own CONNECTION LIMIT (the database is dropped after the test): its hint and budget name it.
+    const database = (db.target as ServerTarget).database;
+    await admin.query(`ALTER ROLE ${role} CONNECTION LIMIT -1`);
+    await admin.query(`ALTER DATABASE ${database} CONNECTION LIMIT 1`);
+    const byDatabase = await expectClass(limited.connect(), 'capacity', 'second connection to a one-connection database');
+    assert.match(byDatabase.hint ?? '', new RegExp(`^the database "${database}" takes no more connections: .*ALTER DATABASE ${database} CONNECTION LIMIT N`));
+    assert.match((await limited.connectionBudget(held[0]!))?.limit ?? '', new RegExp(`^CONNECTION LIMIT of database ${database}$`));
   });
 
   test(`${dbms}: an unknown database and a closed port fail at connect with a hint`, async (t) => {

@@ -126,3 +126,58 @@ test("--exit-on-abort is not pgbench 15's: refused the way pgbench 15 refuses it
     assert.match(run.stderr, /unrecognized option '--exit-on-abort'/, who);
   }
 });
+
+test('non-ASCII variable names work as in pgbench: \\set, -D, :name in SQL and expressions, \\gset into them', async (t) => {
+  const file = script('non-ascii.sql', '\\set ü 2\n\\set x :ü * 3 + :Ω\nselect :ü AS é, :x AS "ß" \\gset\n\\set sum :é + :ß\nselect :sum AS total;\n');
+  const runs = await both(t, ['-n', '-t', '2', '-d', '-D', 'Ω=5', '-f', file]);
+  if (!runs) return;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    assert.match(run.stdout, /processed: 2\/2/, who);
+    assert.match(run.stdout, /number of failed transactions: 0 /, who);
+    // ü is 2, x is 2 * 3 + 5, and the sum read back through \gset is 13.
+    assert.match(run.stderr, /client 0 sending select 2 AS é, 11 AS "ß"/, who);
+    assert.match(run.stderr, /client 0 sending select 13 AS total/, who);
+  }
+});
+
+test('-j above -c: threads are cut to the clients, as 002_custom_scripts_weighted runs it', async (t) => {
+  const runs = await both(t, ['-n', '-S', '-t', '5', '-c', '1', '-j', '2']);
+  if (!runs) return;
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    assert.match(run.stdout, /^number of clients: 1$/m, who);
+    assert.match(run.stdout, /^number of threads: 1$/m, who);
+    assert.match(run.stdout, /processed: 5\/5/, who);
+  }
+});
+
+test('a script that is not UTF-8: pgbench sends its bytes and the server refuses them; headroom pgbench refuses the file at its line', async (t) => {
+  const file = path.join(server.dir, 'latin1.sql');
+  writeFileSync(file, Buffer.from('select 1;\nselect \xe9t\xe9;\n', 'latin1'));
+  const runs = await both(t, ['-n', '-t', '1', '-f', file]);
+  if (!runs) return;
+  assert.equal(runs.theirs.code, 2, runs.theirs.stderr);
+  assert.match(runs.theirs.stderr, /invalid byte sequence for encoding "UTF8": 0xe9/);
+  // Refused before it connects, as pgbench refuses a script it cannot read: exit 1, the file, line and column.
+  assert.equal(runs.ours.code, 1, runs.ours.stderr);
+  assert.equal(runs.ours.stdout, '');
+  assert.match(runs.ours.stderr, /^headroom pgbench: error: \S*latin1\.sql:2:8: the script is not UTF-8 \(byte 0xe9\)\n/);
+});
+
+test("a role's CONNECTION LIMIT: pgbench has no budget check, so both fail at connect in libpq's words", async (t) => {
+  if (!server.db) return void t.skip('no test database');
+  const role = `headroom_tap_limited_${process.pid}`;
+  const psql = (sql: string): void => void spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { env: server.env, encoding: 'utf8' });
+  psql(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 2`);
+  t.after(() => psql(`DROP ROLE IF EXISTS ${role}`));
+  const file = script('one.sql', 'select 1;\n');
+  const runs = await both(t, ['-n', '-t', '1', '-c', '3', '-U', role, '-f', file]);
+  if (!runs) return;
+  const refusal = (run: CliRun): string | undefined => /^(?:headroom )?pgbench: error: (connection to server .*)$/m.exec(run.stderr)?.[1];
+  for (const [who, run] of Object.entries(runs)) {
+    assert.equal(run.code, 1, `${who}: ${run.stderr}`);
+    assert.match(refusal(run) ?? '', new RegExp(`failed: FATAL: {2}too many connections for role "${role}"$`), `${who}: ${run.stderr}`);
+  }
+  assert.equal(refusal(runs.ours), refusal(runs.theirs));
+});

@@ -261,6 +261,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
     // pgbench exits 0 with failed transactions: the failure rule (--max-failed) is headroom run's.
     failureRule: false,
     verb: 'pgbench',
+    checksBudget: false,
     missingData(session) {
       const database = serverTargetOf(session.target)?.database ?? session.url;
       throw new UserError(

@@ -2,6 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { BUILTIN_SCRIPTS } from '../../workloads/pgbench-script/builtin-scripts.js';
 import { getoptLong, type LongOption, type ParsedOption } from './getopt.js';
+import { MAX_RATE, MAX_TIMER_MS, MAX_TIMER_SECONDS, MIN_LATENCY_LIMIT_MS, MIN_RATE } from '../../config/limits.js';
+import { openFilesLimit } from '../../common/proc.js';
+import { MAX_TPCB_SCALE } from '../../workloads/tpcb/schema.js';
+import { VARIABLE_NAME } from '../../workloads/pgbench-script/program.js';
 
 /**
  * pgbench 15's command line: its option table (short letters as pgbench's optstring, long names
@@ -266,11 +270,16 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
         run.files.push(fileWithWeight(text));
         break;
       case 'D':
-        if (!/^[^=]+=/.test(text)) throw new PgbenchUsageError(`invalid variable definition: "${text}"`);
+        // pgbench wants a name and a value: "=1" and "a=" are refused as "a" is.
+        if (!/^[^=]+=[\s\S]/.test(text)) throw new PgbenchUsageError(`invalid variable definition: "${text}"`);
+        if (!VARIABLE_NAME.test(text.slice(0, text.indexOf('=')))) {
+          throw new PgbenchUsageError(`option: invalid variable name: "${text.slice(0, text.indexOf('='))}"`);
+        }
         run.defines.push(text);
         break;
       case 'c':
         run.clients = intOption(text, '-c/--client', 1);
+        checkOpenFiles(run.clients);
         break;
       case 'j':
         run.jobs = intOption(text, '-j/--jobs', 1);
@@ -279,23 +288,29 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
         run.transactions = intOption(text, '-t/--transactions', 1);
         break;
       case 'T':
-        run.seconds = intOption(text, '-T/--time', 1);
+        run.seconds = timerSeconds(intOption(text, '-T/--time', 1), '-T/--time', 1);
         break;
       case 's':
         scale = intOption(text, '-s/--scale', 1);
+        // -i loads the scale: its teller ids must fit their int column (a run's -s only sets :scale).
+        if (init && scale > MAX_TPCB_SCALE) {
+          throw new PgbenchUsageError(`-s/--scale must be in range 1..${MAX_TPCB_SCALE}`, [
+            `hint: pgbench_tellers.tid is an int, of 10 tellers a branch: above scale ${MAX_TPCB_SCALE} they would not fit it.`,
+          ]);
+        }
         break;
       case 'P':
-        run.progress = intOption(text, '-P/--progress', 1);
+        run.progress = timerSeconds(intOption(text, '-P/--progress', 1), '-P/--progress', 1);
         break;
       case 'M':
         if (text !== 'simple' && text !== 'extended' && text !== 'prepared') throw new PgbenchUsageError(`invalid query mode (-M): "${text}"`);
         run.protocol = text;
         break;
       case 'R':
-        run.rate = positiveDouble(text, `invalid rate limit: "${text}"`);
+        run.rate = positiveDouble(text, `invalid rate limit: "${text}"`, MIN_RATE, MAX_RATE, 'transactions per second');
         break;
       case 'L':
-        run.latencyLimit = positiveDouble(text, `invalid latency limit: "${text}"`);
+        run.latencyLimit = positiveDouble(text, `invalid latency limit: "${text}"`, MIN_LATENCY_LIMIT_MS, MAX_TIMER_MS, 'ms');
         break;
       case 'l':
         run.log = true;
@@ -319,7 +334,7 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
         run.logPrefix = text;
         break;
       case 'aggregate-interval':
-        run.aggregateInterval = intOption(text, '--aggregate-interval', 1);
+        run.aggregateInterval = timerSeconds(intOption(text, '--aggregate-interval', 1), '--aggregate-interval', 1);
         break;
       case 'sampling-rate': {
         const rate = Number(text);
@@ -442,10 +457,36 @@ function intOption(text: string, name: string, min: number, max = 2147483647): n
   return value;
 }
 
-function positiveDouble(text: string, message: string): number {
+/**
+ * A double pgbench takes when above 0 (atof: "1e30", even "nan"). headroom takes [least, most]:
+ * its schedule and timers count from a microsecond to 24.8 days, so a value outside is refused in
+ * pgbench's words for a bad one, with a hint saying the range.
+ */
+function positiveDouble(text: string, message: string, least: number, most: number, unit: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value <= 0) throw new PgbenchUsageError(message);
+  if (value < least || value > most) throw new PgbenchUsageError(message, [`hint: headroom takes ${least} to ${most} ${unit}.`]);
   return value;
+}
+
+/** Seconds pgbench would take up to 2^31 - 1; headroom's timers hold a thousandth of that. */
+function timerSeconds(value: number, name: string, min: number): number {
+  if (value > MAX_TIMER_SECONDS) {
+    throw new PgbenchUsageError(`${name} must be in range ${min}..${MAX_TIMER_SECONDS}`, [
+      `hint: headroom's timers hold at most ${MAX_TIMER_SECONDS} s (24.8 days).`,
+    ]);
+  }
+  return value;
+}
+
+/** pgbench's check of -c against the open files its process may have (stdin, stdout, stderr and a connection a client). */
+function checkOpenFiles(clients: number): void {
+  const limit = openFilesLimit();
+  if (limit !== undefined && limit < clients + 3) {
+    throw new PgbenchUsageError(`need at least ${clients + 3} open files, but system limit is ${limit}`, [
+      'hint: Reduce number of clients, or use limit/ulimit to increase the system limit.',
+    ]);
+  }
 }
 
 /** --random-seed: an unsigned integer, `time` or `rand`. headroom's seeds are below 2^53. */

@@ -1,3 +1,4 @@
+import { tightest } from '../budget.js';
 import { planMariadbSetting } from './settings.js';
 import type { DbmsObservation } from '../observation.js';
 import { observeMariadb } from './observe.js';
@@ -106,11 +107,29 @@ export class MariadbDriver implements Driver {
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
-    const [[max, inUse]] = (await conn.query(
+    const [[max, inUse, globalUserMax, userInUse, account]] = (await conn.query(
       `SELECT @@max_connections,
-              (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_CONNECTED')`,
-    )) as [[number | bigint, string]];
-    return { max: Number(max), inUse: Number(inUse) };
+              (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_CONNECTED'),
+              @@max_user_connections,
+              (SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = SUBSTRING_INDEX(CURRENT_USER(), '@', 1)),
+              CURRENT_USER()`,
+    )) as [[number | bigint, string, number | bigint, number | bigint, string]];
+    const budgets: ConnectionBudget[] = [{ max: Number(max), inUse: Number(inUse) }];
+    // The account's own MAX_USER_CONNECTIONS (SHOW GRANTS is readable by every user; mysql.user is not), else the server's (0: none).
+    const grants = (await conn.query('SHOW GRANTS')) as [string][];
+    const own = Number(grants.map(([line]) => /\bMAX_USER_CONNECTIONS (\d+)/i.exec(line)?.[1]).find((n) => n !== undefined) ?? 0);
+    const [user, host] = [account.slice(0, account.lastIndexOf('@')), account.slice(account.lastIndexOf('@') + 1)];
+    if (own > 0) {
+      budgets.push({
+        max: own,
+        inUse: Number(userInUse),
+        limit: `MAX_USER_CONNECTIONS of user '${user}'@'${host}'`,
+        raise: `ALTER USER '${user}'@'${host}' WITH MAX_USER_CONNECTIONS N`,
+      });
+    } else if (Number(globalUserMax) > 0) {
+      budgets.push({ max: Number(globalUserMax), inUse: Number(userInUse), limit: 'max_user_connections', raise: 'SET GLOBAL max_user_connections = N' });
+    }
+    return tightest(budgets);
   }
 
   dataFolder(conn: Connection): Promise<string | undefined> {

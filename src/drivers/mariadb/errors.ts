@@ -68,9 +68,15 @@ function mariadbHint(error: MariadbErrorShape, target: ServerTarget): string | u
     case 1049:
       return `create it first: mariadb -h ${target.host} -P ${target.port} -u ${target.user} -e 'CREATE DATABASE ${target.database}'`;
     case 1040:
-    case 1203:
-    case 1226:
       return 'the server has no free connection slot: use fewer clients (-c) or raise max_connections';
+    case 1203:
+      return `the user "${target.user}" may hold no more connections (the server's max_user_connections): use fewer clients (-c), or raise it: SET GLOBAL max_user_connections = N (0: none)`;
+    case 1226: {
+      // The account's own limit; the message names which one (its names are the same in every language).
+      const resource = /'(max_[a-z_]+)'/.exec(error.sqlMessage ?? '')?.[1] ?? 'max_user_connections';
+      const fewer = resource === 'max_user_connections' ? 'use fewer clients (-c), or raise it' : 'raise it';
+      return `the user "${target.user}" has reached its ${resource}: ${fewer}: ALTER USER '${target.user}'@'HOST' WITH ${resource.toUpperCase()} N (0: none)`;
+    }
     default:
       return undefined;
   }

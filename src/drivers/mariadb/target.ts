@@ -1,6 +1,7 @@
 import { UserError } from '../../errors.js';
 import { describeServer, serverGrammar, singleHostFields } from '../../config/target-grammar.js';
 import { nonEmpty } from '../../config/url.js';
+import { redactUrl } from '../../config/redact.js';
 import { mariadbTlsSettings } from './tls-options.js';
 
 const DEFAULT_PORT = 3306;
@@ -17,7 +18,7 @@ export const MARIADB_TARGET = serverGrammar({
       dbms: 'mariadb',
       fromEnv: { host: env['MYSQL_HOST'], port: env['MYSQL_TCP_PORT'], user: env['MYSQL_USER'], password: env['MYSQL_PWD'], database: env['MYSQL_DATABASE'] },
       defaults: { port: DEFAULT_PORT, user: 'root' },
-      database: (path, fromEnv) => path ?? fromEnv ?? 'test',
+      database: (path, fromEnv, text) => path ?? fromEnv ?? noDatabase(text),
     });
     // The Unix socket: ?socket=, else MYSQL_UNIX_PORT when the URL names no host (as the mysql client does).
     const socket = own.get('socket') ?? (url?.hosts[0]?.host === undefined ? nonEmpty(env['MYSQL_UNIX_PORT']) : undefined);
@@ -31,3 +32,15 @@ export const MARIADB_TARGET = serverGrammar({
   // A socket is printed as the mariadb client takes it: localhost, with ?socket=.
   describe: (target) => (target.host.startsWith('/') ? describeServer(target, 'localhost', [`socket=${target.host}`]) : describeServer(target)),
 });
+
+/**
+ * A URL without a database and no MYSQL_DATABASE is refused: the mariadb client then uses none
+ * (its tables need one), and a default such as "test" would load and measure in a database the
+ * user never named.
+ */
+function noDatabase(text: string): never {
+  throw new UserError(
+    `the MariaDB URL "${redactUrl(text)}" names no database, and MYSQL_DATABASE is not set`,
+    'add the database to the URL, e.g. mariadb://root@127.0.0.1:3306/test, or set MYSQL_DATABASE',
+  );
+}

@@ -1,3 +1,4 @@
+import { tightest } from '../budget.js';
 import type { DbmsObservation } from '../observation.js';
 import { planPostgresSetting } from './settings.js';
 import { observePostgres } from './observe.js';
@@ -97,14 +98,32 @@ export class PostgresDriver implements Driver {
   }
 
   async connectionBudget(conn: Connection): Promise<ConnectionBudget> {
-    // Ordinary roles cannot use the superuser_reserved_connections slots.
-    const [[max, inUse]] = (await conn.query(
-      `SELECT current_setting('max_connections')::int
-              - CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
-                     THEN 0 ELSE current_setting('superuser_reserved_connections')::int END,
-              (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend')`,
-    )) as [[number, number]];
-    return { max, inUse };
+    // Ordinary roles cannot use the superuser_reserved_connections slots, and are held to their
+    // role's and database's CONNECTION LIMIT (-1: none), which superusers are not.
+    const [[max, inUse, roleLimit, roleInUse, databaseLimit, databaseInUse, role, database]] = (await conn.query(
+      `SELECT current_setting('max_connections')::int - CASE WHEN r.rolsuper THEN 0 ELSE current_setting('superuser_reserved_connections')::int END,
+              (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend'),
+              CASE WHEN r.rolsuper THEN -1 ELSE r.rolconnlimit END,
+              (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend' AND usesysid = r.oid),
+              CASE WHEN r.rolsuper THEN -1 ELSE d.datconnlimit END,
+              (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend' AND datid = d.oid),
+              quote_ident(r.rolname), quote_ident(d.datname)
+         FROM pg_roles r, pg_database d
+        WHERE r.rolname = session_user AND d.datname = current_database()`,
+    )) as [[number, number, number, number, number, number, string, string]];
+    const budgets: ConnectionBudget[] = [{ max, inUse }];
+    if (roleLimit >= 0) {
+      budgets.push({ max: roleLimit, inUse: roleInUse, limit: `CONNECTION LIMIT of role ${role}`, raise: `ALTER ROLE ${role} CONNECTION LIMIT N` });
+    }
+    if (databaseLimit >= 0) {
+      budgets.push({
+        max: databaseLimit,
+        inUse: databaseInUse,
+        limit: `CONNECTION LIMIT of database ${database}`,
+        raise: `ALTER DATABASE ${database} CONNECTION LIMIT N`,
+      });
+    }
+    return tightest(budgets);
   }
 
   dataFolder(conn: Connection): Promise<string | undefined> {

@@ -25,7 +25,7 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   const server = error instanceof PgServerError ? error : cause instanceof PgServerError ? cause : undefined;
   const options = { cause: error, deadlock: code === '40P01', ...(server ? { report: libpqReport(server) } : {}) };
   return withStatementText(
-    new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target) : undefined, options),
+    new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target, server?.routine) : undefined, options),
     statementTextOf(error),
   );
 }
@@ -55,7 +55,7 @@ function postgresClass(code: string | undefined, message: string): ErrorClass {
   return 'other';
 }
 
-function postgresHint(code: string | undefined, target: ServerTarget): string | undefined {
+function postgresHint(code: string | undefined, target: ServerTarget, routine: string | undefined): string | undefined {
   const where = `${target.host}:${target.port}`;
   switch (code) {
     case 'ECONNREFUSED':
@@ -76,8 +76,27 @@ function postgresHint(code: string | undefined, target: ServerTarget): string | 
     case '3D000':
       return `create it first: createdb -h ${target.host} -p ${target.port} -U ${target.user} ${target.database}`;
     case '53300':
-      return 'the server has no free connection slot: use fewer clients (-c) or raise max_connections';
+      return tooManyConnectionsHint(target, routine);
     default:
       return undefined;
   }
+}
+
+/**
+ * 53300 has three causes, told apart by the routine that raised it (its message is in the
+ * server's language): the role's CONNECTION LIMIT, the database's, or max_connections.
+ */
+function tooManyConnectionsHint(target: ServerTarget, routine: string | undefined): string {
+  if (routine === 'InitializeSessionUserId') {
+    return `the role "${target.user}" may hold no more connections: use fewer clients (-c), or raise its limit: ALTER ROLE ${quoteIdentifier(target.user)} CONNECTION LIMIT N (-1: none)`;
+  }
+  if (routine === 'CheckMyDatabase') {
+    return `the database "${target.database}" takes no more connections: use fewer clients (-c), or raise its limit: ALTER DATABASE ${quoteIdentifier(target.database)} CONNECTION LIMIT N (-1: none)`;
+  }
+  return 'the server has no free connection slot: use fewer clients (-c) or raise max_connections';
+}
+
+/** A name as SQL must write it: bare when it folds to itself, else double-quoted. */
+function quoteIdentifier(name: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
 }

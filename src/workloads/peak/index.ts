@@ -2,7 +2,7 @@ import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
 import { PEAK_QUERIES, findPeakQuery } from './queries.js';
 import { peakDialect } from './dialect.js';
-import { PEAK_TABLES, REFERENCE_TABLE } from './schema.js';
+import { JOIN_ROWS, MAX_REFERENCE_ROWS, PEAK_TABLES, REFERENCE_TABLE } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
 import { defineOption } from '../../config/options.js';
 
@@ -13,6 +13,8 @@ export const PEAK_JOIN_ROWS_OPTION = defineOption({
   long: 'join-rows',
   type: 'integer',
   min: 1,
+  max: JOIN_ROWS ** 2,
+  maxWhy: 'the rows the join makes',
   value: 'N',
   help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes',
   default: 1,
@@ -34,6 +36,8 @@ export const peak: Workload = {
     const value = Number(text);
     if (text.trim() === '' || !Number.isInteger(value) || value < 1)
       throw new UserError(`--scale of peak is a row count of at least 1, not "${text}"`, 'e.g. -s 100');
+    if (value > MAX_REFERENCE_ROWS)
+      throw new UserError(`--scale of peak must be at most ${MAX_REFERENCE_ROWS} rows (each row's code is its id in 9 digits), not ${text}`, 'e.g. -s 100');
     return value;
   },
   options: [

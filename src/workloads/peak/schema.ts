@@ -7,4 +7,7 @@ export const REFERENCE_TABLE = 'peak_reference';
 /** Every table the peak queries make (temporary ones on DBMSs that make them per session, see dialect.ts). */
 export const PEAK_TABLES: readonly string[] = [REFERENCE_TABLE, 'peak_tmp', 'peak_tmp_indexed', 'peak_join'];
 
+/** A reference row's code is its id written in 9 digits (VARCHAR(9)). */
+export const MAX_REFERENCE_ROWS = 999_999_999;
+
 export const CREATE_REFERENCE_TABLE = `CREATE TABLE ${REFERENCE_TABLE} (id INTEGER NOT NULL PRIMARY KEY, code VARCHAR(9) NOT NULL, description VARCHAR(50) NOT NULL)`;

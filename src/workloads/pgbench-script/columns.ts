@@ -59,10 +59,11 @@ function splitTopLevel(list: string): string[] {
   return parts.map((p) => p.trim());
 }
 
-const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
+/** PostgreSQL's identifier: its ident_start and ident_cont take any non-ASCII character as a letter. */
+const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*)`;
 
 function nameOf(item: string): string | undefined {
-  const alias = new RegExp(String.raw`(?:\bas\s+|[A-Za-z0-9_)'"]\s+)(${IDENT})$`, 'i').exec(item);
+  const alias = new RegExp(String.raw`(?:\bas\s+|[A-Za-z0-9_)'"\u0080-\uffff]\s+)(${IDENT})$`, 'i').exec(item);
   if (alias && !/^(end|null|true|false)$/i.test(alias[1]!)) return identifier(alias[1]!);
   const reference = new RegExp(String.raw`^(?:${IDENT}\.)*(${IDENT})$`).exec(item);
   if (reference) return reference[1] === '*' ? undefined : identifier(reference[1]!);
@@ -73,7 +74,7 @@ function nameOf(item: string): string | undefined {
   return undefined;
 }
 
-/** Unquoted identifiers fold to lower case, as PostgreSQL folds them; quoted ones keep their case. */
+/** Unquoted identifiers fold to lower case, as PostgreSQL folds them in UTF-8 (A to Z only: "Ü" stays); quoted ones keep their case. */
 function identifier(text: string): string {
-  return text.startsWith('"') ? text.slice(1, -1).replace(/""/g, '"') : text.toLowerCase();
+  return text.startsWith('"') ? text.slice(1, -1).replace(/""/g, '"') : text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }

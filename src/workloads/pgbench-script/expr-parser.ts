@@ -52,16 +52,17 @@ function tokenize(text: string): Token[] {
       const isDouble = number[0].includes('.') || number[2] !== undefined;
       tokens.push({ t: isDouble ? 'dbl' : 'num', s: number[0], at: i });
       i += number[0].length;
-      if (/^[A-Za-z_]/.test(text.slice(i))) throw new ExprSyntaxError('syntax error', i);
+      if (/^[A-Za-z_\u0080-\uffff]/.test(text.slice(i))) throw new ExprSyntaxError('syntax error', i);
       continue;
     }
-    const variable = /^:([A-Za-z0-9_]+)/.exec(rest);
+    // exprscan.l's :{alnum}+, non-ASCII characters among them (pgbench's scanner reads bytes from \200 to \377 as letters).
+    const variable = /^:([A-Za-z0-9_\u0080-\uffff]+)/.exec(rest);
     if (variable) {
       tokens.push({ t: 'var', s: variable[1]!, at: i });
       i += variable[0].length;
       continue;
     }
-    const ident = /^[A-Za-z_][A-Za-z0-9_]*/.exec(rest);
+    const ident = /^[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*/.exec(rest);
     if (ident) {
       tokens.push({ t: 'ident', s: ident[0], at: i });
       i += ident[0].length;

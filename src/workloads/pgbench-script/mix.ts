@@ -3,7 +3,7 @@ import { UserError } from '../../errors.js';
 import type { OptionValues } from '../../config/options.js';
 import type { TransactionType } from '../workload.js';
 import { BUILTIN_SCRIPTS } from './builtin-scripts.js';
-import { compileScript } from './program.js';
+import { compileScript, VARIABLE_NAME } from './program.js';
 import { scriptTransaction } from './script-transaction.js';
 
 export const BUILTIN_NAMES = Object.keys(BUILTIN_SCRIPTS);
@@ -36,15 +36,16 @@ export function scriptMix(options: OptionValues): TransactionType[] {
 /** The text of the script file a -f FILE[@WEIGHT] names. */
 export function readScript(fileAndWeight: string): string {
   const [file] = splitWeight(fileAndWeight);
-  let source: string;
+  let bytes: Buffer;
   try {
-    source = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     throw new UserError(
       `cannot read script file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       'give -f the path of a pgbench script file',
     );
   }
+  const source = utf8Text(bytes, file);
   // PostgreSQL ends query text with a NUL byte, and pgbench reads a script as a C string: a NUL inside is refused here.
   const nul = source.indexOf('\0');
   if (nul >= 0) {
@@ -57,6 +58,35 @@ export function readScript(fileAndWeight: string): string {
     );
   }
   return source;
+}
+
+/**
+ * The script's text, refused at its first byte that is not UTF-8: every driver sends text as
+ * UTF-8, so such a byte would reach the server as U+FFFD, a character the script never held,
+ * and run as if nothing were wrong (pgbench sends the byte, and a UTF-8 server refuses it).
+ */
+function utf8Text(bytes: Buffer, file: string): string {
+  const text = bytes.toString('utf8');
+  // Decoding puts U+FFFD for each bad sequence; a file of good ones only encodes back to itself.
+  if (!text.includes('\uFFFD') || Buffer.from(text, 'utf8').equals(bytes)) return text;
+  let offset = 0;
+  let line = 1;
+  let column = 1;
+  for (const char of text) {
+    // The first U+FFFD the file does not hold itself (as EF BF BD) is where its bytes stop being UTF-8.
+    if (char === '\uFFFD' && !(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) {
+      throw new UserError(
+        `${file}:${line}:${column}: the script is not UTF-8 (byte 0x${bytes[offset]!.toString(16).padStart(2, '0')})`,
+        'save it as UTF-8, e.g. with iconv -f LATIN1 -t UTF-8 for a Latin-1 file: headroom sends scripts to every DBMS as UTF-8',
+      );
+    }
+    offset += Buffer.byteLength(char);
+    if (char === '\n') {
+      line++;
+      column = 1;
+    } else column++;
+  }
+  return text;
 }
 
 /** Whether a script names one of pgbench's own tables. */
@@ -72,8 +102,13 @@ export function splitWeight(text: string): [string, number] {
 function parseDefines(texts: readonly string[]): Map<string, string> {
   const defines = new Map<string, string>();
   for (const text of texts) {
-    const match = /^([A-Za-z0-9_]+)=(.*)$/s.exec(text);
-    if (!match) throw new UserError(`-D ${text}: expected NAME=VALUE`, 'variable names are letters, digits and underscores, e.g. -D delta=5');
+    const match = /^([^=]+)=(.*)$/s.exec(text);
+    if (!match || !VARIABLE_NAME.test(match[1]!)) {
+      throw new UserError(
+        `-D ${text}: expected NAME=VALUE`,
+        'a variable name is letters, digits, underscores and non-ASCII characters, not starting with a digit, e.g. -D delta=5',
+      );
+    }
     defines.set(match[1]!, match[2]!);
   }
   return defines;

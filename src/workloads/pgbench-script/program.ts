@@ -41,9 +41,13 @@ export interface Program {
 }
 
 const SLEEP_UNITS: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
-/** pgbench's valid_variable_name: ASCII letters, digits, underscores, and any non-ASCII character. */
 const META_COMMANDS = 'meta-commands are \\set, \\setshell, \\shell, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset, \\startpipeline, \\endpipeline';
-export const VARIABLE_NAME = /^[A-Za-z0-9_\u0080-\uffff]+$/;
+/**
+ * pgbench's valid_variable_name: ASCII letters, digits, underscores and any non-ASCII character
+ * (pgbench reads bytes: every byte of a UTF-8 character has its high bit set), not starting with
+ * a digit. -D, \set, \setshell, \gset and \aset are held to it.
+ */
+export const VARIABLE_NAME = /^[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*$/;
 
 /** pgbench's wording: `syntax error in command "set"`, with what was expected after it. */
 function inCommand(message: string, command: string): string {
@@ -125,7 +129,8 @@ export function compileScript(name: string, source: string, variables = new Vari
         // As pgbench: a lone number may carry its unit ("\sleep 2ms").
         const attached = words.length === 1 ? /^([+-]?\d+)([^\d].*)$/.exec(amount!) : null;
         if (attached) [, amount, unit] = attached;
-        if (!/^([+-]?\d+|:[A-Za-z0-9_]+)$/.test(amount!)) fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`, hint);
+        if (!/^([+-]?\d+|:[A-Za-z0-9_\u0080-\uffff]+)$/.test(amount!))
+          fail(raw.positionOf(argOffset), `\\sleep: expected an integer or a :variable, not "${amount}"`, hint);
         if (unit !== undefined && !(unit.toLowerCase() in SLEEP_UNITS)) {
           fail(
             raw.positionOf(attached ? argOffset + amount!.length : wordOffset(args, 1)),
@@ -234,7 +239,9 @@ export function compileScript(name: string, source: string, variables = new Vari
           .map((word): ShellWord =>
             !word.startsWith(':') ? { text: word } : word.startsWith('::') ? { text: word.slice(1) } : { text: word, slot: variables.slot(word.slice(1)) },
           );
-        steps.push({ op: 'shell', words: shellWords, variable: setshell ? variables.slot(words[0]!) : undefined, ...labelled(raw) });
+        // As \set: a word that is no variable's name stops the client when it gets there.
+        if (setshell && !VARIABLE_NAME.test(words[0]!)) steps.push({ op: 'fail', message: `setshell: invalid variable name: "${words[0]}"`, ...labelled(raw) });
+        else steps.push({ op: 'shell', words: shellWords, variable: setshell ? variables.slot(words[0]!) : undefined, ...labelled(raw) });
         break;
       }
       default:

@@ -49,7 +49,8 @@ export function parseSql(text: string, variables: Variables, compound = false): 
       i++;
       continue;
     }
-    const name = c === ':' ? /^[A-Za-z0-9_]+/.exec(text.slice(i + 1))?.[0] : undefined;
+    // pgbench's parseVariable: a letter, an underscore or a non-ASCII character, then digits too; ":1" stays text.
+    const name = c === ':' ? /^[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*/.exec(text.slice(i + 1))?.[0] : undefined;
     if (name !== undefined) {
       pieces.push(piece);
       piece = '';

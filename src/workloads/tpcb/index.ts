@@ -4,7 +4,7 @@ import { BUILTIN_NAMES, PGBENCH_TABLE, readScript, scriptMix } from '../pgbench-
 import { checkTpcb } from './check.js';
 import { loadTpcb } from './load.js';
 import { tpcbDialect } from './dialect.js';
-import { ROWS_PER_SCALE, TABLES } from './schema.js';
+import { MAX_TPCB_SCALE, ROWS_PER_SCALE, TABLES } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
 
 /** pgbench's tables with their keys, per unit of scale, on PostgreSQL 15 (scale 2: 31.5 MB). */
@@ -22,6 +22,12 @@ export const tpcb: Workload = {
     const value = Number(text);
     if (text.trim() === '' || !Number.isInteger(value)) throw new UserError(`--scale needs a whole number, not "${text}"`, 'see: headroom init --help');
     if (value < 1) throw new UserError(`--scale must be at least 1, not ${text}`, 'see: headroom init --help');
+    if (value > MAX_TPCB_SCALE) {
+      throw new UserError(
+        `--scale must be at most ${MAX_TPCB_SCALE} (pgbench_tellers.tid is an int, ${ROWS_PER_SCALE.tellers} tellers a branch), not ${text}`,
+        'see: headroom init --help',
+      );
+    }
     return value;
   },
   options: [

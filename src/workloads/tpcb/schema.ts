@@ -1,3 +1,5 @@
+import { MAX_INT4 } from '../../config/limits.js';
+
 /**
  * pgbench's four tables with pgbench's names and column types, so pgbench and headroom can run
  * against the same database in turn (each DBMS's statements are in dialect.ts). Row counts per
@@ -12,3 +14,6 @@ export const ROWS_PER_SCALE = { branches: 1, tellers: 10, accounts: 100_000 } as
  * per unit pass 2^31 - 1 above scale 21,474, and pgbench keeps a margin.
  */
 export const BIGINT_SCALE = 20_000;
+
+/** The largest scale whose teller ids (10 a branch) fit pgbench_tellers.tid, an int on every DBMS (accounts' aid is bigint by then). */
+export const MAX_TPCB_SCALE = Math.floor(MAX_INT4 / ROWS_PER_SCALE.tellers);

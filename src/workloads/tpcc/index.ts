@@ -1,3 +1,4 @@
+import { MAX_INT4 } from '../../config/limits.js';
 import { UserError } from '../../errors.js';
 import type { TransactionType, Workload } from '../workload.js';
 import { checkTpcc } from './check.js';
@@ -47,6 +48,7 @@ export const tpcc: Workload = {
     const value = Number(text);
     if (text.trim() === '' || !Number.isInteger(value)) throw new UserError(`--scale needs a whole number of warehouses, not "${text}"`, 'see: headroom list');
     if (value < 1) throw new UserError(`--scale must be at least 1 warehouse, not ${text}`, 'see: headroom list');
+    if (value > MAX_INT4) throw new UserError(`--scale must be at most ${MAX_INT4} warehouses (w_id is an int), not ${text}`, 'see: headroom list');
     return value;
   },
   options: [

@@ -94,6 +94,28 @@ test('what pgbench accepts is accepted: a unit attached to the number, a sign, a
   assert.equal(errorOf('SELECT 1 AS "\u00e9t\u00e9" \\gset\nSELECT 1;\n'), 'no error');
 });
 
+/*
+ * pgbench's variable names (valid_variable_name, parseVariable, exprscan.l): ASCII letters, digits,
+ * underscores and any non-ASCII character, not starting with a digit. Checked against pgbench 15:
+ * `\set ü 1` and `select :ü` send "select 1"; `select :1a` sends ":1a" as it is; `\set 1a 1`,
+ * `\setshell 1a echo 7` and `select 1 as "1a" \gset` stop the client with "invalid variable name".
+ */
+test('variable names are as pgbench takes them: non-ASCII characters anywhere, no digit first', () => {
+  const variables = new Variables();
+  const sql = parseSql('select :ü, :é1, :Ω_2, :1a, :x', variables);
+  assert.deepEqual(sql.names, ['ü', 'é1', 'Ω_2', 'x']);
+  assert.equal(sql.parameterized, 'select ?, ?, ?, :1a, ?');
+  const ops = (source: string) => compileScript('s.sql', source).steps.map((s) => (s.op === 'fail' ? s.message : s.op));
+  assert.deepEqual(ops('\\set ü 1\n\\set x :ü + 1\n\\sleep :ü ms\n\\setshell ö echo 7\nselect :ü, :x, :ö;\n'), ['set', 'set', 'sleep', 'shell', 'sql']);
+  assert.deepEqual(ops('\\set 1a 1\n'), ['set: invalid variable name: "1a"']);
+  assert.deepEqual(ops('\\setshell 1a echo 7\n'), ['setshell: invalid variable name: "1a"']);
+  assert.deepEqual(ops('select 1 as ü, 2 Ü \\gset\n'), ['sql']);
+  assert.deepEqual(ops('select 1 as "1a" \\gset\n'), ['sql', 'command 0 query 0: error storing into variable 1a (gset: invalid variable name: "1a")']);
+  // PostgreSQL folds A to Z alone in a UTF-8 database: Ü names its column Ü.
+  assert.deepEqual(columnNames('select 1 as ü, 2 Ü, 3 AS Straße, "1a"'), ['ü', 'Ü', 'straße', '1a']);
+  assert.equal(errorOf('\\set x ü(1)\n'), 's.sql:1:8: unexpected function name (ü) in command "set"');
+});
+
 test('SQL commands: one per semicolon over several lines; quotes, casts and comments keep their colons and semicolons', () => {
   const program = compileScript(
     's.sql',

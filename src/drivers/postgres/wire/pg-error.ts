@@ -10,6 +10,8 @@ export class PgServerError extends Error {
     readonly hint: string | undefined,
     /** The server's CONTEXT field (e.g. the portal's parameters): libpq prints it after the message. */
     readonly context?: string,
+    /** The server's ROUTINE field: the C function that raised it, the same in every language the server speaks. */
+    readonly routine?: string,
   ) {
     super(message);
   }
@@ -27,7 +29,7 @@ export class PgServerError extends Error {
     }
     const severity = fields.get('V') ?? fields.get('S') ?? 'ERROR';
     const message = fields.get('M') ?? 'unknown server error';
-    return new PgServerError(message, fields.get('C') ?? 'XX000', severity, fields.get('D'), fields.get('H'), fields.get('W'));
+    return new PgServerError(message, fields.get('C') ?? 'XX000', severity, fields.get('D'), fields.get('H'), fields.get('W'), fields.get('R'));
   }
 }
 
