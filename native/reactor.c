@@ -38,6 +38,16 @@
  *   EOF       the peer closed the connection
  *   DRAINED   bytes that had to wait are all sent
  *   TLS_READY the handshake startTls() began is done; tlsSession(id) tells what it negotiated
+ *   TIMER     (id 0) the time timerArm() set has come
+ *
+ * The timer is for -R's schedule: Node's timers count whole milliseconds of a clock cached once
+ * per loop turn, so a transaction due at 10.3 ms starts at 11 or 12 (pgbench's wait is a select(2)
+ * to the microsecond). One timerfd per reactor, CLOCK_MONOTONIC (Node's performance.now() and
+ * process.hrtime() clock) with an absolute expiry, watched by one more poll handle: its expiry
+ * wakes the loop's epoll_wait at the due time, without spinning, and rides the next batch as one
+ * TIMER event, so a due time and the sockets' answers that came with it cost one call into
+ * JavaScript. The due times themselves (several terminals' at once) stay in JavaScript, which
+ * arms this one timer for the earliest (native-transport.ts).
  */
 #define _GNU_SOURCE
 #include <node_api.h>
@@ -59,11 +69,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-enum { EV_DATA = 0, EV_CONNECTED = 1, EV_ERROR = 2, EV_EOF = 3, EV_DRAINED = 4, EV_TLS_READY = 5 };
+enum { EV_DATA = 0, EV_CONNECTED = 1, EV_ERROR = 2, EV_EOF = 3, EV_DRAINED = 4, EV_TLS_READY = 5, EV_TIMER = 6 };
 
 /* One socket read takes at most this much of the shared buffer, so that one connection's large
  * result cannot starve the others in a batch; the rest is read on the next round. */
@@ -133,6 +145,13 @@ struct Reactor {
   int32_t *backlog;
   int32_t backlog_count, backlog_cap;
   int delivering;
+  /* timerArm()'s timerfd and its poll handle, made at the first arming (-1 until then). The handle
+   * keeps the loop alive only while a time is set: as a pending setTimeout does, no longer. */
+  int timer_fd;
+  uv_poll_t timer_poll;
+  int timer_refed;
+  /* A TIMER event was added for the expiry, and timerArm() has not been called since. */
+  int timer_told;
   /* Handles being closed at the environment's end; the reactor is freed when the last is. */
   int closing;
   int shutting_down;
@@ -498,6 +517,29 @@ static void on_check(uv_check_t *handle) {
   }
 }
 
+/* The time timerArm() set has come: one TIMER event in this turn's batch, delivered in the check
+ * phase with the sockets' data. JavaScript answers every TIMER with timerArm() (the next due time,
+ * or 0), and setting the timer takes back the expiry it holds, so the expiry is not read here: one
+ * system call per wake-up, not two. Should the timer be readable again without that answer, the
+ * expiry is read then, and not told twice. */
+static void on_timer(uv_poll_t *handle, int status, int events) {
+  Reactor *r = (Reactor *)handle->data;
+  if (r->timer_told) {
+    uint64_t expirations;
+    ssize_t ignored = read(r->timer_fd, &expirations, sizeof expirations);
+    (void)ignored;
+    return;
+  }
+  r->timer_told = 1;
+  /* One-shot: nothing holds the loop until JavaScript sets the next due time. */
+  if (r->timer_refed) {
+    uv_unref((uv_handle_t *)&r->timer_poll);
+    r->timer_refed = 0;
+  }
+  if (r->event_count + 1 > r->events_cap) deliver(r);
+  add_event(r, 0, EV_TIMER, 0, 0);
+}
+
 static int32_t new_id(Reactor *r, Conn *c) {
   if (r->free_count > 0) {
     int32_t id = r->free_ids[--r->free_count];
@@ -534,6 +576,7 @@ static void on_conn_closed(uv_handle_t *handle) {
   if (r->shutting_down && --r->closing == 0) free_reactor(r);
 }
 
+/* The check handle's, and the timer's poll handle's (both have the reactor as data). */
 static void on_check_closed(uv_handle_t *handle) {
   Reactor *r = (Reactor *)handle->data;
   if (--r->closing == 0) free_reactor(r);
@@ -571,6 +614,13 @@ static void cleanup_hook(napi_async_cleanup_hook_handle handle, void *data) {
     r->conns[id] = NULL;
     r->closing++;
     uv_close((uv_handle_t *)&c->poll, on_conn_closed);
+  }
+  if (r->timer_fd >= 0) {
+    uv_poll_stop(&r->timer_poll);
+    close(r->timer_fd);
+    r->timer_fd = -1;
+    r->closing++;
+    uv_close((uv_handle_t *)&r->timer_poll, on_check_closed);
   }
   uv_check_stop(&r->check);
   uv_close((uv_handle_t *)&r->check, on_check_closed);
@@ -610,6 +660,7 @@ static napi_value init(napi_env env, napi_callback_info info) {
   r->input_cap = length;
   r->events = events_data;
   r->events_cap = events_length / 4;
+  r->timer_fd = -1;
   CHECK(env, napi_create_reference(env, argv[0], 1, &r->on_events));
   CHECK(env, napi_create_reference(env, argv[1], 1, &r->input_ref));
   CHECK(env, napi_create_reference(env, argv[2], 1, &r->events_ref));
@@ -633,6 +684,66 @@ static napi_value errno_value(napi_env env, int error) {
   napi_value code;
   napi_create_int32(env, -error, &code);
   return code;
+}
+
+/* timerArm(at: CLOCK_MONOTONIC milliseconds) -> 0, or -errno: a TIMER event once the clock reads
+ * `at` (at once when it already does), replacing any time set before; at <= 0 unsets it.
+ * The expiry is rounded up to the nanosecond: never before `at`. */
+static napi_value timer_arm(napi_env env, napi_callback_info info) {
+  Reactor *r = reactor_of(env);
+  if (!r) return NULL;
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  double at;
+  CHECK(env, napi_get_value_double(env, argv[0], &at));
+  if (r->timer_fd < 0) {
+    if (!(at > 0)) return errno_value(env, 0);
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) return errno_value(env, errno);
+    uv_loop_t *loop;
+    CHECK(env, napi_get_uv_event_loop(env, &loop));
+    int init_error = uv_poll_init(loop, &r->timer_poll, fd);
+    if (init_error != 0) {
+      close(fd);
+      return errno_value(env, -init_error);
+    }
+    r->timer_poll.data = r;
+    r->timer_fd = fd;
+    uv_poll_start(&r->timer_poll, UV_READABLE, on_timer);
+    r->timer_refed = 1;
+  }
+  struct itimerspec spec;
+  memset(&spec, 0, sizeof spec);
+  if (at > 0) {
+    /* A double holds whole nanoseconds exactly up to 2^53 ns (104 days of uptime), 2 ns after. */
+    double ns = at * 1e6;
+    int64_t whole = (int64_t)ns;
+    if ((double)whole < ns) whole++;
+    if (whole < 1) whole = 1; /* all zero would unset the timer */
+    spec.it_value.tv_sec = (time_t)(whole / 1000000000);
+    spec.it_value.tv_nsec = (long)(whole % 1000000000);
+  }
+  if (timerfd_settime(r->timer_fd, at > 0 ? TFD_TIMER_ABSTIME : 0, &spec, NULL) < 0) return errno_value(env, errno);
+  r->timer_told = 0;
+  if (at > 0 && !r->timer_refed) {
+    uv_ref((uv_handle_t *)&r->timer_poll);
+    r->timer_refed = 1;
+  } else if (!(at > 0) && r->timer_refed) {
+    uv_unref((uv_handle_t *)&r->timer_poll);
+    r->timer_refed = 0;
+  }
+  return errno_value(env, 0);
+}
+
+/* monotonicNow() -> CLOCK_MONOTONIC in milliseconds: timerArm()'s clock, for the caller to relate
+ * its own (performance.now()) to it once. */
+static napi_value monotonic_now(napi_env env, napi_callback_info info) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  napi_value out;
+  napi_create_double(env, (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6, &out);
+  return out;
 }
 
 static napi_value open_socket(napi_env env, Reactor *r, int fd, const struct sockaddr *address, socklen_t address_length, int tcp) {
@@ -1094,6 +1205,8 @@ static napi_value module_init(napi_env env, napi_value exports) {
       {"startTls", NULL, start_tls, NULL, NULL, NULL, napi_default, NULL},
       {"tlsSession", NULL, tls_session, NULL, NULL, NULL, napi_default, NULL},
       {"tlsError", NULL, tls_error, NULL, NULL, NULL, napi_default, NULL},
+      {"timerArm", NULL, timer_arm, NULL, NULL, NULL, napi_default, NULL},
+      {"monotonicNow", NULL, monotonic_now, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof methods / sizeof methods[0], methods);
   return exports;

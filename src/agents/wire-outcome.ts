@@ -34,6 +34,8 @@ function asJobTotals(totals: MergedTotals): JobTotals {
     types: totals.types.map((t) => ({ ...t, histogram: encodeHistogram(t.histogram) })),
     lagSumUs: totals.lagSumUs,
     lagMaxUs: totals.lagMaxUs,
+    ...(totals.lag.totalCount > 0 ? { lagHistogram: encodeHistogram(totals.lag) } : {}),
+    ...(totals.timer ? { timer: totals.timer } : {}),
     errors: totals.errors,
     outages,
     refusedConnections: totals.refusedConnections,

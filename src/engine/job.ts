@@ -15,6 +15,9 @@ import { Terminal, type TerminalPlan } from './terminal.js';
 import { Watchdog } from './watchdog.js';
 import { TransactionLog, type TransactionLogConfig } from './transaction-log.js';
 import { RoutedConnector, declaringTypes, type Routing } from './routing/routed-connector.js';
+import { NodeWakeTimer, type WakeTimer } from '../common/wake-timer.js';
+import { transportKind } from '../drivers/transport/connect.js';
+import { reactorWakeTimer } from '../drivers/transport/native-transport.js';
 
 /** Everything a job needs to build its terminals; plain data, so it can be sent to a worker thread. */
 export interface JobConfig {
@@ -58,6 +61,21 @@ export const STOP_GRACE_MS = 3_000;
  * Longer than a connection's own default timeout (10 s), so that its error is the one told.
  */
 const OPENING_SILENCE_MS = 15_000;
+
+/**
+ * What wakes a rated job's terminals at their schedule: the native reactor's timer (microseconds)
+ * where the connections ride the reactor (this thread's own: each worker thread of -j has one),
+ * else Node's timers: HEADROOM_TRANSPORT=node, a reactor not built, or one without the timer.
+ */
+function pacingTimer(): WakeTimer {
+  let native = false;
+  try {
+    native = transportKind() === 'native';
+  } catch {
+    // A HEADROOM_TRANSPORT that names no transport is told where a connection is opened.
+  }
+  return (native ? reactorWakeTimer() : null) ?? new NodeWakeTimer();
+}
 
 /** Why opening the terminals was given up: the ones still connecting, the first still preparing and where. */
 function stuckOpening(connecting: ReadonlySet<number>, preparing: readonly Terminal[], seconds: number): string | undefined {
@@ -104,6 +122,7 @@ export class LocalJob implements JobHandle {
     private readonly journal: JournalWriter | undefined,
     private readonly log: TransactionLog | undefined,
     private readonly router: RoutedConnector | undefined,
+    private readonly rated: boolean,
   ) {}
 
   /**
@@ -117,13 +136,15 @@ export class LocalJob implements JobHandle {
     const stagger = workload.terminalStaggerMs?.(config.options) ?? 0;
     const driver = createDriver(config.target);
     const origin = workload.errorOrigin?.bind(workload);
+    const rated = config.terminals.some((plan) => plan.rate !== undefined);
     const recorder = new Recorder(
       types.map((t) => t.name),
       config.latencyLimitMs === undefined ? Infinity : config.latencyLimitMs * 1000,
       origin,
+      rated,
     );
     const router = config.routing && new RoutedConnector(config.target, config.routing);
-    const stopSignal = new StopSignal();
+    const stopSignal = new StopSignal(rated ? pacingTimer() : new NodeWakeTimer());
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
     // Opened before any connection, so a log that cannot be written fails the job with nothing left open.
     let log: TransactionLog | undefined;
@@ -240,7 +261,7 @@ export class LocalJob implements JobHandle {
       await closeAll();
       throw error;
     }
-    return new LocalJob(recorder, terminals, stopSignal, journal, log, router);
+    return new LocalJob(recorder, terminals, stopSignal, journal, log, router, rated);
   }
 
   run(): Promise<void> {
@@ -301,6 +322,7 @@ export class LocalJob implements JobHandle {
     const stuck = this.terminals.flatMap((t) => (measured ? (t.abandon(now, stoppedAt) ?? []) : []));
     // Taken after the terminals ended, so outages still open at the stop are included.
     const totals = this.recorder.totalsSnapshot();
+    if (this.rated) totals.timer = this.stopSignal.timer.kind;
     if (stuck.length > 0) totals.stuck = stuck;
     if (this.router) totals.nodes = this.router.stats.totals();
     await Promise.all(this.terminals.map((t) => t.close()));

@@ -4,6 +4,7 @@ import { noFailures, noPgbenchCounts, type PgbenchCounts } from '../metrics/reco
 import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { mergeCommandTotals, type ScriptCommandTotals } from '../metrics/command-timings.js';
+import type { TimerKind } from '../common/wake-timer.js';
 
 /** One point of the per-second series (all transaction types together). */
 export interface SeriesPoint {
@@ -86,6 +87,10 @@ export interface MergedTotals {
   failures: FailureCounts;
   lagSumUs: number;
   lagMaxUs: number;
+  /** Under --rate: the jobs' lag histograms merged (empty otherwise, and when an agent sent none). */
+  lag: Histogram;
+  /** Under --rate: `node` when Node's timers paced any job, `reactor` when the reactor's timer paced them all; undefined otherwise. */
+  timer: TimerKind | undefined;
   errors: ErrorSample[];
   outages: Outage[];
   refusedConnections: number;
@@ -162,6 +167,8 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     failures,
     lagSumUs: sum(jobs.map((j) => j.lagSumUs)),
     lagMaxUs: Math.max(0, ...jobs.map((j) => j.lagMaxUs)),
+    lag: mergeEncoded(jobs.flatMap((j) => (j.lagHistogram === undefined ? [] : [j.lagHistogram]))),
+    timer: jobs.some((j) => j.timer === 'node') ? 'node' : jobs.some((j) => j.timer === 'reactor') ? 'reactor' : undefined,
     errors: [...errors.values()].sort((a, b) => b.count - a.count),
     outages: mergeOutages(jobs.flatMap((j) => j.outages)),
     refusedConnections: sum(jobs.map((j) => j.refusedConnections)),

@@ -1,11 +1,17 @@
+import { NodeWakeTimer, type WakeTimer } from '../common/wake-timer.js';
+
 /** Shared by a job's terminals: once stopped, loops end and pending sleeps wake at once. */
 export class StopSignal {
   stopped = false;
   private wake: (() => void) | undefined;
   readonly stoppedPromise = new Promise<void>((resolve) => (this.wake = resolve));
 
+  /** `timer`: what until() waits on (the job's choice: the native reactor's, else Node's timers). */
+  constructor(readonly timer: WakeTimer = new NodeWakeTimer()) {}
+
   stop(): void {
     this.stopped = true;
+    this.timer.wakeAll();
     this.wake?.();
   }
 
@@ -19,5 +25,11 @@ export class StopSignal {
         resolve();
       });
     });
+  }
+
+  /** Sleeps until performance.now() reaches `at` (never less), or until the signal stops. */
+  until(at: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.timer.wakeAt(at, resolve));
   }
 }

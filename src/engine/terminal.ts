@@ -171,10 +171,11 @@ export class Terminal {
           if (recorder.measuring) this.log?.record(plan.id, this.logged, type, { kind: 'skipped' }, Math.round((now - scheduled) * 1000), 1, now);
           continue;
         }
-        // A timer may fire up to a millisecond or two before the moment asked (it counts from the
-        // event loop's cached clock): sleep again until it is due, never start early.
+        // The job's timer wakes it at the due time (the native reactor's to the microsecond, else
+        // Node's, which a wait of its own makes never early); checked again all the same: no
+        // transaction starts before its time.
         while (now < scheduled && !stop.stopped) {
-          await stop.sleep(scheduled - now);
+          await stop.until(scheduled);
           now = performance.now();
         }
         if (stop.stopped) break;

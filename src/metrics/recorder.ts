@@ -6,6 +6,7 @@ import { CommandTimings, type ScriptCommandTotals } from './command-timings.js';
 import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
 import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
 import type { StuckTerminal } from './stuck.js';
+import type { TimerKind } from '../common/wake-timer.js';
 
 export { noPgbenchCounts, type PgbenchCounts, newTally, type OutageEpisode, type StuckTerminal, type TerminalTally };
 
@@ -78,6 +79,10 @@ export interface JobTotals {
   types: TypeTotals[];
   lagSumUs: number;
   lagMaxUs: number;
+  /** Under --rate: the committed transactions' schedule lags (HdrHistogram's encoding, microseconds); absent otherwise and from older agents. */
+  lagHistogram?: string;
+  /** Under --rate: what woke the terminals at their schedule (the job's timer); absent otherwise. */
+  timer?: TimerKind;
   errors: ErrorSample[];
   outages: OutageEpisode[];
   /** Terminals dropped at the start because the server refused their connection (--force). */
@@ -146,6 +151,8 @@ export class Recorder {
   private intervalSkipped = 0;
   private lagSumUs = 0;
   private lagMaxUs = 0;
+  /** Under --rate only: the lag's percentiles for the summary (one more record per transaction, a few integer operations). */
+  private readonly lag: Histogram | undefined;
   private readonly errors = new Map<string, ErrorSample>();
   private readonly outages: OutageEpisode[] = [];
   /** performance.now() when a transaction last ended, committed or failed: how long the server has been silent. */
@@ -155,12 +162,15 @@ export class Recorder {
   /**
    * latencyLimitUs: --latency-limit in microseconds; committed transactions slower than it are late.
    * locate: where the workload's code raised an error, asked only for an error not sampled before.
+   * rated: the run is under --rate, so the schedule lag's distribution is kept too.
    */
   constructor(
     private readonly typeNames: readonly string[],
     private readonly latencyLimitUs = Infinity,
     private readonly locate?: ErrorLocator,
+    rated = false,
   ) {
+    this.lag = rated ? new Histogram() : undefined;
     this.totals = typeNames.map(() => new Histogram());
     this.counts = typeNames.map(() => ({
       count: 0,
@@ -200,6 +210,7 @@ export class Recorder {
     tally.lastEndMs = endedAt;
     this.lagSumUs += lagUs;
     if (lagUs > this.lagMaxUs) this.lagMaxUs = lagUs;
+    this.lag?.recordValue(lagUs);
   }
 
   failure(type: number, error: DbError, tally: TerminalTally, endedAt: number, tries = 1): void {
@@ -328,6 +339,7 @@ export class Recorder {
       })),
       lagSumUs: this.lagSumUs,
       lagMaxUs: this.lagMaxUs,
+      ...(this.lag ? { lagHistogram: this.lag.encode() } : {}),
       errors: [...this.errors.values()],
       outages: [...this.outages],
       refusedConnections: this.refusedConnections,

@@ -15,6 +15,19 @@ import { moduleLines } from './module-text.js';
 import { agentsLines } from './agents-text.js';
 import { stallLines, stallNotice } from './stall-text.js';
 
+/** Under -R: the schedule lag's figures, and what woke the terminals at their schedule (absent from older files: no line). */
+function scheduleLagLines(lag: NonNullable<RunResult['summary']['scheduleLagMs']>): string[] {
+  const ms = (v: number): string => v.toFixed(3);
+  const percentiles = lag.p50 === undefined || lag.p99 === undefined ? '' : ` p50 ${ms(lag.p50)} p99 ${ms(lag.p99)}`;
+  const lines = [`schedule lag ms: avg ${ms(lag.avg)}${percentiles} max ${ms(lag.max)} (latency counts from the scheduled start)`];
+  if (lag.timer === 'reactor') lines.push("schedule kept by the native reactor's timer (timerfd, to the microsecond)");
+  else if (lag.timer === 'node')
+    lines.push(
+      "schedule kept by Node's timers (whole milliseconds: starts run up to about 1 ms late; the native reactor's timer is not in use: HEADROOM_TRANSPORT=node, or the reactor is not built, npm run build:native)",
+    );
+  return lines;
+}
+
 /** A pgbench -P line with headroom's p99 and client CPU after " | " (see pgbench-text.ts). */
 export function progressLine(point: SeriesPoint, context: ProgressContext = { maxTries: 1, latencyLimited: false }): string {
   return pgbenchProgressLine(point, context) + stallNotice(point);
@@ -54,8 +67,7 @@ export function summaryText(result: RunResult, resultPath: string | undefined, o
   ];
   // The address-chain study's per-run line: a chain run's, where it is read beside the study's.
   if (only.study) lines.push(studyLine(summary));
-  if (summary.scheduleLagMs)
-    lines.push(`schedule lag ms: avg ${ms(summary.scheduleLagMs.avg)} max ${ms(summary.scheduleLagMs.max)} (latency counts from the scheduled start)`);
+  if (summary.scheduleLagMs) lines.push(...scheduleLagLines(summary.scheduleLagMs));
   const failures = ERROR_CLASSES.filter((c) => summary.failures[c] > 0).map((c) => `${c} ${summary.failures[c]}`);
   if (failures.length > 0) lines.push(`failures by class: ${failures.join(', ')}`);
   if (summary.connections.refused > 0)

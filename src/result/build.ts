@@ -6,7 +6,7 @@ import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
 import { RESULT_SCHEMA, type PgbenchSummary, type RunResult, type Stall, type TargetRecord } from './result.js';
-import type { SeriesPoint } from '../engine/measurements.js';
+import type { MergedTotals, SeriesPoint } from '../engine/measurements.js';
 import { noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import type { Workload } from '../workloads/workload.js';
 
@@ -52,8 +52,7 @@ export function buildResult({ outcome, config, server, observed, url, data, work
       tps: perSecond(transactions),
       latencyMs: summarize(totals.all),
       failures: totals.failures,
-      scheduleLagMs:
-        config.rate === null ? null : { avg: transactions > 0 ? round(totals.lagSumUs / transactions / 1000, 3) : 0, max: round(totals.lagMaxUs / 1000, 3) },
+      scheduleLagMs: config.rate === null ? null : scheduleLag(totals, transactions),
       clientCpu: {
         userUs: outcome.clientCpu.userUs,
         systemUs: outcome.clientCpu.systemUs,
@@ -154,6 +153,20 @@ export function stallsOf(series: readonly SeriesPoint[]): Stall[] {
   }
   if (open) open.toEnd = true;
   return stalls;
+}
+
+/** Under --rate: the lag's average and exact maximum from the sums, its percentiles from the merged histograms (absent when an older agent sent none), and the timer. */
+function scheduleLag(totals: MergedTotals, transactions: number): NonNullable<RunResult['summary']['scheduleLagMs']> {
+  const lag: NonNullable<RunResult['summary']['scheduleLagMs']> = {
+    avg: transactions > 0 ? round(totals.lagSumUs / transactions / 1000, 3) : 0,
+    max: round(totals.lagMaxUs / 1000, 3),
+  };
+  if (totals.lag.totalCount > 0) {
+    lag.p50 = round(totals.lag.getValueAtPercentile(50) / 1000, 3);
+    lag.p99 = round(totals.lag.getValueAtPercentile(99) / 1000, 3);
+  }
+  if (totals.timer) lag.timer = totals.timer;
+  return lag;
 }
 
 function addCounts(types: readonly PgbenchCounts[]): PgbenchCounts {

@@ -1,4 +1,5 @@
 import type { AgentsRecord } from './agents-record.js';
+import type { TimerKind } from '../common/wake-timer.js';
 import type { DbmsName } from '../drivers/driver.js';
 import type { TransportKind } from '../drivers/transport/transport.js';
 import type { ErrorDescription, ErrorSample, FailureCounts, StuckTerminal } from '../metrics/recorder.js';
@@ -99,7 +100,12 @@ export interface RunResult {
     tps: number;
     latencyMs: LatencySummaryMs;
     failures: FailureCounts;
-    scheduleLagMs: { avg: number; max: number } | null;
+    /**
+     * Under --rate: start minus scheduled start. p50 and p99 from the merged lag histograms, and
+     * `timer`, what woke the terminals at their schedule (the native reactor's timerfd or Node's
+     * timers): both absent from older files. Null without --rate.
+     */
+    scheduleLagMs: { avg: number; max: number; p50?: number; p99?: number; timer?: TimerKind } | null;
     /**
      * transport: how the PostgreSQL or MariaDB client reached the server (native reactor, Node's sockets, TLS in the native
      * reactor, or Node's tls module over Node's sockets); absent for SQLite, Firebird and older files.

@@ -7,15 +7,17 @@ import { freshDatabase } from '../helpers/databases.js';
 const BENCH = fileURLToPath(new URL('../../../bench/rate-lag.mjs', import.meta.url));
 
 /** Not a benchmark: a short run proving the -R comparison still works end to end. */
-test('bench/rate-lag.mjs runs pgbench and headroom under -R and prints lag and latency percentiles from both logs', async (t) => {
+test('bench/rate-lag.mjs runs pgbench and headroom under -R and prints lag and latency percentiles from both logs, their CPU per transaction and the timer', async (t) => {
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
   // The script creates and drops a database of its own; the fresh one only names it.
   await db.dispose();
-  const child = spawnSync(process.execPath, [BENCH, '--db', `${db.url}_rate`, '--time', '1', '--rate', '200', '--clients', '2'], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [BENCH, '--db', `${db.url}_rate`, '--time', '1', '--rates', '200', '--rounds', '1', '--clients', '2'], {
+    encoding: 'utf8',
+  });
   assert.equal(child.status, 0, child.stderr);
   for (const tool of ['pgbench', 'headroom']) {
-    for (const figure of ['lag', 'latency']) {
+    for (const figure of ['lag', 'lag-idle', 'latency']) {
       const row = new RegExp(`^${tool} +${figure} +(\\d+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +(\\d+)$`, 'm').exec(child.stdout);
       assert.ok(row, `no ${tool} ${figure} row in:\n${child.stdout}`);
       const [n, min, p50, p90, p99, max, negative] = row.slice(1).map(Number);
@@ -24,4 +26,8 @@ test('bench/rate-lag.mjs runs pgbench and headroom under -R and prints lag and l
       assert.equal(negative, 0, `no transaction starts before its schedule: ${row[0]}`);
     }
   }
+  assert.match(child.stdout, /^-R 200: medians over 1 round\(s\)$/m);
+  assert.match(child.stdout, /^client CPU us\/transaction: pgbench \d+\.\d \(whole process; .*\), headroom \d+\.\d \(in-run; .*\)$/m);
+  assert.match(child.stdout, /^headroom paced by: (reactor|node)$/m);
+  assert.match(child.stdout, /^load average before: .*\n[^]*^load average after: /m);
 });

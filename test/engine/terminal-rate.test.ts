@@ -54,6 +54,9 @@ class ClockStop extends StopSignal {
     this.clock.now += ms;
     return Promise.resolve();
   }
+  override until(at: number): Promise<void> {
+    return this.sleep(at - this.clock.now);
+  }
 }
 
 interface Committed {

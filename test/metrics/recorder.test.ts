@@ -139,3 +139,24 @@ test('totals keep the measured period only, per type: counts, failures by class,
   );
   assert.deepEqual([merged.failures.retryable, merged.failures.connection_lost, merged.lagSumUs, merged.lagMaxUs], [4, 2, 1600, 250]);
 });
+
+test("under --rate the recorder keeps the lag distribution of the measured transactions, and two jobs' merge exactly", () => {
+  const rated = (): Recorder => {
+    const recorder = new Recorder(['a'], Infinity, undefined, true);
+    const tally = recorder.tally(0);
+    // Warm-up: not counted.
+    recorder.success(0, 5000, 4000, tally, 1);
+    recorder.measuring = true;
+    for (let i = 1; i <= 100; i++) recorder.success(0, 1000 + i, i * 10, tally, 1 + i);
+    return recorder;
+  };
+  const totals = rated().totalsSnapshot();
+  assert.ok(totals.lagHistogram !== undefined);
+  const lag = decodeHistogram(totals.lagHistogram);
+  assert.deepEqual([lag.totalCount, lag.getValueAtPercentile(50), lag.getValueAtPercentile(99), lag.maxValue], [100, 500, 990, 1000]);
+  const merged = mergeTotals([totals, rated().totalsSnapshot()]);
+  assert.deepEqual([merged.lag.totalCount, merged.lag.getValueAtPercentile(50), merged.lag.getValueAtPercentile(99)], [200, 500, 990]);
+  // A closed loop keeps none (its lag is the gate's wait at most, and no summary shows it).
+  assert.equal(recorded(true).totalsSnapshot().lagHistogram, undefined);
+  assert.equal(mergeTotals([recorded(true).totalsSnapshot()]).lag.totalCount, 0);
+});

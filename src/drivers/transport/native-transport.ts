@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { constants } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { DueQueue } from '../../common/due-queue.js';
+import type { WakeTimer } from '../../common/wake-timer.js';
 import { checkedSession, nativeTlsContext, type NativeTlsAddon } from './native-tls.js';
 import { tlsFailure, type TlsContext, type TlsSession } from './tls.js';
 import { TransportError, errnoName, describeAddress, type SocketAddress, type Transport, type TransportHandler, type TransportKind } from './transport.js';
@@ -12,6 +15,9 @@ export interface ReactorAddon extends NativeTlsAddon {
   connectUnix(path: string): number;
   write(id: number, buffer: Buffer, start: number, end: number): number;
   close(id: number): void;
+  /** The reactor's timer (absent from a build older than it): a TIMER event at CLOCK_MONOTONIC `at` ms; 0 unsets; -errno on failure. */
+  timerArm?(at: number): number;
+  monotonicNow?(): number;
 }
 
 const DATA = 0;
@@ -20,6 +26,7 @@ const ERROR = 2;
 const EOF = 3;
 const DRAINED = 4;
 const TLS_READY = 5;
+const TIMER = 6;
 /** The errno of an ERROR event when TLS failed; the addon's tlsError(id) says why. */
 const TLS_FAILED = constants.errno.EPROTO;
 
@@ -44,6 +51,32 @@ export function loadReactor(): ReactorAddon | null {
 
 let reactor: Reactor | undefined;
 
+/**
+ * A WakeTimer on the reactor's timerfd (microseconds; see native/reactor.c), one per caller (a
+ * job), all of this thread's sharing its one timer; null where the reactor is not built, or is a
+ * build without the timer, or the timer cannot be made: then Node's timers pace the run.
+ */
+export function reactorWakeTimer(): WakeTimer | null {
+  const native = loadReactor();
+  if (!native) return null;
+  reactor ??= new Reactor(native);
+  const queue = reactor.timers();
+  return queue ? new ReactorWakeTimer(queue) : null;
+}
+
+class ReactorWakeTimer implements WakeTimer {
+  readonly kind = 'reactor';
+  constructor(private readonly queue: DueQueue) {}
+
+  wakeAt(at: number, wake: () => void): void {
+    this.queue.add(at, wake, this);
+  }
+
+  wakeAll(): void {
+    this.queue.wakeAll(this);
+  }
+}
+
 /** Connects through the reactor; `address.host` must already be a numeric address. */
 export function connectNative(address: SocketAddress, ipv6: boolean, handler: TransportHandler, timeoutMs: number): Promise<Transport> {
   const native = loadReactor();
@@ -57,9 +90,34 @@ class Reactor {
   private readonly input = Buffer.allocUnsafe(INPUT_BYTES);
   private readonly events = new Int32Array(MAX_EVENTS * 4);
   private readonly sockets: (NativeSocket | undefined)[] = [];
+  /** The due times on the timerfd; made at the first timers(), null when the timer cannot be had. */
+  private queue: DueQueue | null | undefined;
 
   constructor(readonly addon: ReactorAddon) {
     addon.init((count) => this.dispatch(count), this.input, this.events);
+  }
+
+  timers(): DueQueue | null {
+    if (this.queue !== undefined) return this.queue;
+    const { timerArm, monotonicNow } = this.addon;
+    if (timerArm === undefined || monotonicNow === undefined) return (this.queue = null);
+    // timerArm() counts on CLOCK_MONOTONIC, as performance.now() does from its own origin. Read
+    // performance.now() first: each sample is then at or above the true offset (a due time is
+    // armed late by the gap between the two reads, a fraction of a microsecond, never early), and
+    // the least of a few is the closest.
+    let offset = Infinity;
+    for (let i = 0; i < 8; i++) {
+      const now = performance.now();
+      offset = Math.min(offset, monotonicNow() - now);
+    }
+    // Made now, so that a timerfd that cannot be had leaves the run on Node's timers from the start.
+    if (timerArm(monotonicNow() + 3_600_000) < 0 || timerArm(0) < 0) return (this.queue = null);
+    const arm = (at: number): void => {
+      const failed = timerArm(at);
+      // Never with a timerfd made above; a wait that could not be set must not hang its terminal.
+      if (failed < 0) throw new Error(`the native reactor's timer cannot be set: ${errnoName(-failed)}`);
+    };
+    return (this.queue = new DueQueue({ set: (at) => arm(at + offset), clear: () => arm(0) }));
   }
 
   connect(address: SocketAddress, ipv6: boolean, handler: TransportHandler, timeoutMs: number): Promise<Transport> {
@@ -78,6 +136,10 @@ class Reactor {
   private dispatch(count: number): void {
     const { events, input, sockets } = this;
     for (let i = 0; i < count * 4; i += 4) {
+      if (events[i + 1] === TIMER) {
+        this.queue?.ring(performance.now());
+        continue;
+      }
       const socket = sockets[events[i]!];
       // A socket closed earlier in this batch: its remaining events have nobody to go to.
       if (socket === undefined) continue;

@@ -69,7 +69,12 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
     ),
     `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
       (s.clientMemory ? `; client peak memory ${s.clientMemory.peakRssMB.toFixed(0)} MB` : '') +
-      (s.scheduleLagMs ? `; schedule lag avg ${ms(s.scheduleLagMs.avg)} ms, max ${ms(s.scheduleLagMs.max)} ms` : '') +
+      (s.scheduleLagMs
+        ? `; schedule lag avg ${ms(s.scheduleLagMs.avg)} ms` +
+          (s.scheduleLagMs.p50 === undefined ? '' : `, p50 ${ms(s.scheduleLagMs.p50)} ms, p99 ${ms(s.scheduleLagMs.p99 ?? 0)} ms`) +
+          `, max ${ms(s.scheduleLagMs.max)} ms` +
+          (s.scheduleLagMs.timer ? ` (paced by ${s.scheduleLagMs.timer === 'reactor' ? "the native reactor's timer" : "Node's timers"})` : '')
+        : '') +
       s.connections.outages
         .map((o) => `; outage at ${e(o.startedAt)}: ${o.seconds.toFixed(1)} s, ${o.terminals} connection(s) lost${o.recovered ? '' : ', not recovered'}`)
         .join('') +
