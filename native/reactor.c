@@ -11,6 +11,19 @@
  * batch. A write is a send(2) straight from the caller's buffer. (A first version watched its own
  * epoll set through one poll handle; that cost an extra epoll_wait per wake-up.)
  *
+ * A small write made while JavaScript handles a batch (each terminal's next request, written as
+ * its answer is handled) is copied and sent once the batch's JavaScript and microtasks are done,
+ * all of the batch's together: in one io_uring_enter where io_uring can be used (send-ring.c),
+ * else one send(2) after another. Sent at once, each send(2) ran the loopback's TCP path and the
+ * wake-up of a server thread between two answers' JavaScript, which then ran on caches the kernel
+ * had just taken over; and the woken server thread often took the client's core at the call's
+ * return, before the next answer was handled. Measured against MariaDB (8 clients, point selects,
+ * a 2-core machine shared with the server), the client's CPU per transaction fell by about a
+ * third, its system calls per transaction from 2.3 to 1.5 and its context switches from 0.7 to
+ * 0.2 (io_uring's share: about a quarter of the CPU, measured against the same sends one by
+ * one). A request waits at most for the rest of its batch, and never for more than
+ * DEFER_CONNECTIONS connections' JavaScript.
+ *
  * The protocol (PostgreSQL, MariaDB) stays in TypeScript; this file only moves bytes. One reactor
  * per Node environment (the main thread and each worker thread of -j), via instance data.
  *
@@ -53,6 +66,8 @@
 #include <node_api.h>
 #include <uv.h>
 
+#include "send-ring.h"
+
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -87,6 +102,10 @@ enum { EV_DATA = 0, EV_CONNECTED = 1, EV_ERROR = 2, EV_EOF = 3, EV_DRAINED = 4, 
 /* The most plaintext one TLS record carries (RFC 8446, 5.1): an SSL_read is only started with
  * this much room, so that it takes a whole record. */
 #define TLS_RECORD_MAX (16 * 1024)
+/* A write made while a batch is handled waits for the batch's end when it is this small (a
+ * request; bulk loads' large writes go at once), and until this many connections wait. */
+#define DEFER_MAX (4 * 1024)
+#define DEFER_CONNECTIONS 64
 
 typedef struct Reactor Reactor;
 
@@ -117,6 +136,12 @@ typedef struct {
   /* OpenSSL reads ahead (one recv(2) for a whole answer, not two per record): what it holds once
    * the shared buffer is full no poll will announce, so the connection waits in the backlog. */
   int in_backlog;
+  /* deferred: the bytes in `pending` wait for the end of the batch being handled (see
+   * write_bytes); deferred_error: sending them failed while the batch was still being handled,
+   * kept to be reported after it; listed: the id is in the reactor's `deferred` list (once). */
+  int deferred;
+  int deferred_error;
+  int listed;
   char tls_error[256];
 } Conn;
 
@@ -144,6 +169,14 @@ struct Reactor {
   /* TLS connections with bytes read ahead inside OpenSSL, read again after the next delivery. */
   int32_t *backlog;
   int32_t backlog_count, backlog_cap;
+  /* Connections whose writes wait for the end of the batch; the first `deferred_kept` only to
+   * report the failure of an early flush. */
+  int32_t *deferred;
+  int32_t deferred_count, deferred_cap, deferred_kept;
+  /* Where those are sent together (send-ring.c): opened at the first batch with two; RING_OFF
+   * where io_uring cannot be used, or sendRing(false) said not to. */
+  SendRing *ring;
+  int ring_state;
   int delivering;
   /* timerArm()'s timerfd and its poll handle, made at the first arming (-1 until then). The handle
    * keeps the loop alive only while a time is set: as a pending setTimeout does, no longer. */
@@ -410,6 +443,99 @@ static void tls_end(Conn *c, int notify) {
   c->ssl = NULL;
 }
 
+enum { RING_UNTRIED = 0, RING_ON = 1, RING_OFF = 2 };
+
+/* The ring's answer for one connection's deferred bytes, as flush_pending would have had it. */
+static void ring_sent(void *context, uint64_t tag, int result) {
+  Reactor *r = context;
+  Conn *c = r->conns[(int32_t)tag];
+  if (!c) return;
+  if (result >= 0) {
+    c->pending_start += (size_t)result;
+    if (c->pending_start == c->pending_end) {
+      c->pending_start = c->pending_end = 0;
+      c->deferred = 0;
+    }
+  } else if (result == -EINVAL || result == -EOPNOTSUPP) {
+    /* The ring cannot send on this socket after all: send(2) does, and from now on every time. */
+    r->ring_state = RING_OFF;
+  } else if (result != -EAGAIN && result != -EINTR) {
+    c->deferred_error = -result;
+  }
+}
+
+/* The plaintext connections' deferred bytes in one io_uring_enter (TLS ones go through OpenSSL in
+ * flush_deferred). What the ring did not send stays deferred, for send(2). */
+static void ring_flush(Reactor *r) {
+  int32_t ready = 0;
+  for (int32_t i = 0; i < r->deferred_count; i++) {
+    Conn *c = r->conns[r->deferred[i]];
+    if (c && c->deferred && !c->closed && !c->dead && !c->ssl && c->deferred_error == 0) ready++;
+  }
+  if (ready < 2) return;
+  if (r->ring_state == RING_UNTRIED) {
+    r->ring = send_ring_open(DEFER_CONNECTIONS);
+    r->ring_state = r->ring ? RING_ON : RING_OFF;
+  }
+  if (r->ring_state != RING_ON) return;
+  for (int32_t i = 0; i < r->deferred_count; i++) {
+    int32_t id = r->deferred[i];
+    Conn *c = r->conns[id];
+    if (!c || !c->deferred || c->closed || c->dead || c->ssl || c->deferred_error != 0) continue;
+    if (send_ring_add(r->ring, c->fd, c->pending + c->pending_start, c->pending_end - c->pending_start, (uint64_t)id) < 0) break;
+  }
+  if (send_ring_submit(r->ring, ring_sent, r) < 0) r->ring_state = RING_OFF;
+  if (r->ring_state == RING_OFF) {
+    send_ring_close(r->ring);
+    r->ring = NULL;
+  }
+}
+
+static int send_pending(Conn *c) {
+  return c->ssl ? tls_flush(c) : flush_pending(c);
+}
+
+/* Sends the writes that waited for the batch. While the batch is still being handled (an early
+ * flush: too many connections waited), or while the events are full, a failure is kept: the
+ * events are JavaScript's until the batch is over. Otherwise it is reported as ERROR, which
+ * deliver() hands over at once. */
+static void flush_deferred(Reactor *r) {
+  int32_t kept = 0;
+  if (r->ring_state != RING_OFF) ring_flush(r);
+  for (int32_t i = 0; i < r->deferred_count; i++) {
+    int32_t id = r->deferred[i];
+    Conn *c = r->conns[id];
+    if (!c) continue;
+    c->listed = 0;
+    if (!c->deferred && c->deferred_error == 0) continue;
+    if (c->closed || c->dead) {
+      c->deferred = 0;
+      continue;
+    }
+    int error = c->deferred_error;
+    if (error == 0) {
+      int flushed = send_pending(c);
+      if (flushed < 0) error = -flushed;
+      else if (flushed > 0) watch(c);
+    }
+    if (error == 0) {
+      c->deferred = 0;
+      continue;
+    }
+    if (r->delivering || r->event_count >= r->events_cap) {
+      c->deferred_error = error;
+      c->listed = 1;
+      r->deferred[kept++] = id;
+      continue;
+    }
+    c->deferred = 0;
+    c->deferred_error = 0;
+    mark_dead(c, EV_ERROR, error);
+  }
+  r->deferred_count = kept;
+  r->deferred_kept = kept;
+}
+
 static void deliver(Reactor *r) {
   if (r->event_count == 0 || r->shutting_down) return;
   napi_env env = r->env;
@@ -428,6 +554,7 @@ static void deliver(Reactor *r) {
   r->input_used = 0;
   for (int32_t i = 0; i < r->freed_later_count; i++) push_id(&r->free_ids, &r->free_count, &r->free_cap, r->freed_later[i]);
   r->freed_later_count = 0;
+  flush_deferred(r);
   if (status != napi_ok) {
     /* A throw in the handler is a bug: report it as Node reports one from its own I/O. */
     napi_value error;
@@ -436,6 +563,8 @@ static void deliver(Reactor *r) {
     if (pending && napi_get_and_clear_last_exception(env, &error) == napi_ok) napi_fatal_exception(env, error);
   }
   napi_close_handle_scope(env, scope);
+  /* A deferred write failed: its ERROR goes to JavaScript now, not at some later wake-up. */
+  if (r->event_count > 0) deliver(r);
 }
 
 static void on_io(uv_poll_t *handle, int status, int events) {
@@ -564,6 +693,8 @@ static void free_reactor(Reactor *r) {
   free(r->free_ids);
   free(r->freed_later);
   free(r->backlog);
+  free(r->deferred);
+  send_ring_close(r->ring);
   napi_remove_async_cleanup_hook(r->cleanup);
   free(r);
 }
@@ -589,6 +720,9 @@ static void destroy_conn(Reactor *r, int32_t id) {
   if (!c) return;
   if (c->watching) uv_poll_stop(&c->poll);
   c->watching = 0;
+  /* What waited for the batch goes before the close, as a write does outside a batch. */
+  if (c->deferred && !c->dead && c->deferred_error == 0) send_pending(c);
+  c->deferred = 0;
   c->closed = 1;
   tls_end(c, 1);
   close(c->fd);
@@ -881,6 +1015,28 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
   const uint8_t *bytes = (const uint8_t *)data + start;
   size_t count = (size_t)(end - start);
   int was_waiting = c->connecting || c->handshaking || c->pending_end > c->pending_start;
+  if (r->delivering && (c->deferred || !was_waiting)) {
+    size_t waiting = c->pending_end - c->pending_start;
+    if (waiting + count <= DEFER_MAX && (c->listed || push_id(&r->deferred, &r->deferred_count, &r->deferred_cap, id) == 0)) {
+      /* JavaScript is handling a batch: sent at its end (see deliver), as if sent now. */
+      c->listed = 1;
+      c->deferred = 1;
+      int queued = queue_bytes(c, bytes, count);
+      if (queued < 0) return errno_value(env, -queued);
+      if (r->deferred_count - r->deferred_kept >= DEFER_CONNECTIONS) flush_deferred(r);
+      napi_value zero;
+      napi_create_int32(env, 0, &zero);
+      return zero;
+    }
+    if (c->deferred && c->deferred_error == 0) {
+      /* More than requests (a bulk load's stream): what waited goes now, and this write as any. */
+      c->deferred = 0;
+      int flushed = send_pending(c);
+      if (flushed < 0) return errno_value(env, -flushed);
+      was_waiting = c->pending_end > c->pending_start;
+      if (was_waiting) watch(c);
+    }
+  }
   if (!was_waiting && c->ssl) {
     c->write_wants_read = 0;
     while (count > 0) {
@@ -920,6 +1076,34 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
   size_t waiting = c->pending_end - c->pending_start;
   napi_value out;
   napi_create_int32(env, waiting > INT32_MAX ? INT32_MAX : (int32_t)waiting, &out);
+  return out;
+}
+
+/* sendRing(enabled?: boolean) -> RING_UNTRIED (0) before the first batch with two sends, RING_ON
+ * (1) while batches' sends go out in one io_uring_enter, RING_OFF (2) while they go one by one
+ * (io_uring cannot be used here, or sendRing(false) said not to). sendRing(true) lets it be
+ * tried again. */
+static napi_value send_ring(napi_env env, napi_callback_info info) {
+  Reactor *r = reactor_of(env);
+  if (!r) return NULL;
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  napi_valuetype type = napi_undefined;
+  if (argc >= 1) CHECK(env, napi_typeof(env, argv[0], &type));
+  if (type == napi_boolean) {
+    bool enabled;
+    CHECK(env, napi_get_value_bool(env, argv[0], &enabled));
+    if (!enabled) {
+      send_ring_close(r->ring);
+      r->ring = NULL;
+      r->ring_state = RING_OFF;
+    } else if (r->ring_state == RING_OFF) {
+      r->ring_state = RING_UNTRIED;
+    }
+  }
+  napi_value out;
+  CHECK(env, napi_create_int32(env, r->ring_state, &out));
   return out;
 }
 
@@ -1095,6 +1279,12 @@ static napi_value start_tls(napi_env env, napi_callback_info info) {
   /* Plaintext that waits would follow the handshake encrypted: the protocol's TLS request is
    * answered before TLS starts, so nothing may wait here. */
   if (!c || c->connecting) return errno_value(env, EBADF);
+  /* MariaDB's SSL request is written in the same batch, and waits for its end: it goes now. */
+  if (c->deferred && !c->ssl && c->deferred_error == 0) {
+    int flushed = flush_pending(c);
+    if (flushed < 0) return errno_value(env, -flushed);
+    if (flushed == 0) c->deferred = 0;
+  }
   if (c->ssl || c->pending_end > c->pending_start) return errno_value(env, EBUSY);
   ERR_clear_error();
   SSL *ssl = SSL_new((SSL_CTX *)ctx);
@@ -1200,6 +1390,7 @@ static napi_value module_init(napi_env env, napi_value exports) {
       {"connectUnix", NULL, connect_unix, NULL, NULL, NULL, napi_default, NULL},
       {"write", NULL, write_bytes, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, close_socket, NULL, NULL, NULL, napi_default, NULL},
+      {"sendRing", NULL, send_ring, NULL, NULL, NULL, napi_default, NULL},
       {"tlsAvailable", NULL, tls_available, NULL, NULL, NULL, napi_default, NULL},
       {"tlsContext", NULL, tls_context, NULL, NULL, NULL, napi_default, NULL},
       {"startTls", NULL, start_tls, NULL, NULL, NULL, napi_default, NULL},

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { connectTransport, transportKind } from '../../src/drivers/transport/connect.js';
-import { loadReactor } from '../../src/drivers/transport/native-transport.js';
+import { loadReactor, sendRingWanted } from '../../src/drivers/transport/native-transport.js';
 import type { SocketAddress, Transport, TransportError, TransportKind } from '../../src/drivers/transport/transport.js';
 import { connectFresh } from '../helpers/databases.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';
@@ -210,6 +210,143 @@ for (const kind of KINDS) {
     assert.equal(wideText.length, 3_000_001);
   });
 }
+
+/**
+ * Connections that each write their next message from inside the handler of the echo of their
+ * last (as a terminal writes its next request while its answer is handled): what each server
+ * socket received, in order, up to the goodbye written with close() from inside a handler too.
+ * Every 7th message is 100 KB, more than a request, so it and what waited before it go at once.
+ */
+async function pingPong(t: TestContext, connections: number, rounds: number): Promise<void> {
+  const heard: string[] = Array.from({ length: connections }, () => '');
+  const ended: Promise<void>[] = [];
+  const server = net.createServer((socket) => {
+    let index = -1;
+    ended.push(
+      new Promise<void>((resolve) => {
+        socket.on('end', resolve);
+        socket.on('error', () => resolve());
+      }),
+    );
+    socket.on('data', (d: Buffer) => {
+      if (index < 0) index = Number(/^(\d+):/.exec(d.toString('latin1'))![1]);
+      heard[index] += d.toString('latin1');
+      socket.write(d);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
+  const message = (i: number, k: number): string => `${i}:${k}${k % 7 === 3 ? 'x'.repeat(100_000) : ''};`;
+  const expected = (i: number): string => Array.from({ length: rounds + 1 }, (_, k) => message(i, k)).join('') + `bye ${i}`;
+  let finished = 0;
+  const transports = await Promise.all(
+    Array.from({ length: connections }, async (_, i) => {
+      let echoes = 0;
+      let next = 1;
+      const transport: Transport = await connectTransport(
+        address,
+        {
+          onData: (buffer, start, end) => {
+            for (let at = start; at < end; at++) if (buffer[at] === 0x3b) echoes++;
+            // Each whole echo: the next message (every fifth time two), written in this handler.
+            while (echoes >= next && next <= rounds) {
+              const burst = next % 5 === 0 && next < rounds ? 2 : 1;
+              for (let j = 0; j < burst; j++) {
+                const m = Buffer.from(message(i, next++));
+                transport.write(m, 0, m.length);
+              }
+            }
+            if (echoes === rounds + 1) {
+              transport.close(Buffer.from(`bye ${i}`));
+              finished++;
+            }
+          },
+          onClose: () => {},
+        },
+        5_000,
+      );
+      const first = Buffer.from(message(i, 0));
+      transport.write(first, 0, first.length);
+      return transport;
+    }),
+  );
+  await until(() => finished === connections && ended.length === connections, `${connections} goodbyes (${finished} so far)`, 30_000);
+  await Promise.all(ended);
+  heard.forEach((text, i) => assert.equal(text, expected(i), `connection ${i}`));
+  for (const transport of transports) transport.close();
+}
+
+for (const kind of KINDS) {
+  test(`${kind} transport: messages written while answers are handled arrive whole and in order, and a goodbye after them`, async (t) => {
+    if (!useKind(t, kind)) return;
+    await pingPong(t, 100, 40);
+  });
+
+  test(`${kind} transport: a write to a connection the peer reset while answers were handled ends it with the error`, async (t) => {
+    if (!useKind(t, kind)) return;
+    const sockets: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      sockets.push(socket);
+      socket.on('data', (d) => socket.write(d));
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const address = { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
+    const victim = await collecting(address);
+    await until(() => sockets.length === 1, 'the first connection accepted');
+    let wrote = false;
+    const trigger = await connectTransport(
+      address,
+      {
+        onData: () => {
+          // In the handler: the server resets the other connection (its RST is there at once on
+          // loopback), then the handler writes to it.
+          sockets[0]!.resetAndDestroy();
+          victim.transport.write(Buffer.from('after the reset'), 0, 15);
+          wrote = true;
+        },
+        onClose: () => {},
+      },
+      5_000,
+    );
+    trigger.write(Buffer.from('go'), 0, 2);
+    const error = await Promise.race([victim.closed, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
+    assert.ok(wrote, 'the handler ran');
+    if (error === 'hung') assert.fail('the reset connection was never reported closed');
+    t.diagnostic(`${kind}: closed with ${error?.code ?? 'no error'}`);
+    assert.ok(error === undefined || ['ECONNRESET', 'EPIPE'].includes(error.code ?? ''), `closed with ${error?.code}: ${error?.message}`);
+    trigger.close();
+  });
+}
+
+test('native transport: a batch of requests goes to the kernel in one io_uring_enter where io_uring can be used, one send(2) each where not', async (t) => {
+  if (!useKind(t, 'native')) return;
+  const addon = loadReactor()!;
+  // On: the default, unless HEADROOM_IO_URING=off. The state says whether this kernel let it be used.
+  await pingPong(t, 20, 30);
+  const state = addon.sendRing();
+  t.diagnostic(`send ring state after the run: ${state} (1 on, 2 off)`);
+  if (sendRingWanted()) {
+    const unusable =
+      state === 2 ? 'io_uring cannot be used here (kernel before 5.6, seccomp, or kernel.io_uring_disabled): batches were sent one by one' : undefined;
+    if (skipOrFail(t, unusable)) return;
+    assert.equal(state, 1);
+  }
+  // Off, as HEADROOM_IO_URING=off asks: the same traffic, one send(2) per request.
+  assert.equal(addon.sendRing(false), 2);
+  t.after(() => void addon.sendRing(sendRingWanted()));
+  await pingPong(t, 20, 30);
+  assert.equal(addon.sendRing(), 2);
+});
+
+test('HEADROOM_IO_URING: on or off, anything else refused in one line', () => {
+  assert.equal(sendRingWanted({}), true);
+  assert.equal(sendRingWanted({ HEADROOM_IO_URING: 'on' }), true);
+  assert.equal(sendRingWanted({ HEADROOM_IO_URING: 'off' }), false);
+  assert.throws(() => sendRingWanted({ HEADROOM_IO_URING: 'no' }), /^UserError: HEADROOM_IO_URING=no is neither on nor off$/);
+});
 
 test('native transport: each worker thread gets a reactor of its own', async (t) => {
   if (!useKind(t, 'native')) return;

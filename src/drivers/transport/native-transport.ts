@@ -6,6 +6,7 @@ import { DueQueue } from '../../common/due-queue.js';
 import type { WakeTimer } from '../../common/wake-timer.js';
 import { checkedSession, nativeTlsContext, type NativeTlsAddon } from './native-tls.js';
 import { tlsFailure, type TlsContext, type TlsSession } from './tls.js';
+import { UserError } from '../../errors.js';
 import { TransportError, errnoName, describeAddress, type SocketAddress, type Transport, type TransportHandler, type TransportKind } from './transport.js';
 
 /** The compiled native/reactor.c (built by `npm install` into build/Release; see scripts/build-native.mjs). */
@@ -18,6 +19,12 @@ export interface ReactorAddon extends NativeTlsAddon {
   /** The reactor's timer (absent from a build older than it): a TIMER event at CLOCK_MONOTONIC `at` ms; 0 unsets; -errno on failure. */
   timerArm?(at: number): number;
   monotonicNow?(): number;
+  /**
+   * Whether the requests a batch's JavaScript wrote go to the kernel in one io_uring_enter
+   * (native/send-ring.c): 0 not tried yet, 1 yes, 2 no (io_uring cannot be used here, or
+   * sendRing(false)). `enabled` false turns it off for this thread, true lets it be tried again.
+   */
+  sendRing(enabled?: boolean): number;
 }
 
 const DATA = 0;
@@ -77,6 +84,17 @@ class ReactorWakeTimer implements WakeTimer {
   }
 }
 
+/**
+ * HEADROOM_IO_URING=off: a batch's requests go out one send(2) each, as where io_uring cannot be
+ * used (benchmarks compare the two; a kernel whose io_uring misbehaves can be worked around).
+ */
+export function sendRingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const asked = env['HEADROOM_IO_URING'];
+  if (asked === undefined || asked === '' || asked === 'on') return true;
+  if (asked === 'off') return false;
+  throw new UserError(`HEADROOM_IO_URING=${asked} is neither on nor off`, 'use HEADROOM_IO_URING=off to send without io_uring, or leave it unset');
+}
+
 /** Connects through the reactor; `address.host` must already be a numeric address. */
 export function connectNative(address: SocketAddress, ipv6: boolean, handler: TransportHandler, timeoutMs: number): Promise<Transport> {
   const native = loadReactor();
@@ -94,7 +112,10 @@ class Reactor {
   private queue: DueQueue | null | undefined;
 
   constructor(readonly addon: ReactorAddon) {
+    // Before init(): a refused setting must leave the thread free to try again.
+    const ring = sendRingWanted();
     addon.init((count) => this.dispatch(count), this.input, this.events);
+    if (!ring) addon.sendRing(false);
   }
 
   timers(): DueQueue | null {
