@@ -97,7 +97,7 @@ test("experiment chain-study: a Total time that is mostly the terminals' start i
   assert.ok(warning, stdout);
   assert.match(warning, /is more than 5% of Total time in \d of 3 runs \(up to \d+%: study localized/);
   assert.match(warning, /tr\/sec falls as the terminals rise for that reason alone/);
-  assert.match(warning, /at -s 1\/\d+ or more \(this run: 0\.0002\)|even on the full data \(-s 1\)/);
+  assert.match(warning, /at -s (1\/\d+|1) or more \(this run: 0\.0002\)|even on the full data \(-s 1\)/);
   const report = await runCli(['report', file, '--markdown']);
   assert.ok(report.stdout.includes(warning), 'the report says it too');
 });
