@@ -262,6 +262,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
     failureRule: false,
     verb: 'pgbench',
     checksBudget: false,
+    readsData: o.builtins.length > 0,
     missingData(session) {
       const database = serverTargetOf(session.target)?.database ?? session.url;
       throw new UserError(
