@@ -253,7 +253,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
 /** headroom's summary (and -r's table) on `human`, and the run's exit code. */
 function summaryAndCode(result: RunResult, human: NodeJS.WritableStream, lines: SummaryLines): number {
   human.write(`${summaryText(result, undefined, lines)}\n`);
-  if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
+  if (result.perCommand) human.write(`${perCommandText(result.perCommand, result.config.maxTries)}\n`);
   if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
   if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
   return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;

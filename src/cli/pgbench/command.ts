@@ -7,7 +7,6 @@ import { resolveTarget, serverTargetOf, type ServerTarget } from '../../config/t
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
 import { summaryText } from '../../reports/text.js';
-import { perCommandText } from '../../reports/per-command.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
 import { redirectLogLines } from '../../session/session.js';
 import { GetoptError } from './getopt.js';
@@ -302,7 +301,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
   };
 }
 
-/** What pgbench prints on stdout after a run: its version line, its block, -r's latencies. */
+/** What pgbench prints on stdout after a run: its version line, its block with -r's latencies. */
 export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   for (const terminal of result.terminals) {
     // An SQL error comes as pgbench words it ("script 0 aborted in command 1 query 0: ERROR:  ..."); a script error as its message.
@@ -314,13 +313,8 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   // pgbench prints the stddev only where it measured every latency: under -P, -R or -L.
   const stddev = o.progress !== undefined || o.rate !== undefined || o.latencyLimit !== undefined;
   const server = result.target.version.split(/ on | \(|,/)[0];
-  const block = pgbenchBlock(result).filter((line) => stddev || !line.startsWith('latency stddev'));
-  const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
-  if (result.perCommand) {
-    const text = perCommandText(result.perCommand).split('\n');
-    lines.push(...(result.perCommand.length === 1 ? text.map((line) => line.replace(/ \(.*\):$/, ':')) : text));
-  }
-  return lines;
+  const block = pgbenchBlock(result, true).filter((line) => stddev || !line.startsWith('latency stddev'));
+  return [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
 }
 
 function exitCode(result: RunResult): number {
