@@ -8,6 +8,7 @@ import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
 import { summaryText } from '../../reports/text.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
+import type { GenerationProgress } from '../../workloads/tpcb/pgbench-init.js';
 import { redirectLogLines } from '../../session/session.js';
 import { GetoptError } from './getopt.js';
 import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
@@ -78,7 +79,12 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
   try {
     if (parsed.mode === 'init') {
       const { initWithStyle } = await import('../data-verbs.js');
-      return await initWithStyle(initArgs(parsed, env), { announce: (line) => err(`${line}\n`), doneLine: (line) => err(`${line}\n`) });
+      return await initWithStyle(initArgs(parsed, env), {
+        announce: (line) => err(`${line}\n`),
+        doneLine: (line) => err(`${line}\n`),
+        progress: generationProgress(err),
+        quiet: parsed.quiet,
+      });
     }
     const { runWithStyle } = await import('../run.js');
     return await runWithStyle(runArgs(parsed, env), runStyle(parsed, env));
@@ -179,6 +185,21 @@ function connectionRefusal(error: DbError, argv: readonly string[], env: Env): s
   // libpq also names a host's address in parentheses when it looked the name up; headroom's error does not carry it.
   const server = target.host.startsWith('/') ? `on socket "${target.host}/.s.PGSQL.${target.port}"` : `at "${target.host}", port ${target.port}`;
   return `connection to server ${server} failed: ${error.report}`;
+}
+
+/** pgbench -i's progress lines on stderr: on a terminal each overwrites the last (ended by \r, a newline after the last), else one a line. */
+function generationProgress(err: (text: string) => void): GenerationProgress {
+  const terminal = process.stderr.isTTY === true;
+  let told = false;
+  return {
+    line(text) {
+      told = true;
+      err(`${text}${terminal ? '\r' : '\n'}`);
+    },
+    end() {
+      if (terminal && told) err('\n');
+    },
+  };
 }
 
 function initArgs(o: PgbenchInit, env: Env): string[] {

@@ -141,6 +141,8 @@ export interface PgbenchInit {
   unlogged: boolean;
   tablespace: string | undefined;
   indexTablespace: string | undefined;
+  /** -q: a progress line about every 5 s instead of every 100,000 rows. */
+  quiet: boolean;
 }
 
 export interface PgbenchRun {
@@ -415,6 +417,7 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
       unlogged,
       tablespace,
       indexTablespace,
+      quiet: keys.has('q'),
     };
   }
   if (noVacuum) run.vacuum = 'none';
