@@ -157,10 +157,13 @@ function scriptLines(result: RunResult, perCommand: RunResult['perCommand']): st
   return lines;
 }
 
-/** The weights as -b NAME@W and -f FILE@W gave them (1 when not given), in the mix's order: built-ins, then files. */
+/** The weights as -b NAME@W and -f FILE@W gave them (1 when not given), in the mix's order. */
 function scriptWeights(result: RunResult): number[] {
   const options = result.config.workloadOptions;
-  const scripts = [options['builtin'], options['file']].flatMap((list) => (Array.isArray(list) ? list : []));
+  const [builtins, files] = [options['builtin'], options['file']].map((list) => (Array.isArray(list) ? [...(list as unknown[])] : []));
+  // --script-order: b takes the next built-in, f the next file (the mix's order); else built-ins first.
+  const order = typeof options['script-order'] === 'string' ? options['script-order'] : 'b'.repeat(builtins!.length) + 'f'.repeat(files!.length);
+  const scripts = [...order].map((letter) => (letter === 'b' ? builtins!.shift() : files!.shift()));
   if (scripts.length === 0) return [];
   return scripts.map((text) => {
     const weight = /@(\d+)$/.exec(String(text))?.[1];

@@ -201,3 +201,22 @@ test('-r with --max-tries: an error tried again counts as a retry of its command
     assert.ok(commandRetries >= retries && commandRetries <= retries + 4 * 2, `${who}: ${commandRetries} retries in the UPDATE, ${retries} in all`);
   }
 });
+
+test('scripts are numbered in command-line order, a -f before a -b first, as pgbench numbers them', async (t) => {
+  const file = script('first.sql', 'select 1;\n');
+  const runs = await both(t, ['-n', '-t', '10', '-f', `${file}@3`, '-b', 'select-only@1']);
+  if (!runs) return;
+  const sections = (run: CliRun): string[] => run.stdout.split('\n').filter((line) => /^(SQL script \d+:| - weight:)/.test(line));
+  for (const [who, run] of Object.entries(runs)) assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+  assert.deepEqual(sections(runs.ours), [
+    `SQL script 1: ${file}`,
+    ' - weight: 3 (targets 75.0% of total)',
+    'SQL script 2: <builtin: select only>',
+    ' - weight: 1 (targets 25.0% of total)',
+  ]);
+  assert.deepEqual(sections(runs.ours), sections(runs.theirs));
+  // headroom run takes the order as --script-order, and refuses one that does not fit the scripts.
+  const misfit = await runCli(['run', 'tpcb', '--db', server.db!.url, '-t', '1', '-f', file, '-b', 'select-only', '--script-order', 'ff'], { env: server.env });
+  assert.equal(misfit.code, 2, misfit.stderr);
+  assert.match(misfit.stderr, /^headroom: --script-order ff does not fit 1 -b and 1 -f scripts \(give one letter per script, b for each -b and f for each -f/);
+});

@@ -248,6 +248,8 @@ function runArgs(o: PgbenchRun, env: Env): string[] {
     '--abort-on-error',
     ...o.builtins.flatMap((b) => ['-b', b]),
     ...o.files.flatMap((f) => ['-f', f]),
+    // Only where a -f came before a -b: headroom's own order (built-ins first) is the rest's.
+    ...(/f.*b/.test(o.scriptOrder) ? ['--script-order', o.scriptOrder] : []),
     ...o.defines.flatMap((d) => ['-D', d]),
     // The built-ins read the scale from pgbench_branches; -s then only sets :scale for scripts alone.
     ...(o.builtins.length === 0 ? optional('-s', o.scale) : []),

@@ -158,6 +158,8 @@ export interface PgbenchRun {
   /** -b names (full, with @weight when given) and -f files, in the order given. */
   builtins: string[];
   files: string[];
+  /** b or f for each script in command-line order: pgbench numbers its scripts in that order. */
+  scriptOrder: string;
   defines: string[];
   vacuum: 'none' | 'some' | 'all';
   progress: number | undefined;
@@ -209,6 +211,7 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
     protocol: 'simple',
     builtins: [],
     files: [],
+    scriptOrder: '',
     defines: [],
     vacuum: 'some',
     progress: undefined,
@@ -261,15 +264,19 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
         break;
       case 'S':
         run.builtins.push('select-only');
+        run.scriptOrder += 'b';
         break;
       case 'N':
         run.builtins.push('simple-update');
+        run.scriptOrder += 'b';
         break;
       case 'b':
         run.builtins.push(builtinWithWeight(text));
+        run.scriptOrder += 'b';
         break;
       case 'f':
         run.files.push(fileWithWeight(text));
+        run.scriptOrder += 'f';
         break;
       case 'D':
         // pgbench wants a name and a value: "=1" and "a=" are refused as "a" is.
