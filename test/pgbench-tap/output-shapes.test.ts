@@ -220,3 +220,14 @@ test('scripts are numbered in command-line order, a -f before a -b first, as pgb
   assert.equal(misfit.code, 2, misfit.stderr);
   assert.match(misfit.stderr, /^headroom: --script-order ff does not fit 1 -b and 1 -f scripts \(give one letter per script, b for each -b and f for each -f/);
 });
+
+test('-b list and --show-script: the listing on stderr, ended by an empty line, as pgbench prints it', async (t) => {
+  for (const args of [['-b', 'list'], ['--show-script=select-only']]) {
+    const ours = await runCli(['pgbench', ...args], { env: server.env });
+    const theirs = pgbench(args);
+    if (!server.db) return void t.skip('no test database');
+    assert.equal(ours.code, theirs.code, args.join(' '));
+    assert.equal(ours.stdout, theirs.stdout, args.join(' '));
+    assert.equal(ours.stderr, theirs.stderr, args.join(' '));
+  }
+});

@@ -354,7 +354,8 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
       case 'show-script': {
         const [name] = builtinWithWeight(text).split('@');
         const builtin = BUILTINS.find((b) => b.name === name)!;
-        throw new BuiltinListing(`-- ${builtin.name}: ${builtin.title}\n${BUILTIN_SCRIPTS[builtin.name]}`);
+        // pgbench ends the listing with an empty line.
+        throw new BuiltinListing(`-- ${builtin.name}: ${builtin.title}\n${BUILTIN_SCRIPTS[builtin.name]}\n`);
       }
       case 'random-seed':
         run.seed = randomSeed(text);
@@ -531,7 +532,7 @@ function builtinWithWeight(text: string): string {
   const name = at < 0 ? text : text.slice(0, at);
   const weight = at < 0 ? '' : `@${checkWeight(text.slice(at + 1))}`;
   const found = BUILTINS.filter((b) => b.name.startsWith(name));
-  if (name === 'list') throw new BuiltinListing(`Available builtin scripts:\n${BUILTINS.map((b) => `${b.name.padStart(15)}: ${b.title}`).join('\n')}\n`);
+  if (name === 'list') throw new BuiltinListing(`Available builtin scripts:\n${BUILTINS.map((b) => `${b.name.padStart(15)}: ${b.title}`).join('\n')}\n\n`);
   if (found.length === 1) return `${found[0]!.name}${weight}`;
   throw new PgbenchUsageError(
     found.length > 1 ? `ambiguous builtin name: ${found.length} builtin scripts found for prefix "${name}"` : `no builtin script found for name "${name}"`,
