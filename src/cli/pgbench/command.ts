@@ -313,13 +313,27 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   // pgbench prints the stddev only where it measured every latency: under -P, -R or -L.
   const stddev = o.progress !== undefined || o.rate !== undefined || o.latencyLimit !== undefined;
   const server = result.target.version.split(/ on | \(|,/)[0];
-  const block = pgbenchBlock(result).filter((line) => stddev || !line.startsWith('latency stddev'));
+  const block = pgbenchBlock(result)
+    .filter((line) => stddev || !line.startsWith('latency stddev'))
+    .map((line) => (stddev || !line.startsWith('latency average = ') ? line : latencyFromRunTime(result)));
   const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
   if (result.perCommand) {
     const text = perCommandText(result.perCommand).split('\n');
     lines.push(...(result.perCommand.length === 1 ? text.map((line) => line.replace(/ \(.*\):$/, ':')) : text));
   }
   return lines;
+}
+
+/**
+ * pgbench's "latency average" where it did not time each transaction (no -P, -R or -L): the run's
+ * time times the clients over the transactions, failed ones included, which it then says.
+ */
+function latencyFromRunTime(result: RunResult): string {
+  const { summary, config } = result;
+  const clients = config.clients - (summary.connections?.refused ?? 0);
+  const ended = summary.transactions + summary.failed;
+  const ms = ended > 0 ? (summary.measuredSeconds * 1000 * clients) / ended : 0;
+  return `latency average = ${ms.toFixed(3)} ms${summary.failed > 0 ? ' (including failures)' : ''}`;
 }
 
 function exitCode(result: RunResult): number {
