@@ -3,6 +3,7 @@ import type { ServerTarget } from '../../config/target.js';
 import { WrongServerError } from '../probe.js';
 import { TlsError } from '../transport/tls.js';
 import { PgServerError } from './wire/pg-error.js';
+import { errorPositionLines } from './error-position.js';
 
 /** Socket-level codes that mean the server is gone or was never there (EPROTO: a stream the client cannot read, which it closes). */
 const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -30,11 +31,18 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   );
 }
 
-/** The error as libpq's PQerrorMessage gives it at its default verbosity (what psql and pgbench print). */
+/**
+ * The error as libpq's PQerrorMessage gives it at its default verbosity (what psql and pgbench
+ * print): under the message, the line its position falls on with a caret, in the generated
+ * statement (QUERY) where the position is within one, else in the statement sent.
+ */
 function libpqReport(e: PgServerError): string {
   let text = `${e.severity}:  ${e.message}`;
+  const [query, position] = e.internalPosition !== undefined ? [e.internalQuery, e.internalPosition] : [e.query, e.position];
+  if (query !== undefined && position !== undefined) for (const line of errorPositionLines(query, position)) text += `\n${line}`;
   if (e.detail !== undefined) text += `\nDETAIL:  ${e.detail}`;
   if (e.hint !== undefined) text += `\nHINT:  ${e.hint}`;
+  if (e.internalQuery !== undefined) text += `\nQUERY:  ${e.internalQuery}`;
   if (e.context !== undefined) text += `\nCONTEXT:  ${e.context}`;
   return text;
 }
