@@ -2,7 +2,8 @@ import { userInfo } from 'node:os';
 import { DbError } from '../../drivers/errors.js';
 import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
-import { isSecretName, redact } from '../../config/redact.js';
+import { redact } from '../../config/redact.js';
+import { conninfoPairs } from '../../config/conninfo.js';
 import { resolveTarget, serverTargetOf, type ServerTarget } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
@@ -118,48 +119,6 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
   else if (c.dbname !== undefined) params.set('dbname', c.dbname);
   // Percent-encoded as the URL parser decodes it (URLSearchParams would write a space as "+", which it keeps).
   return `postgres://?${[...params].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')}`;
-}
-
-/**
- * libpq's key=value connection string: pairs separated by white space, space allowed around "=",
- * a value either a word or single-quoted with \\ escaping a quote or backslash (libpq's conninfo_parse).
- */
-export function conninfoPairs(text: string): [string, string][] {
-  const pairs: [string, string][] = [];
-  const refuse = (why: string): never => {
-    throw new UserError(`invalid connection string "${redact(text)}": ${why}`, 'write key=value pairs separated by spaces, e.g. "host=127.0.0.1 dbname=test"');
-  };
-  let i = 0;
-  const skipSpace = (): void => {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-  };
-  for (skipSpace(); i < text.length; skipSpace()) {
-    const keyStart = i;
-    while (i < text.length && text[i] !== '=' && !/\s/.test(text[i]!)) i++;
-    const key = text.slice(keyStart, i);
-    skipSpace();
-    // After a password, a word without "=" is most likely the rest of it: neither is shown.
-    if (text[i] !== '=' && pairs.length > 0 && isSecretName(pairs.at(-1)![0]))
-      throw new UserError('invalid connection string: a value with a space must be quoted', "e.g. password='a b'");
-    if (text[i] !== '=') refuse(`missing "=" after "${key}"`);
-    i++;
-    skipSpace();
-    let value = '';
-    if (text[i] === "'") {
-      for (i++; ; i++) {
-        if (i >= text.length) refuse('unterminated quoted string');
-        const ch = text[i]!;
-        if (ch === '\\' && i + 1 < text.length) value += text[++i]!;
-        else if (ch === "'") break;
-        else value += ch;
-      }
-      i++;
-    } else {
-      for (; i < text.length && !/\s/.test(text[i]!); i++) value += text[i] === '\\' && i + 1 < text.length ? text[++i]! : text[i]!;
-    }
-    pairs.push([key, value]);
-  }
-  return pairs;
 }
 
 /**
