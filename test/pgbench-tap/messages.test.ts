@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +11,8 @@ import { tapServer } from './harness.js';
 /**
  * pgbench 15's messages, run through headroom pgbench and through pgbench itself on the same
  * database with the same arguments, compared line for line where pgbench's words are libpq's:
- * the latency line's "(including failures)", an SQL error's LINE and caret lines, a refused
- * connection.
+ * the latency line's "(including failures)", an SQL error's LINE and caret lines, a connection
+ * that fails.
  */
 const server = tapServer(true);
 
@@ -102,3 +104,42 @@ for (const [name, sql] of Object.entries(POSITIONED)) {
     }
   });
 }
+
+/** A TCP port nothing listens on: one the system just handed out and took back. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+test("no server there: libpq's lines for each host tried (the address of a name, a socket's question), pgbench's closing line, exit 1", async (t) => {
+  if (!server.db) return void t.skip('no test database');
+  const port = String(await freePort());
+  const noSocket = mkdtempSync(path.join(tmpdir(), 'headroom-no-socket-'));
+  t.after(() => rmSync(noSocket, { recursive: true, force: true }));
+  const { PGDATABASE } = server.env;
+  for (const hosts of [
+    ['-h', '127.0.0.1', '-p', port],
+    ['-h', 'localhost', '-p', port],
+    ['-h', noSocket, '-p', port],
+    ['-h', `127.0.0.1,${noSocket}`, '-p', port],
+    ['-h', 'no-such-host.invalid'],
+  ]) {
+    const runs = await both(t, ['-n', '-S', '-t', '1', ...hosts, PGDATABASE!]);
+    if (!runs) return;
+    assert.equal(runs.theirs.code, 1, runs.theirs.stderr);
+    assert.match(runs.theirs.stderr, /^pgbench: error: (connection to server|could not translate host name)/);
+    assert.equal(runs.ours.code, 1, runs.ours.stderr);
+    assert.equal(asPgbench(runs.ours), runs.theirs.stderr, hosts.join(' '));
+  }
+  // The server refuses the login of a host given by name: the address it was reached at, then the server's words.
+  const refused = await both(t, ['-n', '-S', '-t', '1', '-h', 'localhost', '-p', server.env['PGPORT']!, 'headroom_no_such_database']);
+  assert.equal(refused!.ours.code, 1);
+  assert.match(
+    refused!.theirs.stderr,
+    /^pgbench: error: connection to server at "localhost" \(127\.0\.0\.1\), port \d+ failed: FATAL: {2}database "headroom_no_such_database" does not exist\n/,
+  );
+  assert.equal(asPgbench(refused!.ours), refused!.theirs.stderr);
+});

@@ -4,7 +4,7 @@ import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
 import { redact } from '../../config/redact.js';
 import { conninfoPairs } from '../../config/conninfo.js';
-import { resolveTarget, serverTargetOf, type ServerTarget } from '../../config/target.js';
+import { serverTargetOf } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
 import { summaryText } from '../../reports/text.js';
@@ -86,8 +86,9 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
     return await runWithStyle(runArgs(parsed, env), runStyle(parsed, env));
   } catch (error) {
     if (error instanceof UserError || error instanceof DbError) {
-      const refusal = error instanceof DbError ? connectionRefusal(error, argv, env) : undefined;
-      if (refusal !== undefined) return (fail(`headroom pgbench: error: ${refusal}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
+      // No connection: libpq's words for each server tried (the driver's report), then pgbench's own line.
+      if (error instanceof DbError && error.connecting && error.report !== undefined)
+        return (fail(`headroom pgbench: error: ${error.report}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
       fail(`headroom pgbench: error: ${error.message}\n`);
       if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
       else if (error.hint) fail(`headroom pgbench: hint: ${error.hint}\n`);
@@ -119,26 +120,6 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
   else if (c.dbname !== undefined) params.set('dbname', c.dbname);
   // Percent-encoded as the URL parser decodes it (URLSearchParams would write a space as "+", which it keeps).
   return `postgres://?${[...params].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')}`;
-}
-
-/**
- * A server's refusal of the connection itself (no such database, authentication, no free slot),
- * in libpq's words as pgbench prints them, followed by pgbench's own line.
- */
-function connectionRefusal(error: DbError, argv: readonly string[], env: Env): string | undefined {
-  if (!error.report?.startsWith('FATAL:') || !['3D000', '28000', '28P01', '53300', '57P03', '42501'].includes(error.code ?? '')) return undefined;
-  let target: ServerTarget | undefined;
-  try {
-    const parsed = parsePgbenchArgs(argv, env);
-    target = serverTargetOf(resolveTarget(targetUrl(parsed.connection, env), env, () => {}));
-  } catch {
-    return undefined;
-  }
-  // A FATAL report with these SQLSTATEs is PostgreSQL's own: only its URL reaches here with one.
-  if (target === undefined) return undefined;
-  // libpq also names a host's address in parentheses when it looked the name up; headroom's error does not carry it.
-  const server = target.host.startsWith('/') ? `on socket "${target.host}/.s.PGSQL.${target.port}"` : `at "${target.host}", port ${target.port}`;
-  return `connection to server ${server} failed: ${error.report}`;
 }
 
 function initArgs(o: PgbenchInit, env: Env): string[] {

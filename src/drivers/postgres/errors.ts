@@ -4,6 +4,7 @@ import { WrongServerError } from '../probe.js';
 import { TlsError } from '../transport/tls.js';
 import { PgServerError } from './wire/pg-error.js';
 import { errorPositionLines } from './error-position.js';
+import { connectionFailureReport } from './connect-report.js';
 
 /** Socket-level codes that mean the server is gone or was never there (EPROTO: a stream the client cannot read, which it closes). */
 const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -15,8 +16,14 @@ const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 
  * connection the client closed itself ("connection closed by the client") matches neither and is
  * class `other`.
  */
-export function classifyPostgresError(error: unknown, target?: ServerTarget): DbError {
+export function classifyPostgresError(
+  error: unknown,
+  target?: ServerTarget,
+  connecting?: { host: string; port: number; address?: string | undefined },
+): DbError {
   if (error instanceof DbError) return error;
+  // The hint names the host that was tried, not the first of several.
+  if (connecting && target) target = { ...target, host: connecting.host, port: connecting.port };
   if (error instanceof WrongServerError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   // A certificate or TLS setting the user must fix: bad input, told in one line.
   if (error instanceof TlsError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
@@ -24,7 +31,19 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   const message = error instanceof Error ? error.message : String(error);
   const cause = (error as Error | undefined)?.cause;
   const server = error instanceof PgServerError ? error : cause instanceof PgServerError ? cause : undefined;
-  const options = { cause: error, deadlock: code === '40P01', ...(server ? { report: libpqReport(server) } : {}) };
+  let report = server ? libpqReport(server) : undefined;
+  if (connecting) {
+    const address = (error as { address?: unknown }).address;
+    report = connectionFailureReport({
+      host: connecting.host,
+      port: connecting.port,
+      code,
+      address: typeof address === 'string' ? address : connecting.address,
+      serverReport: report,
+      message,
+    });
+  }
+  const options = { cause: error, deadlock: code === '40P01', connecting: connecting !== undefined, ...(report === undefined ? {} : { report }) };
   return withStatementText(
     new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target, server?.routine) : undefined, options),
     statementTextOf(error),

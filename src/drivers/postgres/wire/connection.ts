@@ -211,7 +211,7 @@ export class WireConnection implements SslAnswering, MessageSink {
         if (other) throw other;
       }
       if (error instanceof TlsError || error instanceof PgConnectionError) throw error;
-      throw new PgConnectionError((error as Error).message, (error as TransportError).code);
+      throw new PgConnectionError((error as Error).message, (error as TransportError).code, (error as TransportError).address);
     } finally {
       clearTimeout(silenceTimer);
     }

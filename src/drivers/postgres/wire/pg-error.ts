@@ -59,6 +59,8 @@ export class PgConnectionError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
+    /** The IP address a failed connect was made to, where the socket told it. */
+    readonly address?: string,
   ) {
     super(message);
   }
