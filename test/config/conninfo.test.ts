@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { redact, redactArgv } from '../../src/config/redact.js';
 import { resolveTarget, type ServerTarget } from '../../src/config/target.js';
 import { UserError } from '../../src/errors.js';
+import { targetUrl } from '../../src/cli/pgbench/command.js';
 
 /** A --db value resolved with no environment, as a server target. */
 const resolve = (db: string): ServerTarget => resolveTarget(db, {}, () => {}) as ServerTarget;
@@ -46,6 +47,11 @@ test('a connection string with a key headroom does not know, or cannot parse, is
   );
   assert.match(refusal('host=h hostaddr=10.0.0.1'), /^the libpq parameter "hostaddr" in the connection string is not supported by headroom yet/);
   assert.match(refusal('host=h port=99999'), /port "99999" is not a TCP port/);
+  // headroom pgbench's dbname argument names the connection string too, not a URL the user never wrote.
+  assert.throws(
+    () => targetUrl({ host: undefined, port: undefined, user: 'u', dbname: 'host=h colour=blue' }, {}),
+    (error: unknown) => error instanceof UserError && error.message === 'unknown parameter "colour" in the connection string',
+  );
   for (const db of ['host=h password=top secret', "host=h password='topsecret", 'host=h password=topsecret user']) {
     const message = refusal(db);
     assert.match(message, /^invalid connection string: /, db);

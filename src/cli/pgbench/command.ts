@@ -4,6 +4,7 @@ import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/build.js';
 import { redact } from '../../config/redact.js';
 import { conninfoPairs } from '../../config/conninfo.js';
+import { sortParameters } from '../../config/parameters.js';
 import { serverTargetOf } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
@@ -116,8 +117,12 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
   if (c.port !== undefined) params.set('port', c.port);
   params.set('user', c.user ?? env['PGUSER'] ?? userInfo().username);
   // A dbname with "=" is libpq's key=value connection string; pgbench passes it last, so its keys win over -h, -p and -U.
-  if (c.dbname !== undefined && c.dbname.includes('=')) for (const [key, value] of conninfoPairs(c.dbname)) params.set(key, value);
-  else if (c.dbname !== undefined) params.set('dbname', c.dbname);
+  if (c.dbname !== undefined && c.dbname.includes('=')) {
+    const pairs = conninfoPairs(c.dbname);
+    // A key the URL would refuse is named as the connection string's.
+    sortParameters('postgres', pairs, 'the connection string');
+    for (const [key, value] of pairs) params.set(key, value);
+  } else if (c.dbname !== undefined) params.set('dbname', c.dbname);
   // Percent-encoded as the URL parser decodes it (URLSearchParams would write a space as "+", which it keeps).
   return `postgres://?${[...params].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')}`;
 }
