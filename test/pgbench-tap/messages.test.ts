@@ -142,4 +142,14 @@ test("no server there: libpq's lines for each host tried (the address of a name,
     /^pgbench: error: connection to server at "localhost" \(127\.0\.0\.1\), port \d+ failed: FATAL: {2}database "headroom_no_such_database" does not exist\n/,
   );
   assert.equal(asPgbench(refused!.ours), refused!.theirs.stderr);
+  // Several hosts: a server's refusal ends the search as libpq ends it, after the hosts that could not be reached.
+  const serverPort = server.env['PGPORT']!;
+  for (const order of [
+    ['localhost,127.0.0.1', `${serverPort},${port}`],
+    ['127.0.0.1,localhost', `${port},${serverPort}`],
+  ]) {
+    const runs = await both(t, ['-n', '-S', '-t', '1', '-h', order[0]!, '-p', order[1]!, 'headroom_no_such_database']);
+    assert.equal(runs!.ours.code, 1);
+    assert.equal(asPgbench(runs!.ours), runs!.theirs.stderr, order.join(' '));
+  }
 });

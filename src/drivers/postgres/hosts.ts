@@ -2,6 +2,7 @@ import type { ServerTarget } from '../../config/target.js';
 import type { TargetSessionAttrs } from '../../config/target-types.js';
 import { DbError } from '../errors.js';
 import type { WireConnection } from './wire/connection.js';
+import { PgServerError } from './wire/pg-error.js';
 
 export interface HostAttempt {
   host: string;
@@ -32,7 +33,8 @@ export async function connectSuitable(config: ServerTarget, open: (host: HostAtt
   const reports: string[] = [];
   let lastError: DbError | undefined;
   let mismatched = false;
-  for (const wanted of attrs === 'prefer-standby' ? (['standby', 'any'] as const) : [attrs]) {
+  let refused = false;
+  tries: for (const wanted of attrs === 'prefer-standby' ? (['standby', 'any'] as const) : [attrs]) {
     for (const host of hosts) {
       const where = host.host.startsWith('/') ? `${host.host} (port ${host.port})` : `${host.host}:${host.port}`;
       let wire: WireConnection;
@@ -42,6 +44,9 @@ export async function connectSuitable(config: ServerTarget, open: (host: HostAtt
         lastError = error as DbError;
         failures.push(`${where}: ${(error as Error).message}`);
         if (lastError.report !== undefined) reports.push(lastError.report);
+        // As libpq: a server that refuses the login ends the search, unless it cannot take connections yet (57P03, a standby starting up).
+        refused = lastError.cause instanceof PgServerError && lastError.code !== '57P03';
+        if (refused) break tries;
         continue;
       }
       const mismatch = await sessionMismatch(wire, wanted).catch(async (error: unknown) => {
@@ -55,7 +60,7 @@ export async function connectSuitable(config: ServerTarget, open: (host: HostAtt
     }
   }
   // One host that cannot be reached: its own error, with its own hint.
-  if (!mismatched && hosts.length === 1 && lastError) throw lastError;
+  if (!mismatched && (hosts.length === 1 || (refused && failures.length === 1)) && lastError) throw lastError;
   const message = `no host suits target_session_attrs=${attrs}: ${failures.join('; ')}`;
   if (!mismatched && lastError) {
     const report = reports.length === failures.length ? { report: reports.join('\n') } : {};
