@@ -60,6 +60,13 @@ test('"latency average" from the run time over every transaction, "(including fa
     const expected = (1000 * 2 * 20) / (tps * 40);
     assert.ok(Math.abs(Number(latency[1]) - expected) <= Math.max(0.002, expected * 0.01), `${who}: latency ${latency[1]} ms, expected ${expected.toFixed(3)}`);
   }
+  // Every transaction failed: pgbench stops after the failure counts, with no latency, time or rate.
+  const allFail = script('all-fail.sql', "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$;\n");
+  const failed = await both(t, ['-n', '-t', '5', '-f', allFail]);
+  for (const [who, run] of Object.entries(failed!)) {
+    assert.equal(run.code, 0, `${who}: ${run.stderr}`);
+    assert.match(run.stdout, /\nnumber of failed transactions: 5 \(100\.000%\)\n$/, who);
+  }
   // No failure: the same figure, without the words.
   const clean = await both(t, ['-n', '-c', '2', '-t', '20', '-S']);
   for (const [who, run] of Object.entries(clean!)) assert.match(run.stdout, /^latency average = \d+\.\d{3} ms$/m, who);

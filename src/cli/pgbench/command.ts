@@ -262,6 +262,12 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
     .filter((line) => stddev || !line.startsWith('latency stddev'))
     .map((line) => (stddev || !line.startsWith('latency average = ') ? line : latencyFromRunTime(result)));
   const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
+  // No transaction processed or skipped: pgbench stops after the failure and retry counts, its
+  // latencies, times, rates and per-script sections being meaningless.
+  if (result.summary.transactions + (result.summary.pgbench?.skipped ?? 0) <= 0) {
+    const rest = lines.findIndex((line) => /^(number of transactions (skipped|above)|latency average)/.test(line));
+    return rest < 0 ? lines : lines.slice(0, rest);
+  }
   if (result.perCommand) {
     const text = perCommandText(result.perCommand).split('\n');
     lines.push(...(result.perCommand.length === 1 ? text.map((line) => line.replace(/ \(.*\):$/, ':')) : text));
