@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { writeWhole } from '../common/write-whole.js';
 import { fileErrorReason } from '../common/file-errors.js';
 import path from 'node:path';
 import { defineOption, defineOptions } from '../config/options.js';
@@ -52,16 +52,16 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   const pair = values.normalise;
   const normalised = pair === undefined ? undefined : readNormalised(pair, { runs, sweeps });
   if (html !== undefined) {
-    await writeWhole(html, renderHtmlReport(runs, sweeps, normalised, undefined, experiments));
+    await writeReport(html, renderHtmlReport(runs, sweeps, normalised, undefined, experiments));
     process.stderr.write(`report: ${html}\n`);
   }
   if (csv !== undefined) {
-    await writeWhole(csv, seriesCsv([...runs, ...sweeps.flatMap(stepsAsRuns)]));
+    await writeReport(csv, seriesCsv([...runs, ...sweeps.flatMap(stepsAsRuns)]));
     process.stderr.write(`series: ${csv}\n`);
     if (sweeps.length > 0) {
       // A second table of other columns: its own file beside the series, named after it.
       const table = sweepCsvPath(csv);
-      await writeWhole(table, sweepCsv(sweeps));
+      await writeReport(table, sweepCsv(sweeps));
       process.stderr.write(`sweep table: ${table}\n`);
     }
   }
@@ -128,18 +128,14 @@ export function sweepCsvPath(csv: string): string {
 }
 
 /**
- * Through a temporary file and a rename, as results are, so a report that exists is whole; a
+ * Whole or not at all, as results are (common/write-whole.ts), so a report that exists is whole; a
  * failed write (a full disk) leaves no temporary file and is told in one line. The figures stay in
  * the result files, from which the report can be made again.
  */
-async function writeWhole(file: string, content: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
+async function writeReport(file: string, content: string): Promise<void> {
   try {
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    await writeFile(temporary, content);
-    await rename(temporary, file);
+    await writeWhole(file, content);
   } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
     throw new UserError(`cannot write ${file}: ${fileErrorReason(error)}`, 'free some space or choose a folder you can write to', { cause: error });
   }
 }

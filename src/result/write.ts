@@ -1,7 +1,7 @@
-import { mkdir, writeFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileErrorReason } from '../common/file-errors.js';
+import { writeWhole } from '../common/write-whole.js';
 import type { RunResult } from './result.js';
 import type { SweepResult } from './sweep.js';
 import type { ExperimentResult } from './experiment-result.js';
@@ -35,17 +35,9 @@ export async function writeOutput(result: Writable, file: string): Promise<void>
   else await writeResult(result, file);
 }
 
-/** Writes through a temporary file and a rename, so a crash never leaves half a result; a failed write leaves no temporary file. */
+/** Whole or not at all (common/write-whole.ts): a crash never leaves half a result, a failed write no temporary file. */
 export async function writeResult(result: Writable, file: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    await writeFile(temporary, resultText(result));
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
-    throw error;
-  }
+  await writeWhole(file, resultText(result));
 }
 
 type Writable = RunResult | SweepResult | ExperimentResult<unknown>;
