@@ -36,6 +36,11 @@ const VERBS: Record<string, Verb> = {
     usage: 'headroom run [WORKLOAD] [options]',
     load: async () => ({ options: RUN_OPTIONS, action: runCommand }),
   },
+  replay: {
+    summary: 'play a captured load back onto a copy of the database, at its recorded speed or faster (--until finds the headroom factor)',
+    usage: 'headroom replay CAPTURE.json --db URL [--speed X | --until CONDITIONS] [options]',
+    load: async () => import('./replay.js').then((m) => ({ options: m.REPLAY_OPTIONS, action: m.replayCommand })),
+  },
   init: {
     summary: "create the workload's schema and load its data (drops what is there; kv appends to a smaller table)",
     usage: 'headroom init [WORKLOAD] [options]',
