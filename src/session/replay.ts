@@ -241,21 +241,24 @@ export async function refuseProduction(request: ReplayRequest, allowed: boolean)
     await driver.close();
   }
   const database = identity?.database ?? server.database;
-  const sameDatabase = databases.size === 0 || databases.has(database);
+  // A capture that names no database leaves only the server to compare.
+  const sameDatabase = databases.size === 0 ? undefined : databases.has(database);
   const dbWords = databases.size === 0 ? 'the capture names no database' : `database ${[...databases].join('/')} against ${database}`;
   let same: boolean;
   let compared: string;
   const systemId = source.server?.systemId;
   if (systemId !== undefined && identity && identity.ids.length > 0) {
-    same = identity.ids.includes(systemId) && sameDatabase;
+    same = identity.ids.includes(systemId) && sameDatabase !== false;
     compared = `server identity ${systemId} against ${identity.ids.join(' / ')} and ${dbWords}`;
   } else {
-    const local = (h: string | undefined): string | undefined =>
-      h === 'localhost' || h === '::1' || h === '[::1]' || h?.startsWith('127.') ? 'this machine' : h;
+    const local = (h: string | undefined): string | undefined => (h === 'localhost' || h === '::1' || h === '[::1]' || h?.startsWith('127.') ? 'this machine' : h);
     const host = source.server?.host;
     const port = source.server?.port;
-    same = (host === undefined || local(host) === local(server.host)) && (port === undefined || port === server.port) && sameDatabase;
-    compared = `host ${host ?? '(not in the capture)'}, port ${port ?? '(not in the capture)'} and ${dbWords} as given, the capture having no server identity`;
+    // Without a host the log files were read here, so the captured server is taken to be on this machine.
+    const sameHost = local(host ?? 'localhost') === local(server.host);
+    const samePort = port === undefined || port === server.port;
+    same = sameHost && samePort && (sameDatabase ?? (host !== undefined && port !== undefined));
+    compared = `host ${host ?? '(not in the capture: this machine, where its logs were read)'}, port ${port ?? '(not in the capture)'} and ${dbWords}, as given (the capture has no server identity)`;
   }
   if (same && !allowed)
     throw new UserError(

@@ -4,7 +4,7 @@ import type { Statement } from '../../drivers/driver.js';
 import type { OptionValues } from '../../config/options.js';
 import type { CapturedStatement } from './capture-file.js';
 import type { ScheduledUnit, TerminalSchedule, TransactionType, Workload } from '../workload.js';
-import { readCapture } from './read-capture.js';
+import { readCaptureFile } from './capture-io.js';
 import { replayPlan, type ReplayPlan } from './replay-plan.js';
 import { runRecorded } from './run-statement.js';
 
@@ -17,7 +17,7 @@ export function planOf(options: OptionValues): ReplayPlan {
   const full = resolve(path);
   let plan = plans.get(full);
   if (!plan) {
-    plan = replayPlan(readCapture(full));
+    plan = replayPlan(readCaptureFile(full));
     plans.set(full, plan);
   }
   return plan;
