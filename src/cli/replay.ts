@@ -113,7 +113,9 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
 async function finish(result: RunResult, out: string | undefined, sweepText: string | undefined): Promise<number> {
   const file = out ?? defaultResultPath(result);
   const human = file === STDOUT_PATH ? process.stderr : process.stdout;
-  human.write(`${summaryText(result, undefined)}\n\n${replayText(result)}\n`);
+  // pgbench's block would list every statement shape as a script: the replay's own table does that.
+  const summary = summaryText({ ...result, summary: { ...result.summary, pgbench: undefined } } as RunResult, undefined);
+  human.write(`${summary}\n\n${replayText(result)}\n`);
   if (sweepText !== undefined) human.write(`\n${sweepText}\n`);
   let code = result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;
   if (code === 0 && sweepText === undefined && result.thresholds?.some((t) => !t.ok)) code = THRESHOLD_EXIT_CODE;

@@ -251,7 +251,8 @@ export async function refuseProduction(request: ReplayRequest, allowed: boolean)
     same = identity.ids.includes(systemId) && sameDatabase !== false;
     compared = `server identity ${systemId} against ${identity.ids.join(' / ')} and ${dbWords}`;
   } else {
-    const local = (h: string | undefined): string | undefined => (h === 'localhost' || h === '::1' || h === '[::1]' || h?.startsWith('127.') ? 'this machine' : h);
+    const local = (h: string | undefined): string | undefined =>
+      h === 'localhost' || h === '::1' || h === '[::1]' || h?.startsWith('127.') ? 'this machine' : h;
     const host = source.server?.host;
     const port = source.server?.port;
     // Without a host the log files were read here, so the captured server is taken to be on this machine.

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { describeTarget, type ServerTarget } from '../../../src/config/target.js';
+import type { ServerTarget } from '../../../src/config/target.js';
 import { createDriver } from '../../../src/drivers/registry.js';
 import type { Connection, DbmsName } from '../../../src/drivers/driver.js';
 import type { RunResult } from '../../../src/result/result.js';
@@ -28,12 +28,26 @@ function capture(dbms: 'postgres' | 'mariadb', sessions: Step[][], extra: { data
   return {
     format: 'headroom-capture',
     version: 1,
-    source: { dbms, kind: dbms === 'postgres' ? 'stderr' : 'general-log-file', files: ['/tmp/test.log'], capturedAt: new Date().toISOString(), ...(extra.server ? { server: extra.server } : {}) },
+    source: {
+      dbms,
+      kind: dbms === 'postgres' ? 'stderr' : 'general-log-file',
+      files: ['/tmp/test.log'],
+      capturedAt: new Date().toISOString(),
+      ...(extra.server ? { server: extra.server } : {}),
+    },
     startedAt: new Date().toISOString(),
     durationS,
     sessions: captured,
     skipped: [],
-    summary: { sessions: captured.length, statements: all.length, byKind, reads: byKind.select, writes: byKind.insert + byKind.update + byKind.delete, transactions: 0, perSecond: [] },
+    summary: {
+      sessions: captured.length,
+      statements: all.length,
+      byKind,
+      reads: byKind.select,
+      writes: byKind.insert + byKind.update + byKind.delete,
+      transactions: 0,
+      perSecond: [],
+    },
   };
 }
 
@@ -110,10 +124,15 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     assert.equal(code, 0, stderr);
     const replay = result!.replay!;
     for (const [kind, counts] of Object.entries(replay.byKind)) assert.equal(counts.executed, counts.captured, `${kind}: ${JSON.stringify(counts)}`);
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(replay.byKind).map(([k, c]) => [k, c.captured])),
-      { begin: 2, update: 3, commit: 1, select: 2, insert: 1, rollback: 1, delete: 1 },
-    );
+    assert.deepEqual(Object.fromEntries(Object.entries(replay.byKind).map(([k, c]) => [k, c.captured])), {
+      begin: 2,
+      update: 3,
+      commit: 1,
+      select: 2,
+      insert: 1,
+      rollback: 1,
+      delete: 1,
+    });
     assert.equal(replay.statements.executed, 11);
     assert.equal(replay.statements.failed, 0);
     assert.deepEqual(replay.recordedErrors, { captured: 1, again: 1, gone: 0 });
@@ -176,7 +195,9 @@ test("postgres: the server's system identifier marks the capture's own server", 
   if (!f) return;
   const [[id]] = (await f.conn.query('SELECT system_identifier::text FROM pg_control_system()')) as [[string]];
   const target = f.db.target as ServerTarget;
-  const refused = await f.replay(capture('postgres', [[[0, 'SELECT 1', 'select']]], { database: target.database, server: { systemId: id, host: 'db.example', port: 1 } }));
+  const refused = await f.replay(
+    capture('postgres', [[[0, 'SELECT 1', 'select']]], { database: target.database, server: { systemId: id, host: 'db.example', port: 1 } }),
+  );
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, new RegExp(`compared server identity ${id}`));
   const elsewhere = await f.replay(capture('postgres', [[[0, 'SELECT 1', 'select']]], { database: target.database, server: { systemId: '1234' } }));
@@ -204,16 +225,47 @@ test('postgres: --until finds the headroom factor of a capture that saturates, a
   assert.match(stdout, /data: the database given, with the writes of the earlier replays/);
 });
 
-test('a capture file of another format or version is refused in one line', async (t) => {
+test('postgres: Ctrl-C ends a replay with its result written, the statements not yet due counted as not run', async (t) => {
   const f = await fixture(t, 'postgres');
   if (!f) return;
-  const newer = { ...capture('postgres', [[[0, 'SELECT 1', 'select']]]), version: 2 } as unknown as CaptureFile;
-  const run = await f.replay(newer);
-  assert.equal(run.code, 2);
-  assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
-  assert.match(run.stderr, /version 2; this headroom reads version 1/);
-  const other = await f.replay({ format: 'pgreplay' } as unknown as CaptureFile);
+  const file = capture('postgres', [
+    [
+      [0, 'SELECT 1', 'select'],
+      [0.2, 'SELECT 2', 'select'],
+      [60, 'SELECT 3', 'select'],
+    ],
+  ]);
+  const captureFile = path.join(f.dir, 'interrupted.json');
+  const out = path.join(f.dir, 'interrupted-result.json');
+  writeFileSync(captureFile, JSON.stringify(file));
+  const started = performance.now();
+  const run = await runCli(['replay', captureFile, '--db', f.db.url, '-o', out, '-P', '1', '--observe=false'], {
+    whenStderr: [/progress: /, (pid) => process.kill(pid, 'SIGINT')],
+  });
+  assert.equal(run.code, 130, run.stderr);
+  assert.ok(performance.now() - started < 20_000, "it ended soon after Ctrl-C, not at the capture's end");
+  const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(result.status, 'interrupted');
+  assert.equal(result.replay!.statements.executed, 2);
+  assert.equal(result.replay!.statements.captured, 3);
+  assert.match(run.stdout, /statements: 2 of 3 captured \(1 not run\)/);
+});
+
+test('a capture file of another format or version is refused in one line, before any connection', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'headroom-replay-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const refuse = async (content: unknown): Promise<{ code: number | null; stderr: string }> => {
+    const file = path.join(dir, 'capture.json');
+    writeFileSync(file, JSON.stringify(content));
+    // Nothing listens on port 1: a refusal that connected first would say so instead.
+    return runCli(['replay', file, '--db', 'postgres://postgres@127.0.0.1:1/none']);
+  };
+  const newer = await refuse({ ...capture('postgres', [[[0, 'SELECT 1', 'select']]]), version: 2 });
+  assert.equal(newer.code, 2);
+  assert.equal(newer.stderr.trim().split('\n').length, 1, newer.stderr);
+  assert.match(newer.stderr, /version 2; this headroom reads version 1/);
+  const other = await refuse({ format: 'pgreplay' });
   assert.equal(other.code, 2);
+  assert.equal(other.stderr.trim().split('\n').length, 1, other.stderr);
   assert.match(other.stderr, /is not a headroom capture file/);
-  void describeTarget;
 });
