@@ -170,7 +170,11 @@ export class Terminal {
     const paced = plan.rate !== undefined || schedule !== undefined;
     for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
       const unit = schedule?.next();
-      if (schedule && unit === undefined) break;
+      if (schedule && unit === undefined) {
+        // The recorded session ended here: its connection closes, as the session's did.
+        await this.conn.close().catch(() => {});
+        break;
+      }
       const type = unit ? unit.type : this.deck.next();
       if (unit) {
         // A recorded order: due when the recording ran it, however late the terminal is.

@@ -171,6 +171,20 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     assert.equal(at2.statements.executed, 3);
   });
 
+  test(`${dbms}: a session's connection closes when its last recorded statement is done`, async (t) => {
+    const f = await fixture(t, dbms);
+    if (!f) return;
+    // The connections to this database when it runs: the test's own, headroom's session and B's, once A's has closed.
+    const connections =
+      dbms === 'postgres'
+        ? "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'"
+        : 'SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE()';
+    const file = capture(dbms, [[[0, 'SELECT 1', 'select']], [[0.6, connections, 'select', { rows: 3 }]]]);
+    const { code, stderr, result } = await f.replay(file);
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(result!.replay!.rows, { checked: 1, differ: 0 });
+  });
+
   test(`${dbms}: a replay onto the capture's own server and database is refused in one line unless told`, async (t) => {
     const f = await fixture(t, dbms);
     if (!f) return;
