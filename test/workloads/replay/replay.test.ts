@@ -66,7 +66,7 @@ async function fixture(t: TestContext, dbms: 'postgres' | 'mariadb'): Promise<Fi
   const conn = await driver.connect();
   const dir = mkdtempSync(path.join(tmpdir(), 'headroom-replay-'));
   t.after(async () => {
-    await conn.close();
+    await conn.close().catch(() => {});
     await driver.close();
     await db.dispose();
     rmSync(dir, { recursive: true, force: true });
@@ -240,6 +240,41 @@ describe('headroom replay', { concurrency: 4 }, () => {
     assert.match(stdout, new RegExp(`headroom factor: ${sweep.factor}x`));
     assert.match(stdout, new RegExp(`next step failed: ${failed.speed}x: p99<250ms`));
     assert.match(stdout, /data: the database given, with the writes of the earlier replays/);
+  });
+
+  test('postgres: --fresh-from replays into a new copy of the template each time and drops it', async (t) => {
+    const f = await fixture(t, 'postgres');
+    if (!f) return;
+    await f.conn.query('CREATE TABLE acct (id int primary key, bal int not null)');
+    const template = (f.db.target as ServerTarget).database;
+    // The replay connects to the admin database: PostgreSQL copies a template nobody is connected to.
+    await f.conn.close();
+    const file = capture('postgres', [[[0, 'INSERT INTO acct VALUES ($1, 1)', 'insert', { params: ['7'], rows: 1 }]]]);
+    const captureFile = path.join(f.dir, 'fresh.json');
+    writeFileSync(captureFile, JSON.stringify(file));
+    const admin = f.db.url.replace(/\/[^/]*$/, '/postgres');
+    for (const round of [1, 2]) {
+      const out = path.join(f.dir, `fresh-${round}.json`);
+      const run = await runCli(['replay', captureFile, '--db', admin, '--fresh-from', template, '-o', out, '-P', '0', '--observe=false']);
+      assert.equal(run.code, 0, run.stderr);
+      const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+      // The same key inserted in both rounds: each round started from the template's empty table.
+      assert.equal(result.replay!.statements.failed, 0, `round ${round}`);
+      assert.match(run.stdout, new RegExp(`data: a fresh copy of ${template}, dropped after the replay`));
+    }
+    const driver = createDriver(f.db.admin);
+    const check = await driver.connect();
+    try {
+      const copies = await check.query("SELECT datname FROM pg_database WHERE datname LIKE 'headroom_replay_%'");
+      assert.deepEqual(copies, []);
+    } finally {
+      await check.close();
+      await driver.close();
+    }
+    const again = await createDriver(f.db.target).connect();
+    const [[rows]] = (await again.query('SELECT COUNT(*) FROM acct')) as [[unknown]];
+    await again.close();
+    assert.equal(Number(rows), 0, 'the template is left as it was');
   });
 
   test('postgres: Ctrl-C ends a replay with its result written, the statements not yet due counted as not run', async (t) => {
