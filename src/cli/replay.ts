@@ -63,7 +63,16 @@ export function parseUntil(text: string): UntilCondition[] {
     .map((p) => p.trim())
     .filter((p) => p !== '');
   if (parts.length === 0) throw new UserError(`--until '${text}' names no condition`, "e.g. --until 'p99<50ms,keeps-up'");
-  return parts.map((part) => (part === 'keeps-up' ? { text: part, keepsUp: true } : { text: part, threshold: parseThreshold(part) }));
+  return parts.map((part) => {
+    if (part === 'keeps-up') return { text: part, keepsUp: true };
+    try {
+      return { text: part, threshold: parseThreshold(part) };
+    } catch (error) {
+      // parseThreshold speaks of --threshold; here the condition came from --until.
+      const hint = error instanceof UserError ? error.hint : undefined;
+      throw new UserError(`--until '${part}' is not a condition`, `keeps-up, or ${hint ?? "a threshold such as 'p99<50ms'"}`);
+    }
+  });
 }
 
 /** `headroom replay CAPTURE --db URL`: a captured load played back at its recorded times, once or at rising speeds (--until). */
@@ -100,6 +109,10 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
     const result = await replayOnce(request, values.speed, 0);
     return finish(result, values.out, undefined);
   }
+  if (request.freshFrom === undefined)
+    logLine(
+      'the speeds replay one after another on the same database: each sees the writes of those before it (--fresh-from TEMPLATE_DB starts each from the same data)',
+    );
   const { sweep, held, last } = await replaySweep(request, (step) =>
     logLine(
       `speed ${step.speed}x: ${step.replaySeconds.toFixed(2)} s for ${step.targetSeconds.toFixed(2)} s, p99 ${step.p99Ms.toFixed(2)} ms, ${step.failed} failed: ${step.holds ? 'holds' : `fails (${step.failing.join('; ') || step.status})`}`,

@@ -316,6 +316,9 @@ describe('headroom replay', { concurrency: 4 }, () => {
     assert.equal(newer.code, 2);
     assert.equal(newer.stderr.trim().split('\n').length, 1, newer.stderr);
     assert.match(newer.stderr, /version 2; this headroom reads version 1/);
+    const badUntil = await runCli(['replay', path.join(dir, 'capture.json'), '--db', 'postgres://postgres@127.0.0.1:1/none', '--until', 'p99<abc']);
+    assert.equal(badUntil.code, 2);
+    assert.match(badUntil.stderr, /^headroom: --until 'p99<abc' is not a condition \(keeps-up, or /);
     const other = await refuse({ format: 'pgreplay' });
     assert.equal(other.code, 2);
     assert.equal(other.stderr.trim().split('\n').length, 1, other.stderr);
