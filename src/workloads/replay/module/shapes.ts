@@ -58,9 +58,11 @@ export function shapeOf(statement: Pick<CapturedStatement, 'sql' | 'params'>): S
       i += digits.length;
     } else if (params === undefined && /\d/.test(c) && !/[\w$.]/.test(sql[i - 1] ?? '')) {
       const literal = /^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(sql.slice(i))![0];
-      if (/\w/.test(sql[i + literal.length] ?? '')) {
-        // Part of a name that starts with a digit: not a number.
-        out += c;
+      if (/\w/.test(sql[i + literal.length] ?? '') || inOrdinalList(out)) {
+        // Part of a name that starts with a digit, or a column's position (GROUP BY 1, 2; ORDER BY 1):
+        // not a value, and a placeholder there would group or sort by a constant.
+        out += literal;
+        i += literal.length - 1;
         continue;
       }
       const signed = out.endsWith('-') && SIGN_CONTEXT.test(out.slice(0, -1).trimEnd());
@@ -76,3 +78,15 @@ export function shapeOf(statement: Pick<CapturedStatement, 'sql' | 'params'>): S
   }
   return { sql: out.trim().replace(/\s*;$/, ''), values };
 }
+
+/** Is the text so far inside a GROUP BY or ORDER BY list, right where a column's position may stand? */
+function inOrdinalList(text: string): boolean {
+  const trimmed = text.trimEnd();
+  if (!trimmed.endsWith(',') && !/\bby$/i.test(trimmed)) return false;
+  const words = trimmed.toLowerCase().match(/[a-z_]+/g) ?? [];
+  const clause = [...words].reverse().find((word) => CLAUSES.has(word));
+  return clause === 'by';
+}
+
+/** The words that start a clause: the last one seen says which clause a number stands in. */
+const CLAUSES = new Set(['select', 'from', 'where', 'by', 'having', 'limit', 'offset', 'values', 'set', 'on', 'returning', 'into', 'update']);

@@ -88,7 +88,8 @@ export function transactionMix(capture: CaptureFile): TransactionMix {
       const shape = shapeOf(statement);
       open.statements.push({ sql: shape.sql, kind: statement.kind, values: shape.values });
       if (statement.error !== undefined) open.failed = true;
-      if (!DML.has(statement.kind)) open.notDml = true;
+      // Several statements in one text (a simple-protocol query) cannot be prepared as one.
+      if (!DML.has(statement.kind) || /;/.test(shape.sql.replace(/'(?:[^']|'')*'|"[^"]*"/g, ''))) open.notDml = true;
       if (!inBlock) close(false, false);
     }
     // A block the log ends inside was never seen to commit: it is not a transaction of the load's.
