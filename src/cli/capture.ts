@@ -57,16 +57,16 @@ export async function captureCommand(argv: readonly string[]): Promise<number> {
   if (!fromTable && values.db !== undefined)
     throw new UserError('--db is for --from-table', 'give --from-table to read mysql.general_log, or --server URL to record the logged server');
   if (!fromTable && positionals.length === 0) throw new UserError('headroom capture needs the log files to read', 'headroom capture LOG... -o capture.json');
-  const server = values.server === undefined ? undefined : await identify(values.server);
   const captured = fromTable
-    ? await captureTable(values.db!, server)
+    ? await captureTable(values.db!)
     : captureLogs({
         files: positionals,
         ...(values.format ? { format: values.format } : {}),
         ...(values.prefix !== undefined ? { prefix: values.prefix } : {}),
-        ...(server ? { server } : {}),
       });
   const { capture } = captured;
+  // Asked only once the log is read: the server logs the question too, and it is no part of the load.
+  if (values.server !== undefined) capture.source.server = await identify(values.server);
   if (capture.summary.statements === 0)
     throw new UserError(
       `no statement could be captured from ${fromTable ? 'mysql.general_log' : positionals.join(' ')}${skippedText(capture)}`,
@@ -81,7 +81,7 @@ export async function captureCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-async function captureTable(url: string, server: CaptureSource['server'] | undefined): Promise<Captured> {
+async function captureTable(url: string): Promise<Captured> {
   const target = resolveTarget(url);
   const table = LOG_TABLES[target.dbms];
   if (!table) throw new UserError(`--from-table reads MariaDB's mysql.general_log; ${describeTarget(target)} is not MariaDB`, 'give the log files instead');
@@ -90,7 +90,7 @@ async function captureTable(url: string, server: CaptureSource['server'] | undef
   try {
     const builder = new CaptureBuilder();
     await table.read(conn, builder);
-    const identity = server ?? (await identityOf(target, conn));
+    const identity = await identityOf(target, conn);
     const capture = builder.build({
       dbms: table.dbms,
       kind: 'general-log-table',

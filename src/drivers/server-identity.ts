@@ -24,12 +24,9 @@ export async function serverIdentity(dbms: DbmsName, conn: Connection): Promise<
   const query = QUERIES[dbms];
   if (!query) return undefined;
   if (dbms === 'mariadb') {
-    // A MySQL server answers @@server_uuid; MariaDB refuses the name (unknown system variable).
-    const uuid = await conn.query('SELECT @@server_uuid').then(
-      (rows) => rows[0]?.[0],
-      () => undefined,
-    );
-    if (typeof uuid === 'string' && uuid !== '') return { systemId: uuid };
+    // A MySQL server has server_uuid; MariaDB has no such variable, and SHOW answers it with no row rather than an error.
+    const [uuid] = await conn.query("SHOW GLOBAL VARIABLES LIKE 'server_uuid'");
+    if (typeof uuid?.[1] === 'string' && uuid[1] !== '') return { systemId: uuid[1] };
   }
   const [row] = await conn.query(query.sql);
   return row ? { systemId: query.identity(row) } : undefined;

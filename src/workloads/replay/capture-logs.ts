@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../../errors.js';
-import type { CaptureFile, CaptureSource } from './capture-file.js';
+import type { CaptureFile } from './capture-file.js';
 import { CaptureBuilder } from './capture-builder.js';
 import { logLines } from './log-lines.js';
 import { compilePrefix, DEFAULT_PREFIXES, PGREPLAY_PREFIX, type CompiledPrefix } from './postgres/prefix.js';
@@ -19,7 +19,6 @@ export interface CaptureRequest {
   format?: LogFormat;
   /** The server's log_line_prefix, for a stderr log; otherwise pgreplay's and its %t form are tried. */
   prefix?: string;
-  server?: CaptureSource['server'];
 }
 
 export interface Captured {
@@ -61,7 +60,6 @@ export function captureLogs(request: CaptureRequest): Captured {
     dbms: first.format === 'general-log' ? 'mariadb' : 'postgres',
     kind: first.format === 'general-log' ? 'general-log-file' : first.format,
     files: request.files.map((file) => path.resolve(file)),
-    ...(request.server ? { server: request.server } : {}),
   });
   return { capture, notes: builder.noteLines };
 }
