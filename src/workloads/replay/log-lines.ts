@@ -4,6 +4,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 export interface LogLine {
   text: string;
   number: number;
+  /** False for a last line with no newline after it: the writer may have been cut off in it. */
+  ended: boolean;
 }
 
 const CHUNK = 1 << 20;
@@ -25,9 +27,11 @@ export function* logLines(file: string): Generator<LogLine> {
       const text = rest + (read > 0 ? decoder.decode(buffer.subarray(0, read), { stream: true }) : decoder.decode());
       const lines = text.split('\n');
       rest = read > 0 ? lines.pop()! : '';
-      for (const line of read > 0 ? lines : lines.filter((l, i) => i < lines.length - 1 || l !== '')) {
+      const last = read > 0 ? -1 : lines.length - 1;
+      for (const [i, line] of lines.entries()) {
+        if (i === last && line === '') break;
         number++;
-        yield { text: line.endsWith('\r') ? line.slice(0, -1) : line, number };
+        yield { text: line.endsWith('\r') ? line.slice(0, -1) : line, number, ended: i !== last };
       }
       if (read === 0) return;
     }

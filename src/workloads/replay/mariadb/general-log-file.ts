@@ -11,6 +11,9 @@ const ENTRY = /^(?:(\d{6} [ \d]\d:\d\d:\d\d)|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\
 /** The lines the server writes at each start (and FLUSH LOGS): thread ids begin again after them. */
 const HEADER = [/^\S+, Version: .* started with:$/, /^Tcp port: \d+ +Unix socket: /, /^Time\s+Id\s+Command\s+Argument$/];
 
+/** A last entry whose line has no newline yet: a counted skip, since the server may still have been writing it. */
+export const CUT_SHORT = 'the last entry, cut short (the server was still writing it)';
+
 /** Lines before the first entry that are not the server's header: what was cut off at the start. */
 export const BEFORE_FIRST_ENTRY = 'lines before the first entry (the end of a statement begun in an earlier file)';
 
@@ -30,8 +33,16 @@ export function readGeneralLogFile(file: string, shown: string, builder: Capture
     else if (current) reader.read(current);
     current = undefined;
   };
-  for (const { text, number } of logLines(file)) {
+  for (const { text, number, ended } of logLines(file)) {
     const from = `${shown}:${number}`;
+    if (!ended) {
+      // The file ends inside a line: the server was still writing it, and its entry may be cut.
+      if (!ENTRY.test(text) && current) {
+        builder.skip(CUT_SHORT, current.from);
+        current = undefined;
+      } else builder.skip(CUT_SHORT, from);
+      break;
+    }
     if (HEADER.some((header) => header.test(text))) {
       flush();
       if (/started with:$/.test(text) && entries > 0) run++;

@@ -36,8 +36,8 @@ const COLUMNS = [
 const COLUMN = Object.fromEntries(COLUMNS.map((name, i) => [name, i])) as Record<(typeof COLUMNS)[number], number>;
 
 /**
- * A last record cut short (the file ends inside a quoted field) is a counted skip: a server still
- * writing its log leaves one there, and everything before it is whole. A complete record with the
+ * A last record cut short (the file ends inside a quoted field, or without the record's newline) is
+ * a counted skip: a server still writing its log leaves one there, and everything before it is whole. A complete record with the
  * wrong number of columns is an error, since it is not csvlog as PostgreSQL writes it, and what its
  * columns mean cannot be known.
  */
@@ -49,7 +49,7 @@ export function readCsvLog(file: string, shown: string, builder: CaptureBuilder)
   let record = '';
   let startLine = 0;
   let quoted = false;
-  for (const { text, number } of logLines(file)) {
+  for (const { text, number, ended } of logLines(file)) {
     if (record === '' && text === '') continue;
     if (record === '') startLine = number;
     else record += '\n';
@@ -58,6 +58,11 @@ export function readCsvLog(file: string, shown: string, builder: CaptureBuilder)
     for (const c of text) if (c === '"') quoted = !quoted;
     if (quoted) continue;
     const from = `${shown}:${startLine}`;
+    if (!ended) {
+      record = '';
+      builder.skip(CUT_SHORT, from);
+      break;
+    }
     const fields = csvFields(record);
     record = '';
     if (fields.length < COLUMNS.length || fields.length > 26)

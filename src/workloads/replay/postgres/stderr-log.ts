@@ -18,6 +18,9 @@ export const BEFORE_FIRST_ENTRY = 'lines before the first log entry (the end of 
  */
 export const NOT_PREFIXED = "lines that do not start with the log_line_prefix (other programs' output on the server's stderr)";
 
+/** A last entry whose line has no newline yet: a counted skip, as csvlog's last record cut short. */
+export const CUT_SHORT = 'the last entry, cut short (the server was still writing it)';
+
 /** Lines that belong to the entry before them (stderr writes them with their own prefix). */
 const SUB_LINES = new Set(['DETAIL', 'HINT', 'CONTEXT', 'STATEMENT', 'QUERY', 'LOCATION']);
 
@@ -34,8 +37,16 @@ export function readStderrLog(file: string, shown: string, prefix: CompiledPrefi
     current = undefined;
     appendTo = undefined;
   };
-  for (const { text, number } of logLines(file)) {
+  for (const { text, number, ended } of logLines(file)) {
     const from = `${shown}:${number}`;
+    if (!ended) {
+      // The file ends inside a line: the server was still writing it, and its entry may be cut.
+      if (text.startsWith('\t') && current) {
+        builder.skip(CUT_SHORT, current.from);
+        current = undefined;
+      } else builder.skip(CUT_SHORT, from);
+      break;
+    }
     if (text.startsWith('\t') && !foreign) {
       // PostgreSQL writes each further line of a message, statement or detail after a tab.
       if (current && appendTo) current[appendTo] = `${current[appendTo] ?? ''}\n${text.slice(1)}`;
@@ -69,7 +80,9 @@ export function readStderrLog(file: string, shown: string, prefix: CompiledPrefi
       // A DETAIL or STATEMENT line is written with its entry, in the same write: one with no entry of
       // its session before it means lines are missing from the log, so what it belongs to is unknown.
       // That is an error rather than a skip, since the statements around the gap cannot be trusted.
-      if (!current || current.session !== session) {
+      // So is a parameters: line after anything but an execute or a bind: its statement is missing.
+      const orphanParameters = message.startsWith('parameters:') && !/^(?:duration: \S+ ms {2})?(?:execute|bind) /.test(current?.message ?? '');
+      if (!current || current.session !== session || orphanParameters) {
         const what = message.startsWith('parameters:')
           ? 'a parameters: line with no execute before it'
           : `a ${severity} line with no log entry of its session before it`;
