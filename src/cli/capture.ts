@@ -23,7 +23,7 @@ export const CAPTURE_OPTIONS = defineOptions([
     help: 'also write a workload module of the top statement shapes, their mix and their values (headroom run FILE.ts)',
   },
   { long: 'top', type: 'integer', min: 1, value: 'N', help: 'transaction shapes the module keeps, the most frequent first', default: 10 },
-  { long: 'format', type: 'string', choices: LOG_FORMATS, help: "the log's kind (default: told from its first lines)" },
+  { long: 'format', type: 'string', value: 'KIND', choices: LOG_FORMATS, help: "the log's kind (default: told from its first lines)" },
   {
     long: 'prefix',
     type: 'string',
