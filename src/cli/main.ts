@@ -79,6 +79,12 @@ const VERBS: Record<string, Verb> = {
     load: async () => import('./experiment.js').then((m) => ({ options: [], action: m.experimentCommand })),
     ownHelp: true,
   },
+  capture: {
+    summary:
+      "record a real load from the server's own log (PostgreSQL stderr or csvlog, MariaDB's general log) into a capture file, and optionally a workload module of it",
+    usage: 'headroom capture LOG... [-o capture.json] [--module FILE.ts] | headroom capture --db mariadb://... --from-table',
+    load: async () => import('./capture.js').then((m) => ({ options: m.CAPTURE_OPTIONS, action: m.captureCommand })),
+  },
   'restore-settings': {
     summary: 'put back the server-wide settings a killed headroom command left changed (every command against a server does this first)',
     usage: 'headroom restore-settings --db URL',

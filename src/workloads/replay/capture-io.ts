@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../../errors.js';
 import { fileErrorReason } from '../../common/file-errors.js';
@@ -13,10 +13,20 @@ export const STATEMENT_KINDS: readonly StatementKind[] = ['select', 'insert', 'u
  * leaves half a file that replay would then refuse (or, worse, half read).
  */
 export async function writeCaptureFile(capture: CaptureFile, file: string): Promise<void> {
+  const text = `${JSON.stringify(capture)}\n`;
+  // A rename would put a plain file in place of what is there: /dev/null itself, a named pipe, a
+  // symbolic link. Such a target is written through instead.
+  const existing = await lstat(file).catch(() => undefined);
+  if (existing && !existing.isFile()) {
+    await writeFile(file, text).catch((error: unknown) => {
+      throw new UserError(`cannot write the capture file ${file}: ${fileErrorReason(error)}`, 'give -o a path in a folder you can write to');
+    });
+    return;
+  }
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    await writeFile(temporary, `${JSON.stringify(capture)}\n`);
+    await writeFile(temporary, text);
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../../../src/errors.js';
@@ -89,4 +89,15 @@ test('another format, a newer version, broken JSON and a damaged statement are e
     // The file written is the file read: a good one is not refused for its layout.
     await writeCaptureFile(sampleCapture(), path.join(folder, 'good.json'));
     assert.equal(JSON.parse(readFileSync(path.join(folder, 'good.json'), 'utf8')).format, 'headroom-capture');
+  }));
+
+test('a target that is not a plain file (a link, a device such as /dev/null) is written through, not replaced', () =>
+  withFolder(async (folder) => {
+    const real = path.join(folder, 'real.json');
+    const link = path.join(folder, 'link.json');
+    writeFileSync(real, '');
+    symlinkSync(real, link);
+    await writeCaptureFile(sampleCapture(), link);
+    assert.ok(lstatSync(link).isSymbolicLink(), 'the link is still a link');
+    assert.deepEqual(readCaptureFile(real), sampleCapture());
   }));
