@@ -12,8 +12,8 @@
 //   node bench/replay-vs-pgreplay.mjs [--db postgres://postgres@127.0.0.1:5432/postgres] [--time 30]
 //        [--clients 4] [--speeds 1,2] [--log /var/log/postgresql/postgresql-15-main.log]
 //
-// The capture for headroom is read from the stderr log by this script's own few lines (readStderrLog):
-// headroom capture was not yet there to read it when this bench was written. pgreplay connects to
+// The capture for headroom is made by headroom capture from the cut-out log, or, where that fails,
+// by this script's own few lines (readStderrLog), which it used before headroom capture was there. pgreplay connects to
 // the database the log names, so its copy of the log names its own copy.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, closeSync, readFileSync } from 'node:fs';
@@ -87,9 +87,20 @@ try {
     .split('\n')
     .filter((l) => l.split('|')[2] === SOURCE || /^\s/.test(l));
   psql(maintenance, `ALTER DATABASE ${SOURCE} RESET ALL`);
-  const capture = readStderrLog(lines);
+  // headroom capture reads the log where it is built; the bench's own few lines read it otherwise.
   const captureFile = path.join(work, 'capture.json');
-  writeFileSync(captureFile, JSON.stringify(capture));
+  const sourceLog = path.join(work, 'source.log');
+  writeFileSync(sourceLog, lines.join('\n') + '\n');
+  let capture;
+  try {
+    execFileSync(process.execPath, [path.join(import.meta.dirname, '../dist/src/cli/bin.js'), 'capture', sourceLog, '-o', captureFile], { stdio: 'pipe' });
+    capture = JSON.parse(readFileSync(captureFile, 'utf8'));
+    console.log('capture: headroom capture');
+  } catch (error) {
+    console.log(`capture: the bench's own log reader (headroom capture: ${String(error.message).split('\n')[0]})`);
+    capture = readStderrLog(lines);
+    writeFileSync(captureFile, JSON.stringify(capture));
+  }
   if (values.keep) writeFileSync(values.keep, JSON.stringify(capture));
   console.log(
     `pgbench -c ${values.clients} -T ${values.time}: ${capture.summary.statements} statements in ${capture.summary.sessions} sessions over ${capture.durationS.toFixed(1)} s logged`,
