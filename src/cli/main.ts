@@ -36,6 +36,11 @@ const VERBS: Record<string, Verb> = {
     usage: 'headroom run [WORKLOAD] [options]',
     load: async () => ({ options: RUN_OPTIONS, action: runCommand }),
   },
+  replay: {
+    summary: 'play a captured load back onto a copy of the database, at its recorded speed or faster (--until finds the headroom factor)',
+    usage: 'headroom replay CAPTURE.json --db URL [--speed X | --until CONDITIONS] [options]',
+    load: async () => import('./replay.js').then((m) => ({ options: m.REPLAY_OPTIONS, action: m.replayCommand })),
+  },
   init: {
     summary: "create the workload's schema and load its data (drops what is there; kv appends to a smaller table)",
     usage: 'headroom init [WORKLOAD] [options]',
@@ -73,6 +78,12 @@ const VERBS: Record<string, Verb> = {
     usage: 'headroom experiment NAME [options]',
     load: async () => import('./experiment.js').then((m) => ({ options: [], action: m.experimentCommand })),
     ownHelp: true,
+  },
+  capture: {
+    summary:
+      "record a real load from the server's own log (PostgreSQL stderr or csvlog, MariaDB's general log) into a capture file, and optionally a workload module of it",
+    usage: 'headroom capture LOG... [-o capture.json] [--module FILE.ts] | headroom capture --db mariadb://... --from-table',
+    load: async () => import('./capture.js').then((m) => ({ options: m.CAPTURE_OPTIONS, action: m.captureCommand })),
   },
   'restore-settings': {
     summary: 'put back the server-wide settings a killed headroom command left changed (every command against a server does this first)',

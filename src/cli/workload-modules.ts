@@ -3,8 +3,8 @@ import { isModulePath, loadWorkloadModule } from '../module/load-module.js';
 import type { ModuleWorkload } from '../module/adapt.js';
 import { WORKLOADS } from '../workloads/registry.js';
 
-/** Options whose value is a file that is not a workload module (a result, a log), even when it ends in .js. */
-const FILE_VALUED = new Set(['-o', '--out', '-f', '--file', '--log-prefix', '--journal', '--csv']);
+/** Options whose value is a file that is not a workload module to load (a result, a log, the module capture writes), even when it ends in .js. */
+const FILE_VALUED = new Set(['-o', '--out', '-f', '--file', '--log-prefix', '--journal', '--csv', '--module']);
 
 /**
  * Loads every workload module the command line names (a WORKLOAD position, or --workload FILE of

@@ -274,6 +274,18 @@ export interface Driver {
    * (PostgreSQL needs a role that may read data_directory); undefined when it does not say.
    */
   dataFolder(conn: Connection): Promise<string | undefined>;
+  /**
+   * The server's own identity and the connected database, for replay's refusal of the server a
+   * capture came from: PostgreSQL's system identifier, MariaDB's @@server_uuid where it has one and
+   * its @@hostname:port (both are given: a capture may have recorded either). Absent: not known.
+   */
+  serverIdentity?(conn: Connection): Promise<{ ids: string[]; database: string }>;
+  /**
+   * A new database `name` made as a copy of `template` on the same server (PostgreSQL's CREATE
+   * DATABASE ... TEMPLATE), and dropping it again; absent where the DBMS has no such copy.
+   */
+  copyDatabase?(conn: Connection, template: string, name: string): Promise<void>;
+  dropDatabase?(conn: Connection, name: string): Promise<void>;
   /** Does a table exist in the connected database/schema? */
   tableExists(conn: Connection, table: string): Promise<boolean>;
   /** How --set NAME=VALUE is applied on this DBMS; throws UserError when it cannot be while the server runs. */

@@ -242,6 +242,7 @@ export class LocalJob implements JobHandle {
           gate,
           context,
           log,
+          schedule: workload.schedule?.(config.options, plan.id),
         }),
     );
     recorder.refusedConnections = opened.length - accepted.length;

@@ -3,7 +3,7 @@ import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
 import type { Recorder, StuckTerminal, TerminalTally } from '../metrics/recorder.js';
 import { waitingOn } from '../metrics/stuck.js';
-import type { TerminalContext, TransactionRunner, TransactionType } from '../workloads/workload.js';
+import type { TerminalContext, TerminalSchedule, TransactionRunner, TransactionType } from '../workloads/workload.js';
 import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
 import { Pacing } from './pacing.js';
@@ -64,6 +64,8 @@ export interface TerminalParts {
   context: Omit<TerminalContext, 'random' | 'terminal' | 'terminals' | 'transactionsPerTerminal'>;
   /** -l: the job's transaction log, written while measuring. */
   log?: TransactionLog | undefined;
+  /** A recorded order to run instead of the mix (Workload.schedule). */
+  schedule?: TerminalSchedule | undefined;
 }
 
 /**
@@ -89,6 +91,9 @@ export class Terminal {
   private conn: Connection;
   private readonly tally: TerminalTally;
   private readonly log: TransactionLog | undefined;
+  private readonly schedule: TerminalSchedule | undefined;
+  /** When run() began (performance.now()): a schedule's due times count from here. */
+  private origin = 0;
   /** Transactions this terminal has logged, for the log's transaction_no column. */
   private logged = 0;
   /**
@@ -116,6 +121,7 @@ export class Terminal {
       blocking: this.blocking,
       gate: this.gate,
       log: this.log,
+      schedule: this.schedule,
     } = parts);
     this.random = this.types[0]?.random?.({ seed: parts.context.seed, terminal: this.plan.id, terminals: this.plan.terminals }) ?? new Random(this.plan.seed);
     this.pacing = new Pacing(this.plan.seed);
@@ -158,9 +164,28 @@ export class Terminal {
     // -C: the connection opened at the start only showed the server takes clients; each transaction opens its own.
     if (plan.connectEach === true) await this.conn.close().catch(() => {});
     let scheduled = performance.now();
+    const origin = scheduled;
+    this.origin = origin;
+    const { schedule } = this;
+    const paced = plan.rate !== undefined || schedule !== undefined;
     for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
-      const type = this.deck.next();
-      if (plan.rate !== undefined) {
+      const unit = schedule?.next();
+      if (schedule && unit === undefined) {
+        // The recorded session ended here: its connection closes, as the session's did.
+        await this.conn.close().catch(() => {});
+        break;
+      }
+      const type = unit ? unit.type : this.deck.next();
+      if (unit) {
+        // A recorded order: due when the recording ran it, however late the terminal is.
+        scheduled = origin + unit.dueMs;
+        let now = performance.now();
+        while (now < scheduled && !stop.stopped) {
+          await stop.until(scheduled);
+          now = performance.now();
+        }
+        if (stop.stopped) break;
+      } else if (plan.rate !== undefined) {
         // Poisson arrivals as pgbench --rate: exponential gaps, and latency counted from the
         // scheduled start, so a stalled server shows up as latency (no coordinated omission).
         scheduled += this.pacing.arrivalGapMs(meanGapMs);
@@ -192,11 +217,11 @@ export class Terminal {
       let started: number;
       if (this.gate === undefined) {
         started = performance.now();
-        if (plan.rate === undefined) scheduled = started;
+        if (!paced) scheduled = started;
         this.busySince = scheduled;
         this.busyType = type;
       } else {
-        if (plan.rate === undefined) scheduled = performance.now();
+        if (!paced) scheduled = performance.now();
         this.busySince = scheduled;
         this.busyType = type;
         this.waitingTurn = true;
@@ -217,7 +242,9 @@ export class Terminal {
       try {
         rolledBack = (await this.runners[type]!()) === 'rolled-back';
       } catch (thrown) {
-        ({ error, tries, rolledBack } = await this.retry(type, asDbError(thrown), state, scheduled));
+        // A recorded order is not tried again nor rolled back: the recording went on from the error.
+        if (schedule) error = asDbError(thrown);
+        else ({ error, tries, rolledBack } = await this.retry(type, asDbError(thrown), state, scheduled));
       }
       leave?.();
       this.busySince = NaN;
@@ -256,7 +283,7 @@ export class Terminal {
             ended,
           );
         if (error.errorClass === 'connection_lost') await this.reconnect();
-        else if (error.errorClass === 'bad_request') {
+        else if (error.errorClass === 'bad_request' && !schedule) {
           this.abortedBy = error;
           this.tally.aborted = error.message;
           return;
@@ -307,7 +334,13 @@ export class Terminal {
     this.abandoned = true;
     const { plan, recorder } = this;
     recorder.unfinished(this.busyType, Math.max(1, Math.round((now - this.busySince) * 1000)), this.tally);
-    if (plan.rate !== undefined) {
+    if (this.schedule) {
+      for (const unit of this.schedule.remaining()) {
+        const due = this.origin + unit.dueMs;
+        if (due >= stoppedAt) break;
+        recorder.unfinished(unit.type, Math.max(1, Math.round((now - due) * 1000)), this.tally);
+      }
+    } else if (plan.rate !== undefined) {
       const meanGapMs = 1000 / plan.rate;
       for (let due = this.busySince + this.pacing.arrivalGapMs(meanGapMs); due < stoppedAt; due += this.pacing.arrivalGapMs(meanGapMs)) {
         const type = this.deck.next();

@@ -14,6 +14,8 @@ import type { ServerSettingsRecord } from './server-settings-record.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 
 /** Bumped whenever a field changes meaning or is removed; docs/result-schema.md describes each version. */
+import type { ReplayRecord } from './replay-record.js';
+
 export const RESULT_SCHEMA = 'headroom.result/1';
 
 export interface RunResult {
@@ -191,6 +193,8 @@ export interface RunResult {
   planning?: PlanningResult;
   /** Routing over a primary and replicas: per-node statements, replica lag, the check on the primary. */
   replication?: ReplicationResult;
+  /** headroom replay: the capture, its speed and what ran against it (replay-record.ts). */
+  replay?: ReplayRecord;
 }
 
 /** Planning apart from execution, per statement and per unit, and its share of the server's CPU during the run. */

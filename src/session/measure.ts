@@ -128,7 +128,9 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       `running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`,
     );
   const runStart = await readRunStart(plan);
-  const observer = plan.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), workload.tables) : undefined;
+  // A workload that names no tables of its own (replay) runs on the database's: all of them are observed.
+  const tables = workload.tables.length > 0 ? workload.tables : undefined;
+  const observer = plan.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), tables) : undefined;
   const server = serverTargetOf(session.target);
   const lagSampler = routing && plan.observe && server?.replicas ? await ReplicaLagSampler.start(server) : undefined;
   const agents = plan.agents;

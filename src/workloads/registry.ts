@@ -6,6 +6,7 @@ import { kv } from './kv/index.js';
 import { peak } from './peak/index.js';
 import { tpcb } from './tpcb/index.js';
 import { tpcc } from './tpcc/index.js';
+import { replay } from './replay/index.js';
 
 export const WORKLOADS: readonly Workload[] = [tpcb, chain, tpcc, kv, peak];
 
@@ -23,7 +24,8 @@ export function registerModuleWorkload(text: string, path: string, workload: Wor
 export function findWorkload(name: string): Workload {
   const module = modules.get(name) ?? modules.get(resolve(name));
   if (module) return module;
-  const workload = WORKLOADS.find((w) => w.name === name);
+  // replay is its own verb's (headroom replay), not one `run` lists; its jobs find it here.
+  const workload = [...WORKLOADS, replay].find((w) => w.name === name);
   if (!workload) throw new UserError(`unknown workload "${name}"`, `known workloads: ${WORKLOADS.map((w) => w.name).join(', ')} (headroom list)`);
   return workload;
 }

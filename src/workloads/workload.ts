@@ -127,6 +127,24 @@ export interface TransactionType {
   prepare(conn: Connection, terminal: TerminalContext): Promise<TransactionRunner>;
 }
 
+/**
+ * A terminal that runs a recorded order instead of drawing from the mix (replay): each unit is one
+ * run of a type, due at dueMs after the terminal starts. The terminal waits for that time, counts
+ * its lateness as schedule lag and its latency from it (no coordinated omission), and ends when
+ * next() gives nothing more. An error leaves the connection as it is (no rollback, no abort): the
+ * recording's later statements met whatever state it left.
+ */
+export interface TerminalSchedule {
+  next(): ScheduledUnit | undefined;
+  /** The units still to come, without taking them: those due before a stop are counted unfinished. */
+  remaining(): Iterable<ScheduledUnit>;
+}
+
+export interface ScheduledUnit {
+  type: number;
+  dueMs: number;
+}
+
 /** A workload's own headline figure for a run, e.g. TPC-C's NOPM. */
 export interface WorkloadMetric {
   name: string;
@@ -223,6 +241,8 @@ export interface Workload {
    * TerminalContext.runStart; plain numbers, so they reach worker threads and agents.
    */
   runStart?(ctx: DataContext): Promise<Record<string, number>>;
+  /** The recorded order terminal `terminal` runs (replay); absent: terminals draw from the mix. */
+  schedule?(options: OptionValues, terminal: number): TerminalSchedule;
   /** Headline figures of a run beyond tps (TPC-C: NOPM, TPM). */
   metrics?(types: readonly TypeCounts[], measuredSeconds: number): WorkloadMetric[];
   /** True when `run` must check the data after measuring and fail the run when a check fails. */

@@ -136,6 +136,13 @@ export class MariadbDriver implements Driver {
     return oneValue(conn, 'SELECT @@datadir');
   }
 
+  async serverIdentity(conn: Connection): Promise<{ ids: string[]; database: string }> {
+    const [[host, port, database]] = (await conn.query('SELECT @@hostname, @@port, DATABASE()')) as [[string, unknown, string | null]];
+    // @@server_uuid is MySQL's; MariaDB has none, and a capture may name either.
+    const uuid = await oneValue(conn, 'SELECT @@server_uuid').catch(() => undefined);
+    return { ids: [`${host}:${String(port)}`, ...(uuid === undefined ? [] : [uuid])], database: database ?? '' };
+  }
+
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const rows = await conn.query('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [table]);
     return rows.length > 0;

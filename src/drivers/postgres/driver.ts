@@ -148,6 +148,21 @@ export class PostgresDriver implements Driver {
     return oneValue(conn, 'SHOW data_directory');
   }
 
+  async serverIdentity(conn: Connection): Promise<{ ids: string[]; database: string }> {
+    const [[database]] = (await conn.query('SELECT current_database()')) as [[string]];
+    // pg_control_system() may be refused to a role without pg_monitor: then no identity.
+    const id = await oneValue(conn, 'SELECT system_identifier::text FROM pg_control_system()').catch(() => undefined);
+    return { ids: id === undefined ? [] : [id], database };
+  }
+
+  async copyDatabase(conn: Connection, template: string, name: string): Promise<void> {
+    await conn.query(`CREATE DATABASE ${pgIdentifier(name)} TEMPLATE ${pgIdentifier(template)}`);
+  }
+
+  async dropDatabase(conn: Connection, name: string): Promise<void> {
+    await conn.query(`DROP DATABASE IF EXISTS ${pgIdentifier(name)} WITH (FORCE)`);
+  }
+
   async tableExists(conn: Connection, table: string): Promise<boolean> {
     const [[exists]] = (await conn.query('SELECT to_regclass(?) IS NOT NULL', [table])) as [[boolean]];
     return exists;
@@ -348,4 +363,9 @@ class PostgresConnection implements Connection {
   async close(): Promise<void> {
     await this.wire.close().catch(() => {});
   }
+}
+
+/** A name as a quoted identifier. */
+function pgIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -1,0 +1,99 @@
+import { resolve } from 'node:path';
+import { UserError } from '../../errors.js';
+import type { Statement } from '../../drivers/driver.js';
+import type { OptionValues } from '../../config/options.js';
+import type { CapturedStatement } from './capture-file.js';
+import type { ScheduledUnit, TerminalSchedule, TransactionType, Workload } from '../workload.js';
+import { readCaptureFile } from './capture-io.js';
+import { replayPlan, type ReplayPlan } from './replay-plan.js';
+import { runRecorded } from './run-statement.js';
+
+/** Plans by capture path: each thread (a -j worker reads it again) reads a capture once. */
+const plans = new Map<string, ReplayPlan>();
+
+export function planOf(options: OptionValues): ReplayPlan {
+  const path = options['capture'];
+  if (typeof path !== 'string') throw new UserError('replay needs a capture file', 'headroom replay CAPTURE.json --db URL');
+  const full = resolve(path);
+  let plan = plans.get(full);
+  if (!plan) {
+    plan = replayPlan(readCaptureFile(full));
+    plans.set(full, plan);
+  }
+  return plan;
+}
+
+export function speedOf(options: OptionValues): number {
+  const speed = Number(options['speed'] ?? 1);
+  return Number.isFinite(speed) && speed > 0 ? speed : 1;
+}
+
+/** What each terminal's runners read: the statement its schedule handed out last. */
+const current = new Map<number, { statement: CapturedStatement | undefined }>();
+
+/**
+ * A captured load played back (headroom replay): terminal i is the capture's session i, running its
+ * statements in the recorded order, each due at its recorded start divided by --speed; one
+ * transaction type per statement shape, so that the result's per-type figures are per statement.
+ */
+export const replay: Workload = {
+  name: 'replay',
+  description: 'a captured load played back at its recorded times (headroom replay)',
+  tables: [],
+  scaleHelp: 'not used',
+  defaultScale: 1,
+  parseScale: () => 1,
+  options: [
+    { long: 'capture', type: 'string', value: 'FILE', help: 'replay: the capture file', verbs: [] },
+    { long: 'speed', type: 'number', value: 'X', help: 'replay: the recorded times divided by X', default: 1, verbs: [] },
+  ],
+  needsData: () => false,
+  async detectScale() {
+    return undefined;
+  },
+  async load() {
+    return [];
+  },
+  async check() {
+    return [];
+  },
+  async drop() {},
+
+  schedule(options, terminal): TerminalSchedule {
+    const plan = planOf(options);
+    const speed = speedOf(options);
+    const session = plan.sessions[terminal];
+    const statements = session?.statements ?? [];
+    const slot: { statement: CapturedStatement | undefined } = { statement: undefined };
+    current.set(terminal, slot);
+    let next = 0;
+    const unit = (i: number): ScheduledUnit => ({ type: statements[i]!.type, dueMs: (statements[i]!.statement.atS / speed) * 1000 });
+    return {
+      next() {
+        if (next >= statements.length) return undefined;
+        slot.statement = statements[next]!.statement;
+        return unit(next++);
+      },
+      *remaining() {
+        for (let i = next; i < statements.length; i++) yield unit(i);
+      },
+    };
+  },
+
+  transactions(options): TransactionType[] {
+    return planOf(options).shapes.map((shape) => ({
+      name: shape.name,
+      weight: 1,
+      readOnly: shape.kind === 'select',
+      async prepare(conn, ctx) {
+        const slot = current.get(ctx.terminal);
+        // Prepared statements belong to this connection: a reconnect prepares the runner anew.
+        const prepared = new Map<string, Statement>();
+        return async () => {
+          const statement = slot?.statement;
+          if (statement) await runRecorded(conn, statement, prepared, ctx.count);
+        };
+      },
+    }));
+  },
+};
