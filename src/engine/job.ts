@@ -2,10 +2,10 @@ import type { Target } from '../config/target.js';
 import type { OptionValues } from '../config/options.js';
 import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
-import { findWorkload } from '../workloads/registry.js';
-import { workloadForJob } from '../module/load-module.js';
+import { loadWorkload } from '../workloads/registry.js';
+import { isModulePath } from '../module/module-path.js';
 import type { Protocol } from '../workloads/workload.js';
 import { Gate } from './gate.js';
 import { JournalWriter } from './journal.js';
@@ -130,11 +130,14 @@ export class LocalJob implements JobHandle {
    * except that under --force terminals the server refused for capacity are left out.
    */
   static async open(config: JobConfig, signal?: AbortSignal): Promise<LocalJob> {
-    // A workload module is loaded in each worker thread from its path (the main thread has it already).
-    const workload = await workloadForJob(config.workload, findWorkload);
+    // A workload module is loaded in each worker thread from its path (the main thread has it already);
+    // the module layer (and esbuild) only then.
+    const workload = isModulePath(config.workload)
+      ? await (await import('../module/load-module.js')).loadWorkloadModule(config.workload, { names: [], options: [] })
+      : await loadWorkload(config.workload);
     const types = declaringTypes(workload.transactions(config.options), config.routing);
     const stagger = workload.terminalStaggerMs?.(config.options) ?? 0;
-    const driver = createDriver(config.target);
+    const driver = await loadDriver(config.target);
     const origin = workload.errorOrigin?.bind(workload);
     const rated = config.terminals.some((plan) => plan.rate !== undefined);
     const recorder = new Recorder(
@@ -143,7 +146,7 @@ export class LocalJob implements JobHandle {
       origin,
       rated,
     );
-    const router = config.routing && new RoutedConnector(config.target, config.routing);
+    const router = config.routing && (await RoutedConnector.open(config.target, config.routing));
     const stopSignal = new StopSignal(rated ? pacingTimer() : new NodeWakeTimer());
     const journal = config.journal && (await JournalWriter.open(config.journal.file));
     // Opened before any connection, so a log that cannot be written fails the job with nothing left open.

@@ -17,7 +17,6 @@ import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 import { measureOnce, type RunPlan } from './measure.js';
 import { dataContext, logLine, openSession, settingsContext, type Session } from './session.js';
-import { runSweep } from './sweep.js';
 import { restoreUnlessUnanswered } from './post-run.js';
 import { UserError } from '../errors.js';
 
@@ -144,7 +143,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       ...(hooks.progress ? { progress: hooks.progress } : {}),
     };
     try {
-      if (steps.length > 1) return { kind: 'sweep', ...(await runSweep(plan, steps, request.out)) };
+      if (steps.length > 1) return { kind: 'sweep', ...(await (await import('./sweep.js')).runSweep(plan, steps, request.out)) };
       const result = await measureOnce(plan, steps[0]!);
       if (request.thresholds.length > 0) result.thresholds = evaluateThresholds(request.thresholds, result);
       // Put back before the result is written, so it records whether that worked.

@@ -1,7 +1,7 @@
 import type { OptionValues, OptionValuesOf } from '../config/options.js';
 import { dbmsOnThisMachine, describeTarget, resolveTarget, type Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
 import type { DataContext, Workload } from '../workloads/workload.js';
 import { LoadProgressView } from '../reports/load-progress.js';
@@ -30,7 +30,7 @@ export async function openSession(values: OptionValuesOf<[typeof DB_OPTION]>, wo
     throw new UserError(`workload ${workload.name} does not run on ${target.dbms} yet`, `it runs on ${workload.runsOn.join(', ')}`);
   }
   workload?.checkOptions?.(target.dbms, workloadOptions);
-  const driver = createDriver(target);
+  const driver = await loadDriver(target);
   const conn = await driver.connect();
   try {
     // Once per command, whatever the verb: changes a killed command left on this server go back first.

@@ -1,6 +1,6 @@
 import { nodeTargets, serverTargetOf, type Target } from '../../config/target.js';
 import type { Connection, Driver } from '../../drivers/driver.js';
-import { createDriver } from '../../drivers/registry.js';
+import { loadDriver } from '../../drivers/registry.js';
 import type { TransactionType } from '../../workloads/workload.js';
 import { Balancer, type Balance, type Route } from './balancer.js';
 import { NodeStats } from '../../metrics/node-stats.js';
@@ -24,18 +24,17 @@ export function nodeNames(target: Target, routing: Routing): string[] {
  * --route none), and the per-node statistics the job's terminals share.
  */
 export class RoutedConnector {
-  readonly stats: NodeStats;
-  private readonly drivers: Driver[];
-
-  constructor(
-    target: Target,
+  private constructor(
+    private readonly drivers: Driver[],
     private readonly routing: Routing,
-  ) {
+    readonly stats: NodeStats,
+  ) {}
+
+  static async open(target: Target, routing: Routing): Promise<RoutedConnector> {
     const names = nodeNames(target, routing);
     const server = serverTargetOf(target);
     const targets = server ? nodeTargets(server).slice(0, names.length) : [target];
-    this.drivers = targets.map((t) => createDriver(t));
-    this.stats = new NodeStats(names);
+    return new RoutedConnector(await Promise.all(targets.map((t) => loadDriver(t))), routing, new NodeStats(names));
   }
 
   /** Opens one connection per node for terminal `terminal`; closes what it opened if one fails. */
