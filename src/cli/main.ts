@@ -5,7 +5,6 @@ import { TOOL_VERSION } from '../result/version.js';
 import { fileErrorReason } from '../common/file-errors.js';
 import { DEFAULT_DB } from '../config/target-types.js';
 import { redact } from '../config/redact.js';
-import { isBuiltInWorkload } from '../workloads/registry.js';
 import type { Workload } from '../workloads/workload.js';
 import { isModulePath } from '../module/module-path.js';
 import { EXPERIMENT_NAMES } from './experiment-names.js';
@@ -138,7 +137,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // `headroom -c 4` and `headroom tpcb` mean `headroom run ...`, as `npx headroom` alone does.
-  const name = first.startsWith('-') || isModulePath(first) || isBuiltInWorkload(first) ? 'run' : first;
+  // The workload registry (every workload's options) is loaded only when the word is no verb.
+  const builtIn = async (): Promise<boolean> => !Object.hasOwn(VERBS, first) && (await import('../workloads/registry.js')).isBuiltInWorkload(first);
+  const name = first.startsWith('-') || isModulePath(first) || (await builtIn()) ? 'run' : first;
   const verb = VERBS[name];
   if (!verb) throw new UserError(`unknown verb "${first}"`, `verbs: ${Object.keys(VERBS).join(', ')} (headroom --help)`);
   const verbArgs = name === first ? rest : argv;

@@ -8,13 +8,13 @@ import { loadWorkload } from '../workloads/registry.js';
 import { isModulePath } from '../module/module-path.js';
 import type { Protocol } from '../workloads/workload.js';
 import { Gate } from './gate.js';
-import { JournalWriter } from './journal.js';
-import { JournalingConnection } from './journaling-connection.js';
-import { StopSignal } from './stop-signal.js';
+import type { JournalWriter } from './journal.js';
+import { STOP_GRACE_MS, StopSignal } from './stop-signal.js';
 import { Terminal, type TerminalPlan } from './terminal.js';
 import { Watchdog } from './watchdog.js';
-import { TransactionLog, type TransactionLogConfig } from './transaction-log.js';
-import { RoutedConnector, declaringTypes, type Routing } from './routing/routed-connector.js';
+import type { TransactionLog, TransactionLogConfig } from './transaction-log.js';
+import type { RoutedConnector, Routing } from './routing/routed-connector.js';
+import { declaringTypes } from './routing/declaring-types.js';
 import { NodeWakeTimer, type WakeTimer } from '../common/wake-timer.js';
 import { transportKind } from '../drivers/transport/connect.js';
 import { reactorWakeTimer } from '../drivers/transport/native-transport.js';
@@ -48,12 +48,8 @@ export interface JobConfig {
   runStart?: Record<string, number>;
 }
 
-/**
- * How long terminals may take to finish their transaction in flight once stopped: a timed run ends
- * within this of its time whatever the server does, and what is still running then is counted
- * unfinished (Terminal.abandon()).
- */
-export const STOP_GRACE_MS = 3_000;
+// Here beside the stop itself, so that headroom pgbench can name it without loading the engine; also exported from here.
+export { STOP_GRACE_MS };
 
 /**
  * Opening the terminals is given up when no connection opens and no prepare() ends for this long
@@ -146,13 +142,15 @@ export class LocalJob implements JobHandle {
       origin,
       rated,
     );
-    const router = config.routing && (await RoutedConnector.open(config.target, config.routing));
+    // Replicas, --journal and -l load their code here, for the runs that use them, before any connection.
+    const router = config.routing && (await (await import('./routing/routed-connector.js')).RoutedConnector.open(config.target, config.routing));
     const stopSignal = new StopSignal(rated ? pacingTimer() : new NodeWakeTimer());
-    const journal = config.journal && (await JournalWriter.open(config.journal.file));
+    const journal = config.journal && (await (await import('./journal.js')).JournalWriter.open(config.journal.file));
+    const Journaling = journal && (await import('./journaling-connection.js')).JournalingConnection;
     // Opened before any connection, so a log that cannot be written fails the job with nothing left open.
     let log: TransactionLog | undefined;
     try {
-      log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0, config.seed);
+      log = config.transactionLog && new (await import('./transaction-log.js')).TransactionLog(config.transactionLog, config.index ?? 0, config.seed);
     } catch (error) {
       await journal?.close();
       throw error;
@@ -172,10 +170,10 @@ export class LocalJob implements JobHandle {
     };
     const connectors = config.terminals.map((plan): (() => Promise<Connection>) => {
       const connect = withSettings(router ? () => router.connect(plan.id) : () => driver.connect());
-      if (!journal) return connect;
+      if (!journal || !Journaling) return connect;
       let sequence = 0;
       const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;
-      return async () => new JournalingConnection(await connect(), journal, nextId);
+      return async () => new Journaling(await connect(), journal, nextId);
     });
     // Until every terminal is ready: which ones are still connecting, and the terminals themselves
     // (each says what it is preparing), for the watchdog's message.

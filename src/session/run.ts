@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { OptionValues, OptionValuesOf } from '../config/options.js';
 import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
-import { journalTableDdl } from '../engine/journal.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { SettingAsked } from '../result/server-settings-record.js';
 import { ServerSettings } from './server-settings.js';
@@ -123,7 +122,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     }
 
     await hooks.beforeRun?.(session, scale);
-    if (request.measure.journalFile !== undefined) await session.conn.query(journalTableDdl(session.target.dbms));
+    if (request.measure.journalFile !== undefined) await session.conn.query((await import('../engine/journal.js')).journalTableDdl(session.target.dbms));
 
     const applied = settings;
     const interrupt = onInterrupt('stopping the terminals and writing what was measured', () => applied.unrestored());

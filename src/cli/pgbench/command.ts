@@ -8,11 +8,11 @@ import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
 import { perCommandText } from '../../reports/per-command.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
-import { redirectLogLines } from '../../session/session.js';
+import { redirectLogLines } from '../../session/log-line.js';
 import { GetoptError } from './getopt.js';
 import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
 import { stuckPlace } from '../../metrics/stuck.js';
-import { STOP_GRACE_MS } from '../../engine/job.js';
+import { STOP_GRACE_MS } from '../../engine/stop-signal.js';
 
 const HELP = `headroom pgbench runs pgbench's command line: a benchmarking tool for PostgreSQL
 (and, with a URL as DBNAME, for MariaDB, SQLite and Firebird).

@@ -2,8 +2,6 @@ import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
 import { PGBENCH_TABLE, readScript, scriptMix } from '../pgbench-script/mix.js';
 import { TPCB_OPTIONS } from './options.js';
-import { checkTpcb } from './check.js';
-import { loadTpcb } from './load.js';
 import { tpcbDialect } from './dialect.js';
 import { MAX_TPCB_SCALE, ROWS_PER_SCALE, TABLES } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
@@ -39,8 +37,9 @@ export const tpcb: Workload = {
     return Number(branches);
   },
 
-  load: recordedLoad('tpcb', TABLES, loadTpcb),
-  check: checkTpcb,
+  // Loading and checking are loaded when asked for: a run needs neither.
+  load: recordedLoad('tpcb', TABLES, async (ctx) => (await import('./load.js')).loadTpcb(ctx)),
+  check: async (ctx) => (await import('./check.js')).checkTpcb(ctx),
 
   async drop(ctx) {
     for (const sql of tpcbDialect(ctx.dbms).dropTables) await ctx.conn.query(sql);
