@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { journalOutcome, parseJournal } from '../engine/journal.js';
 import type { CheckOutcome } from '../workloads/workload.js';
 import { PGBENCH_INIT_OPTIONS, pgbenchDoneLine, pgbenchInitOptions } from './pgbench-init-options.js';
-import { checkPgbenchInit, pgbenchInit } from '../workloads/tpcb/pgbench-init.js';
+import { checkPgbenchInit, pgbenchInit, type GenerationProgress } from '../workloads/tpcb/pgbench-init.js';
 import { recordedLoad } from '../workloads/load-marker.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from '../session/load-data.js';
 import { CLOSING_OPTIONS, DB_OPTION, LOAD_FORCE_OPTION, SCALE_OPTION, askedScale } from '../session/options.js';
@@ -29,13 +29,16 @@ export async function initCommand(argv: readonly string[]): Promise<number> {
 export interface InitStyle {
   announce?: (line: string) => void;
   doneLine?: (line: string) => void;
+  /** The accounts' generation as it goes (pgbench -i's progress lines), and -q's fewer lines. */
+  progress?: GenerationProgress;
+  quiet?: boolean;
 }
 
 export async function initWithStyle(argv: readonly string[], style: InitStyle): Promise<number> {
   const { workload, values, given, workloadOptions } = await parseVerbArgs(argv, 'init', INIT_OPTIONS);
   const scale = askedScale(workload, values) ?? workload.defaultScale;
   const asked = pgbenchInitOptions(values, given, workload.name);
-  const pgbench = asked && style.announce ? { ...asked, announce: style.announce } : asked;
+  const pgbench = asked && style.announce ? { ...asked, announce: style.announce, progress: style.progress, quiet: style.quiet } : asked;
   const session = await openSession(values, workload, workloadOptions);
   try {
     logLine(`loading ${workload.name} at scale ${scale} into ${session.url}${pgbench ? ` as pgbench -i -I ${pgbench.steps}` : ''}`);

@@ -60,11 +60,11 @@ export function pgbenchRunSettings(
   if (aggregateSeconds !== undefined && given.has('sampling-rate')) {
     throw new UserError('--sampling-rate and --aggregate-interval cannot be used together', 'as in pgbench: sample single transactions, or aggregate them all');
   }
-  const transactionLog: TransactionLogConfig | undefined = logging
-    ? { prefix: values['log-prefix'], pid: process.pid, aggregateSeconds, samplingRate, rated: rate !== undefined, maxTries }
-    : undefined;
   const latencyLimitMs = values['latency-limit'];
   const failuresDetailed = values['failures-detailed'] === true;
+  const transactionLog: TransactionLogConfig | undefined = logging
+    ? { prefix: values['log-prefix'], pid: process.pid, aggregateSeconds, samplingRate, rated: rate !== undefined, maxTries, failuresDetailed }
+    : undefined;
   const abortOnError = values['abort-on-error'] === true;
   const connectEach = values['connect'] === true;
   return {

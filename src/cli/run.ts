@@ -253,7 +253,7 @@ async function summaryAndCode(result: RunResult, human: NodeJS.WritableStream, l
   // Loaded after the run: the reports are no part of the measured period, nor of headroom pgbench's start.
   const [{ summaryText }, { perCommandText }] = await Promise.all([import('../reports/text.js'), import('../reports/per-command.js')]);
   human.write(`${summaryText(result, undefined, lines)}\n`);
-  if (result.perCommand) human.write(`${perCommandText(result.perCommand)}\n`);
+  if (result.perCommand) human.write(`${perCommandText(result.perCommand, result.config.maxTries)}\n`);
   if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;
   if (result.status === 'completed' && result.thresholds?.some((t) => !t.ok)) return THRESHOLD_EXIT_CODE;
   return result.status === 'interrupted' ? 130 : result.status === 'failed' ? 1 : 0;

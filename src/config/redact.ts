@@ -1,3 +1,5 @@
+import { conninfoParses, isConninfo, maskConninfo } from './conninfo.js';
+
 /**
  * Hiding secrets in text headroom prints or stores: a URL's password (`postgres://app:***@db/bank`),
  * a password given as `?password=`, `password=` in a libpq connection string (quoted or not), and
@@ -31,8 +33,9 @@ const TEXT_VALUE = new RegExp(
 const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s"'\x60<>]*)/gi;
 const SCHEME = /^([a-z][a-z0-9+.-]*:(?:\/\/)?)([^]*)$/i;
 
-/** Running text (an error message, a log line) with every password hidden. */
+/** Running text (an error message, a log line) with every password hidden; a whole --db value that is a connection string as libpq reads it. */
 export function redact(text: string): string {
+  if (isConninfo(text) && conninfoParses(text)) return maskConninfo(text, isSecretName, MASK);
   return text.replace(URL_IN_TEXT, (_match, scheme: string, body: string) => scheme + maskUserinfo(body)).replace(TEXT_VALUE, `$1$2${MASK}`);
 }
 
@@ -55,6 +58,8 @@ export function redactArgv(argv: readonly string[]): string[] {
 }
 
 function redactArgument(arg: string): string {
+  // A libpq connection string is read as libpq reads it: a password with a quote or an escaped space in it is hidden whole.
+  if (isConninfo(arg)) return maskConninfo(arg, isSecretName, MASK);
   return /^[a-z][a-z0-9+.-]*:[^\s]/i.test(arg) ? redactUrl(arg) : redact(arg);
 }
 

@@ -2,6 +2,8 @@ import { UserError } from '../errors.js';
 import type { DbmsName } from '../drivers/driver.js';
 import { TARGETS } from '../drivers/targets.js';
 import { redactUrl } from './redact.js';
+import { conninfoPairs, conninfoUrl, isConninfo } from './conninfo.js';
+import { sortParameters } from './parameters.js';
 import { URL_HINT, type Env, type TargetGrammar } from './target-grammar.js';
 import { DEFAULT_DB, type ServerTarget, type Target } from './target-types.js';
 
@@ -42,6 +44,7 @@ function warnOnce(message: string): void {
  */
 export function resolveTarget(db: string | undefined, env: Env = process.env, warn: (message: string) => void = warnOnce): Target {
   const given = db ?? env['DATABASE_URL'] ?? DEFAULT_DB;
+  if (isConninfo(given)) return resolveConninfo(given, env, warn);
   // A bare server name ("postgres", "mariadb") means that DBMS with everything from the environment.
   const named = schemeDbms(given);
   const text = /^[a-z]+$/i.test(given) && (named === undefined || TARGETS[named].bareName) ? `${given}:` : given;
@@ -51,6 +54,19 @@ export function resolveTarget(db: string | undefined, env: Env = process.env, wa
     throw new UserError(`cannot tell which DBMS "${redactUrl(text)}" names`, URL_HINT);
   }
   return TARGETS[dbms].resolve(match[2]!, text, env, warn);
+}
+
+/**
+ * A libpq connection string: PostgreSQL's, as only its clients read that form. Each key must be a
+ * parameter a postgres:// URL takes (a misspelt one is refused by name, not ignored); the string
+ * is then that URL.
+ */
+function resolveConninfo(text: string, env: Env, warn: (message: string) => void): Target {
+  const pairs = conninfoPairs(text);
+  if (pairs.length === 0) throw new UserError('the connection string holds no key=value pair', URL_HINT);
+  sortParameters('postgres', pairs, 'the connection string');
+  const url = conninfoUrl(pairs);
+  return TARGETS.postgres.resolve(url.slice('postgres:'.length), text, env, warn);
 }
 
 /**

@@ -25,6 +25,8 @@ export class DbError extends Error {
    * ended inside its transaction): pgbench counts such a transaction processed before it aborts the client.
    */
   readonly completed: boolean;
+  /** Opening the connection failed (no session was made); `report` then says so in the DBMS client's words where the driver has them. */
+  readonly connecting: boolean;
   /** For a request of several statements (queryResults), which one failed, from 0; set by the driver. */
   statement: number | undefined;
   /**
@@ -39,13 +41,14 @@ export class DbError extends Error {
     readonly code: string | undefined,
     /** What the user can do about it, when the driver knows. */
     readonly hint?: string,
-    options?: { cause?: unknown; deadlock?: boolean; statementUndone?: boolean; report?: string; completed?: boolean },
+    options?: { cause?: unknown; deadlock?: boolean; statementUndone?: boolean; report?: string; completed?: boolean; connecting?: boolean },
   ) {
     super(message, options);
     this.deadlock = options?.deadlock ?? false;
     this.statementUndone = options?.statementUndone ?? false;
     this.report = options?.report;
     this.completed = options?.completed ?? false;
+    this.connecting = options?.connecting ?? false;
   }
 }
 

@@ -275,6 +275,7 @@ export class LocalJob implements JobHandle {
 
   async setMeasuring(measuring: boolean): Promise<void> {
     this.recorder.measuring = measuring;
+    if (measuring) this.log?.begin(performance.now());
     if (this.router) this.router.stats.measuring = measuring;
   }
 
@@ -336,7 +337,7 @@ export class LocalJob implements JobHandle {
     // The journal's last lines are written at the close: a write that failed there fails the run too.
     failure ??= this.journal?.error;
     try {
-      this.log?.close();
+      this.log?.close(stoppedAt);
     } catch (error) {
       failure ??= error as Error;
     }

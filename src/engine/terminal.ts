@@ -349,6 +349,7 @@ export class Terminal {
       if (this.plan.verboseErrors === true && error.errorClass === 'retryable') this.tellError(type, error, tries, again, scheduled);
       if (!again) return { error, tries, rolledBack: false };
       this.recorder.retry(error, type);
+      this.runners[type]!.retrying?.();
       this.random.restore(state!);
       try {
         const outcome = await this.runners[type]!();

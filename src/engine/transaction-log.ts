@@ -20,6 +20,11 @@ export interface TransactionLogConfig {
   rated: boolean;
   /** Above 1: the retries column is written. */
   maxTries: number;
+  /**
+   * --failures-detailed: a failed transaction's line says "serialization" or "deadlock" instead of
+   * "failed", and the aggregate's last two columns count them (0 otherwise, as pgbench writes them).
+   */
+  failuresDetailed: boolean;
 }
 
 export function transactionLogFile(config: TransactionLogConfig, job: number): string {
@@ -76,40 +81,60 @@ export class TransactionLog {
   }
 
   /**
+   * The measured period starts (atMs, performance.now()): the first interval starts at that second,
+   * so that the seconds before the first transaction get their lines, as pgbench's thread start does.
+   */
+  begin(atMs: number): void {
+    if (this.config.aggregateSeconds !== undefined) this.aggregate ??= emptyAggregate(Math.floor(epochUs(atMs) / 1e6));
+  }
+
+  /**
    * client: the terminal's number; transaction: its own count of transactions, from 1; script: the type's index;
    * atMs: when the transaction ended (performance.now()), the moment the line's time columns give.
    */
   record(client: number, transaction: number, script: number, outcome: Outcome, lagUs: number, tries: number, atMs: number): void {
-    const nowUs = Math.round((performance.timeOrigin + atMs) * 1000);
+    const nowUs = epochUs(atMs);
     if (this.config.aggregateSeconds !== undefined) return this.aggregateInto(nowUs, outcome, lagUs, tries);
     if (this.config.samplingRate < 1 && this.sampling.float() >= this.config.samplingRate) return;
-    const time = outcome.kind === 'committed' ? String(outcome.latencyUs) : outcome.kind;
-    let line = `${client} ${transaction} ${time} ${script} ${Math.floor(nowUs / 1e6)} ${nowUs % 1e6}`;
-    if (this.config.rated) line += ` ${lagUs}`;
+    let line = `${client} ${transaction} ${this.outcomeText(outcome)} ${script} ${Math.floor(nowUs / 1e6)} ${nowUs % 1e6}`;
+    // pgbench measures the schedule lag of a transaction that ran to its end; a skipped or failed one is written with 0.
+    if (this.config.rated) line += ` ${outcome.kind === 'committed' ? lagUs : 0}`;
     if (this.config.maxTries !== 1) line += ` ${tries - 1}`;
     this.write(`${line}\n`);
   }
 
-  /** Writes what is pending (the last, partial interval too) and closes the file; after a failed write only closes it. */
-  close(): void {
+  /**
+   * Writes the intervals that ended by now (atMs) and closes the file; the last interval, still
+   * open at the end of the run, is not written, as pgbench leaves it out. After a failed write only closes it.
+   */
+  close(atMs: number = performance.now()): void {
     try {
       if (this.broken) return;
-      if (this.aggregate) this.write(aggregateLine(this.aggregate));
+      if (this.aggregate) this.writeEndedIntervals(epochUs(atMs) / 1e6);
       this.flush();
     } finally {
       closeSync(this.fd);
     }
   }
 
-  private aggregateInto(nowUs: number, outcome: Outcome, lagUs: number, tries: number): void {
+  private outcomeText(outcome: Outcome): string {
+    if (outcome.kind === 'committed') return String(outcome.latencyUs);
+    if (outcome.kind === 'failed' && this.config.failuresDetailed && outcome.deadlock !== undefined) return outcome.deadlock ? 'deadlock' : 'serialization';
+    return outcome.kind;
+  }
+
+  /** Intervals without a transaction still get their line, as pgbench writes them. */
+  private writeEndedIntervals(nowSec: number): void {
     const seconds = this.config.aggregateSeconds!;
-    const nowSec = nowUs / 1e6;
-    this.aggregate ??= emptyAggregate(Math.floor(nowSec));
-    // Intervals without a transaction still get their line, as pgbench writes them.
-    while (nowSec >= this.aggregate.startSec + seconds) {
-      this.write(aggregateLine(this.aggregate));
-      this.aggregate = emptyAggregate(this.aggregate.startSec + seconds);
+    while (nowSec >= this.aggregate!.startSec + seconds) {
+      this.write(aggregateLine(this.aggregate!, this.config.failuresDetailed));
+      this.aggregate = emptyAggregate(this.aggregate!.startSec + seconds);
     }
+  }
+
+  private aggregateInto(nowUs: number, outcome: Outcome, lagUs: number, tries: number): void {
+    this.aggregate ??= emptyAggregate(Math.floor(nowUs / 1e6));
+    this.writeEndedIntervals(nowUs / 1e6);
     const a = this.aggregate;
     if (outcome.kind === 'skipped') {
       a.skipped++;
@@ -159,6 +184,10 @@ export class TransactionLog {
   }
 }
 
+function epochUs(atMs: number): number {
+  return Math.round((performance.timeOrigin + atMs) * 1000);
+}
+
 function emptyAggregate(startSec: number): Aggregate {
   return {
     startSec,
@@ -182,9 +211,11 @@ function emptyAggregate(startSec: number): Aggregate {
 /**
  * pgbench 15's aggregate line: interval_start num_transactions sum_latency sum_latency_2
  * min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries
- * serialization_failures deadlock_failures; a figure that does not apply is 0.
+ * serialization_failures deadlock_failures; a figure that does not apply is 0 (the failures'
+ * kinds without --failures-detailed too).
  */
-function aggregateLine(a: Aggregate): string {
+function aggregateLine(a: Aggregate, failuresDetailed: boolean): string {
   const min = (v: number): number => (v === Infinity ? 0 : v);
-  return `${a.startSec} ${a.count} ${a.latencySum} ${a.latencySum2} ${min(a.latencyMin)} ${a.latencyMax} ${a.lagSum} ${a.lagSum2} ${min(a.lagMin)} ${a.lagMax} ${a.skipped} ${a.retried} ${a.retries} ${a.serialization} ${a.deadlock}\n`;
+  const failures = failuresDetailed ? `${a.serialization} ${a.deadlock}` : '0 0';
+  return `${a.startSec} ${a.count} ${a.latencySum} ${a.latencySum2} ${min(a.latencyMin)} ${a.latencyMax} ${a.lagSum} ${a.lagSum2} ${min(a.lagMin)} ${a.lagMax} ${a.skipped} ${a.retried} ${a.retries} ${failures}\n`;
 }

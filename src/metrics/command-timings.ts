@@ -1,6 +1,6 @@
 /**
  * Per-command figures of scripts (pgbench -r): how often each command of a script ran, its total
- * time and its failures, over the measured period. One store per job, shared by the job's
+ * time, its failures and its retries, over the measured period. One store per job, shared by the job's
  * terminals; plain numbers, so the totals cross a worker-thread boundary as they are.
  */
 export interface ScriptCommandTotals {
@@ -9,12 +9,15 @@ export interface ScriptCommandTotals {
   count: number[];
   sumUs: number[];
   failed: number[];
+  /** Errors in the command after which the transaction was tried again (pgbench counts them as retries, not failures). */
+  retries: number[];
 }
 
 export class ScriptTimings {
   readonly count: number[];
   readonly sumUs: number[];
   readonly failed: number[];
+  readonly retries: number[];
 
   constructor(
     private readonly store: CommandTimings,
@@ -24,6 +27,7 @@ export class ScriptTimings {
     this.count = commands.map(() => 0);
     this.sumUs = commands.map(() => 0);
     this.failed = commands.map(() => 0);
+    this.retries = commands.map(() => 0);
   }
 
   record(command: number, us: number): void {
@@ -34,6 +38,13 @@ export class ScriptTimings {
 
   fail(command: number): void {
     if (this.store.measuring) this.failed[command]!++;
+  }
+
+  /** The failure fail() just counted is tried again: pgbench counts it as the command's retry instead. */
+  retried(command: number): void {
+    if (!this.store.measuring || this.failed[command]! === 0) return;
+    this.failed[command]!--;
+    this.retries[command]!++;
   }
 }
 
@@ -58,6 +69,7 @@ export class CommandTimings {
       count: [...s.count],
       sumUs: [...s.sumUs],
       failed: [...s.failed],
+      retries: [...s.retries],
     }));
   }
 }
@@ -68,12 +80,13 @@ export function mergeCommandTotals(jobs: readonly (readonly ScriptCommandTotals[
   for (const job of jobs) {
     for (const s of job) {
       const known = merged.get(s.script);
-      if (!known) merged.set(s.script, { ...s, count: [...s.count], sumUs: [...s.sumUs], failed: [...s.failed] });
+      if (!known) merged.set(s.script, { ...s, count: [...s.count], sumUs: [...s.sumUs], failed: [...s.failed], retries: [...s.retries] });
       else
         s.commands.forEach((_, i) => {
           known.count[i]! += s.count[i]!;
           known.sumUs[i]! += s.sumUs[i]!;
           known.failed[i]! += s.failed[i]!;
+          known.retries[i]! += s.retries[i]!;
         });
     }
   }

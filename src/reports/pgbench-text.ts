@@ -1,5 +1,6 @@
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
+import { statementLatencyLines } from './per-command.js';
 
 /** pgbench's names for its built-in scripts, as its "transaction type" line prints them. */
 const BUILTIN_TITLES: Record<string, string> = {
@@ -73,8 +74,11 @@ export function mergePoints(points: readonly SeriesPoint[]): SeriesPoint {
   return merged;
 }
 
-/** The block pgbench prints at the end of a run, from the result file alone. */
-export function pgbenchBlock(result: RunResult): string[] {
+/**
+ * The block pgbench prints at the end of a run, from the result file alone; with `statements`,
+ * -r's per-command lines where pgbench puts them: after the block, or in each script's section.
+ */
+export function pgbenchBlock(result: RunResult, statements = false): string[] {
   const { config, summary, transactions } = result;
   const pg = summary.pgbench;
   if (!pg) return [];
@@ -119,12 +123,14 @@ export function pgbenchBlock(result: RunResult): string[] {
   } else {
     lines.push(`initial connection time = ${pg.initialConnectionMs.toFixed(3)} ms`, `tps = ${summary.tps.toFixed(6)} (without initial connection time)`);
   }
-  if (transactions.length > 1) lines.push(...scriptLines(result));
+  const perCommand = statements ? result.perCommand : undefined;
+  if (transactions.length > 1) lines.push(...scriptLines(result, perCommand));
+  else if (perCommand?.[0]) lines.push(...statementLatencyLines(perCommand[0], config.maxTries, false));
   return lines;
 }
 
 /** pgbench's per-script section of a run with several scripts. */
-function scriptLines(result: RunResult): string[] {
+function scriptLines(result: RunResult, perCommand: RunResult['perCommand']): string[] {
   const { summary, transactions } = result;
   const weights = scriptWeights(result);
   const totalWeight = weights.reduce((a, b) => a + b, 0);
@@ -145,14 +151,19 @@ function scriptLines(result: RunResult): string[] {
       lines.push(` - number of transactions skipped: ${t.pgbench.skipped} (${percent(t.pgbench.skipped, t.count + t.pgbench.skipped)})`);
     if (t.pgbench)
       lines.push(` - latency average = ${t.pgbench.latencyAverageMs.toFixed(3)} ms`, ` - latency stddev = ${t.pgbench.latencyStddevMs.toFixed(3)} ms`);
+    const commands = perCommand?.find((c) => c.script === t.name);
+    if (commands) lines.push(...statementLatencyLines(commands, result.config.maxTries, true));
   });
   return lines;
 }
 
-/** The weights as -b NAME@W and -f FILE@W gave them (1 when not given), in the mix's order: built-ins, then files. */
+/** The weights as -b NAME@W and -f FILE@W gave them (1 when not given), in the mix's order. */
 function scriptWeights(result: RunResult): number[] {
   const options = result.config.workloadOptions;
-  const scripts = [options['builtin'], options['file']].flatMap((list) => (Array.isArray(list) ? list : []));
+  const [builtins, files] = [options['builtin'], options['file']].map((list) => (Array.isArray(list) ? [...(list as unknown[])] : []));
+  // --script-order: b takes the next built-in, f the next file (the mix's order); else built-ins first.
+  const order = typeof options['script-order'] === 'string' ? options['script-order'] : 'b'.repeat(builtins!.length) + 'f'.repeat(files!.length);
+  const scripts = [...order].map((letter) => (letter === 'b' ? builtins!.shift() : files!.shift()));
   if (scripts.length === 0) return [];
   return scripts.map((text) => {
     const weight = /@(\d+)$/.exec(String(text))?.[1];

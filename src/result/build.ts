@@ -111,6 +111,7 @@ export function buildResult({ outcome, config, server, observed, url, data, work
               count: s.count[i]!,
               avgMs: s.count[i]! > 0 ? round(s.sumUs[i]! / s.count[i]! / 1000, 3) : 0,
               failed: s.failed[i]!,
+              retries: s.retries[i]!,
             })),
           })),
         }

@@ -184,9 +184,9 @@ export interface RunResult {
   series: SeriesPoint[];
   /**
    * -r (pgbench's per-statement report): per script, each command with how often it ran over the
-   * measured period, its average time and its failures. Absent without -r.
+   * measured period, its average time, its failures and its retries (absent in older files). Absent without -r.
    */
-  perCommand?: { script: string; commands: { command: string; count: number; avgMs: number; failed: number }[] }[];
+  perCommand?: { script: string; commands: { command: string; count: number; avgMs: number; failed: number; retries?: number }[] }[];
   /** Where the server's time per unit went between planning and executing, for workloads that can tell (chain on PostgreSQL and MariaDB). */
   planning?: PlanningResult;
   /** Routing over a primary and replicas: per-node statements, replica lag, the check on the primary. */

@@ -11,7 +11,7 @@ export const DB_OPTION = defineOption({
   type: 'string',
   value: 'URL',
   // Every driver the registry has, so that none is left out of the help.
-  help: `database: ${DRIVERS.map((d) => d.url).join(', ')}; else DATABASE_URL`,
+  help: `database: ${DRIVERS.map((d) => d.url).join(', ')}, or libpq's key=value connection string (PostgreSQL: 'host=h port=5432 dbname=d user=u'); else DATABASE_URL`,
   default: undefined,
 });
 export const VERBOSE_OPTION = defineOption({ long: 'verbose', type: 'boolean', help: 'show stack traces and driver details on errors' });

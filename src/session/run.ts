@@ -37,6 +37,12 @@ export interface RunHooks {
    * has none, and a connection the server refuses is told in libpq's words, as pgbench tells it).
    */
   checksBudget?: boolean;
+  /**
+   * False: the data is neither looked for nor loaded, and the scale is -s, else the workload's
+   * default (headroom pgbench with its own scripts only: pgbench reads pgbench_branches for its
+   * built-in scripts alone, and gives custom scripts :scale 1 unless -s says otherwise).
+   */
+  readsData?: boolean;
 }
 
 /** A `headroom run` as its command line asked for it, parsed and checked. */
@@ -93,7 +99,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     const server = await session.driver.serverInfo(session.conn);
     // A sweep asks before each step instead: the server refusing one is its finding.
     if (!request.measure.force && steps.length === 1 && hooks.checksBudget !== false) await checkClients(session, steps[0]!, `-c ${steps[0]}`, true);
-    const needsData = workload.needsData?.(workloadOptions) ?? true;
+    const needsData = hooks.readsData !== false && (workload.needsData?.(workloadOptions) ?? true);
     const present = needsData
       ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine })
       : undefined;

@@ -102,6 +102,8 @@ export type TransactionRunner = (() => Promise<TransactionOutcome>) & {
   abortText?: (error: DbError) => string;
   /** Where the transaction stood at an error it may be tried again after (scripts: pgbench's "command 3 (SQL) of script 0"), for --verbose-errors. */
   errorPlace?: () => string;
+  /** The error the transaction just failed with is tried again (scripts: -r counts it as a retry of its command, not a failure). */
+  retrying?: () => void;
 };
 
 export interface TransactionType {

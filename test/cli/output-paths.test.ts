@@ -108,7 +108,15 @@ test('a -l file that cannot be created fails the run at once, with no connection
   t.after(() => db.dispose());
   const cwd = workdir(t);
   const { underFile } = unwritable(cwd);
-  const transactionLog = { prefix: path.join(underFile, 'txlog'), pid: process.pid, aggregateSeconds: undefined, samplingRate: 1, rated: false, maxTries: 1 };
+  const transactionLog = {
+    prefix: path.join(underFile, 'txlog'),
+    pid: process.pid,
+    aggregateSeconds: undefined,
+    samplingRate: 1,
+    rated: false,
+    maxTries: 1,
+    failuresDetailed: false,
+  };
   const config = engineConfig(db.target, 'peak', { options: { query: 'constant', 'join-rows': 1 }, clients: 2, jobs: 2, durationSeconds: 1, transactionLog });
   for (const jobs of [1, 2]) {
     await assert.rejects(

@@ -118,9 +118,10 @@ test("run prints pgbench's final block and -P lines, agreeing with the result fi
   assert.equal(lines.length, summary.transactions + summary.failed);
   let overLimit = 0;
   for (const line of lines) {
-    const m = /^(\d+) (\d+) (\d+|failed) 0 (\d{10}) (\d{1,6}) (\d+)$/.exec(line);
+    // --failures-detailed: a failed transaction's line names its kind.
+    const m = /^(\d+) (\d+) (\d+|serialization|deadlock|failed) 0 (\d{10}) (\d{1,6}) (\d+)$/.exec(line);
     assert.ok(m, `not a pgbench log line: ${line}`);
-    if (m[3] !== 'failed' && Number(m[3]) > 2000) overLimit++;
+    if (/^\d+$/.test(m[3]!) && Number(m[3]) > 2000) overLimit++;
   }
   assert.equal(overLimit, pg.late);
   for (const client of [0, 1]) {
@@ -184,9 +185,15 @@ test('--aggregate-interval writes pgbench 15 aggregate lines; under -R, --latenc
     return fields;
   });
   const sum = (i: number): number => rows.reduce((n, r) => n + r[i]!, 0);
-  assert.equal(sum(1), result.summary.transactions, 'num_transactions adds up to the transactions');
-  assert.equal(sum(10), pg.skipped, 'skipped adds up');
-  assert.ok(Math.abs(sum(2) / sum(1) / 1000 - pg.latencyAverageMs) < 0.001, 'sum_latency / num_transactions is the latency average');
+  // The intervals that ended by the end of a 3 s run, the one still open left out, as pgbench leaves it.
+  assert.ok(rows.length >= 3 && rows.length <= 4, `3 s in whole one-second intervals: ${lines.join('\n')}`);
+  assert.ok(sum(1) > 0 && sum(1) <= result.summary.transactions, `num_transactions ${sum(1)} of ${result.summary.transactions}`);
+  assert.ok(sum(10) > 0 && sum(10) <= pg.skipped, `skipped ${sum(10)} of ${pg.skipped}`);
+  for (const r of rows) {
+    if (r[1] === 0) continue;
+    assert.ok(r[4]! <= r[2]! / r[1]! && r[2]! / r[1]! <= r[5]!, `min_latency <= sum_latency / num_transactions <= max_latency: ${r.join(' ')}`);
+    assert.ok(r[8]! <= r[6]! / r[1]! && r[6]! / r[1]! <= r[9]!, `min_lag <= sum_lag / num_transactions <= max_lag: ${r.join(' ')}`);
+  }
   for (let i = 1; i < rows.length; i++) assert.equal(rows[i]![0], rows[i - 1]![0]! + 1, 'intervals follow each other, one second apart');
 });
 
@@ -282,7 +289,8 @@ test('--failures-detailed counts serialization failures; retried transactions an
     assert.equal(summary.failed, summary.failures.retryable, 'every failure here is a serialization failure');
     const lines = readFileSync(result.config.log!.files[0]!, 'utf8').trim().split('\n');
     assert.equal(lines.length, summary.transactions + summary.failed);
-    assert.equal(lines.filter((l) => l.split(' ')[2] === 'failed').length, summary.failed);
+    // With --failures-detailed a failed transaction's line names its kind, as pgbench 15 writes it.
+    assert.equal(lines.filter((l) => l.split(' ')[2] === 'serialization').length, summary.failed);
     if (maxTries === 1) {
       assert.ok(pg.serializationFailures > 0, `4 serializable clients on one branch row must conflict: ${JSON.stringify(summary.failures)}`);
       assert.doesNotMatch(run.stdout, /number of transactions retried/);

@@ -104,6 +104,12 @@ test('postgres: no form of a password reaches an output, a result, a report, a l
   await s.ok(['report', 'growth.json', '-o', 'growth.html']);
   await s.ok(['compare', 'run.json', 'service.json', 'pgpass.json']);
 
+  // A connection string as --db: every verb that takes --db takes it, as psql and pgbench do.
+  await s.ok(['run', 'tpcb', '--db', conninfo(target, P), '-t', '5', '-o', 'conninfo.json', '--log']);
+  await s.ok(['check', 'tpcb', '--db', conninfo(target, P)]);
+  await s.fails(['run', 'tpcb', '--db', `${conninfo(target, P)} colour=blue`, '-t', '5'], /^headroom: unknown parameter "colour" in the connection string/);
+  await s.fails(['run', 'tpcb', '--db', `${conninfo(target, P)} left over`, '-t', '5'], /^headroom: invalid connection string/);
+
   await s.ok(['pgbench', '-i', '-s', '1', conninfo(target, P)]);
   await s.ok(['pgbench', '-h', host, '-p', String(port), '-U', user, '-n', '-t', '5', '-d', '-l', '--headroom-out', 'pgbench-env.json', database], {
     PGPASSWORD: P,
@@ -127,6 +133,9 @@ test('postgres: no form of a password reaches an output, a result, a report, a l
   // What the reader needs stays: the user, host, port and database of the command line.
   const recorded = JSON.parse(readFileSync(path.join(s.work, 'run.json'), 'utf8')) as { config: { argv: string[] } };
   assert.ok(recorded.config.argv.includes(`postgres://${user}:***@${host}:${port}/${database}`), recorded.config.argv.join(' '));
+  const fromConninfo = JSON.parse(readFileSync(path.join(s.work, 'conninfo.json'), 'utf8')) as { config: { argv: string[] }; target: { url: string } };
+  assert.ok(fromConninfo.config.argv.includes(`host=${host} port=${port} user=${user} password=*** dbname=${database}`), fromConninfo.config.argv.join(' '));
+  assert.equal(fromConninfo.target.url, `postgres://${user}@${host}:${port}/${database}`);
 });
 
 test('mariadb: no form of a password reaches an output, a result, a report, a log or a journal, and the runs logged in with it', async (t) => {

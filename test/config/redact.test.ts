@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { redact, redactArgv, redactUrl } from '../../src/config/redact.js';
 import { resolveTarget } from '../../src/config/target.js';
 import { UserError } from '../../src/errors.js';
-import { conninfoPairs, targetUrl } from '../../src/cli/pgbench/command.js';
+import { targetUrl } from '../../src/cli/pgbench/command.js';
+import { conninfoPairs } from '../../src/config/conninfo.js';
 
 test('a URL keeps its user, host, port, database and parameters; only the password is hidden', () => {
   for (const [url, shown] of [

@@ -2,12 +2,14 @@ import { userInfo } from 'node:os';
 import { DbError } from '../../drivers/errors.js';
 import { ScriptSyntaxError, UserError } from '../../errors.js';
 import { TOOL_VERSION } from '../../result/version.js';
-import { isSecretName, redact } from '../../config/redact.js';
-import { resolveTarget, serverTargetOf, type ServerTarget } from '../../config/target.js';
+import { redact } from '../../config/redact.js';
+import { conninfoPairs } from '../../config/conninfo.js';
+import { sortParameters } from '../../config/parameters.js';
+import { serverTargetOf } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
-import { perCommandText } from '../../reports/per-command.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
+import type { GenerationProgress } from '../../workloads/tpcb/pgbench-init.js';
 import { redirectLogLines } from '../../session/log-line.js';
 import { GetoptError } from './getopt.js';
 import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
@@ -78,14 +80,20 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
   try {
     if (parsed.mode === 'init') {
       const { initWithStyle } = await import('../data-verbs.js');
-      return await initWithStyle(initArgs(parsed, env), { announce: (line) => err(`${line}\n`), doneLine: (line) => err(`${line}\n`) });
+      return await initWithStyle(initArgs(parsed, env), {
+        announce: (line) => err(`${line}\n`),
+        doneLine: (line) => err(`${line}\n`),
+        progress: generationProgress(err),
+        quiet: parsed.quiet,
+      });
     }
     const { runWithStyle } = await import('../run.js');
     return await runWithStyle(runArgs(parsed, env), runStyle(parsed, env));
   } catch (error) {
     if (error instanceof UserError || error instanceof DbError) {
-      const refusal = error instanceof DbError ? connectionRefusal(error, argv, env) : undefined;
-      if (refusal !== undefined) return (fail(`headroom pgbench: error: ${refusal}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
+      // No connection: libpq's words for each server tried (the driver's report), then pgbench's own line.
+      if (error instanceof DbError && error.connecting && error.report !== undefined)
+        return (fail(`headroom pgbench: error: ${error.report}\nheadroom pgbench: error: could not create connection for setup\n`), 1);
       fail(`headroom pgbench: error: ${error.message}\n`);
       if (error instanceof ScriptSyntaxError) err(`${error.excerpt.join('\n')}\n`);
       else if (error.hint) fail(`headroom pgbench: hint: ${error.hint}\n`);
@@ -113,72 +121,29 @@ export function targetUrl(c: PgbenchConnection, env: Env): string {
   if (c.port !== undefined) params.set('port', c.port);
   params.set('user', c.user ?? env['PGUSER'] ?? userInfo().username);
   // A dbname with "=" is libpq's key=value connection string; pgbench passes it last, so its keys win over -h, -p and -U.
-  if (c.dbname !== undefined && c.dbname.includes('=')) for (const [key, value] of conninfoPairs(c.dbname)) params.set(key, value);
-  else if (c.dbname !== undefined) params.set('dbname', c.dbname);
+  if (c.dbname !== undefined && c.dbname.includes('=')) {
+    const pairs = conninfoPairs(c.dbname);
+    // A key the URL would refuse is named as the connection string's.
+    sortParameters('postgres', pairs, 'the connection string');
+    for (const [key, value] of pairs) params.set(key, value);
+  } else if (c.dbname !== undefined) params.set('dbname', c.dbname);
   // Percent-encoded as the URL parser decodes it (URLSearchParams would write a space as "+", which it keeps).
   return `postgres://?${[...params].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')}`;
 }
 
-/**
- * libpq's key=value connection string: pairs separated by white space, space allowed around "=",
- * a value either a word or single-quoted with \\ escaping a quote or backslash (libpq's conninfo_parse).
- */
-export function conninfoPairs(text: string): [string, string][] {
-  const pairs: [string, string][] = [];
-  const refuse = (why: string): never => {
-    throw new UserError(`invalid connection string "${redact(text)}": ${why}`, 'write key=value pairs separated by spaces, e.g. "host=127.0.0.1 dbname=test"');
+/** pgbench -i's progress lines on stderr: on a terminal each overwrites the last (ended by \r, a newline after the last), else one a line. */
+function generationProgress(err: (text: string) => void): GenerationProgress {
+  const terminal = process.stderr.isTTY === true;
+  let told = false;
+  return {
+    line(text) {
+      told = true;
+      err(`${text}${terminal ? '\r' : '\n'}`);
+    },
+    end() {
+      if (terminal && told) err('\n');
+    },
   };
-  let i = 0;
-  const skipSpace = (): void => {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-  };
-  for (skipSpace(); i < text.length; skipSpace()) {
-    const keyStart = i;
-    while (i < text.length && text[i] !== '=' && !/\s/.test(text[i]!)) i++;
-    const key = text.slice(keyStart, i);
-    skipSpace();
-    // After a password, a word without "=" is most likely the rest of it: neither is shown.
-    if (text[i] !== '=' && pairs.length > 0 && isSecretName(pairs.at(-1)![0]))
-      throw new UserError('invalid connection string: a value with a space must be quoted', "e.g. password='a b'");
-    if (text[i] !== '=') refuse(`missing "=" after "${key}"`);
-    i++;
-    skipSpace();
-    let value = '';
-    if (text[i] === "'") {
-      for (i++; ; i++) {
-        if (i >= text.length) refuse('unterminated quoted string');
-        const ch = text[i]!;
-        if (ch === '\\' && i + 1 < text.length) value += text[++i]!;
-        else if (ch === "'") break;
-        else value += ch;
-      }
-      i++;
-    } else {
-      for (; i < text.length && !/\s/.test(text[i]!); i++) value += text[i] === '\\' && i + 1 < text.length ? text[++i]! : text[i]!;
-    }
-    pairs.push([key, value]);
-  }
-  return pairs;
-}
-
-/**
- * A server's refusal of the connection itself (no such database, authentication, no free slot),
- * in libpq's words as pgbench prints them, followed by pgbench's own line.
- */
-function connectionRefusal(error: DbError, argv: readonly string[], env: Env): string | undefined {
-  if (!error.report?.startsWith('FATAL:') || !['3D000', '28000', '28P01', '53300', '57P03', '42501'].includes(error.code ?? '')) return undefined;
-  let target: ServerTarget | undefined;
-  try {
-    const parsed = parsePgbenchArgs(argv, env);
-    target = serverTargetOf(resolveTarget(targetUrl(parsed.connection, env), env, () => {}));
-  } catch {
-    return undefined;
-  }
-  // A FATAL report with these SQLSTATEs is PostgreSQL's own: only its URL reaches here with one.
-  if (target === undefined) return undefined;
-  // libpq also names a host's address in parentheses when it looked the name up; headroom's error does not carry it.
-  const server = target.host.startsWith('/') ? `on socket "${target.host}/.s.PGSQL.${target.port}"` : `at "${target.host}", port ${target.port}`;
-  return `connection to server ${server} failed: ${error.report}`;
 }
 
 function initArgs(o: PgbenchInit, env: Env): string[] {
@@ -227,6 +192,8 @@ function runArgs(o: PgbenchRun, env: Env): string[] {
     '--abort-on-error',
     ...o.builtins.flatMap((b) => ['-b', b]),
     ...o.files.flatMap((f) => ['-f', f]),
+    // Only where a -f came before a -b: headroom's own order (built-ins first) is the rest's.
+    ...(/f.*b/.test(o.scriptOrder) ? ['--script-order', o.scriptOrder] : []),
     ...o.defines.flatMap((d) => ['-D', d]),
     // The built-ins read the scale from pgbench_branches; -s then only sets :scale for scripts alone.
     ...(o.builtins.length === 0 ? optional('-s', o.scale) : []),
@@ -261,6 +228,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
     failureRule: false,
     verb: 'pgbench',
     checksBudget: false,
+    readsData: o.builtins.length > 0,
     missingData(session) {
       const database = serverTargetOf(session.target)?.database ?? session.url;
       throw new UserError(
@@ -304,7 +272,7 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
   };
 }
 
-/** What pgbench prints on stdout after a run: its version line, its block, -r's latencies. */
+/** What pgbench prints on stdout after a run: its version line, its block with -r's latencies. */
 export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   for (const terminal of result.terminals) {
     // An SQL error comes as pgbench words it ("script 0 aborted in command 1 query 0: ERROR:  ..."); a script error as its message.
@@ -316,13 +284,29 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   // pgbench prints the stddev only where it measured every latency: under -P, -R or -L.
   const stddev = o.progress !== undefined || o.rate !== undefined || o.latencyLimit !== undefined;
   const server = result.target.version.split(/ on | \(|,/)[0];
-  const block = pgbenchBlock(result).filter((line) => stddev || !line.startsWith('latency stddev'));
+  const block = pgbenchBlock(result, true)
+    .filter((line) => stddev || !line.startsWith('latency stddev'))
+    .map((line) => (stddev || !line.startsWith('latency average = ') ? line : latencyFromRunTime(result)));
   const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
-  if (result.perCommand) {
-    const text = perCommandText(result.perCommand).split('\n');
-    lines.push(...(result.perCommand.length === 1 ? text.map((line) => line.replace(/ \(.*\):$/, ':')) : text));
+  // No transaction processed or skipped: pgbench stops after the failure and retry counts, its
+  // latencies, times, rates and per-script sections being meaningless.
+  if (result.summary.transactions + (result.summary.pgbench?.skipped ?? 0) <= 0) {
+    const rest = lines.findIndex((line) => /^(number of transactions (skipped|above)|latency average)/.test(line));
+    return rest < 0 ? lines : lines.slice(0, rest);
   }
   return lines;
+}
+
+/**
+ * pgbench's "latency average" where it did not time each transaction (no -P, -R or -L): the run's
+ * time times the clients over the transactions, failed ones included, which it then says.
+ */
+function latencyFromRunTime(result: RunResult): string {
+  const { summary, config } = result;
+  const clients = config.clients - (summary.connections?.refused ?? 0);
+  const ended = summary.transactions + summary.failed;
+  const ms = ended > 0 ? (summary.measuredSeconds * 1000 * clients) / ended : 0;
+  return `latency average = ${ms.toFixed(3)} ms${summary.failed > 0 ? ' (including failures)' : ''}`;
 }
 
 function exitCode(result: RunResult): number {

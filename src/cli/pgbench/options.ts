@@ -141,6 +141,8 @@ export interface PgbenchInit {
   unlogged: boolean;
   tablespace: string | undefined;
   indexTablespace: string | undefined;
+  /** -q: a progress line about every 5 s instead of every 100,000 rows. */
+  quiet: boolean;
 }
 
 export interface PgbenchRun {
@@ -156,6 +158,8 @@ export interface PgbenchRun {
   /** -b names (full, with @weight when given) and -f files, in the order given. */
   builtins: string[];
   files: string[];
+  /** b or f for each script in command-line order: pgbench numbers its scripts in that order. */
+  scriptOrder: string;
   defines: string[];
   vacuum: 'none' | 'some' | 'all';
   progress: number | undefined;
@@ -207,6 +211,7 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
     protocol: 'simple',
     builtins: [],
     files: [],
+    scriptOrder: '',
     defines: [],
     vacuum: 'some',
     progress: undefined,
@@ -259,15 +264,19 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
         break;
       case 'S':
         run.builtins.push('select-only');
+        run.scriptOrder += 'b';
         break;
       case 'N':
         run.builtins.push('simple-update');
+        run.scriptOrder += 'b';
         break;
       case 'b':
         run.builtins.push(builtinWithWeight(text));
+        run.scriptOrder += 'b';
         break;
       case 'f':
         run.files.push(fileWithWeight(text));
+        run.scriptOrder += 'f';
         break;
       case 'D':
         // pgbench wants a name and a value: "=1" and "a=" are refused as "a" is.
@@ -345,7 +354,8 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
       case 'show-script': {
         const [name] = builtinWithWeight(text).split('@');
         const builtin = BUILTINS.find((b) => b.name === name)!;
-        throw new BuiltinListing(`-- ${builtin.name}: ${builtin.title}\n${BUILTIN_SCRIPTS[builtin.name]}`);
+        // pgbench ends the listing with an empty line.
+        throw new BuiltinListing(`-- ${builtin.name}: ${builtin.title}\n${BUILTIN_SCRIPTS[builtin.name]}\n`);
       }
       case 'random-seed':
         run.seed = randomSeed(text);
@@ -415,6 +425,7 @@ function readOptions(options: readonly ParsedOption[], operands: readonly string
       unlogged,
       tablespace,
       indexTablespace,
+      quiet: keys.has('q'),
     };
   }
   if (noVacuum) run.vacuum = 'none';
@@ -521,7 +532,7 @@ function builtinWithWeight(text: string): string {
   const name = at < 0 ? text : text.slice(0, at);
   const weight = at < 0 ? '' : `@${checkWeight(text.slice(at + 1))}`;
   const found = BUILTINS.filter((b) => b.name.startsWith(name));
-  if (name === 'list') throw new BuiltinListing(`Available builtin scripts:\n${BUILTINS.map((b) => `${b.name.padStart(15)}: ${b.title}`).join('\n')}\n`);
+  if (name === 'list') throw new BuiltinListing(`Available builtin scripts:\n${BUILTINS.map((b) => `${b.name.padStart(15)}: ${b.title}`).join('\n')}\n\n`);
   if (found.length === 1) return `${found[0]!.name}${weight}`;
   throw new PgbenchUsageError(
     found.length > 1 ? `ambiguous builtin name: ${found.length} builtin scripts found for prefix "${name}"` : `no builtin script found for name "${name}"`,

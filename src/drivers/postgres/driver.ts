@@ -10,6 +10,10 @@ import type { ServerTarget } from '../../config/target.js';
 import { describeTarget } from '../../config/target.js';
 import { numberPlaceholders } from '../placeholders.js';
 import { classifyPostgresError } from './errors.js';
+import { DbError } from '../errors.js';
+import { PgServerError } from './wire/pg-error.js';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { copyChunks } from './copy.js';
 import { WireConnection, encodeQuery, type PgPreparedStatement } from './wire/connection.js';
 import type { PgThresholdStatement } from './wire/threshold-statement.js';
@@ -42,6 +46,18 @@ const SETTINGS = [
   'default_transaction_isolation',
 ];
 
+/**
+ * The address of a host given by name whose server refused the login, which libpq names: the
+ * first that the name looks up to, as the transport connects to it (only on this error path).
+ */
+async function refusingAddress(error: unknown, host: string): Promise<string | undefined> {
+  if (!(error instanceof PgServerError) || host.startsWith('/') || isIP(host) !== 0) return undefined;
+  return lookup(host).then(
+    (found) => found.address,
+    () => undefined,
+  );
+}
+
 export class PostgresDriver implements Driver {
   readonly dbms = 'postgres';
   readonly blocking = false;
@@ -73,7 +89,9 @@ export class PostgresDriver implements Driver {
           classify: (error) => classifyPostgresError(error, this.config),
         });
       } catch (error) {
-        throw classifyPostgresError(error, this.config);
+        // Classified here, with the host tried: the wire classified a server's refusal already, without it.
+        const cause = error instanceof DbError ? (error.cause ?? error) : error;
+        throw classifyPostgresError(cause, this.config, { ...host, address: await refusingAddress(cause, host.host) });
       }
     });
     return new PostgresConnection(wire, this.config);

@@ -3,6 +3,8 @@ import type { ServerTarget } from '../../config/target.js';
 import { WrongServerError } from '../probe.js';
 import { TlsError } from '../transport/tls.js';
 import { PgServerError } from './wire/pg-error.js';
+import { errorPositionLines } from './error-position.js';
+import { connectionFailureReport } from './connect-report.js';
 
 /** Socket-level codes that mean the server is gone or was never there (EPROTO: a stream the client cannot read, which it closes). */
 const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -14,8 +16,14 @@ const SOCKET_CODES = new Set(['EPROTO', 'ENOENT', 'ECONNREFUSED', 'ECONNRESET', 
  * connection the client closed itself ("connection closed by the client") matches neither and is
  * class `other`.
  */
-export function classifyPostgresError(error: unknown, target?: ServerTarget): DbError {
+export function classifyPostgresError(
+  error: unknown,
+  target?: ServerTarget,
+  connecting?: { host: string; port: number; address?: string | undefined },
+): DbError {
   if (error instanceof DbError) return error;
+  // The hint names the host that was tried, not the first of several.
+  if (connecting && target) target = { ...target, host: connecting.host, port: connecting.port };
   if (error instanceof WrongServerError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
   // A certificate or TLS setting the user must fix: bad input, told in one line.
   if (error instanceof TlsError) return new DbError('bad_request', error.message, error.code, error.hint, { cause: error });
@@ -23,18 +31,37 @@ export function classifyPostgresError(error: unknown, target?: ServerTarget): Db
   const message = error instanceof Error ? error.message : String(error);
   const cause = (error as Error | undefined)?.cause;
   const server = error instanceof PgServerError ? error : cause instanceof PgServerError ? cause : undefined;
-  const options = { cause: error, deadlock: code === '40P01', ...(server ? { report: libpqReport(server) } : {}) };
+  let report = server ? libpqReport(server) : undefined;
+  if (connecting) {
+    const address = (error as { address?: unknown }).address;
+    report = connectionFailureReport({
+      host: connecting.host,
+      port: connecting.port,
+      code,
+      address: typeof address === 'string' ? address : connecting.address,
+      serverReport: report,
+      message,
+    });
+  }
+  const options = { cause: error, deadlock: code === '40P01', connecting: connecting !== undefined, ...(report === undefined ? {} : { report }) };
   return withStatementText(
     new DbError(postgresClass(code, message), message, code, target ? postgresHint(code, target, server?.routine) : undefined, options),
     statementTextOf(error),
   );
 }
 
-/** The error as libpq's PQerrorMessage gives it at its default verbosity (what psql and pgbench print). */
+/**
+ * The error as libpq's PQerrorMessage gives it at its default verbosity (what psql and pgbench
+ * print): under the message, the line its position falls on with a caret, in the generated
+ * statement (QUERY) where the position is within one, else in the statement sent.
+ */
 function libpqReport(e: PgServerError): string {
   let text = `${e.severity}:  ${e.message}`;
+  const [query, position] = e.internalPosition !== undefined ? [e.internalQuery, e.internalPosition] : [e.query, e.position];
+  if (query !== undefined && position !== undefined) for (const line of errorPositionLines(query, position)) text += `\n${line}`;
   if (e.detail !== undefined) text += `\nDETAIL:  ${e.detail}`;
   if (e.hint !== undefined) text += `\nHINT:  ${e.hint}`;
+  if (e.internalQuery !== undefined) text += `\nQUERY:  ${e.internalQuery}`;
   if (e.context !== undefined) text += `\nCONTEXT:  ${e.context}`;
   return text;
 }

@@ -2,6 +2,7 @@ import type { ServerTarget } from '../../config/target.js';
 import type { TargetSessionAttrs } from '../../config/target-types.js';
 import { DbError } from '../errors.js';
 import type { WireConnection } from './wire/connection.js';
+import { PgServerError } from './wire/pg-error.js';
 
 export interface HostAttempt {
   host: string;
@@ -28,9 +29,12 @@ export async function connectSuitable(config: ServerTarget, open: (host: HostAtt
   const attrs = config.targetSessionAttrs ?? 'any';
   if (hosts.length === 1 && attrs === 'any') return open(hosts[0]!);
   const failures: string[] = [];
+  // Each host's failure in libpq's words, as libpq lists them one after the other.
+  const reports: string[] = [];
   let lastError: DbError | undefined;
   let mismatched = false;
-  for (const wanted of attrs === 'prefer-standby' ? (['standby', 'any'] as const) : [attrs]) {
+  let refused = false;
+  tries: for (const wanted of attrs === 'prefer-standby' ? (['standby', 'any'] as const) : [attrs]) {
     for (const host of hosts) {
       const where = host.host.startsWith('/') ? `${host.host} (port ${host.port})` : `${host.host}:${host.port}`;
       let wire: WireConnection;
@@ -39,6 +43,10 @@ export async function connectSuitable(config: ServerTarget, open: (host: HostAtt
       } catch (error) {
         lastError = error as DbError;
         failures.push(`${where}: ${(error as Error).message}`);
+        if (lastError.report !== undefined) reports.push(lastError.report);
+        // As libpq: a server that refuses the login ends the search, unless it cannot take connections yet (57P03, a standby starting up).
+        refused = lastError.cause instanceof PgServerError && lastError.code !== '57P03';
+        if (refused) break tries;
         continue;
       }
       const mismatch = await sessionMismatch(wire, wanted).catch(async (error: unknown) => {
@@ -52,9 +60,12 @@ export async function connectSuitable(config: ServerTarget, open: (host: HostAtt
     }
   }
   // One host that cannot be reached: its own error, with its own hint.
-  if (!mismatched && hosts.length === 1 && lastError) throw lastError;
+  if (!mismatched && (hosts.length === 1 || (refused && failures.length === 1)) && lastError) throw lastError;
   const message = `no host suits target_session_attrs=${attrs}: ${failures.join('; ')}`;
-  if (!mismatched && lastError) throw new DbError(lastError.errorClass, message, lastError.code, lastError.hint, { cause: lastError });
+  if (!mismatched && lastError) {
+    const report = reports.length === failures.length ? { report: reports.join('\n') } : {};
+    throw new DbError(lastError.errorClass, message, lastError.code, lastError.hint, { cause: lastError, connecting: true, ...report });
+  }
   throw new DbError('bad_request', message, undefined, `point --db at a server that is ${WANTED[attrs]}, or drop target_session_attrs`);
 }
 

@@ -350,5 +350,5 @@ export class NativeSocket implements Transport {
 
 function connectError(errno: number, address: SocketAddress): TransportError {
   const name = errnoName(errno);
-  return new TransportError(`connect ${name} ${describeAddress(address)}`, name);
+  return new TransportError(`connect ${name} ${describeAddress(address)}`, name, 'path' in address ? undefined : address.host);
 }

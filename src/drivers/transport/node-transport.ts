@@ -22,7 +22,9 @@ export function connectNode(address: SocketAddress, handler: TransportHandler, t
     socket.setNoDelay(true);
     const timer = setTimeout(() => socket.destroy(new TransportError('timeout expired while connecting', 'ETIMEDOUT')), timeoutMs);
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      failure ??= error instanceof TransportError ? error : new TransportError(`connection error: ${error.message}`, error.code);
+      const at = (error as { address?: unknown }).address;
+      failure ??=
+        error instanceof TransportError ? error : new TransportError(`connection error: ${error.message}`, error.code, typeof at === 'string' ? at : undefined);
     });
     socket.on('close', () => {
       clearTimeout(timer);

@@ -39,6 +39,8 @@ export class TransportError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
+    /** The IP address a failed connect was made to (a host name's, once looked up), where known. */
+    readonly address?: string,
   ) {
     super(message);
   }

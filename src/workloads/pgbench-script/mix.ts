@@ -9,28 +9,48 @@ import { scriptTransaction } from './script-transaction.js';
 export const BUILTIN_NAMES = Object.keys(BUILTIN_SCRIPTS);
 
 /**
- * The transaction mix of -b NAME[@W] and -f FILE[@W] (built-ins first, then files, each in the
- * order given), with -D NAME=VALUE defining variables for all of them. Every script is parsed and
- * compiled here, so a broken one is refused before anything runs. No -b and no -f: tpcb-like.
+ * The transaction mix of -b NAME[@W] and -f FILE[@W] (in --script-order, else built-ins first,
+ * then files, each in the order given), with -D NAME=VALUE defining variables for all of them.
+ * Every script is parsed and compiled here, so a broken one is refused before anything runs. No
+ * -b and no -f: tpcb-like.
  */
 export function scriptMix(options: OptionValues): TransactionType[] {
-  const builtins = (options['builtin'] as string[] | undefined) ?? [];
-  const files = (options['file'] as string[] | undefined) ?? [];
   const defines = parseDefines((options['define'] as string[] | undefined) ?? []);
   const debug = options['debug'] === true;
   const mix: TransactionType[] = [];
-  for (const text of builtins.length + files.length === 0 ? ['tpcb-like'] : builtins) {
-    const [name, weight] = splitWeight(text);
-    const source = BUILTIN_SCRIPTS[name];
-    if (source === undefined) throw new UserError(`unknown built-in script "${name}"`, `use one of ${BUILTIN_NAMES.join(', ')}, optionally with @weight`);
-    mix.push(scriptTransaction(compileScript(name, source), weight, defines, mix.length, debug));
-  }
-  for (const text of files) {
-    const [file, weight] = splitWeight(text);
-    const source = readScript(text);
-    mix.push(scriptTransaction(compileScript(file, source), weight, defines, mix.length, debug));
+  for (const script of orderedScripts(options)) {
+    if (script.kind === 'builtin') {
+      const [name, weight] = splitWeight(script.text);
+      const source = BUILTIN_SCRIPTS[name];
+      if (source === undefined) throw new UserError(`unknown built-in script "${name}"`, `use one of ${BUILTIN_NAMES.join(', ')}, optionally with @weight`);
+      mix.push(scriptTransaction(compileScript(name, source), weight, defines, mix.length, debug));
+    } else {
+      const [file, weight] = splitWeight(script.text);
+      mix.push(scriptTransaction(compileScript(file, readScript(script.text)), weight, defines, mix.length, debug));
+    }
   }
   return mix;
+}
+
+/**
+ * -b's and -f's scripts in the mix's order: --script-order's letters (b, f) take the next of
+ * each list; without it, built-ins first. No -b and no -f: tpcb-like.
+ */
+export function orderedScripts(options: OptionValues): { kind: 'builtin' | 'file'; text: string }[] {
+  const builtins = (options['builtin'] as string[] | undefined) ?? [];
+  const files = (options['file'] as string[] | undefined) ?? [];
+  if (builtins.length + files.length === 0) return [{ kind: 'builtin', text: 'tpcb-like' }];
+  const order = (options['script-order'] as string | undefined) ?? 'b'.repeat(builtins.length) + 'f'.repeat(files.length);
+  const count = (letter: string): number => [...order].filter((c) => c === letter).length;
+  if (!/^[bf]*$/.test(order) || count('b') !== builtins.length || count('f') !== files.length) {
+    throw new UserError(
+      `--script-order ${order} does not fit ${builtins.length} -b and ${files.length} -f scripts`,
+      'give one letter per script, b for each -b and f for each -f, in the order they are to be numbered',
+    );
+  }
+  let b = 0;
+  let f = 0;
+  return [...order].map((letter) => (letter === 'b' ? { kind: 'builtin', text: builtins[b++]! } : { kind: 'file', text: files[f++]! }));
 }
 
 /** The text of the script file a -f FILE[@WEIGHT] names. */

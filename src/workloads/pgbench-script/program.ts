@@ -86,9 +86,8 @@ export function compileScript(name: string, source: string, variables = new Vari
   };
   const label = (raw: RawCommand): string => (raw.kind === 'sql' ? raw.text.replace(/\s+/g, ' ') : `\\${raw.name}${raw.text.replace(/\s+/g, ' ').trimEnd()}`);
   const labelled = (raw: RawCommand): { label: string; command: number } => {
-    const text = label(raw);
-    commandLabels.push(text);
-    return { label: text, command: commandLabels.length - 1 };
+    commandLabels.push(raw.firstLine);
+    return { label: label(raw), command: commandLabels.length - 1 };
   };
 
   const commands = lexScript(source);
@@ -189,7 +188,9 @@ export function compileScript(name: string, source: string, variables = new Vari
         if (!block) fail(raw, `\\${raw.name} without matching \\if`);
         if (block!.sawElse) fail(raw, `\\${raw.name} after \\else`);
         block!.exits.push(steps.length);
-        steps.push({ op: 'jump', when: undefined, to: -1, label: `\\${raw.name}`, command: -1 });
+        // \else is one of pgbench's commands (-r lists it, errors count it); the jump at the end of the branch before \elif belongs to the \elif.
+        const isElse = raw.name.toLowerCase() === 'else';
+        steps.push({ op: 'jump', when: undefined, to: -1, ...(isElse ? labelled(raw) : { label: `\\${raw.name}`, command: -1 }) });
         patch(steps, block!.pending, steps.length);
         if (raw.name.toLowerCase() === 'elif') {
           block!.pending = steps.length;
@@ -207,6 +208,8 @@ export function compileScript(name: string, source: string, variables = new Vari
         if (!block) fail(raw, '\\endif without matching \\if');
         patch(steps, block!.pending, steps.length);
         for (const exit of block!.exits) patch(steps, exit, steps.length);
+        // Every branch ends here: a step that only goes on, so that \endif is a command of its own, as in pgbench.
+        steps.push({ op: 'jump', when: undefined, to: steps.length + 1, ...labelled(raw) });
         break;
       }
       case 'startpipeline':

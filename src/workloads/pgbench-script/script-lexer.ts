@@ -19,6 +19,25 @@ export interface RawCommand {
   endedByMeta?: boolean;
   /** SQL with \\; in it: several queries sent together (the text has a plain semicolon there, as pgbench sends it). */
   compound?: boolean;
+  /**
+   * pgbench's name for the command in -r's report: an SQL command's text as written, its
+   * semicolon (or the space before its \\gset) kept, up to its first line break and at most 127
+   * bytes; a meta-command's line as written.
+   */
+  firstLine: string;
+}
+
+/** pgbench keeps 127 bytes of a command's first line (a 128-byte buffer); a character cut in two is dropped. */
+const FIRST_LINE_BYTES = 127;
+
+function firstLineOf(text: string): string {
+  const line = text.split(/[\r\n]/, 1)[0]!;
+  const bytes = Buffer.from(line, 'utf8');
+  if (bytes.length <= FIRST_LINE_BYTES) return line;
+  return bytes
+    .subarray(0, FIRST_LINE_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }
 
 export function lexScript(source: string): RawCommand[] {
@@ -40,6 +59,9 @@ export function lexScript(source: string): RawCommand[] {
   /** Where each \\; of the SQL in progress is: its backslash is dropped from the text. */
   let compoundAt: number[] = [];
   const endSql = (end: number, endedByMeta: boolean): void => {
+    // As written, its semicolon kept (end is the semicolon's offset), \\; read as ;.
+    let written = source.slice(sqlStart, endedByMeta ? end : Math.min(end + 1, source.length));
+    for (const at of [...compoundAt].reverse()) written = written.slice(0, at - sqlStart) + written.slice(at - sqlStart + 1);
     let text = source.slice(sqlStart, end);
     let start = sqlStart + (text.length - text.trimStart().length);
     if (compoundAt.length > 0) {
@@ -52,7 +74,8 @@ export function lexScript(source: string): RawCommand[] {
       const at = position(start);
       // Positions after a \\; are off by one column per separator before them (error messages only).
       const compound = compoundAt.length > 0 ? { compound: true } : {};
-      commands.push({ kind: 'sql', text, name: '', ...at, positionOf: (o) => position(start + o), endedByMeta, ...compound });
+      const firstLine = firstLineOf(written.trimStart());
+      commands.push({ kind: 'sql', text, name: '', ...at, positionOf: (o) => position(start + o), endedByMeta, ...compound, firstLine });
     }
     sqlStart = -1;
     compoundAt = [];
@@ -101,7 +124,8 @@ export function lexScript(source: string): RawCommand[] {
       const raw = source.slice(argStart, end);
       const text = raw.replace(/\\\r?\n/g, '  ').replace(/\r$/, '');
       const at = position(metaStart);
-      commands.push({ kind: 'meta', text, name, ...at, positionOf: (o) => position(argStart + o) });
+      const firstLine = source.slice(metaStart, end).replace(/\r$/, '');
+      commands.push({ kind: 'meta', text, name, ...at, positionOf: (o) => position(argStart + o), firstLine });
       i = end;
       continue;
     }

@@ -64,6 +64,7 @@ export function scriptTransaction(program: Program, weight: number, defines: Rea
       const runner: TransactionRunner = () => run.execute();
       runner.abortText = (error) => run.abortText(error, index);
       runner.errorPlace = () => run.errorPlace(index);
+      runner.retrying = () => run.retrying();
       return runner;
     },
   };
@@ -75,6 +76,7 @@ function debugRunner(program: Program, conn: Connection, terminal: TerminalConte
   const runner: TransactionRunner = () => (log(`executing script "${program.name}"`), run.execute());
   runner.abortText = (error) => run.abortText(error, index);
   runner.errorPlace = () => run.errorPlace(index);
+  runner.retrying = () => run.retrying();
   return runner;
 }
 
@@ -171,9 +173,18 @@ class ScriptRun {
     }
     const state = { command: -1, startedAt: 0 };
     return this.steps(state).catch((error: unknown) => {
+      this.failedCommand = state.command;
       if (state.command >= 0) timings.fail(state.command);
       throw error;
     });
+  }
+
+  /** The command the last execution failed in (-r), -1 for none. */
+  private failedCommand = -1;
+
+  retrying(): void {
+    if (this.failedCommand >= 0) this.timings?.retried(this.failedCommand);
+    this.failedCommand = -1;
   }
 
   /**

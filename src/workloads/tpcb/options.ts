@@ -20,6 +20,13 @@ export const TPCB_OPTIONS: readonly OptionSpec[] = [
     verbs: ['run'],
   },
   {
+    long: 'script-order',
+    type: 'string',
+    value: 'bf...',
+    help: 'the order of the -b and -f scripts, one letter each (b or f), e.g. fb for a file before a built-in; they are numbered in it (default: built-ins first, then files)',
+    verbs: ['run'],
+  },
+  {
     long: 'define',
     short: 'D',
     type: 'strings',

@@ -10,6 +10,44 @@ export interface PgbenchInitOptions extends PgbenchTableOptions {
   steps: string;
   /** Told each step as it starts, in pgbench -i's words ("creating tables..."); headroom pgbench prints them. */
   announce?: (line: string) => void;
+  /** Told how the accounts' client-side generation (g) goes, in pgbench -i's words; headroom pgbench prints it. */
+  progress?: GenerationProgress;
+  /** -q: a progress line about every 5 s instead of every 100,000 rows. */
+  quiet?: boolean;
+}
+
+/**
+ * pgbench -i's progress lines ("100000 of 500000 tuples (20%) done (elapsed 0.10 s, remaining 0.39 s)"):
+ * line() for each, end() after the last (a terminal's line, overwritten in place, then ends).
+ */
+export interface GenerationProgress {
+  line(text: string): void;
+  end(): void;
+}
+
+/** pgbench -i's steps: a line every 100,000 rows, or under -q at most one every 5 s (and the last). */
+const PROGRESS_ROWS = 100_000;
+const QUIET_STEP_SECONDS = 5;
+const QUIET_CHECK_ROWS = 100;
+
+/** Calls progress at pgbench's moments as the accounts' rows are generated, the elapsed time counted from the first. */
+function* withProgress<T>(rows: Iterable<T>, total: number, progress: GenerationProgress, quiet: boolean): Generator<T> {
+  const started = performance.now();
+  let row = 0;
+  let nextQuietStep = 1;
+  for (const value of rows) {
+    yield value;
+    row++;
+    if (quiet ? row % QUIET_CHECK_ROWS !== 0 : row % PROGRESS_ROWS !== 0) continue;
+    const elapsed = (performance.now() - started) / 1000;
+    if (quiet && row !== total && elapsed < nextQuietStep * QUIET_STEP_SECONDS) continue;
+    if (quiet) nextQuietStep = Math.ceil(elapsed / QUIET_STEP_SECONDS);
+    const remaining = ((total - row) * elapsed) / row;
+    progress.line(
+      `${row} of ${total} tuples (${Math.floor((row * 100) / total)}%) done (elapsed ${elapsed.toFixed(2)} s, remaining ${remaining.toFixed(2)} s)`,
+    );
+  }
+  progress.end();
 }
 
 /** pgbench -i's line for each step, printed as the step starts. */
@@ -99,7 +137,7 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
     case 't':
       return run(dialect.pgbench.tables ? dialect.pgbench.tables(ctx.scale, o) : dialect.createTables(ctx.scale));
     case 'g':
-      return generateClientSide(ctx, dialect.pgbench.emptyTables, run);
+      return generateClientSide(ctx, dialect.pgbench.emptyTables, run, o);
     case 'G': {
       const n = (perScale: number): number => perScale * ctx.scale;
       await run([
@@ -134,7 +172,12 @@ async function runStep(step: string, ctx: DataContext, o: PgbenchInitOptions, ru
 }
 
 /** As pgbench's g: empty the tables (history too), then branches and tellers with a NULL filler, accounts with ''. */
-async function generateClientSide(ctx: DataContext, emptyTables: readonly string[], run: (s: readonly string[]) => Promise<number>): Promise<number> {
+async function generateClientSide(
+  ctx: DataContext,
+  emptyTables: readonly string[],
+  run: (s: readonly string[]) => Promise<number>,
+  o: PgbenchInitOptions,
+): Promise<number> {
   await run(emptyTables);
   const scale = ctx.scale;
   let rows = await ctx.conn.bulkInsert(
@@ -147,10 +190,12 @@ async function generateClientSide(ctx: DataContext, emptyTables: readonly string
     ['tid', 'bid', 'tbalance'],
     generate(scale * ROWS_PER_SCALE.tellers, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.tellers) + 1, 0]),
   );
+  const accounts = scale * ROWS_PER_SCALE.accounts;
+  const rowsOfAccounts = generate(accounts, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.accounts) + 1, 0, '']);
   rows += await ctx.conn.bulkInsert(
     'pgbench_accounts',
     ['aid', 'bid', 'abalance', 'filler'],
-    generate(scale * ROWS_PER_SCALE.accounts, (i) => [i, Math.floor((i - 1) / ROWS_PER_SCALE.accounts) + 1, 0, '']),
+    o.progress ? withProgress(rowsOfAccounts, accounts, o.progress, o.quiet === true) : rowsOfAccounts,
   );
   return rows;
 }

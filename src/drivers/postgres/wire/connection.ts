@@ -21,7 +21,7 @@ import {
 } from './messages.js';
 import { BindWriter } from './bind.js';
 import { QueryWriter, type PgLiteralQuery } from './literal-query.js';
-import type { LiteralValue } from '../../literals.js';
+import { literalText, type LiteralValue } from '../../literals.js';
 import { MessageWriter } from './writer.js';
 import { PgThresholdStatement } from './threshold-statement.js';
 import type { DeclaredType } from '../../driver.js';
@@ -87,6 +87,12 @@ export interface Pending {
   error: Error | undefined;
   /** The statement's text where the request has one, put on its error (DbError.sql). */
   sql: string | undefined;
+  /**
+   * The text the request has the server parse (Query or Parse), which an error's position counts
+   * into; a literal query's pieces, with `values` written in place, only where an error needs it.
+   */
+  parsed: string | PgLiteralQuery | undefined;
+  values: readonly LiteralValue[] | undefined;
   resolve(value: unknown): void;
   reject(error: Error): void;
   /** COPY FROM STDIN: called when the server is ready for CopyData. */
@@ -205,7 +211,7 @@ export class WireConnection implements SslAnswering, MessageSink {
         if (other) throw other;
       }
       if (error instanceof TlsError || error instanceof PgConnectionError) throw error;
-      throw new PgConnectionError((error as Error).message, (error as TransportError).code);
+      throw new PgConnectionError((error as Error).message, (error as TransportError).code, (error as TransportError).address);
     } finally {
       clearTimeout(silenceTimer);
     }
@@ -327,7 +333,9 @@ export class WireConnection implements SslAnswering, MessageSink {
   executeLiteral(query: PgLiteralQuery, values: readonly LiteralValue[], rows: boolean): Promise<unknown> | undefined {
     const length = query.unframeable ? -1 : this.literals.write(query, values);
     if (length < 0) return undefined;
-    return this.sendBytes(this.literals.buffer, length, rows ? ROWS : COUNT, rows, NO_TYPES);
+    const promise = this.sendBytes(this.literals.buffer, length, rows ? ROWS : COUNT, rows, NO_TYPES);
+    this.parsing(query, values);
+    return promise;
   }
 
   /** A statement without parameters through the simple protocol (several statements allowed). */
@@ -340,7 +348,9 @@ export class WireConnection implements SslAnswering, MessageSink {
     const results: StatementResult[] = [];
     const message = encodeQuery(sql).message;
     try {
-      await (this.sendBytes(message, message.length, NOTHING, true, NO_TYPES, undefined, results) as Promise<void>);
+      const done = this.sendBytes(message, message.length, NOTHING, true, NO_TYPES, undefined, results) as Promise<void>;
+      this.parsing(sql);
+      await done;
     } catch (error) {
       // The statements before the failing one completed: their count is its number.
       throw Object.assign(error as Error, { statement: results.length });
@@ -375,7 +385,9 @@ export class WireConnection implements SslAnswering, MessageSink {
     const w = this.writer;
     if (withBegin) w.bytes(UNNAMED_BEGIN);
     const message = w.begin(0x50).cstring('').cstring(sql).int16(0).end().bytes(UNNAMED_BIND_DESCRIBE_EXECUTE_SYNC).take(); // Parse: no parameters
-    return this.sendBytes(message, message.length, ROWS, true, NO_TYPES) as Promise<Row[]>;
+    const rows = this.sendBytes(message, message.length, ROWS, true, NO_TYPES) as Promise<Row[]>;
+    this.parsing(sql);
+    return rows;
   }
 
   /**
@@ -495,7 +507,18 @@ export class WireConnection implements SslAnswering, MessageSink {
 
   /** A request answered with its whole record (rows, count and types); `wantRows` false only counts rows. */
   private send(message: Buffer, wantRows: boolean, types: number[] = [], onCopyIn?: () => void, sql?: string): Promise<Pending> {
-    return this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn, undefined, sql) as Promise<Pending>;
+    const promise = this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn, undefined, sql) as Promise<Pending>;
+    this.parsing(sql);
+    return promise;
+  }
+
+  /** Tells the request just queued what text it has the server parse (Pending.parsed). */
+  private parsing(text: string | PgLiteralQuery | undefined, values?: readonly LiteralValue[]): void {
+    // A connection already closed queued nothing.
+    const pending = this.closedBy === undefined ? this.queue[this.queue.length - 1] : undefined;
+    if (pending === undefined) return;
+    pending.parsed = text;
+    pending.values = values;
   }
 
   private sendBytes(
@@ -509,7 +532,21 @@ export class WireConnection implements SslAnswering, MessageSink {
     sql?: string,
   ): Promise<unknown> {
     if (this.closedBy) return Promise.reject(this.classify(this.closedBy));
-    const pending: Pending = { answer, wantRows, types, rows: NO_ROWS, rowCount: 0, error: undefined, sql, resolve: unset, reject: unset, onCopyIn, results };
+    const pending: Pending = {
+      answer,
+      wantRows,
+      types,
+      rows: NO_ROWS,
+      rowCount: 0,
+      error: undefined,
+      sql,
+      parsed: undefined,
+      values: undefined,
+      resolve: unset,
+      reject: unset,
+      onCopyIn,
+      results,
+    };
     this.capturing = pending;
     const promise = new Promise(this.capture);
     this.queue.push(pending);
@@ -662,7 +699,7 @@ export class WireConnection implements SslAnswering, MessageSink {
         if (!pending) return;
         this.queue.shift();
         // The server's error names the statement it refused (DbError.sql); only here, on the error path.
-        if (pending.error) pending.reject(this.classify(pending.sql === undefined ? pending.error : Object.assign(pending.error, { sql: pending.sql })));
+        if (pending.error) pending.reject(this.classify(failure(pending, pending.error)));
         else {
           // The shared empty array never leaves this client: a caller may push to its rows.
           const { answer } = pending;
@@ -709,6 +746,25 @@ export class WireConnection implements SslAnswering, MessageSink {
         return;
     }
   }
+}
+
+/**
+ * A request's error with what the connection knows of the request: the text the server parsed
+ * (PgServerError.query, for its position) and the statement's name for DbError.sql. Only on the
+ * error path: a literal query's text is built here.
+ */
+function failure(pending: Pending, error: Error): Error {
+  if (error instanceof PgServerError && error.position !== undefined && pending.parsed !== undefined) {
+    const { parsed, values } = pending;
+    error.query =
+      typeof parsed === 'string'
+        ? parsed
+        : literalText(
+            parsed.pieces.map((piece) => piece.toString('utf8')),
+            values ?? [],
+          );
+  }
+  return pending.sql === undefined ? error : Object.assign(error, { sql: pending.sql });
 }
 
 const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]); // CopyDone

@@ -12,9 +12,17 @@ export class PgServerError extends Error {
     readonly context?: string,
     /** The server's ROUTINE field: the C function that raised it, the same in every language the server speaks. */
     readonly routine?: string,
+    /** The server's POSITION field: where in the statement's text the error lies, from 1, in characters. */
+    readonly position?: number,
+    /** INTERNAL POSITION and INTERNAL QUERY: the same within a statement the server generated (a PL/pgSQL function's). */
+    readonly internalPosition?: number,
+    readonly internalQuery?: string,
   ) {
     super(message);
   }
+
+  /** The text of the statement the server parsed in the failed request, which `position` counts into; set by the connection where it has one. */
+  query: string | undefined;
 
   static parse(body: Buffer, start: number, end: number): PgServerError {
     const fields = new Map<string, string>();
@@ -29,7 +37,19 @@ export class PgServerError extends Error {
     }
     const severity = fields.get('V') ?? fields.get('S') ?? 'ERROR';
     const message = fields.get('M') ?? 'unknown server error';
-    return new PgServerError(message, fields.get('C') ?? 'XX000', severity, fields.get('D'), fields.get('H'), fields.get('W'), fields.get('R'));
+    const number = (field: string): number | undefined => (fields.has(field) ? Number(fields.get(field)) : undefined);
+    return new PgServerError(
+      message,
+      fields.get('C') ?? 'XX000',
+      severity,
+      fields.get('D'),
+      fields.get('H'),
+      fields.get('W'),
+      fields.get('R'),
+      number('P'),
+      number('p'),
+      fields.get('q'),
+    );
   }
 }
 
@@ -39,6 +59,8 @@ export class PgConnectionError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
+    /** The IP address a failed connect was made to, where the socket told it. */
+    readonly address?: string,
   ) {
     super(message);
   }
