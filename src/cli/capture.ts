@@ -1,7 +1,7 @@
 import { defineOptions } from '../config/options.js';
 import { parseArgs } from '../config/args.js';
 import { describeTarget, resolveTarget, serverTargetOf } from '../config/target.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import type { DbmsName } from '../drivers/driver.js';
 import { serverIdentity } from '../drivers/server-identity.js';
 import { UserError } from '../errors.js';
@@ -85,7 +85,7 @@ async function captureTable(url: string): Promise<Captured> {
   const target = resolveTarget(url);
   const table = LOG_TABLES[target.dbms];
   if (!table) throw new UserError(`--from-table reads MariaDB's mysql.general_log; ${describeTarget(target)} is not MariaDB`, 'give the log files instead');
-  const driver = createDriver(target);
+  const driver = await loadDriver(target);
   const conn = await driver.connect();
   try {
     const builder = new CaptureBuilder();
@@ -107,7 +107,7 @@ async function captureTable(url: string): Promise<Captured> {
 /** --server URL: the logged server's identity, with the host and port it was reached at (never its password). */
 async function identify(url: string): Promise<CaptureSource['server']> {
   const target = resolveTarget(url);
-  const driver = createDriver(target);
+  const driver = await loadDriver(target);
   const conn = await driver.connect();
   try {
     const identity = await identityOf(target, conn);

@@ -35,7 +35,7 @@ export interface InitStyle {
 }
 
 export async function initWithStyle(argv: readonly string[], style: InitStyle): Promise<number> {
-  const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'init', INIT_OPTIONS);
+  const { workload, values, given, workloadOptions } = await parseVerbArgs(argv, 'init', INIT_OPTIONS);
   const scale = askedScale(workload, values) ?? workload.defaultScale;
   const asked = pgbenchInitOptions(values, given, workload.name);
   const pgbench = asked && style.announce ? { ...asked, announce: style.announce, progress: style.progress, quiet: style.quiet } : asked;
@@ -68,7 +68,7 @@ export async function initWithStyle(argv: readonly string[], style: InitStyle): 
 
 /** `headroom check`: verify the workload's data invariants; exit 1 when one fails. */
 export async function checkCommand(argv: readonly string[]): Promise<number> {
-  const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'check', CHECK_OPTIONS);
+  const { workload, values, given, workloadOptions } = await parseVerbArgs(argv, 'check', CHECK_OPTIONS);
   const session = await openSession(values, workload, workloadOptions);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
@@ -95,7 +95,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
 
 /** `headroom drop`: remove the workload's tables. */
 export async function dropCommand(argv: readonly string[]): Promise<number> {
-  const { workload, values, workloadOptions } = parseVerbArgs(argv, 'drop', DROP_OPTIONS);
+  const { workload, values, workloadOptions } = await parseVerbArgs(argv, 'drop', DROP_OPTIONS);
   const session = await openSession(values, workload, workloadOptions);
   try {
     await workload.drop({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine });

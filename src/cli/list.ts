@@ -1,13 +1,13 @@
 import { formatOptionHelp } from '../config/options.js';
 import { DRIVERS } from '../drivers/registry.js';
-import { DEFAULT_WORKLOAD, WORKLOADS } from '../workloads/registry.js';
+import { DEFAULT_WORKLOAD, loadWorkloads } from '../workloads/registry.js';
 import { loadedModules } from '../module/load-module.js';
 
 /** `headroom list`: workloads with their options and defaults, and drivers with their URLs. */
-export function listText(): string {
+export async function listText(): Promise<string> {
   const lines = ['workloads:'];
   // A module named on the line (headroom list ./my-workload.ts) is listed with the built-ins.
-  for (const w of [...WORKLOADS, ...loadedModules()]) {
+  for (const w of [...(await loadWorkloads()), ...loadedModules()]) {
     lines.push(`  ${w.name}${w.name === DEFAULT_WORKLOAD ? ' (default)' : ''}: ${w.description}`);
     lines.push(`    -s: ${w.scaleHelp} (default ${w.defaultScale})`);
     if (w.options.length > 0) lines.push(formatOptionHelp(w.options).replace(/^/gm, '  '));

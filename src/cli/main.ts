@@ -1,16 +1,14 @@
 import { formatOptionHelp, type OptionSpec } from '../config/options.js';
 import { DbError } from '../drivers/errors.js';
 import { InterruptedError, StalledError, UserError } from '../errors.js';
-import { TOOL_VERSION } from '../result/build.js';
+import { TOOL_VERSION } from '../result/version.js';
 import { fileErrorReason } from '../common/file-errors.js';
-import { DEFAULT_DB } from '../config/target.js';
+import { DEFAULT_DB } from '../config/target-types.js';
 import { redact } from '../config/redact.js';
-import { WORKLOADS } from '../workloads/registry.js';
 import type { Workload } from '../workloads/workload.js';
-import { isModulePath } from '../module/load-module.js';
-import { RUN_OPTIONS, runCommand } from './run.js';
-import { preloadModules } from './workload-modules.js';
+import { isModulePath } from '../module/module-path.js';
 import { EXPERIMENT_NAMES } from './experiment-names.js';
+import { preloadModules } from './workload-modules.js';
 
 /** What a verb's module gives: its options (for --help) and what it does. */
 interface VerbModule {
@@ -22,8 +20,8 @@ interface Verb {
   summary: string;
   usage: string;
   /**
-   * Loads the verb's module on use: a run then loads none of the report, plan and experiment
-   * code, which would add about 0.07 s of client CPU to every run.
+   * Loads the verb's module on use: `headroom --version` and `--help` load none of the verbs, and
+   * a run none of the report, plan and experiment code (every module loaded costs start-up CPU).
    */
   load(): Promise<VerbModule>;
   /** The verb prints its own --help (experiment: each experiment has its options). */
@@ -34,7 +32,7 @@ const VERBS: Record<string, Verb> = {
   run: {
     summary: 'load the data if missing, then measure (the default verb)',
     usage: 'headroom run [WORKLOAD] [options]',
-    load: async () => ({ options: RUN_OPTIONS, action: runCommand }),
+    load: async () => import('./run.js').then((m) => ({ options: m.RUN_OPTIONS, action: m.runCommand })),
   },
   replay: {
     summary: 'play a captured load back onto a copy of the database, at its recorded speed or faster (--until finds the headroom factor)',
@@ -114,7 +112,7 @@ const VERBS: Record<string, Verb> = {
   list: {
     summary: 'workloads and drivers, with their options and defaults',
     usage: 'headroom list',
-    load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${m.listText()}\n`), 0) })),
+    load: async () => import('./list.js').then((m) => ({ options: [], action: async () => (process.stdout.write(`${await m.listText()}\n`), 0) })),
   },
 };
 
@@ -150,7 +148,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // `headroom -c 4` and `headroom tpcb` mean `headroom run ...`, as `npx headroom` alone does.
-  const name = first.startsWith('-') || isModulePath(first) || WORKLOADS.some((w) => w.name === first) ? 'run' : first;
+  // The workload registry (every workload's options) is loaded only when the word is no verb.
+  const builtIn = async (): Promise<boolean> => !Object.hasOwn(VERBS, first) && (await import('../workloads/registry.js')).isBuiltInWorkload(first);
+  const name = first.startsWith('-') || isModulePath(first) || (await builtIn()) ? 'run' : first;
   const verb = VERBS[name];
   if (!verb) throw new UserError(`unknown verb "${first}"`, `verbs: ${Object.keys(VERBS).join(', ')} (headroom --help)`);
   const verbArgs = name === first ? rest : argv;

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { defineOptions } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { WORKLOADS } from '../workloads/registry.js';
+import { isBuiltInWorkload } from '../workloads/registry.js';
 import { parseArgs } from '../config/args.js';
 import { CLOSING_OPTIONS } from '../session/options.js';
 
@@ -20,7 +20,7 @@ export async function newCommand(argv: readonly string[]): Promise<number> {
   if (name === undefined || extra.length > 0) throw new UserError('headroom new workload takes one NAME', usage);
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(name))
     throw new UserError(`"${name}" is not a workload name`, 'lower case letters, digits and dashes, starting with a letter, at most 32 characters');
-  if (WORKLOADS.some((w) => w.name === name)) throw new UserError(`"${name}" is a built-in workload's name`, 'choose another');
+  if (isBuiltInWorkload(name)) throw new UserError(`"${name}" is a built-in workload's name`, 'choose another');
   const file = values.out ?? `${name}.ts`;
   if (existsSync(file) && values['force'] !== true) throw new UserError(`${file} exists`, 'give --force to overwrite it, or -o another file');
   writeFileSync(file, starterModule(name));

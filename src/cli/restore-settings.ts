@@ -1,6 +1,6 @@
 import { defineOptions } from '../config/options.js';
 import { describeTarget, resolveTarget } from '../config/target.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import { settlePendingChanges } from '../session/pending-settings.js';
 import { UserError } from '../errors.js';
 import { parseArgs } from '../config/args.js';
@@ -19,7 +19,7 @@ export async function restoreSettingsCommand(argv: readonly string[]): Promise<n
   if (positionals.length > 0)
     throw new UserError(`"headroom restore-settings" takes no workload, got: ${positionals.join(' ')}`, 'use: headroom restore-settings --db URL');
   const target = resolveTarget(values.db);
-  const driver = createDriver(target);
+  const driver = await loadDriver(target);
   const conn = await driver.connect();
   try {
     const found = await settlePendingChanges(driver, conn, target, logLine);

@@ -7,10 +7,8 @@ import { THRESHOLD_EXIT_CODE, checkThresholdTypes, parseThreshold } from '../thr
 import { ResultOutput, STDOUT_PATH } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
 import { checkOpenFiles } from '../session/budget.js';
-import { summaryText, type SummaryLines } from '../reports/text.js';
-import { sweepText } from '../reports/sweep-table.js';
+import type { SummaryLines } from '../reports/text.js';
 import { PROTOCOLS, type Workload } from '../workloads/workload.js';
-import { perCommandText } from '../reports/per-command.js';
 import { runMeasured, type RunHooks } from '../session/run.js';
 import { PGBENCH_RUN_OPTIONS, pgbenchRunSettings } from './pgbench-run-options.js';
 import { parseSettings } from '../session/server-settings.js';
@@ -138,7 +136,7 @@ export const RUN_OPTIONS = defineOptions([
  */
 export interface RunStyle extends RunHooks {
   /** What the user reads after the run, and the exit code; printed before the result is written. */
-  finish?(result: RunResult): number;
+  finish?(result: RunResult): number | Promise<number>;
   /** Where the result went is told (`result: FILE`) on stdout; default true. */
   tellsResultFile?: boolean;
   /** The one line on stderr saying the result could not be written where asked; default `headroom: LINE`. */
@@ -156,7 +154,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
 
 export async function runWithStyle(argv: readonly string[], style: RunStyle): Promise<number> {
   refusePgbenchOnly(argv);
-  const { workload, values, given, workloadOptions } = parseVerbArgs(argv, 'run', RUN_OPTIONS);
+  const { workload, values, given, workloadOptions } = await parseVerbArgs(argv, 'run', RUN_OPTIONS);
   if (given.has('time') && given.has('transactions'))
     throw new UserError('give -T (duration) or -t (transactions per client), not both', 'see: headroom run --help');
   if (given.has('protocol') && workload.honoursProtocol !== true) {
@@ -237,7 +235,7 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
     const { sweep, output } = outcome;
     // -o -: stdout carries the JSON alone.
     const human = output.asked === STDOUT_PATH ? process.stderr : process.stdout;
-    human.write(`${sweepText(sweep, undefined)}\n`);
+    human.write(`${(await import('../reports/sweep-table.js')).sweepText(sweep, undefined)}\n`);
     const code = sweep.status === 'interrupted' ? 130 : sweep.status === 'failed' ? 1 : 0;
     return saveAndTell(sweep, output, 'sweep', style, human, code);
   }
@@ -245,13 +243,15 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
   const human = file === STDOUT_PATH ? process.stderr : process.stdout;
   // The figures first: whatever happens to the file, they have been printed.
   const code = style.finish
-    ? style.finish(result)
-    : summaryAndCode(result, human, { study: workload.studySummary === true, perTerminal: values['per-terminal'] === true });
+    ? await style.finish(result)
+    : await summaryAndCode(result, human, { study: workload.studySummary === true, perTerminal: values['per-terminal'] === true });
   return file === undefined ? code : saveAndTell(result, new ResultOutput(file), 'result', style, human, code);
 }
 
 /** headroom's summary (and -r's table) on `human`, and the run's exit code. */
-function summaryAndCode(result: RunResult, human: NodeJS.WritableStream, lines: SummaryLines): number {
+async function summaryAndCode(result: RunResult, human: NodeJS.WritableStream, lines: SummaryLines): Promise<number> {
+  // Loaded after the run: the reports are no part of the measured period, nor of headroom pgbench's start.
+  const [{ summaryText }, { perCommandText }] = await Promise.all([import('../reports/text.js'), import('../reports/per-command.js')]);
   human.write(`${summaryText(result, undefined, lines)}\n`);
   if (result.perCommand) human.write(`${perCommandText(result.perCommand, result.config.maxTries)}\n`);
   if (result.status === 'completed' && result.replication?.check?.some((c) => !c.ok)) return 1;

@@ -1,6 +1,9 @@
 import type { DbmsName } from '../drivers/driver.js';
 import type { TlsSettings } from '../drivers/transport/tls.js';
 
+/** The target with no --db and no DATABASE_URL (here, not in target.ts, so that --help loads no DBMS's URL grammar). */
+export const DEFAULT_DB = 'sqlite:headroom.db';
+
 export const TARGET_SESSION_ATTRS = ['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby'] as const;
 /** libpq's target_session_attrs. */
 export type TargetSessionAttrs = (typeof TARGET_SESSION_ATTRS)[number];

@@ -5,11 +5,9 @@ import { redactUrl } from './redact.js';
 import { conninfoPairs, conninfoUrl, isConninfo } from './conninfo.js';
 import { sortParameters } from './parameters.js';
 import { URL_HINT, type Env, type TargetGrammar } from './target-grammar.js';
-import type { ServerTarget, Target } from './target-types.js';
+import { DEFAULT_DB, type ServerTarget, type Target } from './target-types.js';
 
 export * from './target-types.js';
-
-export const DEFAULT_DB = 'sqlite:headroom.db';
 
 /** The URL's scheme names the DBMS; each DBMS's part of the URL is its driver's (src/drivers/targets.ts). */
 const SCHEMES: Record<string, DbmsName> = {

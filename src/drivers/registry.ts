@@ -1,9 +1,5 @@
 import type { Driver, DbmsName } from './driver.js';
 import type { Target } from '../config/target.js';
-import { SqliteDriver } from './sqlite/driver.js';
-import { PostgresDriver } from './postgres/driver.js';
-import { MariadbDriver } from './mariadb/driver.js';
-import { FirebirdDriver } from './firebird/driver.js';
 
 export interface DriverDescription {
   dbms: DbmsName;
@@ -38,15 +34,20 @@ export const DRIVERS: readonly DriverDescription[] = [
   },
 ];
 
-export function createDriver(target: Target): Driver {
+/**
+ * The target's driver, its DBMS's code loaded on first use: a run against PostgreSQL loads none of
+ * the MariaDB, Firebird or SQLite clients (nor better-sqlite3). Awaited before a run's measured
+ * period, never within it.
+ */
+export async function loadDriver(target: Target): Promise<Driver> {
   switch (target.dbms) {
     case 'sqlite':
-      return new SqliteDriver(target);
+      return new (await import('./sqlite/driver.js')).SqliteDriver(target);
     case 'postgres':
-      return new PostgresDriver(target);
+      return new (await import('./postgres/driver.js')).PostgresDriver(target);
     case 'mariadb':
-      return new MariadbDriver(target);
+      return new (await import('./mariadb/driver.js')).MariadbDriver(target);
     case 'firebird':
-      return new FirebirdDriver(target);
+      return new (await import('./firebird/driver.js')).FirebirdDriver(target);
   }
 }

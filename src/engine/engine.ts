@@ -3,7 +3,6 @@ import type { Target } from '../config/target.js';
 import type { OptionValues } from '../config/options.js';
 import type { DbError } from '../drivers/errors.js';
 import { LocalJob, type JobConfig, type JobHandle } from './job.js';
-import { WorkerJob } from './worker-job.js';
 import { round } from '../common/round.js';
 import { intervalPoint, mergeTotals, type MergedTotals, type SeriesPoint } from './measurements.js';
 import type { TerminalPlan } from './terminal.js';
@@ -246,6 +245,7 @@ async function openJobs(config: EngineConfig, signal: AbortSignal): Promise<JobH
     ...(config.runStart ? { runStart: { ...config.runStart } } : {}),
   }));
   if (jobCount === 1) return [await LocalJob.open(jobConfigs[0]!, signal)];
+  const { WorkerJob } = await import('./worker-job.js');
   const opened = await Promise.allSettled(jobConfigs.map((c) => WorkerJob.open(c, signal)));
   const failure = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failure) {

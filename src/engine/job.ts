@@ -2,19 +2,19 @@ import type { Target } from '../config/target.js';
 import type { OptionValues } from '../config/options.js';
 import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
-import { findWorkload } from '../workloads/registry.js';
-import { workloadForJob } from '../module/load-module.js';
+import { loadWorkload } from '../workloads/registry.js';
+import { isModulePath } from '../module/module-path.js';
 import type { Protocol } from '../workloads/workload.js';
 import { Gate } from './gate.js';
-import { JournalWriter } from './journal.js';
-import { JournalingConnection } from './journaling-connection.js';
-import { StopSignal } from './stop-signal.js';
+import type { JournalWriter } from './journal.js';
+import { STOP_GRACE_MS, StopSignal } from './stop-signal.js';
 import { Terminal, type TerminalPlan } from './terminal.js';
 import { Watchdog } from './watchdog.js';
-import { TransactionLog, type TransactionLogConfig } from './transaction-log.js';
-import { RoutedConnector, declaringTypes, type Routing } from './routing/routed-connector.js';
+import type { TransactionLog, TransactionLogConfig } from './transaction-log.js';
+import type { RoutedConnector, Routing } from './routing/routed-connector.js';
+import { declaringTypes } from './routing/declaring-types.js';
 import { NodeWakeTimer, type WakeTimer } from '../common/wake-timer.js';
 import { transportKind } from '../drivers/transport/connect.js';
 import { reactorWakeTimer } from '../drivers/transport/native-transport.js';
@@ -48,12 +48,8 @@ export interface JobConfig {
   runStart?: Record<string, number>;
 }
 
-/**
- * How long terminals may take to finish their transaction in flight once stopped: a timed run ends
- * within this of its time whatever the server does, and what is still running then is counted
- * unfinished (Terminal.abandon()).
- */
-export const STOP_GRACE_MS = 3_000;
+// Here beside the stop itself, so that headroom pgbench can name it without loading the engine; also exported from here.
+export { STOP_GRACE_MS };
 
 /**
  * Opening the terminals is given up when no connection opens and no prepare() ends for this long
@@ -130,11 +126,14 @@ export class LocalJob implements JobHandle {
    * except that under --force terminals the server refused for capacity are left out.
    */
   static async open(config: JobConfig, signal?: AbortSignal): Promise<LocalJob> {
-    // A workload module is loaded in each worker thread from its path (the main thread has it already).
-    const workload = await workloadForJob(config.workload, findWorkload);
+    // A workload module is loaded in each worker thread from its path (the main thread has it already);
+    // the module layer (and esbuild) only then.
+    const workload = isModulePath(config.workload)
+      ? await (await import('../module/load-module.js')).loadWorkloadModule(config.workload, { names: [], options: [] })
+      : await loadWorkload(config.workload);
     const types = declaringTypes(workload.transactions(config.options), config.routing);
     const stagger = workload.terminalStaggerMs?.(config.options) ?? 0;
-    const driver = createDriver(config.target);
+    const driver = await loadDriver(config.target);
     const origin = workload.errorOrigin?.bind(workload);
     const rated = config.terminals.some((plan) => plan.rate !== undefined);
     const recorder = new Recorder(
@@ -143,13 +142,15 @@ export class LocalJob implements JobHandle {
       origin,
       rated,
     );
-    const router = config.routing && new RoutedConnector(config.target, config.routing);
+    // Replicas, --journal and -l load their code here, for the runs that use them, before any connection.
+    const router = config.routing && (await (await import('./routing/routed-connector.js')).RoutedConnector.open(config.target, config.routing));
     const stopSignal = new StopSignal(rated ? pacingTimer() : new NodeWakeTimer());
-    const journal = config.journal && (await JournalWriter.open(config.journal.file));
+    const journal = config.journal && (await (await import('./journal.js')).JournalWriter.open(config.journal.file));
+    const Journaling = journal && (await import('./journaling-connection.js')).JournalingConnection;
     // Opened before any connection, so a log that cannot be written fails the job with nothing left open.
     let log: TransactionLog | undefined;
     try {
-      log = config.transactionLog && new TransactionLog(config.transactionLog, config.index ?? 0, config.seed);
+      log = config.transactionLog && new (await import('./transaction-log.js')).TransactionLog(config.transactionLog, config.index ?? 0, config.seed);
     } catch (error) {
       await journal?.close();
       throw error;
@@ -169,10 +170,10 @@ export class LocalJob implements JobHandle {
     };
     const connectors = config.terminals.map((plan): (() => Promise<Connection>) => {
       const connect = withSettings(router ? () => router.connect(plan.id) : () => driver.connect());
-      if (!journal) return connect;
+      if (!journal || !Journaling) return connect;
       let sequence = 0;
       const nextId = (): string => `${config.journal!.runId}.${plan.id}.${++sequence}`;
-      return async () => new JournalingConnection(await connect(), journal, nextId);
+      return async () => new Journaling(await connect(), journal, nextId);
     });
     // Until every terminal is ready: which ones are still connecting, and the terminals themselves
     // (each says what it is preparing), for the watchdog's message.

@@ -1,5 +1,12 @@
 import { NodeWakeTimer, type WakeTimer } from '../common/wake-timer.js';
 
+/**
+ * How long terminals may take to finish their transaction in flight once stopped: a timed run ends
+ * within this of its time whatever the server does, and what is still running then is counted
+ * unfinished (Terminal.abandon()).
+ */
+export const STOP_GRACE_MS = 3_000;
+
 /** Shared by a job's terminals: once stopped, loops end and pending sleeps wake at once. */
 export class StopSignal {
   stopped = false;

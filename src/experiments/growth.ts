@@ -10,7 +10,7 @@ import { measuredData } from '../session/data-options.js';
 import { checkWeights } from '../engine/deck.js';
 import { growthText } from '../reports/growth-text.js';
 import type { GrowthRow } from '../result/experiment-rows.js';
-import { findWorkload } from '../workloads/registry.js';
+import { loadWorkload } from '../workloads/registry.js';
 import { memTotalBytes } from './experiment-result.js';
 import { tablesBytes } from '../drivers/observation.js';
 import { checkClients, checkOpenFiles } from '../session/budget.js';
@@ -79,7 +79,7 @@ export async function growthExperiment(argv: readonly string[]): Promise<number>
   const { values, all, positionals, given } = parseArgs(argv, GROWTH_OPTIONS, 'experiment growth', workloadOptionSpecs());
   if (positionals.length > 0)
     throw new UserError(`"headroom experiment growth" takes no arguments, got: ${positionals.join(' ')}`, 'name the workload with --workload');
-  const workload = findWorkload(values.workload);
+  const workload = await loadWorkload(values.workload);
   const own = new Set(workload.options.map((o) => o.long));
   const foreign = [...given].find((name) => !GROWTH_OPTIONS.some((s) => s.long === name) && !own.has(name));
   if (foreign) throw new UserError(`--${foreign} is not an option of workload ${workload.name}`, 'see: headroom list');

@@ -6,27 +6,12 @@ import { RefGenerator } from '../workloads/chain/generator.js';
 import { clearLoadMark, readLoadCode, readLoadMark, readLoadOptions, recordLoadCode, recordLoadOptions, recordedLoad } from '../workloads/load-marker.js';
 import { PhaseClock } from '../workloads/phases.js';
 import { RowProgress } from '../workloads/progress.js';
-import type { CheckOutcome, DataContext, TransactionType, Workload } from '../workloads/workload.js';
-import type { DemandDefinition, LoadContext, OptionsDefinition, TableDefinition, WorkloadDefinition } from './api.js';
+import type { CheckOutcome, DataContext, TransactionType } from '../workloads/workload.js';
+import type { LoadContext, OptionsDefinition, TableDefinition, WorkloadDefinition } from './api.js';
+import type { ModuleSource, ModuleWorkload } from './module-workload.js';
 
-/** Where a module came from, recorded with every result of its runs. */
-export interface ModuleSource {
-  /** Absolute path of the module file. */
-  path: string;
-  sha256: string;
-  /** What its load() is (load-module.ts's loadCodeSha256): kept with the data it loads, so that a run on older data can tell. */
-  loadSha256: string;
-}
-
-/** A module's workload: the internal contract, plus where it came from and its demand for `plan`. */
-export interface ModuleWorkload extends Workload {
-  module: ModuleSource;
-  demand?: DemandDefinition;
-}
-
-export function isModuleWorkload(workload: Workload): workload is ModuleWorkload {
-  return (workload as Partial<ModuleWorkload>).module !== undefined;
-}
+// Also imported from here by what adapts and loads modules; module-workload.ts alone is what a run of a built-in loads.
+export { engineWorkload, isModuleWorkload, moduleRecord, type ModuleSource, type ModuleWorkload } from './module-workload.js';
 
 /** Whole numbers of at least 1, as tpcb's -s. */
 function parseWholeScale(text: string): number {
@@ -159,14 +144,4 @@ function readsOf(options: DataContext['options'], read: Set<string>): DataContex
       return Reflect.ownKeys(target);
     },
   });
-}
-
-/** What a JobConfig names: a built-in by name, a module by its absolute path (each worker thread loads it). */
-export function engineWorkload(workload: Workload): string {
-  return isModuleWorkload(workload) ? workload.module.path : workload.name;
-}
-
-/** The result's config.module for a module's run; nothing for a built-in. */
-export function moduleRecord(workload: Workload): { module?: ModuleSource } {
-  return isModuleWorkload(workload) ? { module: { path: workload.module.path, sha256: workload.module.sha256, loadSha256: workload.module.loadSha256 } } : {};
 }

@@ -4,32 +4,20 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { threadId } from 'node:worker_threads';
 import { UserError } from '../errors.js';
-import type { Workload } from '../workloads/workload.js';
 import { registerModuleWorkload } from '../workloads/registry.js';
 import { adaptDefinition, type ModuleWorkload } from './adapt.js';
 import { validateDefinition } from './validate.js';
 import { bundleLocator, withoutSourceMap } from './error-origin.js';
+import { isModulePath } from './module-path.js';
+import { keepLoadedModule, loadedModule, loadedModules } from './module-workload.js';
 import type { WorkloadDefinition } from './api.js';
 
 /** The import path of the public API, as a module names it. */
 export const PACKAGE_NAME = 'headroom-oltp';
 
-/** A command-line word that names a workload module rather than a built-in workload. */
-export function isModulePath(text: string): boolean {
-  return /\.(m?ts|m?js|cts|cjs)$/.test(text) && !text.startsWith('-');
-}
+export { isModulePath };
 
-/** Modules loaded in this thread, by the text the user gave and by absolute path. */
-const loaded = new Map<string, ModuleWorkload>();
-
-/** A loaded module's workload, or undefined when `text` names none loaded here. */
-export function loadedModule(text: string): ModuleWorkload | undefined {
-  return loaded.get(text) ?? loaded.get(resolve(text));
-}
-
-export function loadedModules(): ModuleWorkload[] {
-  return [...new Set(loaded.values())];
-}
+export { loadedModule, loadedModules };
 
 export interface Reserved {
   /** Built-in workloads' names, which a module may not take. */
@@ -61,8 +49,7 @@ export async function loadWorkloadModule(text: string, reserved: Reserved): Prom
     { path, sha256, loadSha256: loadCodeSha256(code, definition) },
     bundleLocator(pathToFileURL(file).href, code, dirname(path)),
   );
-  loaded.set(text, workload);
-  loaded.set(path, workload);
+  keepLoadedModule(text, path, workload);
   registerModuleWorkload(text, path, workload);
   return workload;
 }
@@ -172,9 +159,4 @@ function loadCodeSha256(code: string, definition: WorkloadDefinition): string {
   const skipped = [...Object.values(definition.transactions).map((t) => t.prepare), ...(definition.check ? [definition.check] : [])];
   for (const fn of skipped) text = text.split(Function.prototype.toString.call(fn)).join('');
   return createHash('sha256').update(text).digest('hex');
-}
-
-/** For a job in a worker thread: the workload a JobConfig names, loading a module when it is one. */
-export async function workloadForJob(nameOrPath: string, builtIn: (name: string) => Workload): Promise<Workload> {
-  return isModulePath(nameOrPath) ? loadWorkloadModule(nameOrPath, { names: [], options: [] }) : builtIn(nameOrPath);
 }

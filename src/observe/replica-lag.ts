@@ -1,7 +1,7 @@
 import { unlessCut } from '../common/unless-cut.js';
 import { nodeTargets, type ServerTarget } from '../config/target.js';
 import type { Connection, Driver, LagSample } from '../drivers/driver.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import { round } from '../common/round.js';
 
 export type { LagSample };
@@ -36,7 +36,7 @@ export class ReplicaLagSampler {
 
   /** Starts sampling, or answers undefined where the target's driver does not sample replica lag. */
   static async start(target: ServerTarget): Promise<ReplicaLagSampler | undefined> {
-    const drivers = nodeTargets(target).map((t) => createDriver(t));
+    const drivers = await Promise.all(nodeTargets(target).map((t) => loadDriver(t)));
     const sample = drivers[0]!.replicaLag?.bind(drivers[0]);
     if (!sample) {
       await Promise.all(drivers.map((d) => d.close().catch(() => {})));

@@ -1,16 +1,17 @@
-import { createRequire } from 'node:module';
 import type { EngineOutcome } from '../engine/engine.js';
 import { round } from '../common/round.js';
 import { encodeHistogram, summarize } from '../metrics/histogram.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import type { ServerObservation } from '../observe/run-observer.js';
 import { describeHost } from './host.js';
+import { TOOL_VERSION } from './version.js';
 import { RESULT_SCHEMA, type PgbenchSummary, type RunResult, type Stall, type TargetRecord } from './result.js';
 import type { MergedTotals, SeriesPoint } from '../engine/measurements.js';
 import { noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import type { Workload } from '../workloads/workload.js';
 
-export const TOOL_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+// Also imported from here by the code that builds results; version.ts alone is what --version loads.
+export { TOOL_VERSION };
 
 export interface ResultInputs {
   outcome: EngineOutcome;

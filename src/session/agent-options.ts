@@ -1,7 +1,7 @@
 import { defineOptions, type OptionValuesOf } from '../config/options.js';
 import { SECONDS_BOUND } from '../config/limits.js';
 import { UserError } from '../errors.js';
-import { BUS_OPTIONS, openBus } from '../agents/bus.js';
+import { BUS_OPTIONS } from '../agents/bus-options.js';
 import type { AgentRun } from '../agents/coordinator.js';
 import { ON_AGENT_LOSS } from '../agents/record.js';
 import { logLine } from './session.js';
@@ -51,6 +51,7 @@ export async function agentRunOf(
   }
   const local = LOCAL_ONLY.find((name) => given.has(name) && !(name === 'route' && values['route'] === 'none'));
   if (local) throw new UserError(`--${local} is not supported with --agents`, `drop --${local}, or run without --agents`);
+  const { openBus } = await import('../agents/bus.js');
   const bus = await openBus(values, 'headroom coordinator');
   return { bus, agents, onAgentLoss: values['on-agent-loss'], waitSeconds: values['agent-wait'], log: logLine };
 }

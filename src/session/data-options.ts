@@ -1,6 +1,6 @@
 import type { OptionValues } from '../config/options.js';
 import { UserError } from '../errors.js';
-import { isModuleWorkload, type ModuleWorkload } from '../module/adapt.js';
+import { isModuleWorkload, type ModuleWorkload } from '../module/module-workload.js';
 import type { RunResult } from '../result/result.js';
 import type { LoadPhase, Workload } from '../workloads/workload.js';
 import { logLine, type Session } from './session.js';

@@ -3,8 +3,8 @@ import type { Connection, Driver, Row, SqlValue, Statement } from '../drivers/dr
 import { InterruptedError, UserError } from '../errors.js';
 import { readLoadMark } from '../workloads/load-marker.js';
 import { allClaims, otherClaims } from '../workloads/table-claims.js';
-import { WORKLOADS } from '../workloads/registry.js';
-import { isModuleWorkload } from '../module/adapt.js';
+import { isBuiltInWorkload, loadWorkloads } from '../workloads/registry.js';
+import { isModuleWorkload } from '../module/module-workload.js';
 import type { DataContext, LoadPhase, LoadProgress, Workload } from '../workloads/workload.js';
 import { dataContext, logLine, type Session } from './session.js';
 import { diskSpaceLines } from './disk-space.js';
@@ -103,10 +103,10 @@ export async function othersTables(session: Session, workload: Workload): Promis
   if (present.length === 0) return [];
   const claims = new Map((await allClaims(ctx, present)).map((c) => [c.table, c]));
   const recorded = (await readLoadMark(ctx, workload.name)) !== undefined;
-  const builtIn = WORKLOADS.some((w) => w.name === workload.name && !isModuleWorkload(workload));
+  const builtIn = isBuiltInWorkload(workload.name) && !isModuleWorkload(workload);
   // A built-in whose table it is and whose load is recorded (from before claims were kept).
   const recordedBuiltIn = async (table: string): Promise<string | undefined> => {
-    for (const other of WORKLOADS)
+    for (const other of await loadWorkloads())
       if (other.name !== workload.name && other.tables.includes(table) && (await readLoadMark(ctx, other.name)) !== undefined) return other.name;
     return undefined;
   };

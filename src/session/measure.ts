@@ -4,18 +4,14 @@ import type { TransactionLogConfig } from '../engine/transaction-log.js';
 import { describeTarget, nodeTargets, runsOnThisMachine, serverTargetOf } from '../config/target.js';
 import { redactArgv } from '../config/redact.js';
 import type { Routing } from '../engine/routing/routed-connector.js';
-import { ReplicaLagSampler } from '../observe/replica-lag.js';
 import { replicationResult } from '../result/replication.js';
 import type { ServerInfo } from '../drivers/driver.js';
 import { runEngine, type EngineConfig, type EngineOutcome } from '../engine/engine.js';
 import { STOP_GRACE_MS } from '../engine/job.js';
 import { PostRun } from './post-run.js';
-import { RunObserver } from '../observe/run-observer.js';
-import { LiveView } from '../reports/live.js';
-import { progressLine } from '../reports/text.js';
 import { buildResult } from '../result/build.js';
 import { planningResult } from '../result/planning.js';
-import { engineWorkload, moduleRecord } from '../module/adapt.js';
+import { engineWorkload, moduleRecord } from '../module/module-workload.js';
 import type { RunResult } from '../result/result.js';
 import type { Protocol, Workload } from '../workloads/workload.js';
 import type { ServerSettings } from './server-settings.js';
@@ -23,7 +19,7 @@ import type { SeriesPoint } from '../engine/measurements.js';
 import { mergePoints } from '../reports/pgbench-text.js';
 import { dataContext, logLine, type Session } from './session.js';
 import { runStatus, type RunStatus } from '../result/status.js';
-import { runAgents, type AgentRun } from '../agents/coordinator.js';
+import type { AgentRun } from '../agents/coordinator.js';
 import type { AgentsRecord } from '../agents/record.js';
 
 /** -L, --failures-detailed, -l and their kin (headroom run and headroom pgbench read them from the command line). */
@@ -112,9 +108,16 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   const { session, workload, progressEvery, warmupSeconds } = plan;
   const jobs = Math.min(plan.jobs, clients);
   // Progress lines stay as they are wherever stderr is not a terminal: logs and scripts read them.
+  // What only some runs use (the live view, the server's sampling, agents) is loaded here, before
+  // the measured period, and only for those runs: each module loaded is start-up CPU.
   const live =
     progressEvery > 0 && plan.live && process.stderr.isTTY && process.env['TERM'] !== 'dumb'
-      ? new LiveView(process.stderr, `headroom ${workload.name} on ${session.url}, ${clients} client(s)${label}`, plan.durationSeconds, warmupSeconds)
+      ? new (await import('../reports/live.js')).LiveView(
+          process.stderr,
+          `headroom ${workload.name} on ${session.url}, ${clients} client(s)${label}`,
+          plan.durationSeconds,
+          warmupSeconds,
+        )
       : undefined;
   const onAbort = (): void => live?.finish();
   plan.signal.addEventListener('abort', onAbort, { once: true });
@@ -127,15 +130,21 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     logLine(
       `running ${workload.name} on ${session.url}: ${clients} client(s), ${jobs} job(s), ${durationSeconds !== undefined ? `${durationSeconds} s` : `${transactionsPerClient} transactions per client`}${label}`,
     );
+  // headroom's own progress lines (headroom pgbench prints pgbench's, the live view its own).
+  const progressLine = progressEvery > 0 && !live && !plan.progress ? (await import('../reports/text.js')).progressLine : undefined;
   const runStart = await readRunStart(plan);
   // A workload that names no tables of its own (replay) runs on the database's: all of them are observed.
   const tables = workload.tables.length > 0 ? workload.tables : undefined;
-  const observer = plan.observe ? await RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), tables) : undefined;
+  const observer = plan.observe
+    ? await (await import('../observe/run-observer.js')).RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), tables)
+    : undefined;
   const server = serverTargetOf(session.target);
-  const lagSampler = routing && plan.observe && server?.replicas ? await ReplicaLagSampler.start(server) : undefined;
+  const lagSampler =
+    routing && plan.observe && server?.replicas ? await (await import('../observe/replica-lag.js')).ReplicaLagSampler.start(server) : undefined;
   const agents = plan.agents;
+  const runAgents = agents && (await import('../agents/coordinator.js')).runAgents;
   const engine = (c: EngineConfig, s: AbortSignal, i: (point: SeriesPoint) => void): Promise<EngineOutcome & { agents?: AgentsRecord }> =>
-    agents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
+    agents && runAgents ? runAgents(agents, c, s, i) : runEngine(c, s, i);
   const outcome = await engine(
     {
       target: session.target,
@@ -171,7 +180,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
       else if (progressEvery > 0 && sinceProgress.push(point) >= progressEvery) {
         const merged = mergePoints(sinceProgress.splice(0));
         if (plan.progress) plan.progress(merged);
-        else logLine(progressLine(merged, { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
+        else if (progressLine) logLine(progressLine(merged, { maxTries, latencyLimited: pgbench.latencyLimitMs !== undefined }));
       }
     },
   )

@@ -1,8 +1,8 @@
 import { defineOption, defineOptions, type OptionSpec, type OptionValuesOf } from '../config/options.js';
 import { DRIVERS } from '../drivers/registry.js';
 import { ACCEPT_DATA_LOSS } from './server-settings.js';
-import { WORKLOADS } from '../workloads/registry.js';
-import { loadedModules } from '../module/load-module.js';
+import { BUILT_IN_OPTIONS } from '../workloads/registry.js';
+import { loadedModules } from '../module/module-workload.js';
 import type { Workload } from '../workloads/workload.js';
 
 /** The options every verb that opens a session shares: run, init, the experiments. */
@@ -70,6 +70,6 @@ export function askedScale(workload: Workload, values: OptionValuesOf<[typeof SC
 export function workloadOptionSpecs(): OptionSpec[] {
   const seen = new Map<string, OptionSpec>();
   // Loaded modules first: where a module's option shares a built-in's name, the module's spec is the one parsed.
-  for (const workload of [...loadedModules(), ...WORKLOADS]) for (const spec of workload.options) if (!seen.has(spec.long)) seen.set(spec.long, spec);
+  for (const spec of [...loadedModules().flatMap((m) => m.options), ...BUILT_IN_OPTIONS]) if (!seen.has(spec.long)) seen.set(spec.long, spec);
   return [...seen.values()];
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OptionValuesOf } from '../config/options.js';
 import { describeTarget, resolveTarget, serverTargetOf } from '../config/target.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
 import type { ReplayCounts, ReplayRecord, ReplaySweep, ReplaySweepStep } from '../result/replay-record.js';
 import type { RunResult } from '../result/result.js';
@@ -228,7 +228,7 @@ export async function refuseProduction(request: ReplayRequest, allowed: boolean)
   const source = request.capture.source;
   const databases = new Set(request.capture.sessions.flatMap((s) => (s.database === undefined ? [] : [s.database])));
   if (!server) return 'the target is an embedded database: not the captured server';
-  const driver = createDriver(target);
+  const driver = await loadDriver(target);
   let identity: { ids: string[]; database: string } | undefined;
   try {
     const conn = await driver.connect();
@@ -273,7 +273,7 @@ export async function refuseProduction(request: ReplayRequest, allowed: boolean)
 async function freshCopy(dbUrl: string | undefined, template: string): Promise<{ db: string; copy: { drop(): Promise<void> } }> {
   const given = dbUrl ?? process.env['DATABASE_URL'];
   const target = resolveTarget(given);
-  const driver = createDriver(target);
+  const driver = await loadDriver(target);
   if (!driver.copyDatabase || !driver.dropDatabase) {
     await driver.close();
     throw new UserError(

@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { OptionValues, OptionValuesOf } from '../config/options.js';
 import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
-import { journalTableDdl } from '../engine/journal.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { SettingAsked } from '../result/server-settings-record.js';
 import { ServerSettings } from './server-settings.js';
@@ -17,7 +16,6 @@ import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 import { measureOnce, type RunPlan } from './measure.js';
 import { dataContext, logLine, openSession, settingsContext, type Session } from './session.js';
-import { runSweep } from './sweep.js';
 import { restoreUnlessUnanswered } from './post-run.js';
 import { UserError } from '../errors.js';
 
@@ -130,7 +128,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     }
 
     await hooks.beforeRun?.(session, scale);
-    if (request.measure.journalFile !== undefined) await session.conn.query(journalTableDdl(session.target.dbms));
+    if (request.measure.journalFile !== undefined) await session.conn.query((await import('../engine/journal.js')).journalTableDdl(session.target.dbms));
 
     const applied = settings;
     const interrupt = onInterrupt('stopping the terminals and writing what was measured', () => applied.unrestored());
@@ -150,7 +148,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       ...(hooks.progress ? { progress: hooks.progress } : {}),
     };
     try {
-      if (steps.length > 1) return { kind: 'sweep', ...(await runSweep(plan, steps, request.out)) };
+      if (steps.length > 1) return { kind: 'sweep', ...(await (await import('./sweep.js')).runSweep(plan, steps, request.out)) };
       const result = await measureOnce(plan, steps[0]!);
       if (request.thresholds.length > 0) result.thresholds = evaluateThresholds(request.thresholds, result);
       // Put back before the result is written, so it records whether that worked.

@@ -1,12 +1,16 @@
 import type { OptionValues, OptionValuesOf } from '../config/options.js';
 import { dbmsOnThisMachine, describeTarget, resolveTarget, type Target } from '../config/target.js';
 import type { Connection, Driver } from '../drivers/driver.js';
-import { createDriver } from '../drivers/registry.js';
+import { loadDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
 import type { DataContext, Workload } from '../workloads/workload.js';
 import { LoadProgressView } from '../reports/load-progress.js';
 import { ACCEPT_DATA_LOSS, type SettingsContext } from './server-settings.js';
 import { settlePendingChanges } from './pending-settings.js';
+import { logLine } from './log-line.js';
+
+// Also imported from here by the rest of the run pipeline.
+export { logLine, redirectLogLines } from './log-line.js';
 import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
 
 /** An open admin connection to the target, and the context workloads need for their data. */
@@ -30,7 +34,7 @@ export async function openSession(values: OptionValuesOf<[typeof DB_OPTION]>, wo
     throw new UserError(`workload ${workload.name} does not run on ${target.dbms} yet`, `it runs on ${workload.runsOn.join(', ')}`);
   }
   workload?.checkOptions?.(target.dbms, workloadOptions);
-  const driver = createDriver(target);
+  const driver = await loadDriver(target);
   const conn = await driver.connect();
   try {
     // Once per command, whatever the verb: changes a killed command left on this server go back first.
@@ -70,18 +74,6 @@ export function dataContext(session: Session, options: OptionValues, scale: numb
     progress: (update) => view.update(update),
     done: () => view.clear(),
   };
-}
-
-let writeLogLine = (message: string): void => void process.stderr.write(`${message}\n`);
-
-/** headroom's own notes on stderr (loading, running, ...). */
-export function logLine(message: string): void {
-  writeLogLine(message);
-}
-
-/** headroom pgbench keeps stderr to pgbench's lines: headroom's notes go where it says. */
-export function redirectLogLines(write: (message: string) => void): void {
-  writeLogLine = write;
 }
 
 /** What --set needs to know beside the settings: the server's place, whether data loss was accepted, the verb (`run`, `experiment peak`). */

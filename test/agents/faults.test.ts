@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ServerTarget } from '../../src/config/target.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import type { RunResult } from '../../src/result/result.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describeTarget, type ServerTarget } from '../../src/config/target.js';
 import type { RunResult } from '../../src/result/result.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { runCli } from '../helpers/cli.js';
 import { connectFresh } from '../helpers/databases.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../../src/errors.js';
 import { runEngine } from '../../src/engine/engine.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import type { ServerTarget } from '../../src/config/target.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';

@@ -70,7 +70,7 @@ test('the types above hold (they are checked when this file compiles)', () => {
   assert.equal(namesKnown.length, 15);
 });
 
-test('a misspelt option name does not compile', () => {
+test('a misspelt option name does not compile', async () => {
   const { values } = parseArgs([], SPECS, 'run');
   // @ts-expect-error: 'client' is not an option of SPECS
   assert.equal(values['client'], undefined);
@@ -80,7 +80,7 @@ test('a misspelt option name does not compile', () => {
   const growth = parseArgs([], GROWTH_OPTIONS, 'experiment growth').values;
   // @ts-expect-error: growth's load is --workload, not --workloads
   assert.equal(growth['workloads'], undefined);
-  const init = parseVerbArgs(['kv'], 'init', INIT_OPTIONS).values;
+  const init = (await parseVerbArgs(['kv'], 'init', INIT_OPTIONS)).values;
   // @ts-expect-error: init has --scale, not --scales
   assert.equal(init['scales'], undefined);
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { resolveTarget, type ServerTarget } from '../../src/config/target.js';
 import type { Connection } from '../../src/drivers/driver.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable, freePort, type ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';
 import { fakeServer } from '../helpers/fake-server.js';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Connection } from '../../src/drivers/driver.js';
 import { DbError, type ErrorClass } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import type { ServerTarget } from '../../src/config/target.js';
 import { DBMS_UNDER_TEST, connectFresh, freshDatabase } from '../helpers/databases.js';
 

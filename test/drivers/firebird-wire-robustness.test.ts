@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type net from 'node:net';
 import type { ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { fakeServer, noise, within } from '../helpers/fake-server.js';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { resolveTarget } from '../../src/config/target.js';
 import { startThrowawayFirebird, throwawayFirebirdUnavailable } from '../helpers/throwaway-firebird.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { headroom } from '../../src/cli/main.js';
 import { resolveTarget, type ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { transportKind } from '../../src/drivers/transport/connect.js';
 import { startThrowawayMariadb, throwawayMariadbUnavailable } from '../helpers/throwaway-mariadb.js';
 import { makeCertificates, opensslUnavailable, type TestCertificates } from '../helpers/tls-certificates.js';

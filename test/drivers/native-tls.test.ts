@@ -6,7 +6,7 @@ import net from 'node:net';
 import { resolveTarget } from '../../src/config/target.js';
 import type { Connection } from '../../src/drivers/driver.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { loadReactor, NativeSocket } from '../../src/drivers/transport/native-transport.js';
 import { TlsCapableTransport } from '../../src/drivers/transport/tls-transport.js';
 import type { Transport } from '../../src/drivers/transport/transport.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import type { ServerTarget } from '../../src/config/target.js';
 import { runCli } from '../helpers/cli.js';
 import { connectFresh } from '../helpers/databases.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { headroom } from '../../src/cli/main.js';
 import { resolveTarget, type ServerTarget } from '../../src/config/target.js';
 import { DbError } from '../../src/drivers/errors.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable, type ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
 import { makeCertificates, opensslUnavailable, type TestCertificates } from '../helpers/tls-certificates.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { ServerTarget } from '../../src/config/target.js';
 import type { Connection, Driver } from '../../src/drivers/driver.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { Random } from '../../src/common/random.js';
 import { chain } from '../../src/workloads/chain/index.js';
 import { modelUnit } from '../../src/workloads/chain/model-unit.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { resolveTarget } from '../../src/config/target.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import type { RunResult } from '../../src/result/result.js';
 import { runCli } from '../helpers/cli.js';
 

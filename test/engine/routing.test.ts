@@ -37,7 +37,7 @@ for (const kind of ['postgres', 'galera'] as const satisfies readonly ClusterKin
 
     test('split: a read before the first write goes to a replica; a read after it goes to the primary and sees the write', async (t) => {
       if (!cluster) return t.skip(skipped);
-      const router = new RoutedConnector(resolveTarget(cluster.url), { route: 'split', balance: 'round-robin' });
+      const router = await RoutedConnector.open(resolveTarget(cluster.url), { route: 'split', balance: 'round-robin' });
       router.stats.measuring = true;
       const conn: Connection = await router.connect(0);
       try {
@@ -76,7 +76,7 @@ for (const kind of ['postgres', 'galera'] as const satisfies readonly ClusterKin
 
     test('read-only-transactions: a declared read-only transaction runs whole on one replica, any other on the primary', async (t) => {
       if (!cluster) return t.skip(skipped);
-      const router = new RoutedConnector(resolveTarget(cluster.url), { route: 'read-only-transactions', balance: 'round-robin' });
+      const router = await RoutedConnector.open(resolveTarget(cluster.url), { route: 'read-only-transactions', balance: 'round-robin' });
       router.stats.measuring = true;
       const conn = await router.connect(0);
       try {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { resolveTarget } from '../../src/config/target.js';
 import type { Connection } from '../../src/drivers/driver.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import type { RunResult } from '../../src/result/result.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { resolveTarget, describeTarget, type ServerTarget, type Target } from '../../src/config/target.js';
 import type { Connection, DbmsName, Driver } from '../../src/drivers/driver.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from './drivers.js';
 import { createFirebirdDatabase, dropFirebirdDatabase } from '../../src/drivers/firebird/database.js';
 import { skipOrFail } from './skip-or-fail.js';
 

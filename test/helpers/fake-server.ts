@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { TestContext } from 'node:test';
 import type { ServerTarget } from '../../src/config/target.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from './drivers.js';
 
 /**
  * A TCP server on a loopback port of its own (port 0) that plays a misbehaving DBMS: `serve` gets

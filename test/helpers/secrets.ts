@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import type { ServerTarget } from '../../src/config/target.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from './drivers.js';
 import { freshDatabase } from './databases.js';
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import test from 'node:test';
 import type { ServerTarget } from '../../src/config/target.js';
 import type { DbmsName } from '../../src/drivers/driver.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import type { RunResult } from '../../src/result/result.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';

@@ -6,7 +6,7 @@ import { observePostgres } from '../../src/drivers/postgres/observe.js';
 import { observeMariadb } from '../../src/drivers/mariadb/observe.js';
 import { connectFresh } from '../helpers/databases.js';
 import { resolveTarget } from '../../src/config/target.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../helpers/throwaway-postgres.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';
 

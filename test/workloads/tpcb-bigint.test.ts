@@ -6,7 +6,7 @@ import { BIGINT_SCALE } from '../../src/workloads/tpcb/schema.js';
 import { DBMS_UNDER_TEST, connectFresh } from '../helpers/databases.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
-import { createDriver } from '../../src/drivers/registry.js';
+import { createDriver } from '../helpers/drivers.js';
 
 const createTableStatements = (dbms: DbmsName, scale: number): string[] => tpcbDialect(dbms).createTables(scale);
 const dropStatements = (dbms: DbmsName): string[] => tpcbDialect(dbms).dropTables;

@@ -1,21 +1,20 @@
 import { userInfo } from 'node:os';
 import { DbError } from '../../drivers/errors.js';
 import { ScriptSyntaxError, UserError } from '../../errors.js';
-import { TOOL_VERSION } from '../../result/build.js';
+import { TOOL_VERSION } from '../../result/version.js';
 import { redact } from '../../config/redact.js';
 import { conninfoPairs } from '../../config/conninfo.js';
 import { sortParameters } from '../../config/parameters.js';
 import { serverTargetOf } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
 import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
-import { summaryText } from '../../reports/text.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
 import type { GenerationProgress } from '../../workloads/tpcb/pgbench-init.js';
-import { redirectLogLines } from '../../session/session.js';
+import { redirectLogLines } from '../../session/log-line.js';
 import { GetoptError } from './getopt.js';
 import { BuiltinListing, parsePgbenchArgs, PgbenchUsageError, type PgbenchConnection, type PgbenchInit, type PgbenchRun } from './options.js';
 import { stuckPlace } from '../../metrics/stuck.js';
-import { STOP_GRACE_MS } from '../../engine/job.js';
+import { STOP_GRACE_MS } from '../../engine/stop-signal.js';
 
 const HELP = `headroom pgbench runs pgbench's command line: a benchmarking tool for PostgreSQL
 (and, with a URL as DBNAME, for MariaDB, SQLite and Firebird).
@@ -261,9 +260,13 @@ function runStyle(o: PgbenchRun, env: Env): import('../run.js').RunStyle {
     // --headroom-out FILE is named after headroom's summary, as headroom run names it; pgbench's own lines never name it.
     tellsResultFile: o.headroomSummary,
     errorLine: (line) => err(`headroom pgbench: error: ${line}\n`),
-    finish(result) {
+    async finish(result) {
       process.stdout.write(`${pgbenchOutput(result, o).join('\n')}\n`);
-      if (o.headroomSummary) process.stdout.write(`\nheadroom's summary (--headroom-summary):\n${summaryText(result, undefined)}\n`);
+      if (o.headroomSummary) {
+        // headroom's reports are loaded only when asked for: pgbench's lines need none of them.
+        const { summaryText } = await import('../../reports/text.js');
+        process.stdout.write(`\nheadroom's summary (--headroom-summary):\n${summaryText(result, undefined)}\n`);
+      }
       return exitCode(result);
     },
   };

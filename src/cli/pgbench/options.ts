@@ -5,7 +5,7 @@ import { getoptLong, type LongOption, type ParsedOption } from './getopt.js';
 import { MAX_RATE, MAX_TIMER_MS, MAX_TIMER_SECONDS, MIN_LATENCY_LIMIT_MS, MIN_RATE } from '../../config/limits.js';
 import { openFilesLimit } from '../../common/proc.js';
 import { MAX_TPCB_SCALE } from '../../workloads/tpcb/schema.js';
-import { VARIABLE_NAME } from '../../workloads/pgbench-script/program.js';
+import { VARIABLE_NAME } from '../../workloads/pgbench-script/variable-name.js';
 
 /**
  * pgbench 15's command line: its option table (short letters as pgbench's optstring, long names

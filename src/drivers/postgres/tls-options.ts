@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../../errors.js';
-import { TLS_MODES, type TlsMode, type TlsSettings } from '../transport/tls.js';
+import type { TlsSettings } from '../transport/tls.js';
+import { TLS_MODES, type TlsMode } from '../transport/tls-modes.js';
 
 /** The URL parameters this file reads (libpq's names); a strict parameter check accepts these. */
 export const POSTGRES_TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslcrldir', 'sslnegotiation', 'channel_binding'] as const;

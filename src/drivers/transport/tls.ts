@@ -2,15 +2,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
 import tls from 'node:tls';
+import type { TlsMode } from './tls-modes.js';
 
-/**
- * How a connection uses TLS, in libpq's sslmode words (MariaDB's ssl options map onto them):
- * disable never; allow plaintext first, TLS if the server refuses it; prefer TLS when the server
- * offers it; require TLS without checking the certificate; verify-ca TLS with a certificate signed
- * by a trusted CA; verify-full that too, issued for the host name connected to.
- */
-export type TlsMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
-export const TLS_MODES: readonly TlsMode[] = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
+// In their own file, so that resolving a URL's sslmode loads neither node:tls nor node:net; also exported from here.
+export { TLS_MODES, type TlsMode } from './tls-modes.js';
 
 /** What the user asked for, as file names: the files are read when connecting, so no key ever lands in a result file. */
 export interface TlsSettings {

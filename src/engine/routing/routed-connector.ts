@@ -1,7 +1,6 @@
 import { nodeTargets, serverTargetOf, type Target } from '../../config/target.js';
 import type { Connection, Driver } from '../../drivers/driver.js';
-import { createDriver } from '../../drivers/registry.js';
-import type { TransactionType } from '../../workloads/workload.js';
+import { loadDriver } from '../../drivers/registry.js';
 import { Balancer, type Balance, type Route } from './balancer.js';
 import { NodeStats } from '../../metrics/node-stats.js';
 import { RoutingConnection } from './routing-connection.js';
@@ -24,18 +23,17 @@ export function nodeNames(target: Target, routing: Routing): string[] {
  * --route none), and the per-node statistics the job's terminals share.
  */
 export class RoutedConnector {
-  readonly stats: NodeStats;
-  private readonly drivers: Driver[];
-
-  constructor(
-    target: Target,
+  private constructor(
+    private readonly drivers: Driver[],
     private readonly routing: Routing,
-  ) {
+    readonly stats: NodeStats,
+  ) {}
+
+  static async open(target: Target, routing: Routing): Promise<RoutedConnector> {
     const names = nodeNames(target, routing);
     const server = serverTargetOf(target);
     const targets = server ? nodeTargets(server).slice(0, names.length) : [target];
-    this.drivers = targets.map((t) => createDriver(t));
-    this.stats = new NodeStats(names);
+    return new RoutedConnector(await Promise.all(targets.map((t) => loadDriver(t))), routing, new NodeStats(names));
   }
 
   /** Opens one connection per node for terminal `terminal`; closes what it opened if one fails. */
@@ -55,29 +53,4 @@ export class RoutedConnector {
   async close(): Promise<void> {
     await Promise.all(this.drivers.map((d) => d.close().catch(() => {})));
   }
-}
-
-/**
- * Each transaction tells the connection, before it runs, whether its type declared itself
- * read-only: under read-only-transactions it picks the node, and a driver may start it as a
- * read-only transaction. Needless where no type declares itself read-only and nothing routes by
- * it. The workloads' own code stays as it is.
- */
-export function declaringTypes(types: readonly TransactionType[], routing: Routing | undefined): readonly TransactionType[] {
-  if (routing?.route !== 'read-only-transactions' && !types.some((type) => type.readOnly === true)) return types;
-  return types.map((type) => ({
-    ...type,
-    async prepare(conn, terminal) {
-      const run = await type.prepare(conn, terminal);
-      // A connection that takes no declaration (PostgreSQL's, MariaDB's) runs the type as it is.
-      if (conn.declareReadOnly === undefined) return run;
-      const readOnly = type.readOnly === true;
-      const declared = () => {
-        conn.declareReadOnly?.(readOnly);
-        return run();
-      };
-      // The runner's own words for its errors (abortText, errorPlace: pgbench's lines) stay with it.
-      return Object.assign(declared, run);
-    },
-  }));
 }

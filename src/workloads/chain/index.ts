@@ -6,7 +6,8 @@ import { modelUnit, statementStyle } from './model-unit.js';
 import { TABLES, dropStatements } from './schema.js';
 import { parseChainScale } from './sizes.js';
 import { samplePlanning } from './planning.js';
-import { STATEMENT_STYLES, describeStatements } from './statements.js';
+import { describeStatements } from './statements.js';
+import { CHAIN_OPTIONS } from './options.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
 import { chainRunStart } from './terminal-start.js';
 
@@ -21,35 +22,7 @@ export const chain: Workload = {
   scaleHelp: 'fraction of the full data (12.5 M addresses, 3 x 3,333,333 clients): full, 1/1000 or 0.001; every table keeps at least 2 rows',
   defaultScale: DEFAULT_CHAIN_SCALE,
   parseScale: parseChainScale,
-  options: [
-    {
-      long: 'load',
-      type: 'string',
-      value: 'MODE',
-      help: "how to load: faithful (the study's row-by-row phases, timed) or bulk (fastest path, keys after the data)",
-      choices: ['faithful', 'bulk'],
-      default: 'bulk',
-      verbs: ['init', 'run'],
-    },
-    {
-      long: 'mode',
-      type: 'string',
-      value: 'MODE',
-      help: 'distributed (each terminal its own stretch of clients) or localized (every terminal the same clients in the same order)',
-      choices: ['distributed', 'localized'],
-      default: 'distributed',
-      verbs: ['run'],
-    },
-    {
-      long: 'statements',
-      type: 'string',
-      value: 'STYLE',
-      help: "study (default: what the study's program sends, both joins as literal text planned at every call) or prepared (all four prepared once per terminal)",
-      choices: STATEMENT_STYLES,
-      default: 'study',
-      verbs: ['run'],
-    },
-  ],
+  options: CHAIN_OPTIONS,
 
   async detectScale(ctx) {
     for (const table of TABLES) if (!(await ctx.driver.tableExists(ctx.conn, table))) return undefined;

@@ -2,13 +2,10 @@ import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
 import { checkKv } from './check.js';
 import { loadKv, refuseShrinking, tableState } from './load.js';
-import { read } from './read.js';
 import { parseRows } from './scale.js';
 import { TABLE, dropStatement } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
-import { update } from './update.js';
-
-const TESTS = [read, update];
+import { KV_OPTIONS, TESTS } from './options.js';
 
 const recordedKvLoad = recordedLoad('kv', [TABLE], (ctx) => loadKv(ctx));
 
@@ -19,17 +16,7 @@ export const kv: Workload = {
   scaleHelp: 'rows in numbers: 10M, 1000000000, 1e9 (k, M, G/B suffixes; at most 1e9); init on a smaller table appends the missing rows',
   defaultScale: 1_000_000,
   parseScale: parseRows,
-  options: [
-    {
-      long: 'test',
-      type: 'string',
-      value: 'NAME',
-      choices: TESTS.map((t) => t.name),
-      help: 'read: SELECT * by a random key; update: UPDATE region and operator by a random key',
-      default: 'read',
-      verbs: ['run'],
-    },
-  ],
+  options: KV_OPTIONS,
 
   async detectScale(ctx) {
     // A table without its key is an unfinished load: undefined, so the next load resumes it.

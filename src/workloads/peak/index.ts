@@ -1,25 +1,12 @@
 import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
-import { PEAK_QUERIES, findPeakQuery } from './queries.js';
+import { findPeakQuery } from './queries.js';
 import { peakDialect } from './dialect.js';
-import { JOIN_ROWS, MAX_REFERENCE_ROWS, PEAK_TABLES, REFERENCE_TABLE } from './schema.js';
+import { MAX_REFERENCE_ROWS, PEAK_TABLES, REFERENCE_TABLE } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
-import { defineOption } from '../../config/options.js';
+import { PEAK_OPTIONS, QUERY_NAMES } from './options.js';
 
-const QUERY_NAMES = PEAK_QUERIES.map((q) => q.name).join(', ');
-
-/** Also an option of headroom experiment peak. */
-export const PEAK_JOIN_ROWS_OPTION = defineOption({
-  long: 'join-rows',
-  type: 'integer',
-  min: 1,
-  max: JOIN_ROWS ** 2,
-  maxWhy: 'the rows the join makes',
-  value: 'N',
-  help: 'peak: rows queries 5-7 fetch of the 390,625 their join makes',
-  default: 1,
-  verbs: ['run'],
-});
+export { PEAK_JOIN_ROWS_OPTION } from './options.js';
 
 /**
  * The simple-query peak study (docs/experiments.md section 4): one of seven trivial queries in a
@@ -40,10 +27,7 @@ export const peak: Workload = {
       throw new UserError(`--scale of peak must be at most ${MAX_REFERENCE_ROWS} rows (each row's code is its id in 9 digits), not ${text}`, 'e.g. -s 100');
     return value;
   },
-  options: [
-    { long: 'query', type: 'string', value: 'NAME', help: `peak: the query, by name or number 1-7: ${QUERY_NAMES}`, default: 'constant', verbs: ['run'] },
-    PEAK_JOIN_ROWS_OPTION,
-  ],
+  options: PEAK_OPTIONS,
 
   async detectScale(ctx) {
     if (!(await ctx.driver.tableExists(ctx.conn, REFERENCE_TABLE))) return undefined;

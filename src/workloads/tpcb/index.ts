@@ -1,8 +1,7 @@
 import { UserError } from '../../errors.js';
 import type { Workload } from '../workload.js';
-import { BUILTIN_NAMES, PGBENCH_TABLE, readScript, scriptMix } from '../pgbench-script/mix.js';
-import { checkTpcb } from './check.js';
-import { loadTpcb } from './load.js';
+import { PGBENCH_TABLE, readScript, scriptMix } from '../pgbench-script/mix.js';
+import { TPCB_OPTIONS } from './options.js';
 import { tpcbDialect } from './dialect.js';
 import { MAX_TPCB_SCALE, ROWS_PER_SCALE, TABLES } from './schema.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
@@ -30,45 +29,7 @@ export const tpcb: Workload = {
     }
     return value;
   },
-  options: [
-    {
-      long: 'builtin',
-      short: 'b',
-      type: 'strings',
-      value: 'NAME[@WEIGHT]',
-      help: `built-in pgbench script, repeatable: ${BUILTIN_NAMES.join(', ')}, each with an optional @weight (tpcb-like when neither -b nor -f is given)`,
-      verbs: ['run'],
-    },
-    {
-      long: 'file',
-      short: 'f',
-      type: 'strings',
-      value: 'FILE[@WEIGHT]',
-      help: "pgbench script file, repeatable, mixed with -b: SQL with :variables and \\set, \\sleep, \\if, \\gset, \\aset, \\startpipeline (pgbench's script language)",
-      verbs: ['run'],
-    },
-    {
-      long: 'script-order',
-      type: 'string',
-      value: 'bf...',
-      help: 'the order of the -b and -f scripts, one letter each (b or f), e.g. fb for a file before a built-in; they are numbered in it (default: built-ins first, then files)',
-      verbs: ['run'],
-    },
-    {
-      long: 'define',
-      short: 'D',
-      type: 'strings',
-      value: 'NAME=VALUE',
-      help: 'script variable for every script, repeatable (as pgbench -D)',
-      verbs: ['run'],
-    },
-    {
-      long: 'debug',
-      type: 'boolean',
-      help: "print each client's steps to stderr as pgbench -d does: the script it starts, each meta-command, each query sent and each answer read",
-      verbs: ['run'],
-    },
-  ],
+  options: TPCB_OPTIONS,
 
   async detectScale(ctx) {
     for (const table of TABLES) if (!(await ctx.driver.tableExists(ctx.conn, table))) return undefined;
@@ -76,8 +37,9 @@ export const tpcb: Workload = {
     return Number(branches);
   },
 
-  load: recordedLoad('tpcb', TABLES, loadTpcb),
-  check: checkTpcb,
+  // Loading and checking are loaded when asked for: a run needs neither.
+  load: recordedLoad('tpcb', TABLES, async (ctx) => (await import('./load.js')).loadTpcb(ctx)),
+  check: async (ctx) => (await import('./check.js')).checkTpcb(ctx),
 
   async drop(ctx) {
     for (const sql of tpcbDialect(ctx.dbms).dropTables) await ctx.conn.query(sql);

@@ -12,7 +12,8 @@ import { CONSTANTS_TABLE, TABLES, dropStatements } from './schema.js';
 import { stockLevel } from './stock-level.js';
 import { clearLoadMark, recordedLoad } from '../load-marker.js';
 import { PROCEDURE_MIX } from './procedures/calls.js';
-import { PROCEDURES_OPTION, createProcedures, dropProcedureStatements, refuseProcedures, wantsProcedures } from './procedures/index.js';
+import { TPCC_OPTIONS } from './options.js';
+import { createProcedures, dropProcedureStatements, refuseProcedures, wantsProcedures } from './procedures/index.js';
 
 /** Clause 5.2.5.7: minimum keying time and mean think time per transaction type, in seconds. */
 const PAUSES: Record<string, { keying: number; think: number }> = {
@@ -51,29 +52,7 @@ export const tpcc: Workload = {
     if (value > MAX_INT4) throw new UserError(`--scale must be at most ${MAX_INT4} warehouses (w_id is an int), not ${text}`, 'see: headroom list');
     return value;
   },
-  options: [
-    {
-      long: 'keying-thinking',
-      type: 'boolean',
-      help: "keying and think times of TPC-C 5.2.5 around each transaction (off: no pauses, as HammerDB's default)",
-      default: false,
-      verbs: ['run'],
-    },
-    {
-      long: PROCEDURES_OPTION,
-      type: 'boolean',
-      help: 'run each transaction as one call of a server-side procedure (PL/pgSQL functions on PostgreSQL, stored procedures on MariaDB), created at load or before the run',
-      default: false,
-      verbs: ['init', 'run'],
-    },
-    {
-      long: 'check-all',
-      type: 'boolean',
-      help: 'check consistency conditions 5-12 of TPC-C 3.3.2 too, not only 1-4 (slower: row by row)',
-      default: false,
-      verbs: ['check', 'run'],
-    },
-  ],
+  options: TPCC_OPTIONS,
   checkAfterRun: true,
 
   async detectScale(ctx) {

@@ -9,7 +9,7 @@ import { runCli } from '../../helpers/cli.js';
 import { freshDatabase } from '../../helpers/databases.js';
 import type { RunResult } from '../../../src/result/result.js';
 import type { ServerTarget, Target } from '../../../src/config/target.js';
-import { createDriver } from '../../../src/drivers/registry.js';
+import { createDriver } from '../../helpers/drivers.js';
 
 /** pgbench's tpcb-like transaction written out as a user's script, with \gset and \if: valid SQL on all three DBMSs. */
 const PORTABLE_TPCB = String.raw`-- a user's TPC-B-like script

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import type { ServerTarget } from '../../../src/config/target.js';
-import { createDriver } from '../../../src/drivers/registry.js';
+import { createDriver } from '../../helpers/drivers.js';
 import type { Connection, DbmsName } from '../../../src/drivers/driver.js';
 import type { RunResult } from '../../../src/result/result.js';
 import type { CaptureFile, CapturedSession, CapturedStatement, StatementKind } from '../../../src/workloads/replay/capture-file.js';

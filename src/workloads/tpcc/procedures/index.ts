@@ -3,10 +3,8 @@ import type { OptionValues } from '../../../config/options.js';
 import { UserError } from '../../../errors.js';
 import type { DataContext } from '../../workload.js';
 import { tpccDialect } from '../dialect.js';
+import { PROCEDURES_OPTION } from '../options.js';
 import type { TpccProcedures } from './procedures.js';
-
-/** --procedures: the transactions run as server-side procedures (issue #6), where the DBMS has them. */
-export const PROCEDURES_OPTION = 'procedures';
 
 export function wantsProcedures(options: OptionValues): boolean {
   return options[PROCEDURES_OPTION] === true;
