@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,4 +28,17 @@ test('writeWhole writes into a FIFO (as into -o /dev/null) and leaves it a FIFO,
   assert.equal(await read, '{"a":1}');
   assert.ok(statSync(fifo).isFIFO(), 'still a FIFO');
   assert.deepEqual(readdirSync(dir), ['pipe']);
+});
+
+test('writeWhole follows a symbolic link and replaces the file it names, so the link stays a link', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'headroom-write-whole-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const real = path.join(dir, 'real.json');
+  const link = path.join(dir, 'link.json');
+  writeFileSync(real, 'old');
+  symlinkSync(real, link);
+  await writeWhole(link, 'new');
+  assert.ok(lstatSync(link).isSymbolicLink(), 'still a link');
+  assert.equal(readFileSync(real, 'utf8'), 'new');
+  assert.deepEqual(readdirSync(dir).sort(), ['link.json', 'real.json']);
 });

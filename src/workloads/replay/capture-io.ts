@@ -1,35 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { UserError } from '../../errors.js';
 import { fileErrorReason } from '../../common/file-errors.js';
+import { writeWhole } from '../../common/write-whole.js';
 import { CAPTURE_FORMAT, CAPTURE_VERSION, type CaptureFile, type StatementKind } from './capture-file.js';
 
 /** The statement kinds a capture file may hold; anything else is a damaged or foreign file. */
 export const STATEMENT_KINDS: readonly StatementKind[] = ['select', 'insert', 'update', 'delete', 'begin', 'commit', 'rollback', 'other'];
 
 /**
- * Writes a capture file through a temporary file and a rename, so that an interrupted capture never
- * leaves half a file that replay would then refuse (or, worse, half read).
+ * Writes a capture file whole or not at all (common/write-whole.ts), so that an interrupted capture
+ * never leaves half a file that replay would then refuse (or, worse, half read).
  */
 export async function writeCaptureFile(capture: CaptureFile, file: string): Promise<void> {
-  const text = `${JSON.stringify(capture)}\n`;
-  // A rename would put a plain file in place of what is there: /dev/null itself, a named pipe, a
-  // symbolic link. Such a target is written through instead.
-  const existing = await lstat(file).catch(() => undefined);
-  if (existing && !existing.isFile()) {
-    await writeFile(file, text).catch((error: unknown) => {
-      throw new UserError(`cannot write the capture file ${file}: ${fileErrorReason(error)}`, 'give -o a path in a folder you can write to');
-    });
-    return;
-  }
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    await writeFile(temporary, text);
-    await rename(temporary, file);
+    await writeWhole(file, `${JSON.stringify(capture)}\n`);
   } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
     throw new UserError(`cannot write the capture file ${file}: ${fileErrorReason(error)}`, 'give -o a path in a folder you can write to');
   }
 }

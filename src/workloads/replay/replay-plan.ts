@@ -29,7 +29,7 @@ export interface ReplayPlan {
 
 export function replayPlan(capture: CaptureFile): ReplayPlan {
   const counts = new Map<string, { kind: StatementKind; count: number }>();
-  const keyOf = (st: CapturedStatement): string => `${st.kind}\u0000${statementShape(st.sql)}`;
+  const keyOf = (st: CapturedStatement): string => `${st.kind}\u0000${statementShape(st)}`;
   for (const session of capture.sessions)
     for (const st of session.statements) {
       const key = keyOf(st);
