@@ -142,14 +142,16 @@ function scriptLines(result: RunResult, perCommand: RunResult['perCommand']): st
     lines.push(
       ` - ${t.count} transactions (${summary.transactions === 0 ? '0.0' : ((t.count / summary.transactions) * 100).toFixed(1)}% of total, tps = ${t.tps.toFixed(6)})`,
     );
-    lines.push(` - number of failed transactions: ${t.failed} (${percent(t.failed, t.count + t.failed)})`);
+    // A script the mix never drew: pgbench divides 0 by 0 (NaN%) and prints no latency (none was timed).
+    const ended = t.count + t.failed;
+    lines.push(` - number of failed transactions: ${t.failed} (${ended === 0 ? 'NaN%' : percent(t.failed, ended)})`);
     if (result.config.maxTries !== 1 && t.pgbench) {
       lines.push(` - number of transactions retried: ${t.pgbench.transactionsRetried} (${percent(t.pgbench.transactionsRetried, t.count + t.failed)})`);
       lines.push(` - total number of retries: ${t.retried}`);
     }
     if (result.config.rate !== null && result.config.latencyLimitMs != null && t.pgbench)
       lines.push(` - number of transactions skipped: ${t.pgbench.skipped} (${percent(t.pgbench.skipped, t.count + t.pgbench.skipped)})`);
-    if (t.pgbench)
+    if (t.pgbench && t.count > 0)
       lines.push(` - latency average = ${t.pgbench.latencyAverageMs.toFixed(3)} ms`, ` - latency stddev = ${t.pgbench.latencyStddevMs.toFixed(3)} ms`);
     const commands = perCommand?.find((c) => c.script === t.name);
     if (commands) lines.push(...statementLatencyLines(commands, result.config.maxTries, true));

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli, type CliRun } from '../helpers/cli.js';
-import { tapServer } from './harness.js';
+import { sideBySide, tapServer } from './harness.js';
 
 /**
  * pgbench 15 options the TAP tests leave out (-C's figures, --progress-timestamp,
@@ -14,24 +14,7 @@ import { tapServer } from './harness.js';
  */
 const server = tapServer(true);
 
-function pgbench(args: readonly string[]): CliRun {
-  const run = spawnSync('pgbench', args, { env: server.env, encoding: 'utf8' });
-  if (run.error) throw new Error(`pgbench 15 is needed to compare with (${run.error.message}); Debian: apt-get install postgresql-client-15`);
-  return { code: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
-}
-
-/** Both tools, the same arguments; headroom's lines begin "headroom pgbench:" where pgbench's begin "pgbench:". */
-async function both(t: TestContext, args: readonly string[]): Promise<{ ours: CliRun; theirs: CliRun } | undefined> {
-  if (!server.db) return void t.skip('no test database');
-  const ours = await runCli(['pgbench', ...args], { env: server.env });
-  return { ours, theirs: pgbench(args) };
-}
-
-function script(name: string, text: string): string {
-  const file = path.join(server.dir, name);
-  writeFileSync(file, text);
-  return file;
-}
+const { both, script } = sideBySide(server);
 
 test('initialised by pgbench -i', async (t) => {
   if (!server.db) return void t.skip('no test database');

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,37 @@ export interface TapServer {
   db: TestDatabase | undefined;
   env: NodeJS.ProcessEnv;
   dir: string;
+}
+
+/** The same command through headroom pgbench and through pgbench 15 itself, on a tap server's database. */
+export interface SideBySide {
+  /** pgbench itself with these arguments. */
+  pgbench(args: readonly string[]): CliRun;
+  /** Both tools, the same arguments (undefined, the test skipped, without a database). */
+  both(t: TestContext, args: readonly string[]): Promise<{ ours: CliRun; theirs: CliRun } | undefined>;
+  /** A script file of that name and text in the server's folder; its path. */
+  script(name: string, text: string): string;
+}
+
+export function sideBySide(server: TapServer): SideBySide {
+  const pgbench = (args: readonly string[]): CliRun => {
+    const run = spawnSync('pgbench', args, { env: server.env, encoding: 'utf8' });
+    if (run.error) throw new Error(`pgbench 15 is needed to compare with (${run.error.message}); Debian: apt-get install postgresql-client-15`);
+    return { code: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
+  };
+  return {
+    pgbench,
+    async both(t, args) {
+      if (!server.db) return void t.skip('no test database');
+      const ours = await runCli(['pgbench', ...args], { env: server.env });
+      return { ours, theirs: pgbench(args) };
+    },
+    script(name, text) {
+      const file = path.join(server.dir, name);
+      writeFileSync(file, text);
+      return file;
+    },
+  };
 }
 
 /** A database of the file's own on the test server, reached through PG* as the TAP test's node is. */

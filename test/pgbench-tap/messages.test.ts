@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli, type CliRun } from '../helpers/cli.js';
-import { tapServer } from './harness.js';
+import { sideBySide, tapServer } from './harness.js';
 
 /**
  * pgbench 15's messages, run through headroom pgbench and through pgbench itself on the same
@@ -16,23 +15,7 @@ import { tapServer } from './harness.js';
  */
 const server = tapServer(true);
 
-function pgbench(args: readonly string[]): CliRun {
-  const run = spawnSync('pgbench', args, { env: server.env, encoding: 'utf8' });
-  if (run.error) throw new Error(`pgbench 15 is needed to compare with (${run.error.message}); Debian: apt-get install postgresql-client-15`);
-  return { code: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
-}
-
-async function both(t: TestContext, args: readonly string[]): Promise<{ ours: CliRun; theirs: CliRun } | undefined> {
-  if (!server.db) return void t.skip('no test database');
-  const ours = await runCli(['pgbench', ...args], { env: server.env });
-  return { ours, theirs: pgbench(args) };
-}
-
-function script(name: string, text: string): string {
-  const file = path.join(server.dir, name);
-  writeFileSync(file, text);
-  return file;
-}
+const { both, script } = sideBySide(server);
 
 /** stderr with headroom's prefix written as pgbench's, for a line-by-line comparison. */
 const asPgbench = (run: CliRun): string => run.stderr.replace(/^headroom pgbench:/gm, 'pgbench:');

@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli, type CliRun } from '../helpers/cli.js';
-import { tapServer } from './harness.js';
+import { sideBySide, tapServer } from './harness.js';
 
 /**
  * pgbench 15's output and log shapes, line for line: the same command through headroom pgbench
@@ -12,23 +11,7 @@ import { tapServer } from './harness.js';
  */
 const server = tapServer(true);
 
-function pgbench(args: readonly string[]): CliRun {
-  const run = spawnSync('pgbench', args, { env: server.env, encoding: 'utf8' });
-  if (run.error) throw new Error(`pgbench 15 is needed to compare with (${run.error.message}); Debian: apt-get install postgresql-client-15`);
-  return { code: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
-}
-
-async function both(t: TestContext, args: readonly string[]): Promise<{ ours: CliRun; theirs: CliRun } | undefined> {
-  if (!server.db) return void t.skip('no test database');
-  const ours = await runCli(['pgbench', ...args], { env: server.env });
-  return { ours, theirs: pgbench(args) };
-}
-
-function script(name: string, text: string): string {
-  const file = path.join(server.dir, name);
-  writeFileSync(file, text);
-  return file;
-}
+const { pgbench, both, script } = sideBySide(server);
 
 /** Each tool's -l files in a folder of their own: --log-prefix PREFIX writes PREFIX.PID[.N]. */
 function logFolder(who: string, name: string): string {
@@ -162,8 +145,14 @@ const STATEMENTS = [
 
 test("-r: pgbench's per-statement lines, widths and command texts, with and without retries, alone and in a script's section", async (t) => {
   const file = script('statements.sql', STATEMENTS);
-  for (const extra of [[], ['--max-tries', '2'], ['-b', 'select-only']]) {
-    const runs = await both(t, ['-n', '-t', '4', '-r', ...extra, '-f', file]);
+  // The last: a script the mix never draws (weight 0), whose section pgbench prints without latencies.
+  for (const extra of [
+    ['-f', file],
+    ['--max-tries', '2', '-f', file],
+    ['-b', 'select-only', '-f', file],
+    ['-b', 'select-only@1', '-f', `${file}@0`],
+  ]) {
+    const runs = await both(t, ['-n', '-t', '4', '-r', ...extra]);
     if (!runs) return;
     const section = (run: CliRun): string[] => {
       const lines = run.stdout.split('\n');
