@@ -163,7 +163,9 @@ export class CaptureBuilder {
           statements,
         };
       })
-      .sort((a, b) => a.startS - b.startS);
+      // Sessions that start in the same millisecond by their ids: a capture of one load is one
+      // file whichever log (stderr, csvlog) or line order it was read from.
+      .sort((a, b) => a.startS - b.startS || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const durationS = kept.length > 0 ? relative(lastMs) : 0;
     const autocommitOff = sessions.filter((s) => s.statements.some((st) => autocommitSetting(st.sql) === false)).length;
     if (autocommitOff > 0)

@@ -74,8 +74,13 @@ test("sysbench oltp_read_write with and without prepared statements: the capture
     assert.equal(sessions.length, 2, `${mode}: one session per sysbench thread`);
     assert.ok(did.transactions > 0, mode);
     assert.equal(count(sessions, 'select'), did.read, `${mode}: reads`);
-    assert.equal(count(sessions, 'insert', 'update', 'delete'), did.write, `${mode}: writes`);
-    assert.equal(count(sessions, 'begin', 'commit', 'rollback'), did.other, `${mode}: others`);
+    // sysbench counts a statement with no result set that changed no row as "other", not "write"
+    // (its drivers: affected rows > 0 ? write : other), so an UPDATE or DELETE that found nothing to
+    // change moves from its writes to its others: the sum is exact, the split is not.
+    const writes = count(sessions, 'insert', 'update', 'delete');
+    const others = count(sessions, 'begin', 'commit', 'rollback');
+    assert.equal(writes + others, did.write + did.other, `${mode}: writes and others`);
+    assert.ok(writes >= did.write && others <= did.other, `${mode}: ${writes} writes, ${others} others captured; sysbench ${did.write} and ${did.other}`);
     assert.equal(count(sessions, 'begin'), did.transactions, `${mode}: transactions`);
     // Prepared statements reach the log as Execute entries with their values written in.
     assert.ok(sessions.every((s) => s.database === 'capture_sysbench' && s.statements.every((st) => !st.sql.includes('?'))));
