@@ -184,7 +184,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions, self: S
         jobs: plan.jobs,
         durationSeconds: plan.durationSeconds,
         transactionsPerClient: plan.transactionsPerClient,
-        // This agent's terminals' share: the engine divides it among them, rate / clients each.
+        // This agent's terminals' share: the engine divides it among its jobs, each job's terminals sharing one arrival stream.
         rate: plan.rate === undefined ? undefined : (plan.rate * shard.count) / plan.clients,
         warmupSeconds: plan.warmupSeconds,
         maxTries: plan.maxTries,

@@ -7,6 +7,7 @@ import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/reco
 import { loadWorkload } from '../workloads/registry.js';
 import { isModulePath } from '../module/module-path.js';
 import type { Protocol } from '../workloads/workload.js';
+import { Arrivals } from './arrivals.js';
 import { Gate } from './gate.js';
 import type { JournalWriter } from './journal.js';
 import { STOP_GRACE_MS, StopSignal } from './stop-signal.js';
@@ -230,6 +231,12 @@ export class LocalJob implements JobHandle {
       ...(config.runStart ? { runStart: config.runStart } : {}),
     };
     const gate = driver.blocking ? new Gate() : undefined;
+    // --rate: one arrival stream for the job at the rate its terminals were given, those the server
+    // refused (--force) included: the load offered is the one asked for, whatever carries it.
+    const jobRate = config.terminals.reduce((sum, plan) => sum + (plan.rate ?? 0), 0);
+    // Seeded from its first terminal's seed, which holds the terminal's id: each job and each agent
+    // of a distributed run draws its own stream, the same again with the same --seed.
+    const arrivals = rated ? new Arrivals(jobRate, config.terminals[0]!.seed) : undefined;
     const terminals = accepted.map(
       ({ connection, plan, connect }) =>
         new Terminal({
@@ -244,6 +251,7 @@ export class LocalJob implements JobHandle {
           context,
           log,
           schedule: workload.schedule?.(config.options, plan.id),
+          arrivals,
         }),
     );
     recorder.refusedConnections = opened.length - accepted.length;

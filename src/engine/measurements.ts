@@ -235,6 +235,8 @@ function mergeOutages(episodes: readonly OutageEpisode[]): Outage[] {
 }
 
 function mergeEncoded(encoded: readonly string[]): Histogram {
+  // One job's (most runs): its histogram as it is, without a second one to add it into.
+  if (encoded.length === 1) return decodeHistogram(encoded[0]!);
   const merged = createHistogram();
   for (const part of encoded) merged.add(decodeHistogram(part));
   return merged;

@@ -6,6 +6,7 @@ import { waitingOn } from '../metrics/stuck.js';
 import type { TerminalContext, TerminalSchedule, TransactionRunner, TransactionType } from '../workloads/workload.js';
 import { Deck } from './deck.js';
 import type { Gate } from './gate.js';
+import type { Arrivals } from './arrivals.js';
 import { Pacing } from './pacing.js';
 import { Random } from '../common/random.js';
 import type { StopSignal } from './stop-signal.js';
@@ -66,6 +67,8 @@ export interface TerminalParts {
   log?: TransactionLog | undefined;
   /** A recorded order to run instead of the mix (Workload.schedule). */
   schedule?: TerminalSchedule | undefined;
+  /** --rate: the job's arrival stream, shared by its terminals (arrivals.ts). */
+  arrivals?: Arrivals | undefined;
 }
 
 /**
@@ -92,6 +95,7 @@ export class Terminal {
   private readonly tally: TerminalTally;
   private readonly log: TransactionLog | undefined;
   private readonly schedule: TerminalSchedule | undefined;
+  private readonly arrivals: Arrivals | undefined;
   /** When run() began (performance.now()): a schedule's due times count from here. */
   private origin = 0;
   /** Transactions this terminal has logged, for the log's transaction_no column. */
@@ -122,6 +126,7 @@ export class Terminal {
       gate: this.gate,
       log: this.log,
       schedule: this.schedule,
+      arrivals: this.arrivals,
     } = parts);
     this.random = this.types[0]?.random?.({ seed: parts.context.seed, terminal: this.plan.id, terminals: this.plan.terminals }) ?? new Random(this.plan.seed);
     this.pacing = new Pacing(this.plan.seed);
@@ -158,8 +163,8 @@ export class Terminal {
 
   async run(): Promise<void> {
     const { stop, recorder, plan } = this;
-    const meanGapMs = plan.rate === undefined ? 0 : 1000 / plan.rate;
-    const skipLateMs = plan.rate === undefined ? undefined : plan.latencyLimitMs;
+    const { arrivals } = this;
+    const skipLateMs = arrivals === undefined ? undefined : plan.latencyLimitMs;
     if (plan.startDelayMs) await stop.sleep(plan.startDelayMs);
     // -C: the connection opened at the start only showed the server takes clients; each transaction opens its own.
     if (plan.connectEach === true) await this.conn.close().catch(() => {});
@@ -167,7 +172,7 @@ export class Terminal {
     const origin = scheduled;
     this.origin = origin;
     const { schedule } = this;
-    const paced = plan.rate !== undefined || schedule !== undefined;
+    const paced = arrivals !== undefined || schedule !== undefined;
     for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
       const unit = schedule?.next();
       if (schedule && unit === undefined) {
@@ -185,11 +190,12 @@ export class Terminal {
           now = performance.now();
         }
         if (stop.stopped) break;
-      } else if (plan.rate !== undefined) {
-        // Poisson arrivals as pgbench --rate: exponential gaps, and latency counted from the
-        // scheduled start, so a stalled server shows up as latency (no coordinated omission).
-        scheduled += this.pacing.arrivalGapMs(meanGapMs);
+      } else if (arrivals !== undefined) {
+        // Poisson arrivals as pgbench --rate: the next of the job's, taken now this terminal is
+        // free, and latency counted from its scheduled start, so a stalled server shows up as
+        // latency (no coordinated omission).
         let now = performance.now();
+        scheduled = arrivals.next(now);
         if (skipLateMs !== undefined && now > scheduled + skipLateMs) {
           recorder.skip(type);
           this.logged++;
@@ -324,8 +330,9 @@ export class Terminal {
   /**
    * The run ended and this terminal is still in its transaction after the stop's grace: that
    * transaction is counted unfinished, with the time it had waited by `now` as its latency, and
-   * under --rate so is every transaction its schedule made due before `stoppedAt` (the schedule ran
-   * on while the terminal waited: no coordinated omission at the run's edge). Those already later
+   * under --rate so is every arrival of the job's stream due before `stoppedAt` that no terminal
+   * took (the schedule ran on while the terminals waited: no coordinated omission at the run's
+   * edge); the first terminal abandoned counts them, with its tally. Those already later
    * than --latency-limit count as skipped, as they would have been. What the terminal does after
    * this is not counted. Returns where it was stuck; undefined when it was not in a transaction.
    */
@@ -340,9 +347,8 @@ export class Terminal {
         if (due >= stoppedAt) break;
         recorder.unfinished(unit.type, Math.max(1, Math.round((now - due) * 1000)), this.tally);
       }
-    } else if (plan.rate !== undefined) {
-      const meanGapMs = 1000 / plan.rate;
-      for (let due = this.busySince + this.pacing.arrivalGapMs(meanGapMs); due < stoppedAt; due += this.pacing.arrivalGapMs(meanGapMs)) {
+    } else if (this.arrivals !== undefined) {
+      for (const due of this.arrivals.dueBefore(stoppedAt)) {
         const type = this.deck.next();
         if (plan.latencyLimitMs !== undefined && now - due > plan.latencyLimitMs) recorder.skippedAtStop(type);
         else recorder.unfinished(type, Math.max(1, Math.round((now - due) * 1000)), this.tally);

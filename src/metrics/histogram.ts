@@ -79,20 +79,26 @@ export class Histogram {
 
   get mean(): number {
     if (this.totalCount === 0) return 0;
+    const { counts, highestIndex } = this;
     let total = 0;
-    for (let i = this.lowestIndex; i <= this.highestIndex; i++) {
-      const count = this.counts[i]!;
+    for (let i = this.lowestIndex; i <= highestIndex; i++) {
+      const count = counts[i]!;
       if (count > 0) total += medianEquivalent(i) * count;
     }
     return total / this.totalCount;
   }
 
   get stdDeviation(): number {
+    return this.stdDeviationAround(this.mean);
+  }
+
+  /** The standard deviation given the mean already taken (summarize: one pass fewer). */
+  stdDeviationAround(mean: number): number {
     if (this.totalCount === 0) return 0;
-    const mean = this.mean;
+    const { counts, highestIndex } = this;
     let total = 0;
-    for (let i = this.lowestIndex; i <= this.highestIndex; i++) {
-      const count = this.counts[i]!;
+    for (let i = this.lowestIndex; i <= highestIndex; i++) {
+      const count = counts[i]!;
       if (count === 0) continue;
       const deviation = medianEquivalent(i) - mean;
       total += deviation * deviation * count;
@@ -102,20 +108,43 @@ export class Histogram {
 
   /** HdrHistogram's getValueAtPercentile: the value that `percentile`% of the recorded ones are at or below. */
   getValueAtPercentile(percentile: number): number {
-    const requested = Math.min(percentile, 100);
-    const fpCount = (requested / 100) * this.totalCount;
-    // Rounded up, but a floating-point result one ulp above an integer must not skip a count.
-    const countAtPercentile = Math.max(Math.ceil(fpCount - ulp(fpCount)), 1);
-    let total = 0;
-    for (let i = Math.max(this.lowestIndex, 0); i <= this.highestIndex; i++) {
-      total += this.counts[i]!;
-      if (total >= countAtPercentile) return percentile === 0 ? valueAt(i) : highestEquivalent(i);
-    }
-    return 0;
+    return this.valuesAtPercentiles([percentile])[0]!;
   }
 
-  /** HdrHistogram's compressed V2 encoding in base64. */
-  encode(): string {
+  /**
+   * getValueAtPercentile of each of `percentiles` (ascending) in one pass over the counts: the
+   * per-second interval's figures are taken between transactions by code that runs too seldom to
+   * be compiled, where each pass over some thousand counts took a millisecond.
+   */
+  valuesAtPercentiles(percentiles: readonly number[]): number[] {
+    const out = percentiles.map(() => 0);
+    const { counts, highestIndex } = this;
+    let next = 0;
+    let countAtPercentile = this.countAt(percentiles[0] ?? 0);
+    let total = 0;
+    for (let i = Math.max(this.lowestIndex, 0); i <= highestIndex && next < percentiles.length; i++) {
+      total += counts[i]!;
+      while (total >= countAtPercentile && next < percentiles.length) {
+        out[next] = percentiles[next] === 0 ? valueAt(i) : highestEquivalent(i);
+        next++;
+        if (next < percentiles.length) countAtPercentile = this.countAt(percentiles[next]!);
+      }
+    }
+    return out;
+  }
+
+  /** How many recorded values a percentile covers: rounded up, but a floating-point result one ulp above an integer must not skip a count. */
+  private countAt(percentile: number): number {
+    const fpCount = (Math.min(percentile, 100) / 100) * this.totalCount;
+    return Math.max(Math.ceil(fpCount - ulp(fpCount)), 1);
+  }
+
+  /**
+   * HdrHistogram's V2 encoding in base64, compressed (results) or not (`compressed` false: the
+   * per-second interval between jobs, where deflate's state, set up afresh for each call, took a
+   * millisecond or more of the event loop, and with it the start of any transaction due then).
+   */
+  encode(compressed = true): string {
     const payload = encodeCounts(this.counts, this.highestIndex + 1);
     const header = Buffer.alloc(40);
     header.writeInt32BE(V2_COOKIE, 0);
@@ -125,21 +154,25 @@ export class Histogram {
     writeInt64(header, 16, 1); // lowest discernible value
     writeInt64(header, 24, Math.max(2, highestEquivalent(this.counts.length - 1))); // highest trackable value
     writeInt64(header, 32, 1); // integer-to-double ratio
-    const compressed = deflateSync(Buffer.concat([header, payload]));
-    const out = Buffer.allocUnsafe(8 + compressed.length);
+    const plain = Buffer.concat([header, payload]);
+    if (!compressed) return plain.toString('base64');
+    const deflated = deflateSync(plain);
+    const out = Buffer.allocUnsafe(8 + deflated.length);
     out.writeInt32BE(V2_COMPRESSED_COOKIE, 0);
-    out.writeInt32BE(compressed.length, 4);
-    compressed.copy(out, 8);
+    out.writeInt32BE(deflated.length, 4);
+    deflated.copy(out, 8);
     return out.toString('base64');
   }
 
   static decode(encoded: string): Histogram {
     const data = Buffer.from(encoded.trim(), 'base64');
-    if (data.length < 8 || (data.readInt32BE(0) & COOKIE_BASE_MASK) !== (V2_COMPRESSED_COOKIE & COOKIE_BASE_MASK)) {
-      throw new Error('not an HdrHistogram in compressed V2 encoding');
+    const cookie = data.length < 8 ? 0 : data.readInt32BE(0) & COOKIE_BASE_MASK;
+    if (cookie !== (V2_COMPRESSED_COOKIE & COOKIE_BASE_MASK) && cookie !== (V2_COOKIE & COOKIE_BASE_MASK)) {
+      throw new Error('not an HdrHistogram in V2 encoding');
     }
-    const inflated = inflateSync(data.subarray(8, 8 + data.readInt32BE(4)));
-    if ((inflated.readInt32BE(0) & COOKIE_BASE_MASK) !== (V2_COOKIE & COOKIE_BASE_MASK)) throw new Error('not an HdrHistogram in V2 encoding');
+    const inflated = cookie === (V2_COOKIE & COOKIE_BASE_MASK) ? data : inflateSync(data.subarray(8, 8 + data.readInt32BE(4)));
+    if (inflated.length < 40 || (inflated.readInt32BE(0) & COOKIE_BASE_MASK) !== (V2_COOKIE & COOKIE_BASE_MASK))
+      throw new Error('not an HdrHistogram in V2 encoding');
     const payloadLength = inflated.readInt32BE(4);
     const digits = inflated.readInt32BE(12);
     const lowest = readInt64(inflated, 16);
@@ -293,13 +326,15 @@ export interface LatencySummaryMs {
 export function summarize(histogram: Histogram): LatencySummaryMs {
   const ms = (us: number): number => Math.round(us) / 1000;
   if (histogram.totalCount === 0) return { avg: 0, stddev: 0, p50: 0, p95: 0, p99: 0, p99_9: 0, max: 0 };
+  const mean = histogram.mean;
+  const [p50, p95, p99, p99_9] = histogram.valuesAtPercentiles([50, 95, 99, 99.9]);
   return {
-    avg: ms(histogram.mean),
-    stddev: ms(histogram.stdDeviation),
-    p50: ms(histogram.getValueAtPercentile(50)),
-    p95: ms(histogram.getValueAtPercentile(95)),
-    p99: ms(histogram.getValueAtPercentile(99)),
-    p99_9: ms(histogram.getValueAtPercentile(99.9)),
+    avg: ms(mean),
+    stddev: ms(histogram.stdDeviationAround(mean)),
+    p50: ms(p50!),
+    p95: ms(p95!),
+    p99: ms(p99!),
+    p99_9: ms(p99_9!),
     max: ms(histogram.maxValue),
   };
 }

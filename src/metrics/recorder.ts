@@ -264,7 +264,7 @@ export class Recorder {
     if (waitedUs > tally.latencyMaxUs) tally.latencyMaxUs = waitedUs;
   }
 
-  /** Under --rate with --latency-limit, a transaction a stuck terminal's schedule made due, already too late when the run ended: skipped. */
+  /** Under --rate with --latency-limit, an arrival the job's schedule made due that no terminal was free to start, already too late when the run ended: skipped. */
   skippedAtStop(type: number): void {
     this.counts[type]!.skipped++;
   }
@@ -316,7 +316,8 @@ export class Recorder {
       count: this.intervalCount,
       failed: this.intervalFailed,
       retried: this.intervalRetried,
-      histogram: this.interval.encode(),
+      // Uncompressed: once a second, between transactions (encode's comment).
+      histogram: this.interval.encode(false),
       lagSumUs: this.intervalLagSumUs,
       lagMaxUs: this.intervalLagMaxUs,
       transactionsRetried: this.intervalTransactionsRetried,

@@ -21,52 +21,45 @@ interface Line {
   lagUs: number;
 }
 
-/** Every committed line of the log files of `prefix` (one per job). */
-function readLog(dir: string, prefix: string): Line[] {
+/** Every committed line of the log files of `prefix`, by job (0 for PREFIX.PID, N for PREFIX.PID.N). */
+function readLog(dir: string, prefix: string): Map<number, Line[]> {
   const files = readdirSync(dir).filter((f) => f.startsWith(`${prefix}.`));
   assert.ok(files.length > 0, `no log file ${prefix}.* in ${dir}`);
-  return files.flatMap((file) =>
-    readFileSync(path.join(dir, file), 'utf8')
-      .trim()
-      .split('\n')
-      .map((text) => {
-        const f = text.split(' ');
-        assert.equal(f.length, 7, `client transaction latency script sec usec lag: ${text}`);
-        assert.match(f[2]!, /^\d+$/, `a committed transaction: ${text}`);
-        return { client: Number(f[0]), transaction: Number(f[1]), latencyUs: Number(f[2]), endUs: Number(f[4]) * 1e6 + Number(f[5]), lagUs: Number(f[6]) };
-      }),
+  return new Map(
+    files.map((file) => [
+      Number(file.split('.')[2] ?? 0),
+      readFileSync(path.join(dir, file), 'utf8')
+        .trim()
+        .split('\n')
+        .map((text) => {
+          const f = text.split(' ');
+          assert.equal(f.length, 7, `client transaction latency script sec usec lag: ${text}`);
+          assert.match(f[2]!, /^\d+$/, `a committed transaction: ${text}`);
+          return { client: Number(f[0]), transaction: Number(f[1]), latencyUs: Number(f[2]), endUs: Number(f[4]) * 1e6 + Number(f[5]), lagUs: Number(f[6]) };
+        }),
+    ]),
   );
 }
 
 /**
- * Each client's scheduled starts (end time less latency, which counts from the scheduled start)
- * relative to its first: the sums of the drawn inter-arrival gaps, the same in every run with the
- * same seed, whatever the clock at start or the speed of the server.
+ * A job's scheduled starts (end time less latency, which counts from the scheduled start) in order,
+ * relative to its first: the sums of the drawn inter-arrival gaps of the job's one stream, the same
+ * in every run with the same seed and jobs, whichever client took which arrival and however fast
+ * the server was.
  */
-function scheduleOffsets(lines: readonly Line[]): Map<number, number[]> {
-  const byClient = new Map<number, Line[]>();
-  for (const line of lines) byClient.set(line.client, [...(byClient.get(line.client) ?? []), line]);
-  const offsets = new Map<number, number[]>();
-  for (const [client, own] of byClient) {
-    own.sort((a, b) => a.transaction - b.transaction);
-    assert.equal(own[0]!.transaction, 1, `client ${client} logs from its first transaction`);
-    const first = own[0]!.endUs - own[0]!.latencyUs;
-    offsets.set(
-      client,
-      own.map((l) => l.endUs - l.latencyUs - first),
-    );
-  }
-  return offsets;
+function scheduleOffsets(lines: readonly Line[]): number[] {
+  const starts = lines.map((l) => l.endUs - l.latencyUs).sort((a, b) => a - b);
+  return starts.map((at) => at - starts[0]!);
 }
 
-test('-R: no transaction starts before its scheduled time, and --seed gives the same schedule with -j 1 and -j 2', async (t) => {
+test('-R: no transaction starts before its scheduled time; --seed gives the same schedule again; the clients of a job share its one stream', async (t) => {
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
   t.after(() => db.dispose());
   const cwd = workdir(t);
   const init = await runCli(['init', 'tpcb', '--pgbench', '-s', '1', '--db', db.url], { cwd });
   assert.equal(init.code, 0, init.stderr);
-  const run = async (prefix: string, seed: string, jobs: string): Promise<Line[]> => {
+  const run = async (prefix: string, seed: string): Promise<Map<number, Line[]>> => {
     const args = [
       'run',
       'tpcb',
@@ -77,7 +70,7 @@ test('-R: no transaction starts before its scheduled time, and --seed gives the 
       '-c',
       '4',
       '-j',
-      jobs,
+      '2',
       '-T',
       '2',
       '--seed',
@@ -97,40 +90,42 @@ test('-R: no transaction starts before its scheduled time, and --seed gives the 
     assert.equal(result.code, 0, result.stderr);
     return readLog(cwd, prefix);
   };
-  const first = await run('a', '7', '1');
-  const again = await run('b', '7', '2');
+  const first = await run('a', '7');
+  const again = await run('b', '7');
+  const other = await run('c', '8');
 
-  for (const line of [...first, ...again]) {
+  for (const line of [...first.values(), ...again.values()].flat()) {
     // A timer that fires early must not start the transaction early: pgbench's lag is never negative either.
     assert.ok(line.lagUs >= 0, `negative schedule lag: ${JSON.stringify(line)}`);
     // Latency counts from the scheduled start: the lag plus the transaction's own run time, never less.
     assert.ok(line.latencyUs > line.lagUs, `latency shorter than lag plus run time: ${JSON.stringify(line)}`);
   }
-
-  const a = scheduleOffsets(first);
-  const b = scheduleOffsets(again);
-  assert.deepEqual([...a.keys()].sort(), [0, 1, 2, 3]);
-  assert.deepEqual([...b.keys()].sort(), [0, 1, 2, 3]);
-  for (const [client, offsets] of a) {
-    const other = b.get(client)!;
-    const common = Math.min(offsets.length, other.length);
-    assert.ok(common > 100, `client ${client}: about 200 transactions in 2 s at 100 tps each, got ${common}`);
+  assert.deepEqual([...first.keys()].sort(), [0, 1]);
+  assert.deepEqual([...again.keys()].sort(), [0, 1]);
+  const differs = (a: number[], b: number[]): boolean => a.slice(1, 50).some((v, i) => Math.abs(v - b[i + 1]!) > 100);
+  for (const [job, lines] of first) {
+    // Two of the four clients in each job, each taking arrivals from the job's stream.
+    assert.deepEqual([...new Set(lines.map((l) => l.client))].sort(), job === 0 ? [0, 2] : [1, 3]);
+    const offsets = scheduleOffsets(lines);
+    const repeated = scheduleOffsets(again.get(job)!);
+    const common = Math.min(offsets.length, repeated.length);
+    assert.ok(common > 300, `job ${job}: about 400 transactions in 2 s at 200 tps, got ${common}`);
     // Each offset is (end - latency) less the first's: four values rounded to the microsecond (the
     // end's epoch time also carries a double's 0.24 us grain at today's epoch in ms), so each run's
     // offset is off by up to 2.25 us, and the two runs' by up to 4.5 us: 5 us apart at most. A
-    // different schedule is ~10 ms apart (4 clients at 400 tps).
+    // different schedule is ~5 ms apart (200 tps a job).
     for (let i = 0; i < common; i++)
       assert.ok(
-        Math.abs(offsets[i]! - other[i]!) <= 5,
-        `client ${client}, transaction ${i + 1}: scheduled at +${offsets[i]} us in one run, +${other[i]} us in the other`,
+        Math.abs(offsets[i]! - repeated[i]!) <= 5,
+        `job ${job}, arrival ${i + 1}: scheduled at +${offsets[i]} us in one run, +${repeated[i]} us in the other`,
       );
+    // The comparison above can tell two schedules apart: another seed, and the other job, draw others.
+    assert.ok(differs(offsets, scheduleOffsets(other.get(job)!)), `job ${job}: --seed 8 drew the schedule of --seed 7`);
+    assert.ok(differs(offsets, scheduleOffsets(first.get(1 - job)!)), 'the two jobs share one schedule');
+    // One stream for the job at 200 per second: mean gap 5 ms (within 4 standard errors for ~400 gaps).
+    const meanGapMs = offsets[offsets.length - 1]! / (offsets.length - 1) / 1000;
+    assert.ok(Math.abs(meanGapMs - 5) < 1, `job ${job}: mean gap ${meanGapMs.toFixed(2)} ms between arrivals, not about 5`);
   }
-  // Each client draws its own gaps: the comparison above can tell two schedules apart.
-  const [zero, one] = [a.get(0)!, a.get(1)!];
-  assert.ok(
-    zero.slice(1, 50).some((v, i) => Math.abs(v - one[i + 1]!) > 100),
-    'clients 0 and 1 share one schedule',
-  );
 });
 
 test('--sampling-rate picks the same transactions in two runs with the same seed', async (t) => {

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { test, type TestContext } from 'node:test';
 import type { Connection, Row, Statement } from '../../src/drivers/driver.js';
 import { intervalPoint } from '../../src/engine/measurements.js';
-import { Pacing } from '../../src/engine/pacing.js';
+import { Arrivals } from '../../src/engine/arrivals.js';
 import { StopSignal } from '../../src/engine/stop-signal.js';
 import { Terminal } from '../../src/engine/terminal.js';
 import { Recorder } from '../../src/metrics/recorder.js';
@@ -110,19 +110,17 @@ async function runRated(t: TestContext, serviceMs: readonly number[], ratePerSec
     blocking: false,
     gate: undefined,
     context: { scale: 1, dbms: 'sqlite', options: {}, protocol: 'prepared', seed: SEED },
+    arrivals: new Arrivals(ratePerSecond, SEED),
   });
   await terminal.prepare();
   await terminal.run();
   return { clock, starts, committed, skipped, recorder };
 }
 
-/** The scheduled starts the terminal's seed gives: START_MS plus the running sum of exponential gaps of mean 1000 / rate. */
+/** The scheduled starts the seed gives: START_MS plus the running sum of exponential gaps of mean 1000 / rate. */
 function schedule(count: number, ratePerSecond: number): number[] {
-  const pacing = new Pacing(SEED);
-  const out: number[] = [];
-  let at = START_MS;
-  for (let i = 0; i < count; i++) out.push((at += pacing.arrivalGapMs(1000 / ratePerSecond)));
-  return out;
+  const arrivals = new Arrivals(ratePerSecond, SEED);
+  return Array.from({ length: count }, () => arrivals.next(START_MS));
 }
 
 const us = (ms: number): number => Math.round(ms * 1000);

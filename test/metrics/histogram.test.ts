@@ -78,8 +78,20 @@ test('merging, resetting and recording with counts give what recording one by on
   assert.deepEqual([merged.totalCount, merged.maxValue, merged.getValueAtPercentile(50)], [1, 42, 42]);
 });
 
+test('the uncompressed encoding (the per-second interval) decodes to the same histogram as the compressed one', () => {
+  const h = new Histogram();
+  for (let i = 1; i <= 5000; i++) h.recordValue((i * 7919) % 200_000);
+  h.recordValueWithCount(9_000_000_000, 2);
+  const plain = h.encode(false);
+  assert.notEqual(plain, h.encode(), 'two encodings');
+  assert.equal(decodeHistogram(plain).encode(), h.encode());
+  assert.deepEqual(summarize(decodeHistogram(plain)), summarize(h));
+  assert.equal(decodeHistogram(new Histogram().encode(false)).totalCount, 0);
+});
+
 test('a histogram that is not HdrHistogram V2, or has other parameters, is refused with a reason', () => {
-  assert.throws(() => decodeHistogram(Buffer.from('not a histogram at all').toString('base64')), /compressed V2/);
+  assert.throws(() => decodeHistogram(Buffer.from('not a histogram at all').toString('base64')), /not an HdrHistogram in V2 encoding/);
+  assert.throws(() => decodeHistogram(Buffer.from([0x1c, 0x84, 0x93, 0x13, 0, 0]).toString('base64')), /not an HdrHistogram in V2 encoding/);
   const twoDigits = hdr.build({ numberOfSignificantValueDigits: 2, useWebAssembly: false });
   twoDigits.recordValue(10);
   assert.throws(() => decodeHistogram(hdr.encodeIntoCompressedBase64(twoDigits)), /2 significant digits/);
