@@ -97,7 +97,8 @@ try {
     capture = JSON.parse(readFileSync(captureFile, 'utf8'));
     console.log('capture: headroom capture');
   } catch (error) {
-    console.log(`capture: the bench's own log reader (headroom capture: ${String(error.message).split('\n')[0]})`);
+    const said = String(error.stderr ?? '').trim() || String(error.message);
+    console.log(`capture: the bench's own log reader (headroom capture: ${said.split('\n')[0]})`);
     capture = readStderrLog(lines);
     writeFileSync(captureFile, JSON.stringify(capture));
   }
@@ -239,7 +240,9 @@ function readStderrLog(lines) {
   }
   const list = [...sessions.values()];
   for (const s of list) for (const st of s.statements) st.kind = statementKind(st.sql);
-  const durationS = Math.max(0, ...list.flatMap((s) => s.statements.map((st) => st.atS)));
+  // A loop, not Math.max(...all): a long capture has more statements than a call has room for arguments.
+  let durationS = 0;
+  for (const session of list) for (const st of session.statements) durationS = Math.max(durationS, st.atS);
   return {
     format: 'headroom-capture',
     version: 1,

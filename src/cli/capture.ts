@@ -146,7 +146,7 @@ export function summaryLines(capture: CaptureFile, notes: readonly string[], fil
     `  ${Object.entries(summary.byKind)
       .map(([kind, n]) => `${kind} ${number(n)}`)
       .join(', ')}`,
-    `  reads ${number(summary.reads)}, writes ${number(summary.writes)}, transactions ${number(summary.transactions)}; statements per second: mean ${mean.toFixed(1)}, peak ${number(Math.max(...perSecond))}`,
+    `  reads ${number(summary.reads)}, writes ${number(summary.writes)}, transactions ${number(summary.transactions)}; statements per second: mean ${mean.toFixed(1)}, peak ${number(perSecond.reduce((peak, n) => Math.max(peak, n), 0))}`,
   ];
   if (errors > 0) lines.push(`  ${number(errors)} statement${errors === 1 ? '' : 's'} failed when recorded (their errors are kept)`);
   if (capture.source.server) lines.push(`  server: ${capture.source.server.systemId} (replay refuses to run on it)`);

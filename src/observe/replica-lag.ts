@@ -76,7 +76,10 @@ export class ReplicaLagSampler {
         const values = samples.map((s) => s[key]).filter((v): v is number => typeof v === 'number');
         if (values.length === 0) continue;
         avg[key] = round(values.reduce((a, b) => a + b, 0) / values.length, 3);
-        max[key] = round(Math.max(...values), 3);
+        max[key] = round(
+          values.reduce((a, b) => Math.max(a, b), -Infinity),
+          3,
+        );
       }
       return { node, samples: samples.length, avg, max };
     });

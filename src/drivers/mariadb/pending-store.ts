@@ -52,7 +52,8 @@ export const mariadbPendingStore: PendingStore = {
   async read(conn) {
     const records: PendingRecord[] = [];
     for (const schema of await schemasWithRecords(conn)) {
-      for (const [text] of await conn.query(`SELECT record FROM ${quoteName(schema)}.${TABLE}`)) records.push(...parsePendingRecords(String(text)));
+      for (const [text] of await conn.query(`SELECT record FROM ${quoteName(schema)}.${TABLE}`))
+        for (const record of parsePendingRecords(String(text))) records.push(record);
     }
     return records;
   },

@@ -149,8 +149,14 @@ export class CaptureBuilder {
     }
     if (!this.sawConnection && kept.length > 0)
       this.note('the log shows no connections (log_connections = off?): every session is kept, though one begun before the log may open mid-transaction');
-    const firstMs = Math.min(...kept.flatMap((s) => s.statements.map((st) => st.startMs)));
-    const lastMs = Math.max(...kept.flatMap((s) => s.statements.map((st) => st.startMs + (st.durationMs ?? 0))));
+    // Loops, not Math.min(...all): a capture holds more statements than a call has room for arguments.
+    let firstMs = Infinity;
+    let lastMs = -Infinity;
+    for (const session of kept)
+      for (const st of session.statements) {
+        firstMs = Math.min(firstMs, st.startMs);
+        lastMs = Math.max(lastMs, st.startMs + (st.durationMs ?? 0));
+      }
     const relative = (ms: number): number => Math.round((ms - firstMs) * 1000) / 1e6;
     const sessions: CapturedSession[] = kept
       .map((session) => {

@@ -161,3 +161,28 @@ test('stderr and general log: a last line without its newline is a counted skip 
   );
   assert.equal(general.summary.statements, 1);
 });
+
+test("a log of 300,000 statements is captured whole (no step of capture takes its statements as one call's arguments)", async () => {
+  // Two sessions of 150,000 statements each, a millisecond apart within each: 150 s of load.
+  const lines: string[] = [];
+  for (const [n, session] of ['6b14882c.1', '6b14882c.2'].entries()) {
+    const at = (i: number): string => new Date(Date.UTC(2026, 11, 5, 21, 0, 0, i + n)).toISOString().replace('T', ' ').replace('Z', ' UTC');
+    lines.push(`${at(0)}|app|shop|${session}|LOG:  connection authorized: user=app database=shop`);
+    for (let i = 1; i <= 150_000; i++) lines.push(`${at(i)}|app|shop|${session}|LOG:  statement: SELECT ${i}`);
+  }
+  const log = file('long.log', lines);
+  const out = `${log}.json`;
+  const cli = await runCli(['capture', log, '-o', out]);
+  assert.equal(cli.code, 0, cli.stdout + cli.stderr);
+  assert.match(cli.stdout, /captured 300,000 statements in 2 sessions over 150\.0 s/);
+  assert.match(cli.stdout, /peak 2,000\b/);
+  const capture = readCaptureFile(out);
+  assert.equal(
+    capture.sessions.reduce((n, s) => n + s.statements.length, 0),
+    300_000,
+  );
+  assert.deepEqual(
+    capture.sessions.map((s) => s.statements.at(-1)!.atS),
+    [149.999, 150],
+  );
+});
