@@ -340,7 +340,16 @@ export class WireConnection implements SslAnswering, MessageSink {
 
   /** A statement without parameters through the simple protocol (several statements allowed). */
   simpleQuery(sql: string | EncodedQuery): Promise<Pending> {
-    return typeof sql === 'string' ? this.send(encodeQuery(sql).message, true, [], undefined, sql) : this.send(sql.message, true, [], undefined, sql.sql);
+    if (typeof sql !== 'string') return this.send(sql.message, true, [], undefined, sql.sql);
+    // A text sent once (a replayed statement, literals in it): built in the connection's writer and
+    // sent from there, not in a 4 KB buffer of its own and a copy per statement.
+    const promise = this.writer
+      .begin(0x51)
+      .cstring(sql)
+      .end()
+      .sendFrom((buffer, length) => this.sendBytes(buffer, length, WHOLE, true, [], undefined, undefined, sql) as Promise<Pending>);
+    this.parsing(sql);
+    return promise;
   }
 
   /** Several statements in one Query message (pgbench's \\;): each one's result, with its column names. */

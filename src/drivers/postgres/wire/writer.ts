@@ -83,6 +83,17 @@ export class MessageWriter {
     return this;
   }
 
+  /**
+   * Hands what was written since the last take() to `send` in this writer's own buffer, without a
+   * copy, and empties the writer: for a message sent as it is built (the transport copies or sends
+   * it before returning), such as a statement's text that is never sent twice.
+   */
+  sendFrom<T>(send: (buffer: Buffer, length: number) => T): T {
+    const length = this.length;
+    this.length = 0;
+    return send(this.buffer, length);
+  }
+
   /** Everything written since the last take(), as a buffer the caller owns. */
   take(): Buffer {
     const out = Buffer.from(this.buffer.subarray(0, this.length));
