@@ -10,7 +10,17 @@ export interface Shape {
 }
 
 /** Before a `-` these make it a number's sign rather than a subtraction: `abalance + -2030`, `= -1`, `(-5`. */
-const SIGN_CONTEXT = /[(,=<>+\-*/%]$/;
+const SIGN_CONTEXT = '(,=<>+-*/%';
+
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+const isWordStart = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+/** \w: letters, digits, underscore. */
+const isWord = (code: number): boolean => isWordStart(code) || isDigit(code);
+/** White space as \s takes it: space, tab, line ends, form feed, vertical tab, and Unicode's spaces. */
+const isSpace = (code: number): boolean => code === 32 || (code >= 9 && code <= 13) || (code > 127 && /\s/.test(String.fromCharCode(code)));
+
+/** The words that start a clause: the last one seen says which clause a number stands in. */
+const CLAUSES = new Set(['select', 'from', 'where', 'by', 'having', 'limit', 'offset', 'values', 'set', 'on', 'returning', 'into', 'update']);
 
 /**
  * A statement's shape. A statement logged with parameters ($1, $2 of PostgreSQL's extended protocol)
@@ -19,74 +29,128 @@ const SIGN_CONTEXT = /[(,=<>+\-*/%]$/;
  * literals made `?`. Quoted identifiers and comments are left as they are; white space outside
  * literals is made single spaces and a final `;` dropped, so that the same statement sent twice has
  * one shape.
+ *
+ * One pass over the text, copying runs of plain text whole and keeping the clause it is in as it
+ * goes: a capture holds hundreds of thousands of statements, and a statement such as a many-row
+ * INSERT thousands of literals, so nothing here looks back over the text built so far.
  */
 export function shapeOf(statement: Pick<CapturedStatement, 'sql' | 'params'>): Shape {
   const { sql, params } = statement;
   const values: ShapeValue[] = [];
-  let out = '';
+  // The text so far as pieces (white space a ' ' piece of its own): a string built by += would be
+  // flattened again by each look at its end, and a statement of thousands of literals looks often.
+  const out: string[] = [];
+  const last = (): string => out[out.length - 1] ?? '';
+  /** The last clause word of the plain text so far (CLAUSES), lower case. */
+  let clause = '';
+  /** What the plain text so far ends with, spaces aside: a comma, the word `by`, or something else. */
+  let ending: ',' | 'by' | '' = '';
   for (let i = 0; i < sql.length; i++) {
+    const code = sql.charCodeAt(i);
     const c = sql[i]!;
     if (c === '"' || c === '`') {
       const end = sql.indexOf(c, i + 1);
       const stop = end < 0 ? sql.length : end + 1;
-      out += sql.slice(i, stop);
+      out.push(sql.slice(i, stop));
+      ending = '';
       i = stop - 1;
     } else if (c === '-' && sql[i + 1] === '-') {
       const end = sql.indexOf('\n', i);
       i = end < 0 ? sql.length : end;
-      out += ' ';
+      if (last() !== ' ') out.push(' ');
     } else if (c === '/' && sql[i + 1] === '*') {
       const end = sql.indexOf('*/', i + 2);
       const stop = end < 0 ? sql.length : end + 2;
-      out += sql.slice(i, stop);
+      out.push(sql.slice(i, stop));
+      ending = '';
       i = stop - 1;
     } else if (c === "'" && params === undefined) {
       let value = '';
       let j = i + 1;
+      let from = j;
       for (; j < sql.length; j++) {
-        if (sql[j] !== "'") value += sql[j];
-        else if (sql[j + 1] === "'") ((value += "'"), j++);
-        else break;
+        if (sql[j] !== "'") continue;
+        if (sql[j + 1] !== "'") break;
+        value += sql.slice(from, j + 1);
+        j++;
+        from = j + 1;
       }
+      value += sql.slice(from, Math.min(j, sql.length));
       values.push(value);
-      out += '?';
+      out.push('?');
+      ending = '';
       i = j;
-    } else if (c === '$' && params !== undefined && /\d/.test(sql[i + 1] ?? '') && !/[\w$]/.test(sql[i - 1] ?? '')) {
-      const digits = /^\d+/.exec(sql.slice(i + 1))![0];
-      values.push(params[Number(digits) - 1] ?? null);
-      out += '?';
-      i += digits.length;
-    } else if (params === undefined && /\d/.test(c) && !/[\w$.]/.test(sql[i - 1] ?? '')) {
-      const literal = /^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(sql.slice(i))![0];
-      if (/\w/.test(sql[i + literal.length] ?? '') || inOrdinalList(out)) {
+    } else if (c === '$' && params !== undefined && isDigit(sql.charCodeAt(i + 1)) && !(isWord(sql.charCodeAt(i - 1)) || sql[i - 1] === '$')) {
+      let end = i + 1;
+      while (isDigit(sql.charCodeAt(end))) end++;
+      values.push(params[Number(sql.slice(i + 1, end)) - 1] ?? null);
+      out.push('?');
+      ending = '';
+      i = end - 1;
+    } else if (params === undefined && isDigit(code) && !(isWord(sql.charCodeAt(i - 1)) || sql[i - 1] === '$' || sql[i - 1] === '.')) {
+      const literal = numberAt(sql, i);
+      if (isWord(sql.charCodeAt(i + literal.length)) || ((ending === ',' || ending === 'by') && clause === 'by')) {
         // Part of a name that starts with a digit, or a column's position (GROUP BY 1, 2; ORDER BY 1):
         // not a value, and a placeholder there would group or sort by a constant.
-        out += literal;
+        out.push(literal);
+        ending = '';
         i += literal.length - 1;
         continue;
       }
-      const signed = out.endsWith('-') && SIGN_CONTEXT.test(out.slice(0, -1).trimEnd());
-      if (signed) out = out.slice(0, -1);
+      const before = last() === '-' ? lastSolid(out, out.length - 2).slice(-1) : '';
+      const signed = before !== '' && SIGN_CONTEXT.includes(before);
+      if (signed) out.pop();
       const text = (signed ? '-' : '') + literal;
       const number = Number(text);
       values.push(Number.isSafeInteger(number) || (literal.includes('.') && String(number) === text) ? number : text);
-      out += '?';
+      out.push('?');
+      ending = '';
       i += literal.length - 1;
-    } else if (/\s/.test(c)) {
-      if (!out.endsWith(' ')) out += ' ';
-    } else out += c;
+    } else if (isSpace(code)) {
+      if (last() !== ' ') out.push(' ');
+    } else if (isWordStart(code)) {
+      // A name or key word, whole: [A-Za-z_][A-Za-z0-9_$]* (a digit or $ in it is part of it).
+      let end = i + 1;
+      while (end < sql.length && (isWord(sql.charCodeAt(end)) || sql[end] === '$')) end++;
+      const name = sql.slice(i, end);
+      out.push(name);
+      // A key word is short: a longer name is none, nor is one with a digit or $ in it (GROUP1).
+      const lower = end - i <= 9 ? name.toLowerCase() : '';
+      if (CLAUSES.has(lower)) clause = lower;
+      ending = lower === 'by' ? 'by' : '';
+      i = end - 1;
+    } else {
+      out.push(c);
+      ending = c === ',' ? ',' : '';
+    }
   }
-  return { sql: out.trim().replace(/\s*;$/, ''), values };
+  let shaped = out.join('').trim();
+  if (shaped.endsWith(';')) shaped = shaped.slice(0, -1).trimEnd();
+  return { sql: shaped, values };
 }
 
-/** Is the text so far inside a GROUP BY or ORDER BY list, right where a column's position may stand? */
-function inOrdinalList(text: string): boolean {
-  const trimmed = text.trimEnd();
-  if (!trimmed.endsWith(',') && !/\bby$/i.test(trimmed)) return false;
-  const words = trimmed.toLowerCase().match(/[a-z_]+/g) ?? [];
-  const clause = [...words].reverse().find((word) => CLAUSES.has(word));
-  return clause === 'by';
+/** The number literal at `i`: digits, a fraction, an exponent. */
+function numberAt(sql: string, i: number): string {
+  let end = i;
+  while (isDigit(sql.charCodeAt(end))) end++;
+  if (sql[end] === '.' && isDigit(sql.charCodeAt(end + 1))) {
+    end++;
+    while (isDigit(sql.charCodeAt(end))) end++;
+  }
+  if (sql[end] === 'e' || sql[end] === 'E') {
+    let exponent = end + 1;
+    if (sql[exponent] === '+' || sql[exponent] === '-') exponent++;
+    if (isDigit(sql.charCodeAt(exponent))) {
+      end = exponent;
+      while (isDigit(sql.charCodeAt(end))) end++;
+    }
+  }
+  return sql.slice(i, end);
 }
 
-/** The words that start a clause: the last one seen says which clause a number stands in. */
-const CLAUSES = new Set(['select', 'from', 'where', 'by', 'having', 'limit', 'offset', 'values', 'set', 'on', 'returning', 'into', 'update']);
+/** The last piece at or before `from` that is not white space ('' when there is none). */
+function lastSolid(pieces: readonly string[], from: number): string {
+  let i = from;
+  while (i >= 0 && pieces[i] === ' ') i--;
+  return i < 0 ? '' : pieces[i]!;
+}
