@@ -10,8 +10,7 @@ import { replaySweepText, replayText } from '../reports/replay-text.js';
 import { CLOSING_OPTIONS, DB_OPTION, SERVER_SETTINGS_OPTIONS } from '../session/options.js';
 import { logLine } from '../session/session.js';
 import { refuseProduction, replayOnce, replaySweep, type ReplayRequest, type UntilCondition } from '../session/replay.js';
-import { readCaptureFile } from '../workloads/replay/capture-io.js';
-import { replayPlan } from '../workloads/replay/replay-plan.js';
+import { readPlanned } from '../workloads/replay/index.js';
 import { checkOpenFiles } from '../session/budget.js';
 
 export const REPLAY_OPTIONS = defineOptions([
@@ -87,8 +86,7 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
   const until = values.until === undefined ? [] : parseUntil(values.until);
   if (until.length > 0 && argv.some((a) => a === '--speed' || a.startsWith('--speed=')))
     throw new UserError('give --speed or --until, not both', '--until tries the speeds 1, 1.5, 2, 3, ... itself');
-  const capture = readCaptureFile(capturePath);
-  const plan = replayPlan(capture);
+  const { capture, plan } = readPlanned(capturePath);
   if (plan.statements === 0) throw new UserError(`capture ${capturePath} holds no statements`, 'capture a period in which the server ran statements');
   checkOpenFiles(plan.sessions.length);
   const request: ReplayRequest = {

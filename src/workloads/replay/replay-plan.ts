@@ -30,9 +30,11 @@ export interface ReplayPlan {
 export function replayPlan(capture: CaptureFile): ReplayPlan {
   const counts = new Map<string, { kind: StatementKind; count: number }>();
   const keyOf = (st: CapturedStatement): string => `${st.kind}\u0000${statementShape(st)}`;
-  for (const session of capture.sessions)
-    for (const st of session.statements) {
-      const key = keyOf(st);
+  // Each statement's key, taken once: shaping is the planning's main cost.
+  const keys = capture.sessions.map((session) => session.statements.map(keyOf));
+  for (const [s, session] of capture.sessions.entries())
+    for (const [i, st] of session.statements.entries()) {
+      const key = keys[s]![i]!;
       const entry = counts.get(key) ?? { kind: st.kind, count: 0 };
       entry.count++;
       counts.set(key, entry);
@@ -63,10 +65,10 @@ export function replayPlan(capture: CaptureFile): ReplayPlan {
   }
   const byKind: Partial<Record<StatementKind, number>> = {};
   let statements = 0;
-  const sessions = capture.sessions.map((session) => ({
+  const sessions = capture.sessions.map((session, s) => ({
     id: session.id,
-    statements: session.statements.map((statement) => {
-      const type = index.get(keyOf(statement))!;
+    statements: session.statements.map((statement, i) => {
+      const type = index.get(keys[s]![i]!)!;
       const shape = shapes[type]!;
       shape.captured++;
       if (statement.error !== undefined) shape.recordedErrors++;
