@@ -42,6 +42,11 @@ export class Random {
     return ((this.uint32() >>> 5) * 67108864 + (this.uint32() >>> 6)) / 9007199254740992;
   }
 
+  /** An exponential draw with mean `mean` (pgbench's getPoissonRand gaps, TPC-C think times). */
+  exponential(mean: number): number {
+    return -Math.log(1 - this.float()) * mean;
+  }
+
   /** A uniform integer in [min, max], both inclusive (pgbench's random(lb, ub)). */
   int(min: number, max: number): number {
     return min + Math.floor(this.float() * (max - min + 1));

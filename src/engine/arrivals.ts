@@ -24,7 +24,7 @@ export class Arrivals {
   /** The next arrival's scheduled start; the stream begins at `now` of its first call (the job's start). */
   next(now: number): number {
     if (Number.isNaN(this.last)) this.last = now;
-    this.last += -Math.log(1 - this.random.float()) * this.meanGapMs;
+    this.last += this.random.exponential(this.meanGapMs);
     return this.last;
   }
 
@@ -35,8 +35,7 @@ export class Arrivals {
   *dueBefore(stoppedAt: number): Generator<number> {
     if (Number.isNaN(this.last)) return;
     for (;;) {
-      const before = this.last;
-      const due = this.next(before);
+      const due = this.next(this.last);
       if (due >= stoppedAt) {
         this.last = Infinity;
         return;

@@ -16,7 +16,7 @@ export class Pacing {
 
   /** Think time: exponential with mean meanMs, cut at 10 means (TPC-C 5.2.5.4). */
   thinkMs(meanMs: number): number {
-    return Math.min(-Math.log(1 - this.thinking.float()) * meanMs, 10 * meanMs);
+    return Math.min(this.thinking.exponential(meanMs), 10 * meanMs);
   }
 
   /** A reconnect delay spread over [0.5, 1.5) times delayMs, so terminals do not reconnect in step. */

@@ -343,13 +343,11 @@ export class WireConnection implements SslAnswering, MessageSink {
     if (typeof sql !== 'string') return this.send(sql.message, true, [], undefined, sql.sql);
     // A text sent once (a replayed statement, literals in it): built in the connection's writer and
     // sent from there, not in a 4 KB buffer of its own and a copy per statement.
-    const promise = this.writer
+    return this.writer
       .begin(0x51)
       .cstring(sql)
       .end()
-      .sendFrom((buffer, length) => this.sendBytes(buffer, length, WHOLE, true, [], undefined, undefined, sql) as Promise<Pending>);
-    this.parsing(sql);
-    return promise;
+      .sendFrom((buffer, length) => this.send(buffer, true, [], undefined, sql, length));
   }
 
   /** Several statements in one Query message (pgbench's \\;): each one's result, with its column names. */
@@ -515,8 +513,8 @@ export class WireConnection implements SslAnswering, MessageSink {
   }
 
   /** A request answered with its whole record (rows, count and types); `wantRows` false only counts rows. */
-  private send(message: Buffer, wantRows: boolean, types: number[] = [], onCopyIn?: () => void, sql?: string): Promise<Pending> {
-    const promise = this.sendBytes(message, message.length, WHOLE, wantRows, types, onCopyIn, undefined, sql) as Promise<Pending>;
+  private send(message: Buffer, wantRows: boolean, types: number[] = [], onCopyIn?: () => void, sql?: string, length = message.length): Promise<Pending> {
+    const promise = this.sendBytes(message, length, WHOLE, wantRows, types, onCopyIn, undefined, sql) as Promise<Pending>;
     this.parsing(sql);
     return promise;
   }
