@@ -40,11 +40,17 @@ test('replay groups one statement however many values its lists hold; a many-row
   const shaped = shapeOf({ sql: rows(20_000) });
   assert.equal(shaped.values.length, 60_000);
   assert.deepEqual(shaped.values.slice(3, 6), [1, 'n1', -1]);
+  // The fastest of three tries at each length: a try the machine took away (other tests run beside
+  // this one) would say nothing about shapeOf.
   const time = (n: number): number => {
     const sql = rows(n);
-    const started = performance.now();
-    shapeOf({ sql });
-    return performance.now() - started;
+    let fastest = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      shapeOf({ sql });
+      fastest = Math.min(fastest, performance.now() - started);
+    }
+    return fastest;
   };
   time(2_000);
   // Ten times the rows: well under a hundred times the time (a look back over the text built so far
