@@ -10,6 +10,9 @@
 //
 //   node bench/client-efficiency.mjs [--clients 8] [--time 10] [--rounds 3]
 //        [--tests pgbench:select-only,pgbench:tpcb-like,sysbench:oltp_point_select,sysbench:oltp_read_write]
+//        [--protocol prepared] (both tools of every pair in one query mode: pgbench -M and sysbench
+//                 --db-ps-mode=auto against headroom --protocol prepared; simple: pgbench -M simple,
+//                 sysbench --db-ps-mode=disable, headroom --protocol simple)
 //        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT) [--jobs 1]
 //        [--tls] (the pgbench comparisons once more over TLS, sslmode=require on both sides: the
 //                 server at --pg-db must have ssl = on; their rows say tls, and a last table
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     tests: { type: 'string', default: 'pgbench:select-only,pgbench:tpcb-like,sysbench:oltp_point_select,sysbench:oltp_read_write' },
     transports: { type: 'string', default: 'native' },
     jobs: { type: 'string', default: '1' },
+    protocol: { type: 'string', default: 'prepared' },
     'pg-db': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/headroom_efficiency' },
     scale: { type: 'string', default: '10' },
     'my-db': { type: 'string', default: 'mariadb://root@127.0.0.1:3306/headroom_efficiency' },
@@ -50,8 +54,10 @@ if (values.tls) tests.push(...tests.filter((t) => t.peer === 'pgbench').map((t) 
 const label = ({ peer, test, tls }) => `${peer} ${test}${tls ? ' tls' : ''}`;
 const transports = values.transports.split(',');
 const pairs = {
-  pgbench: tests.some((t) => t.peer === 'pgbench') ? pgbenchPair({ db: values['pg-db'], scale: values.scale }) : undefined,
-  sysbench: tests.some((t) => t.peer === 'sysbench') ? sysbenchPair({ db: values['my-db'], tableSize: values['table-size'] }) : undefined,
+  pgbench: tests.some((t) => t.peer === 'pgbench') ? pgbenchPair({ db: values['pg-db'], scale: values.scale, protocol: values.protocol }) : undefined,
+  sysbench: tests.some((t) => t.peer === 'sysbench')
+    ? sysbenchPair({ db: values['my-db'], tableSize: values['table-size'], protocol: values.protocol })
+    : undefined,
 };
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -62,7 +68,7 @@ const extra = ['-j', values.jobs];
 
 try {
   console.log(
-    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), headroom -j ${values.jobs} on transport(s) ${transports.join(', ')}`,
+    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements, headroom -j ${values.jobs} on transport(s) ${transports.join(', ')}`,
   );
   printTimingNote();
   for (const pair of Object.values(pairs)) await pair?.prepare();

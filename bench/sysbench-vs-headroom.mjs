@@ -8,6 +8,8 @@
 //   node bench/sysbench-vs-headroom.mjs [--db mariadb://root@127.0.0.1:3306/headroom_sysbench]
 //        [--clients 8] [--time 20] [--table-size 100000] [--rounds 1]
 //        [--tests oltp_point_select,oltp_read_write]
+//        [--protocol prepared] (sysbench --db-ps-mode=auto, its default, and headroom --protocol
+//                 prepared; simple: --db-ps-mode=disable and --protocol simple)
 //
 // CPU is the whole client process's user+system time (bash's `times` over the child), so both
 // tools pay for their own start-up. Both draw keys uniformly (sysbench --rand-type=uniform).
@@ -24,13 +26,16 @@ const { values } = parseArgs({
     'table-size': { type: 'string', default: '100000' },
     rounds: { type: 'string', default: '1' },
     tests: { type: 'string', default: 'oltp_point_select,oltp_read_write' },
+    protocol: { type: 'string', default: 'prepared' },
   },
 });
-const pair = sysbenchPair({ db: values.db, tableSize: values['table-size'] });
+const pair = sysbenchPair({ db: values.db, tableSize: values['table-size'], protocol: values.protocol });
 
 const fmt = (n, d = 1) => n.toFixed(d);
 try {
-  console.log(`database ${values.db}, table size ${values['table-size']}, ${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s)`);
+  console.log(
+    `database ${values.db}, table size ${values['table-size']}, ${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements`,
+  );
   printTimingNote();
   await pair.prepare();
   const rows = [];

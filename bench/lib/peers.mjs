@@ -15,6 +15,9 @@ async function runHeadroom(work, label, args, env) {
   const out = path.join(work, `${label}-${Date.now()}.json`);
   const r = await timed(process.execPath, [CLI, 'run', 'tpcb', ...args, '-P', '0', '--out', out], env);
   const result = JSON.parse(readFileSync(out, 'utf8'));
+  // The pair is compared in one query mode: a run that sent another would be a different comparison.
+  const asked = args[args.indexOf('--protocol') + 1];
+  if (result.config.protocol !== asked) throw new Error(`headroom ran --protocol ${result.config.protocol}, the comparison asked for ${asked}`);
   const transactions = result.summary.transactions + result.summary.failed;
   return {
     tps: result.summary.tps,
@@ -68,9 +71,15 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
 
 /**
  * sysbench's oltp_point_select and oltp_read_write against the table sysbench prepared (sbtest1);
- * headroom runs the same statements from script files (bench/sysbench/*.sql) on that table.
+ * headroom runs the same statements from script files (bench/sysbench/*.sql) on that table. Both
+ * tools in one query mode: `prepared` is sysbench's default (--db-ps-mode=auto, server-side
+ * prepared statements) and headroom's --protocol prepared; `simple` is --db-ps-mode=disable and
+ * --protocol simple (statements as text, values inlined). headroom's own default for a script file
+ * is simple, as pgbench's is, so without this the two would send different requests.
  */
-export function sysbenchPair({ db, tableSize }) {
+export function sysbenchPair({ db, tableSize, protocol = 'prepared' }) {
+  const psMode = { prepared: 'auto', simple: 'disable' }[protocol];
+  if (!psMode) throw new Error(`protocol "${protocol}": sysbench has prepared (--db-ps-mode=auto) or simple (disable)`);
   const url = new URL(db);
   const database = url.pathname.slice(1);
   const mysqlArgs = ['-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root')];
@@ -83,6 +92,7 @@ export function sysbenchPair({ db, tableSize }) {
     '--tables=1',
     `--table-size=${tableSize}`,
     '--rand-type=uniform',
+    `--db-ps-mode=${psMode}`,
   ];
   const work = mkdtempSync(path.join(tmpdir(), 'headroom-sysbench-'));
   const mysql = (sql) => timed('mariadb', [...mysqlArgs, '-e', sql]);
@@ -120,6 +130,8 @@ export function sysbenchPair({ db, tableSize }) {
         String(seconds),
         '--max-tries',
         '10',
+        '--protocol',
+        protocol,
         ...extra,
       ];
       return runHeadroom(work, test, args, env);
