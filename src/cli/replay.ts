@@ -28,7 +28,7 @@ export const REPLAY_OPTIONS = defineOptions([
     long: 'until',
     type: 'string',
     value: 'CONDITIONS',
-    help: "replay at 1, 1.5, 2, 3, 4, 6, 8, 12, ... times the recorded speed until a step fails one of these (comma-separated): 'p99<50ms', 'failed<0.1%' (any --threshold), 'keeps-up' (done within 5% of the recorded time / speed); prints the headroom factor",
+    help: "replay at 1, 1.5, 2, 3, 4, 6, 8, 12, ... times the recorded speed until a step fails one of these (comma-separated): 'p99<50ms', 'failed<0.1%' (any --threshold), 'keeps-up' (done within 5% of the recorded time / speed); prints the headroom factor (when 1 already fails: 0.75, then 0.5)",
   },
   {
     long: 'fresh-from',
@@ -111,10 +111,16 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
     logLine(
       'the speeds replay one after another on the same database: each sees the writes of those before it (--fresh-from TEMPLATE_DB starts each from the same data)',
     );
-  const { sweep, held, last } = await replaySweep(request, (step) =>
-    logLine(
-      `speed ${step.speed}x: ${step.replaySeconds.toFixed(2)} s for ${step.targetSeconds.toFixed(2)} s, p99 ${step.p99Ms.toFixed(2)} ms, ${step.failed} failed: ${step.holds ? 'holds' : `fails (${step.failing.join('; ') || step.status})`}`,
-    ),
+  const { sweep, held, last } = await replaySweep(
+    request,
+    (step) =>
+      logLine(
+        `speed ${step.speed}x: ${step.replaySeconds.toFixed(2)} s for ${step.targetSeconds.toFixed(2)} s, p99 ${step.p99Ms.toFixed(2)} ms, ${step.failed} failed: ${step.holds ? 'holds' : `fails (${step.failing.join('; ') || step.status})`}`,
+      ),
+    (speeds) =>
+      logLine(
+        `the recorded speed fails: trying ${speeds.map((s) => `${s}x`).join(', ')} until one holds (the recorded ${capture.durationS.toFixed(1)} s take ${speeds.map((s) => (capture.durationS / s).toFixed(1)).join(', ')} s)`,
+      ),
   );
   const result = held ?? last;
   result.replay!.sweep = sweep;

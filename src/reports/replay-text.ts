@@ -69,11 +69,20 @@ export function replaySweepText(sweep: ReplaySweep): string {
     s.status === 'interrupted' ? 'interrupted' : s.holds ? 'yes' : 'NO',
   ]);
   const lines = table([['speed', 'statements', 'duration vs target', 'p50 / p99 ms', 'lag p99 ms', 'failed', 'holds'], ...rows]);
-  const failedStep = sweep.steps.find((s) => !s.holds);
-  const heldStep = sweep.steps.filter((s) => s.holds).at(-1);
+  // The step above the factor: the slowest failing step faster than it (below 1 the sweep went down from 1).
+  const failing = sweep.steps.filter((s) => !s.holds && s.status !== 'interrupted').sort((a, b) => a.speed - b.speed);
+  const failedStep = failing.find((s) => s.speed > (sweep.factor ?? 0));
+  const conditions = sweep.until.join(', ');
   lines.push('');
-  if (sweep.factor === null) lines.push(`headroom factor: below 1 (the recorded speed already fails ${sweep.until.join(', ')})`);
-  else lines.push(`headroom factor: ${sweep.factor}x (${sweep.until.join(', ')} held at ${heldStep!.speed}x)`);
+  if (sweep.factor === null && failedStep === undefined) lines.push('headroom factor: not found (the sweep was interrupted before a step held or failed)');
+  else if (sweep.factor === null)
+    lines.push(
+      failedStep!.speed < 1
+        ? `headroom factor: below ${failedStep!.speed} (${conditions} failed at every speed down to ${failedStep!.speed}x)`
+        : `headroom factor: below 1 (the recorded speed already fails ${conditions})`,
+    );
+  else if (sweep.factor < 1) lines.push(`headroom factor: ${sweep.factor}x, below 1 (${conditions} held at ${sweep.factor}x of the recorded speed, not at 1x)`);
+  else lines.push(`headroom factor: ${sweep.factor}x (${conditions} held at ${sweep.factor}x)`);
   if (failedStep) lines.push(`next step failed: ${failedStep.speed}x: ${failedStep.failing.join('; ')}`);
   else if (sweep.ended === 'interrupted') lines.push('the sweep was interrupted before a step failed: the factor is at least the one shown');
   else lines.push(`every speed up to ${sweep.steps.at(-1)?.speed}x held: the factor is at least that`);

@@ -38,7 +38,7 @@ export interface ReplayCounts {
 
 export interface ReplaySweep {
   until: string[];
-  /** The highest speed at which every condition held; null when none did (not even speed 1). */
+  /** The highest speed at which every condition held (below 1 when speed 1 failed and a slower one held); null when none did. */
   factor: number | null;
   steps: ReplaySweepStep[];
   /** Why the sweep ended: a step failed, it was interrupted, or the last speed held. */

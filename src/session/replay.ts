@@ -22,6 +22,14 @@ export const KEEPS_UP_MARGIN = 0.05;
 /** --until: the speeds a sweep tries, 1, 1.5, 2, 3, 4, 6, 8, 12, ... up to this. */
 export const MAX_SWEEP_SPEED = 4096;
 
+/**
+ * --until when the recorded speed itself fails: these slower speeds, in turn, until one holds, so
+ * that the factor is a figure below 1 (the share of the recorded load the server carries within
+ * the conditions) rather than only "below 1". Each takes the recorded time divided by its speed,
+ * so the sweep stops at half: a server that cannot carry half the recorded load is "below 0.5".
+ */
+export const SLOWER_SPEEDS = [0.75, 0.5];
+
 export function sweepSpeeds(): number[] {
   const speeds: number[] = [];
   for (let base = 1; base <= MAX_SWEEP_SPEED; base *= 2) speeds.push(base, base * 1.5);
@@ -160,16 +168,23 @@ export function replayRecord(request: ReplayRequest, result: RunResult, speed: n
   };
 }
 
-/** --until: replays at 1, 1.5, 2, 3, ... until a speed fails a condition; the headroom factor is the last speed that held. */
+/**
+ * --until: replays at 1, 1.5, 2, 3, ... until a speed fails a condition; the headroom factor is the
+ * last speed that held. When speed 1 already fails, the slower speeds (SLOWER_SPEEDS) are tried
+ * until one holds: the factor is then below 1, and the step above it is the one that failed.
+ */
 export async function replaySweep(
   request: ReplayRequest,
   onStep: (step: ReplaySweepStep, result: RunResult) => void,
+  onSlower: (speeds: readonly number[]) => void = () => {},
 ): Promise<{ sweep: ReplaySweep; held: RunResult | undefined; last: RunResult }> {
   const steps: ReplaySweepStep[] = [];
-  let held: RunResult | undefined;
-  let last: RunResult | undefined;
-  let ended: ReplaySweep['ended'] = 'limit';
-  for (const speed of sweepSpeeds()) {
+  // Set inside tryStep: declared with their whole types, not narrowed to their first values.
+  let held = undefined as RunResult | undefined;
+  let last = undefined as RunResult | undefined;
+  let ended = 'limit' as ReplaySweep['ended'];
+  /** Replays `speed`: its step, or undefined when the sweep must stop (interrupted). */
+  const tryStep = async (speed: number): Promise<ReplaySweepStep | undefined> => {
     const result = await replayOnce(request, speed, steps.length);
     last = result;
     const step = sweepStep(request.until, result);
@@ -177,13 +192,22 @@ export async function replaySweep(
     onStep(step, result);
     if (result.status === 'interrupted') {
       ended = 'interrupted';
-      break;
+      return undefined;
     }
-    if (!step.holds) {
-      ended = 'failed';
-      break;
+    if (step.holds) held = result;
+    else ended = 'failed';
+    return step;
+  };
+  for (const speed of sweepSpeeds()) {
+    const step = await tryStep(speed);
+    if (!step?.holds) break;
+  }
+  if (held === undefined && ended === 'failed') {
+    onSlower(SLOWER_SPEEDS);
+    for (const speed of SLOWER_SPEEDS) {
+      const step = await tryStep(speed);
+      if (!step || step.holds) break;
     }
-    held = result;
   }
   const sweep: ReplaySweep = { until: request.until.map((u) => u.text), factor: held?.replay?.speed ?? null, steps, ended };
   return { sweep, held, last: last! };

@@ -242,6 +242,33 @@ describe('headroom replay', { concurrency: 4 }, () => {
     assert.match(stdout, /data: the database given, with the writes of the earlier replays/);
   });
 
+  test('postgres: --until goes below 1 when the recorded speed fails, and shows the step above the factor failing', async (t) => {
+    const f = await fixture(t, 'postgres');
+    if (!f) return;
+    // One session, twenty 50 ms statements recorded 40 ms apart (as if the recording server had been
+    // faster): at speed 1 each starts 10 ms later than the one before, the last about 190 ms late;
+    // at 0.75 they are due 53 ms apart and none waits.
+    const steps: Step[] = Array.from({ length: 20 }, (_, i): Step => [i * 0.04, 'SELECT pg_sleep(0.05)', 'select', { durationMs: 50 }]);
+    const { code, stdout, stderr, result } = await f.replay(capture('postgres', [steps]), '--until', 'p99<150ms');
+    assert.equal(code, 0, stderr);
+    const sweep = result!.replay!.sweep!;
+    assert.deepEqual(
+      sweep.steps.map((s) => [s.speed, s.holds]),
+      [
+        [1, false],
+        [0.75, true],
+      ],
+      JSON.stringify(sweep.steps),
+    );
+    assert.equal(sweep.factor, 0.75);
+    assert.equal(sweep.ended, 'failed');
+    assert.ok(sweep.steps[0]!.p99Ms >= 150 && sweep.steps[1]!.p99Ms < 150, JSON.stringify(sweep.steps));
+    assert.equal(result!.replay!.speed, 0.75, 'the result written is the step that held');
+    assert.match(stderr, /the recorded speed fails: trying 0\.75x, 0\.5x until one holds/);
+    assert.match(stdout, /headroom factor: 0\.75x, below 1 \(p99<150ms held at 0\.75x of the recorded speed, not at 1x\)/);
+    assert.match(stdout, /next step failed: 1x: p99<150ms/);
+  });
+
   test('postgres: --fresh-from replays into a new copy of the template each time and drops it', async (t) => {
     const f = await fixture(t, 'postgres');
     if (!f) return;
