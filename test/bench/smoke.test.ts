@@ -83,6 +83,9 @@ test('bench/sysbench-vs-headroom.mjs runs sysbench and headroom on the table sys
   }
   // The headroom side ran on sysbench's table alone: no pgbench tables were loaded for it.
   assert.match(child.stdout, /round 1 oltp_point_select: .*tables loaded by headroom: none\)/);
+  // Both tools in sysbench's default query mode (server-side prepared statements); the bench stops
+  // if headroom's result records another protocol.
+  assert.match(child.stdout, /, prepared statements$/m);
 });
 
 const EFFICIENCY_BENCH = fileURLToPath(new URL('../../../bench/client-efficiency.mjs', import.meta.url));
@@ -113,6 +116,7 @@ test('bench/client-efficiency.mjs runs the four comparisons against pgbench and 
   ];
   const child = spawnSync(process.execPath, [EFFICIENCY_BENCH, ...args], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
+  assert.match(child.stdout, /^2 clients, 1 s per run, 1 round\(s\), prepared statements,/m);
   for (const comparison of ['pgbench select-only', 'pgbench tpcb-like', 'sysbench oltp_point_select', 'sysbench oltp_read_write']) {
     const row = new RegExp(`^${comparison} +native +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+) +([\\d.]+)$`, 'm').exec(child.stdout);
     assert.ok(row, `no ${comparison} row in:\n${child.stdout}`);
