@@ -1,5 +1,5 @@
 import type { RunResult } from '../result/result.js';
-import type { ReplaySweep } from '../result/replay-record.js';
+import type { ReplayRecord, ReplaySweep } from '../result/replay-record.js';
 import { table } from './table.js';
 
 /** Statement shapes listed by the replay's text; the result has them all. */
@@ -7,10 +7,10 @@ const SHAPES_SHOWN = 15;
 
 const ms = (v: number): string => v.toFixed(2);
 
-/** A replay's own lines: time against target, statements per kind against the capture, lag, errors, rows, and the busiest statement shapes. */
-export function replayText(result: RunResult): string {
+/** A replay's own facts, one line each: time against target, lag, statements against the capture, recorded errors, rows, the data it ran on. */
+export function replayFacts(result: RunResult): string[] {
   const r = result.replay;
-  if (!r) return '';
+  if (!r) return [];
   const lines: string[] = [];
   lines.push(`replay of ${r.capture} (${r.source.dbms} ${r.source.kind}, ${r.sessions} session(s)) at speed ${r.speed}`);
   lines.push(
@@ -33,7 +33,14 @@ export function replayText(result: RunResult): string {
         ? 'data: the database given, with the writes of the earlier replays of this sweep (use --fresh-from to start each from the same data)'
         : 'data: the database given, as it was',
   );
-  const kinds = Object.entries(r.byKind).map(([kind, c]) => [
+  return lines;
+}
+
+export const REPLAY_KIND_HEADER = ['kind', 'captured', 'executed', 'failed', 'unfinished', 'match'] as const;
+
+/** Statements per kind (select, insert, commit, ...): captured against executed. */
+export function replayKindRows(record: ReplayRecord): string[][] {
+  return Object.entries(record.byKind).map(([kind, c]) => [
     kind,
     String(c.captured),
     String(c.executed),
@@ -41,7 +48,14 @@ export function replayText(result: RunResult): string {
     String(c.unfinished),
     c.executed === c.captured ? 'yes' : 'NO',
   ]);
-  lines.push('', ...table([['kind', 'captured', 'executed', 'failed', 'unfinished', 'match'], ...kinds]));
+}
+
+/** A replay's own lines: its facts, statements per kind against the capture, and the busiest statement shapes. */
+export function replayText(result: RunResult): string {
+  const r = result.replay;
+  if (!r) return '';
+  const lines = replayFacts(result);
+  lines.push('', ...table([[...REPLAY_KIND_HEADER], ...replayKindRows(r)]));
   const shown = [...result.transactions].sort((a, b) => b.count + b.failed - (a.count + a.failed)).slice(0, SHAPES_SHOWN);
   const rows = shown.map((t) => [
     t.name,
@@ -57,9 +71,11 @@ export function replayText(result: RunResult): string {
   return lines.join('\n');
 }
 
-/** --until's table, one row per speed, and the headroom factor with the step that held and the next that failed. */
-export function replaySweepText(sweep: ReplaySweep): string {
-  const rows = sweep.steps.map((s) => [
+export const REPLAY_SWEEP_HEADER = ['speed', 'statements', 'duration vs target', 'p50 / p99 ms', 'lag p99 ms', 'failed', 'holds'] as const;
+
+/** --until's steps, one row per speed, in the order they ran. */
+export function replaySweepRows(sweep: ReplaySweep): string[][] {
+  return sweep.steps.map((s) => [
     `${s.speed}x`,
     `${s.executed}/${s.statements}`,
     `${s.replaySeconds.toFixed(2)} / ${s.targetSeconds.toFixed(2)} s`,
@@ -68,12 +84,15 @@ export function replaySweepText(sweep: ReplaySweep): string {
     `${s.failed} (${s.failedPercent.toFixed(2)}%)`,
     s.status === 'interrupted' ? 'interrupted' : s.holds ? 'yes' : 'NO',
   ]);
-  const lines = table([['speed', 'statements', 'duration vs target', 'p50 / p99 ms', 'lag p99 ms', 'failed', 'holds'], ...rows]);
+}
+
+/** The sweep's answer: the headroom factor with the step that held, and the next step that failed (or why none did). */
+export function replaySweepVerdict(sweep: ReplaySweep): string[] {
+  const lines: string[] = [];
   // The step above the factor: the slowest failing step faster than it (below 1 the sweep went down from 1).
   const failing = sweep.steps.filter((s) => !s.holds && s.status !== 'interrupted').sort((a, b) => a.speed - b.speed);
   const failedStep = failing.find((s) => s.speed > (sweep.factor ?? 0));
   const conditions = sweep.until.join(', ');
-  lines.push('');
   if (sweep.factor === null && failedStep === undefined) lines.push('headroom factor: not found (the sweep was interrupted before a step held or failed)');
   else if (sweep.factor === null)
     lines.push(
@@ -86,5 +105,10 @@ export function replaySweepText(sweep: ReplaySweep): string {
   if (failedStep) lines.push(`next step failed: ${failedStep.speed}x: ${failedStep.failing.join('; ')}`);
   else if (sweep.ended === 'interrupted') lines.push('the sweep was interrupted before a step failed: the factor is at least the one shown');
   else lines.push(`every speed up to ${sweep.steps.at(-1)?.speed}x held: the factor is at least that`);
-  return lines.join('\n');
+  return lines;
+}
+
+/** --until's table, one row per speed, and the headroom factor with the step that held and the next that failed. */
+export function replaySweepText(sweep: ReplaySweep): string {
+  return [...table([[...REPLAY_SWEEP_HEADER], ...replaySweepRows(sweep)]), '', ...replaySweepVerdict(sweep)].join('\n');
 }

@@ -9,6 +9,7 @@ import { statementDifferenceLines } from '../statement-difference.js';
 import { agentsComparisonLines } from '../agents-text.js';
 import { moduleComparisonLines, optionsAsFlags } from '../module-text.js';
 import { agentsSection } from './agents.js';
+import { replaySection } from './replay.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -96,6 +97,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       ]),
     ),
   ];
+  if (r.replay) parts.push(replaySection(r));
   if (r.agents) parts.push(agentsSection(r.agents));
   if (r.checks) {
     parts.push(

@@ -267,6 +267,20 @@ describe('headroom replay', { concurrency: 4 }, () => {
     assert.match(stderr, /the recorded speed fails: trying 0\.75x, 0\.5x until one holds/);
     assert.match(stdout, /headroom factor: 0\.75x, below 1 \(p99<150ms held at 0\.75x of the recorded speed, not at 1x\)/);
     assert.match(stdout, /next step failed: 1x: p99<150ms/);
+    // The HTML report of the result shows the replay's own part: statements per kind and the speeds tried.
+    const resultFile = path.join(f.dir, 'below-one.json');
+    writeFileSync(resultFile, JSON.stringify(result));
+    const html = path.join(f.dir, 'below-one.html');
+    const report = await runCli(['report', resultFile, '-o', html]);
+    assert.equal(report.code, 0, report.stderr);
+    const page = readFileSync(html, 'utf8');
+    assert.match(page, /statements: 20 of 20 captured \(all ran\), 0 failed/);
+    assert.match(page, /<tr><td>select<\/td><td class="num">20<\/td><td class="num">20<\/td>/);
+    assert.match(page, /<h3>Speeds tried \(--until p99&lt;150ms\)<\/h3>/);
+    assert.match(
+      page,
+      /headroom factor: 0\.75x, below 1 \(p99&lt;150ms held at 0\.75x of the recorded speed, not at 1x\)<br>next step failed: 1x: p99&lt;150ms/,
+    );
   });
 
   test('postgres: --fresh-from replays into a new copy of the template each time and drops it', async (t) => {
