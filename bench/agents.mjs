@@ -29,7 +29,7 @@ if (!values.db) {
   console.error('usage: node bench/agents.mjs --db postgres://USER@HOST/DB [--clients 6] [--time 5] [--rounds 2] [--nats URL]');
   process.exit(2);
 }
-const CLI = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const trust = randomBytes(16).toString('hex');
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-agents-bench-'));
 const common = ['tpcb', '-b', 'select-only', '--db', values.db, '-c', values.clients, '-T', values.time, '-P', '0', '--observe=false'];

@@ -67,7 +67,7 @@ const pinned = (command, args) => (values.pin ? ['taskset', ['-c', clientCpus, c
 
 const JARS = { postgres: '/usr/share/java/postgresql.jar', mariadb: '/usr/share/java/mariadb-java-client.jar' };
 const SOURCE = fileURLToPath(new URL('./chain-jdbc/ChainJdbc.java', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 
 /** What this bench needs that the machine lacks, each with how to get it. */
 function missing() {

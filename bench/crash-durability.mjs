@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { startThrowawayMariadb, throwawayMariadbUnavailable } from '../dist/test/helpers/throwaway-mariadb.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../dist/test/helpers/throwaway-postgres.js';
 
-const CLI = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 
 const { values } = parseArgs({
   options: {

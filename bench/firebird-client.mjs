@@ -50,7 +50,7 @@ const pgUrl = `${values.pg}/${name}`;
 const out = mkdtempSync(path.join(tmpdir(), 'headroom-fbclient-'));
 
 function cli(dist, args) {
-  const run = spawnSync(process.execPath, [path.join(dist, 'src/cli/bin.js'), ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+  const run = spawnSync(process.execPath, [path.join(dist, 'bundle/code/bin.js'), ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
   if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
 }
 

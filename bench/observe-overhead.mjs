@@ -20,7 +20,7 @@ const { values } = parseArgs({
     builtin: { type: 'string', default: 'select-only' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-observe-bench-'));
 
 function run(observe, round) {

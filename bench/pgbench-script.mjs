@@ -26,7 +26,7 @@ const { values } = parseArgs({
     scripts: { type: 'string', default: 'select-only,tpcb-like' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const { BUILTIN_SCRIPTS } = await import(new URL('../dist/src/workloads/pgbench-script/builtin-scripts.js', import.meta.url).href);
 const url = new URL(values.db);
 const database = url.pathname.slice(1);

@@ -29,7 +29,7 @@ const { values } = parseArgs({
     pgbench: { type: 'string', default: '/usr/lib/postgresql/15/bin/pgbench' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const connection = ['-h', values.host, '-p', values.port, '-U', values.user];
 const folder = mkdtempSync(path.join(tmpdir(), 'headroom-pgbench-verb-'));
 const script = path.join(folder, 'read-two.sql');

@@ -93,7 +93,7 @@ try {
   writeFileSync(sourceLog, lines.join('\n') + '\n');
   let capture;
   try {
-    execFileSync(process.execPath, [path.join(import.meta.dirname, '../dist/src/cli/bin.js'), 'capture', sourceLog, '-o', captureFile], { stdio: 'pipe' });
+    execFileSync(process.execPath, [path.join(import.meta.dirname, '../dist/bundle/code/bin.js'), 'capture', sourceLog, '-o', captureFile], { stdio: 'pipe' });
     capture = JSON.parse(readFileSync(captureFile, 'utf8'));
     console.log('capture: headroom capture');
   } catch (error) {
@@ -165,7 +165,7 @@ try {
       psql(maintenance, `DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
       psql(maintenance, `CREATE DATABASE ${copy} TEMPLATE ${TEMPLATE}`);
       const out = path.join(work, `headroom-${speed}.json`);
-      const cli = path.join(import.meta.dirname, '../dist/src/cli/bin.js');
+      const cli = path.join(import.meta.dirname, '../dist/bundle/code/bin.js');
       const started = performance.now();
       const run = await timed(process.execPath, [
         cli,

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/bundle/code/bin.js', import.meta.url));
 
 export function headroom(args) {
   const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATABASE_URL: '' } });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timed } from '../timed.mjs';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/bundle/code/bin.js', import.meta.url));
 const SYSBENCH_SCRIPTS = fileURLToPath(new URL('../sysbench/', import.meta.url));
 
 /** headroom run with these arguments; its TPS and CPU per transaction (whole process, and in-run). */

@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../src/cli/bin.js', import.meta.url));
+/** The command as package.json's bin runs it: the bundle (scripts/bundle.mjs). */
+export const CLI = fileURLToPath(new URL('../../bundle/code/bin.js', import.meta.url));
+
+/** The same command from tsc's output, one file per module (the start-up test counts modules there). */
+export const UNBUNDLED_CLI = fileURLToPath(new URL('../../src/cli/bin.js', import.meta.url));
 
 export interface CliRun {
   code: number | null;

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import net from 'node:net';
 import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -48,8 +49,11 @@ export function loadReactor(): ReactorAddon | null {
   if (addon !== undefined) return addon;
   if (process.platform !== 'linux') return (addon = null);
   try {
+    // From the package's root (its package.json, by name): this file runs from dist/src and,
+    // bundled, from dist/bundle/code, which lie at different depths below it.
     const require = createRequire(import.meta.url);
-    addon = require('../../../../build/Release/headroom_reactor.node') as ReactorAddon;
+    const root = dirname(require.resolve('headroom-oltp/package.json'));
+    addon = require(join(root, 'build', 'Release', 'headroom_reactor.node')) as ReactorAddon;
   } catch {
     addon = null;
   }
