@@ -11,14 +11,14 @@ import { runCli } from '../../helpers/cli.js';
 import { skipOrFail } from '../../helpers/skip-or-fail.js';
 import { startThrowawayMariadb, throwawayMariadbUnavailable } from '../../helpers/throwaway-mariadb.js';
 
-/** sysbench's `queries performed:` lines: read, write and other, and its transactions. */
-function performed(output: string): { read: number; write: number; other: number; transactions: number } {
+/** sysbench's `queries performed:` lines: read, write and other, its transactions and its ignored errors. */
+function performed(output: string): { read: number; write: number; other: number; transactions: number; ignored: number } {
   const figure = (label: string): number => {
     const m = new RegExp(`${label}:\\s+(\\d+)`).exec(output);
     assert.ok(m, `${label} in ${output}`);
     return Number(m[1]);
   };
-  return { read: figure('read'), write: figure('write'), other: figure('other'), transactions: figure('transactions') };
+  return { read: figure('read'), write: figure('write'), other: figure('other'), transactions: figure('transactions'), ignored: figure('ignored errors') };
 }
 
 function count(sessions: readonly CapturedSession[], ...kinds: StatementKind[]): number {
@@ -73,15 +73,24 @@ test("sysbench oltp_read_write with and without prepared statements: the capture
     const sessions = capture.sessions.filter((s) => s.user === `sb_${mode}`);
     assert.equal(sessions.length, 2, `${mode}: one session per sysbench thread`);
     assert.ok(did.transactions > 0, mode);
-    assert.equal(count(sessions, 'select'), did.read, `${mode}: reads`);
+    // A statement that failed with an error sysbench ignores (a deadlock between its two threads,
+    // 1213) is in the log but in none of sysbench's counts, and sysbench runs that transaction again
+    // from its BEGIN: each such error adds one statement and one BEGIN to the capture. Without
+    // one (the common case) every figure below is exact.
+    const reads = count(sessions, 'select');
+    assert.ok(reads >= did.read && reads <= did.read + did.ignored, `${mode}: ${reads} reads captured, sysbench ${did.read} (${did.ignored} ignored errors)`);
     // sysbench counts a statement with no result set that changed no row as "other", not "write"
     // (its drivers: affected rows > 0 ? write : other), so an UPDATE or DELETE that found nothing to
     // change moves from its writes to its others: the sum is exact, the split is not.
     const writes = count(sessions, 'insert', 'update', 'delete');
     const others = count(sessions, 'begin', 'commit', 'rollback');
-    assert.equal(writes + others, did.write + did.other, `${mode}: writes and others`);
-    assert.ok(writes >= did.write && others <= did.other, `${mode}: ${writes} writes, ${others} others captured; sysbench ${did.write} and ${did.other}`);
-    assert.equal(count(sessions, 'begin'), did.transactions, `${mode}: transactions`);
+    assert.equal(reads + writes + others, did.read + did.write + did.other + did.ignored, `${mode}: statements (${did.ignored} ignored errors)`);
+    assert.ok(
+      writes >= did.write && others <= did.other + did.ignored,
+      `${mode}: ${writes} writes, ${others} others captured; sysbench ${did.write} and ${did.other}`,
+    );
+    const begins = count(sessions, 'begin');
+    assert.ok(begins >= did.transactions && begins <= did.transactions + did.ignored, `${mode}: ${begins} transactions begun, sysbench ${did.transactions}`);
     // Prepared statements reach the log as Execute entries with their values written in.
     assert.ok(sessions.every((s) => s.database === 'capture_sysbench' && s.statements.every((st) => !st.sql.includes('?'))));
   }
