@@ -16,7 +16,7 @@
 //   node bench/firebird-client.mjs [--clients 4] [--time 5] [--scale 1] [--rare-scale 4 (0: none)] [--before DIST]
 //        [--fb-folder /var/lib/firebird/3.0/data] [--fb-user SYSDBA:masterkey] [--pg postgres://postgres@127.0.0.1:5432]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,9 @@ const pgUrl = `${values.pg}/${name}`;
 const out = mkdtempSync(path.join(tmpdir(), 'headroom-fbclient-'));
 
 function cli(dist, args) {
-  const run = spawnSync(process.execPath, [path.join(dist, 'bundle/code/bin.js'), ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+  // The bin (the bundle); a --before build older than the bundle has only dist/src.
+  const bin = existsSync(path.join(dist, 'bundle/code/bin.js')) ? path.join(dist, 'bundle/code/bin.js') : path.join(dist, 'src/cli/bin.js');
+  const run = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
   if (run.status !== 0) throw new Error(`headroom ${args.join(' ')} exited ${run.status}: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
 }
 
