@@ -10,14 +10,13 @@ import { timed } from '../timed.mjs';
 const CLI = fileURLToPath(new URL('../../dist/bundle/code/bin.js', import.meta.url));
 const SYSBENCH_SCRIPTS = fileURLToPath(new URL('../sysbench/', import.meta.url));
 
-/** headroom run with these arguments; its TPS and CPU per transaction (whole process, and in-run). */
-async function runHeadroom(work, label, args, env) {
+/** headroom run with these arguments under --protocol `protocol`; its TPS and CPU per transaction (whole process, and in-run). */
+async function runHeadroom(work, label, args, protocol, env) {
   const out = path.join(work, `${label}-${Date.now()}.json`);
-  const r = await timed(process.execPath, [CLI, 'run', 'tpcb', ...args, '-P', '0', '--out', out], env);
+  const r = await timed(process.execPath, [CLI, 'run', 'tpcb', ...args, '--protocol', protocol, '-P', '0', '--out', out], env);
   const result = JSON.parse(readFileSync(out, 'utf8'));
   // The pair is compared in one query mode: a run that sent another would be a different comparison.
-  const asked = args[args.indexOf('--protocol') + 1];
-  if (result.config.protocol !== asked) throw new Error(`headroom ran --protocol ${result.config.protocol}, the comparison asked for ${asked}`);
+  if (result.config.protocol !== protocol) throw new Error(`headroom ran --protocol ${result.config.protocol}, the comparison asked for ${protocol}`);
   const transactions = result.summary.transactions + result.summary.failed;
   return {
     tps: result.summary.tps,
@@ -60,7 +59,7 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
     runHeadroom(test, clients, seconds, { env = {}, extra = [], sslmode = 'disable' } = {}) {
       const withMode = new URL(db);
       withMode.searchParams.set('sslmode', sslmode);
-      return runHeadroom(work, test, ['--db', withMode.href, '-b', test, '--protocol', protocol, '-c', String(clients), '-T', String(seconds), ...extra], env);
+      return runHeadroom(work, test, ['--db', withMode.href, '-b', test, '-c', String(clients), '-T', String(seconds), ...extra], protocol, env);
     },
     async cleanup() {
       await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((e) => console.error(`cleanup: ${e.message}`));
@@ -130,11 +129,9 @@ export function sysbenchPair({ db, tableSize, protocol = 'prepared' }) {
         String(seconds),
         '--max-tries',
         '10',
-        '--protocol',
-        protocol,
         ...extra,
       ];
-      return runHeadroom(work, test, args, env);
+      return runHeadroom(work, test, args, protocol, env);
     },
     async cleanup() {
       await mysql(`DROP DATABASE IF EXISTS ${database}`).catch((e) => console.error(`cleanup: ${e.message}`));
