@@ -185,7 +185,9 @@ struct Reactor {
   int timer_refed;
   /* A TIMER event was added for the expiry, and timerArm() has not been called since. */
   int timer_told;
-  /* Handles being closed at the environment's end; the reactor is freed when the last is. */
+  /* Handles whose uv_close has not called back yet: every one, those of connections closed before
+   * the environment's end too (their callbacks may come after it). At the end, the reactor is freed
+   * when the last has called back, not before: libuv still holds the ones pending. */
   int closing;
   int shutting_down;
   napi_async_cleanup_hook_handle cleanup;
@@ -699,18 +701,21 @@ static void free_reactor(Reactor *r) {
   free(r);
 }
 
+static void handle_closed(Reactor *r) {
+  if (--r->closing == 0 && r->shutting_down) free_reactor(r);
+}
+
 static void on_conn_closed(uv_handle_t *handle) {
   Conn *c = (Conn *)handle;
   Reactor *r = c->reactor;
   free(c->pending);
   free(c);
-  if (r->shutting_down && --r->closing == 0) free_reactor(r);
+  handle_closed(r);
 }
 
 /* The check handle's, and the timer's poll handle's (both have the reactor as data). */
 static void on_check_closed(uv_handle_t *handle) {
-  Reactor *r = (Reactor *)handle->data;
-  if (--r->closing == 0) free_reactor(r);
+  handle_closed((Reactor *)handle->data);
 }
 
 /* The poll handle is stopped before the descriptor is closed (libuv's rule), and freed once
@@ -729,6 +734,7 @@ static void destroy_conn(Reactor *r, int32_t id) {
   r->conns[id] = NULL;
   if (r->delivering) push_id(&r->freed_later, &r->freed_later_count, &r->freed_later_cap, id);
   else push_id(&r->free_ids, &r->free_count, &r->free_cap, id);
+  r->closing++;
   uv_close((uv_handle_t *)&c->poll, on_conn_closed);
 }
 
@@ -738,7 +744,7 @@ static void cleanup_hook(napi_async_cleanup_hook_handle handle, void *data) {
   (void)handle;
   Reactor *r = (Reactor *)data;
   r->shutting_down = 1;
-  r->closing = 1; /* the check handle */
+  r->closing++; /* the check handle, closed last below */
   for (int32_t id = 0; id < r->conns_cap; id++) {
     Conn *c = r->conns[id];
     if (!c) continue;
@@ -909,6 +915,7 @@ static napi_value open_socket(napi_env env, Reactor *r, int fd, const struct soc
   if (id < 0) {
     c->fd = fd;
     c->reactor = r;
+    r->closing++;
     uv_close((uv_handle_t *)&c->poll, on_conn_closed);
     close(fd);
     napi_throw_error(env, NULL, "headroom reactor: too many connections");
