@@ -15,12 +15,27 @@ export interface CliRun {
 }
 
 /**
+ * A command still running after this long has hung: no test's command takes a tenth of it. It is
+ * interrupted (so that it prints where it waits) and then killed, and the test fails naming it,
+ * instead of the whole file running into the test runner's limit without a word on which one.
+ */
+const HUNG_AFTER_MS = 240_000;
+/** After the interrupt, how long the hung command has to print where it waited before it is killed. */
+const KILL_AFTER_MS = 10_000;
+
+/**
  * Runs the built CLI as a user would. `whenStderr` lets a test act once a line appears (e.g. send
  * SIGINT after the first progress line).
  */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; whenStderr?: [RegExp, (pid: number) => void]; onSpawn?: (pid: number) => void } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    whenStderr?: [RegExp, (pid: number) => void];
+    onSpawn?: (pid: number) => void;
+    hungAfterMs?: number;
+  } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -40,7 +55,18 @@ export function runCli(
         options.whenStderr[1](child.pid!);
       }
     });
+    let hung = false;
+    const kill = setTimeout(() => {
+      hung = true;
+      child.kill('SIGINT');
+      setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS).unref();
+    }, options.hungAfterMs ?? HUNG_AFTER_MS);
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      clearTimeout(kill);
+      if (!hung) return resolve({ code, signal, stdout, stderr });
+      const seconds = Math.round((options.hungAfterMs ?? HUNG_AFTER_MS) / 1000);
+      reject(new Error(`headroom ${args.join(' ')} hung: still running after ${seconds} s, then interrupted; its stderr:\n${stderr}\nits stdout:\n${stdout}`));
+    });
   });
 }
