@@ -11,6 +11,10 @@
 //
 //   node bench/replay-vs-pgreplay.mjs [--db postgres://postgres@127.0.0.1:5432/postgres] [--time 30]
 //        [--clients 4] [--speeds 1,2] [--log /var/log/postgresql/postgresql-15-main.log]
+//        [--paces statements,transactions] [--keep CAPTURE.json]
+//
+// --paces: headroom replays once per pace given (--pace statements is pgreplay's timing: every
+// statement at its recorded start; transactions: each transaction's first, the rest following).
 //
 // The capture for headroom is made by headroom capture from the cut-out log, or, where that fails,
 // by this script's own few lines (readStderrLog), which it used before headroom capture was there. pgreplay connects to
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     tools: { type: 'string', default: 'pgreplay,headroom' },
     'pgreplay-lock-timeout': { type: 'string', default: '1s' },
     keep: { type: 'string' },
+    paces: { type: 'string', default: 'statements' },
   },
 });
 const admin = new URL(values.db);
@@ -160,11 +165,11 @@ try {
       }
       psql(maintenance, `DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
     }
-    if (values.tools.includes('headroom')) {
+    for (const pace of values.tools.includes('headroom') ? values.paces.split(',') : []) {
       const copy = `replay_bench_headroom`;
       psql(maintenance, `DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
       psql(maintenance, `CREATE DATABASE ${copy} TEMPLATE ${TEMPLATE}`);
-      const out = path.join(work, `headroom-${speed}.json`);
+      const out = path.join(work, `headroom-${speed}-${pace}.json`);
       const cli = path.join(import.meta.dirname, '../dist/bundle/code/bin.js');
       const started = performance.now();
       const run = await timed(process.execPath, [
@@ -175,6 +180,8 @@ try {
         dbUrl(copy),
         '--speed',
         String(speed),
+        '--pace',
+        pace,
         '-P',
         '0',
         '--observe=false',
@@ -187,7 +194,7 @@ try {
       const lag = result.summary.scheduleLagMs;
       const errors = r.statements.failed + r.recordedErrors.again;
       rows.push([
-        'headroom',
+        `headroom --pace ${pace}`,
         `${speed}x`,
         String(r.statements.executed),
         String(errors),

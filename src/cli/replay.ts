@@ -25,6 +25,14 @@ export const REPLAY_OPTIONS = defineOptions([
     default: 1,
   },
   {
+    long: 'pace',
+    type: 'string',
+    value: 'PACE',
+    choices: ['statements', 'transactions'],
+    default: 'statements',
+    help: "statements: every statement due at its recorded start (as pgreplay); transactions: each transaction's first statement due at its recorded start and the rest sent as the one before ends (plus the client's recorded time between them, where the log timed statements), so that the recording's own lock waits are not replayed as time",
+  },
+  {
     long: 'until',
     type: 'string',
     value: 'CONDITIONS',
@@ -95,6 +103,7 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
     plan,
     values: { db: values.db, set: values.set, 'i-accept-data-loss': values['i-accept-data-loss'] },
     speed: values.speed,
+    pace: values.pace,
     until,
     freshFrom: values['fresh-from'],
     argv,

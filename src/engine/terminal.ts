@@ -173,6 +173,8 @@ export class Terminal {
     this.origin = origin;
     const { schedule } = this;
     const paced = arrivals !== undefined || schedule !== undefined;
+    /** When the last unit ended: where a recorded unit follows the one before, it is due from here. */
+    let previousEnded = origin;
     for (let done = 0; !stop.stopped && (plan.transactions === undefined || done < plan.transactions); done++) {
       const unit = schedule?.next();
       if (schedule && unit === undefined) {
@@ -182,8 +184,9 @@ export class Terminal {
       }
       const type = unit ? unit.type : this.deck.next();
       if (unit) {
-        // A recorded order: due when the recording ran it, however late the terminal is.
-        scheduled = origin + unit.dueMs;
+        // A recorded order: due when the recording ran it, however late the terminal is; or, for a
+        // unit that follows the one before (inside a transaction), that long after it ended.
+        scheduled = unit.followsMs === undefined ? origin + unit.dueMs : previousEnded + unit.followsMs;
         let now = performance.now();
         while (now < scheduled && !stop.stopped) {
           await stop.until(scheduled);
@@ -258,6 +261,7 @@ export class Terminal {
       const lagUs = Math.round((started - scheduled) * 1000);
       this.logged++;
       const ended = performance.now();
+      previousEnded = ended;
       // --abort-on-error: a transaction whose work ran to its end counts as processed; any other that
       // ends the terminal is, as pgbench counts it, neither processed nor failed (the abort says why).
       const aborting = error !== undefined && plan.abortOnError === true && error.errorClass !== 'retryable';

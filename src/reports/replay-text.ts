@@ -12,7 +12,7 @@ export function replayFacts(result: RunResult): string[] {
   const r = result.replay;
   if (!r) return [];
   const lines: string[] = [];
-  lines.push(`replay of ${r.capture} (${r.source.dbms} ${r.source.kind}, ${r.sessions} session(s)) at speed ${r.speed}`);
+  lines.push(`replay of ${r.capture} (${r.source.dbms} ${r.source.kind}, ${r.sessions} session(s)) at speed ${r.speed}, ${paceWords(r)}`);
   lines.push(
     `duration: ${r.replaySeconds.toFixed(2)} s against ${r.targetSeconds.toFixed(2)} s (recorded ${r.recordedSeconds.toFixed(2)} s / ${r.speed}): ${r.keepsUp ? 'kept up' : 'did not keep up'} (within ${5}%)`,
   );
@@ -34,6 +34,13 @@ export function replayFacts(result: RunResult): string[] {
         : 'data: the database given, as it was',
   );
   return lines;
+}
+
+/** --pace, as the facts say it: what was due at its recorded time. */
+function paceWords(r: ReplayRecord): string {
+  return r.pace === 'transactions'
+    ? "each transaction's first statement due at its recorded start, the rest following the one before (--pace transactions)"
+    : 'each statement due at its recorded start (--pace statements)';
 }
 
 export const REPLAY_KIND_HEADER = ['kind', 'captured', 'executed', 'failed', 'unfinished', 'match'] as const;

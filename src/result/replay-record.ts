@@ -4,6 +4,11 @@ export interface ReplayRecord {
   capture: string;
   source: { dbms: string; kind: string; capturedAt: string };
   speed: number;
+  /**
+   * What was due at its recorded time: every statement, or each transaction's first (the rest
+   * followed the statement before them). Absent in files written before --pace: statements.
+   */
+  pace?: 'statements' | 'transactions';
   sessions: number;
   /** The recorded period (first statement's start to last's end), and it divided by the speed: the time the replay should take. */
   recordedSeconds: number;

@@ -8,7 +8,7 @@ import type { RunResult } from '../result/result.js';
 import { evaluateThresholds, type Threshold } from '../thresholds/threshold.js';
 import type { CaptureFile } from '../workloads/replay/capture-file.js';
 import type { ReplayPlan } from '../workloads/replay/replay-plan.js';
-import { replay } from '../workloads/replay/index.js';
+import { replay, type ReplayPace } from '../workloads/replay/index.js';
 import { REPLAY_COUNTERS } from '../workloads/replay/run-statement.js';
 import { NO_PGBENCH_SETTINGS } from './measure.js';
 import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
@@ -47,6 +47,7 @@ export interface ReplayRequest {
   values: OptionValuesOf<[typeof DB_OPTION, ...typeof SERVER_SETTINGS_OPTIONS]>;
   /** --speed, for a single replay. */
   speed: number;
+  pace: ReplayPace;
   until: UntilCondition[];
   /** --fresh-from: each replay runs on a copy of this database, made before and dropped after it. */
   freshFrom: string | undefined;
@@ -78,9 +79,9 @@ export async function replayOnce(request: ReplayRequest, speed: number, earlierS
       {
         verb: 'replay',
         workload: replay,
-        workloadOptions: { capture: request.capturePath, speed },
+        workloadOptions: { capture: request.capturePath, speed, pace: request.pace },
         values: { ...request.values, db },
-        given: new Set(['capture', 'speed']),
+        given: new Set(['capture', 'speed', 'pace']),
         steps: [Math.max(1, plan.sessions.length)],
         askedScale: undefined,
         settings: parseSettings(request.values.set),
@@ -154,6 +155,7 @@ export function replayRecord(request: ReplayRequest, result: RunResult, speed: n
     capture: request.capturePath,
     source: { dbms: capture.source.dbms, kind: capture.source.kind, capturedAt: capture.source.capturedAt },
     speed,
+    pace: request.pace,
     sessions: plan.sessions.length,
     recordedSeconds: capture.durationS,
     targetSeconds,

@@ -142,7 +142,14 @@ export interface TerminalSchedule {
 
 export interface ScheduledUnit {
   type: number;
+  /** When the recording ran it, from the terminal's start. */
   dueMs: number;
+  /**
+   * Where given, the unit is due this long after the one before it ended instead of at dueMs: it
+   * follows that unit as the recording's client followed it (replay --pace transactions, inside a
+   * transaction), so its latency is its own and the one before it carried any lateness.
+   */
+  followsMs?: number;
 }
 
 /** A workload's own headline figure for a run, e.g. TPC-C's NOPM. */

@@ -37,12 +37,46 @@ export function speedOf(options: OptionValues): number {
   return Number.isFinite(speed) && speed > 0 ? speed : 1;
 }
 
+/**
+ * How a replay times its statements. statements: each at its recorded start (as pgreplay does);
+ * transactions: each transaction's first statement at its recorded start, the rest of it as soon
+ * as the one before ended plus the time the recording's client took between them.
+ */
+export type ReplayPace = 'statements' | 'transactions';
+export const REPLAY_PACES: readonly ReplayPace[] = ['statements', 'transactions'];
+
+export function paceOf(options: OptionValues): ReplayPace {
+  return options['pace'] === 'transactions' ? 'transactions' : 'statements';
+}
+
+/**
+ * --pace transactions: for each statement, undefined where it is due at its recorded start (one
+ * that begins a transaction or runs outside one), else the milliseconds it follows the statement
+ * before it by. That is the recorded gap less the recorded duration of the one before, where the
+ * log timed it; where it did not (log_statement = all), the gap held the server's time and its
+ * lock waits as much as the client's, so none of it is kept.
+ */
+export function followTimes(statements: readonly { statement: CapturedStatement }[], speed: number): (number | undefined)[] {
+  let inBlock = false;
+  return statements.map(({ statement }, i) => {
+    const follows = inBlock;
+    if (statement.kind === 'begin') inBlock = true;
+    else if (statement.kind === 'commit' || statement.kind === 'rollback') inBlock = false;
+    if (!follows) return undefined;
+    const before = statements[i - 1]!.statement;
+    if (before.durationMs === undefined) return 0;
+    const clientS = statement.atS - before.atS - before.durationMs / 1000;
+    return Math.max(0, (clientS * 1000) / speed);
+  });
+}
+
 /** What each terminal's runners read: the statement its schedule handed out last. */
 const current = new Map<number, { statement: CapturedStatement | undefined }>();
 
 /**
  * A captured load played back (headroom replay): terminal i is the capture's session i, running its
- * statements in the recorded order, each due at its recorded start divided by --speed; one
+ * statements in the recorded order, each due at its recorded start divided by --speed (with --pace
+ * transactions, each transaction's first; the rest follow the statement before them); one
  * transaction type per statement shape, so that the result's per-type figures are per statement.
  */
 export const replay: Workload = {
@@ -55,6 +89,7 @@ export const replay: Workload = {
   options: [
     { long: 'capture', type: 'string', value: 'FILE', help: 'replay: the capture file', verbs: [] },
     { long: 'speed', type: 'number', value: 'X', help: 'replay: the recorded times divided by X', default: 1, verbs: [] },
+    { long: 'pace', type: 'string', value: 'statements|transactions', help: 'replay: what is due at its recorded time', default: 'statements', verbs: [] },
   ],
   needsData: () => false,
   async detectScale() {
@@ -76,7 +111,12 @@ export const replay: Workload = {
     const slot: { statement: CapturedStatement | undefined } = { statement: undefined };
     current.set(terminal, slot);
     let next = 0;
-    const unit = (i: number): ScheduledUnit => ({ type: statements[i]!.type, dueMs: (statements[i]!.statement.atS / speed) * 1000 });
+    const follows = paceOf(options) === 'transactions' ? followTimes(statements, speed) : undefined;
+    const unit = (i: number): ScheduledUnit => {
+      const dueMs = (statements[i]!.statement.atS / speed) * 1000;
+      const followsMs = follows?.[i];
+      return followsMs === undefined ? { type: statements[i]!.type, dueMs } : { type: statements[i]!.type, dueMs, followsMs };
+    };
     return {
       next() {
         if (next >= statements.length) return undefined;

@@ -283,6 +283,57 @@ describe('headroom replay', { concurrency: 4 }, () => {
     );
   });
 
+  test('postgres: --pace transactions sends a transaction on as its statements end, so a recorded lock wait is not replayed; a timed client gap is kept', async (t) => {
+    const f = await fixture(t, 'postgres');
+    if (!f) return;
+    await f.conn.query('CREATE TABLE acct (id int primary key, bal int not null)');
+    await f.conn.query('INSERT INTO acct VALUES (1, 0)');
+    // As log_statement = all records a lock wait (no durations): session 0 updated the row and
+    // committed 400 ms later; session 1's update of the same row was logged in between and waited.
+    const update = 'UPDATE acct SET bal = bal + 1 WHERE id = 1';
+    const locked = capture('postgres', [
+      [
+        [0, 'BEGIN', 'begin'],
+        [0.01, update, 'update'],
+        [0.4, 'COMMIT', 'commit'],
+      ],
+      [
+        [0.02, 'BEGIN', 'begin'],
+        [0.03, update, 'update'],
+        [0.41, 'COMMIT', 'commit'],
+      ],
+    ]);
+    const maxUpdateMs = (result: RunResult): number => result.transactions.find((x) => x.name.startsWith('UPDATE acct'))!.latencyMs.max;
+    const asRecorded = await f.replay(locked);
+    assert.equal(asRecorded.code, 0, asRecorded.stderr);
+    assert.equal(asRecorded.result!.replay!.pace, 'statements');
+    assert.match(asRecorded.stdout, /each statement due at its recorded start \(--pace statements\)/);
+    // Session 1's update waits for session 0's commit, due 370 ms after it.
+    assert.ok(maxUpdateMs(asRecorded.result!) >= 300, `statements pace: update max ${maxUpdateMs(asRecorded.result!)} ms`);
+    const paced = await f.replay(locked, '--pace', 'transactions');
+    assert.equal(paced.code, 0, paced.stderr);
+    assert.equal(paced.result!.replay!.pace, 'transactions');
+    assert.match(paced.stdout, /each transaction's first statement due at its recorded start, the rest following the one before \(--pace transactions\)/);
+    assert.ok(maxUpdateMs(paced.result!) < 200, `transactions pace: update max ${maxUpdateMs(paced.result!)} ms`);
+    assert.equal(paced.result!.replay!.statements.executed, 6);
+    assert.equal(paced.result!.replay!.statements.failed, 0);
+    const [[bal]] = (await f.conn.query('SELECT bal FROM acct WHERE id = 1')) as [[unknown]];
+    assert.equal(Number(bal), 4, 'both replays committed both updates');
+    // Where the log timed each statement, the client's own time between them is kept: the select
+    // took 5 ms and the commit came 300 ms after it began, so the transaction lasts 300 ms.
+    const timed = capture('postgres', [
+      [
+        [0, 'BEGIN', 'begin', { durationMs: 0.1 }],
+        [0.001, 'SELECT 1', 'select', { durationMs: 5 }],
+        [0.3, 'COMMIT', 'commit', { durationMs: 0.1 }],
+      ],
+    ]);
+    const kept = await f.replay(timed, '--pace', 'transactions');
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.ok(kept.result!.replay!.replaySeconds >= 0.28, `replay took ${kept.result!.replay!.replaySeconds} s`);
+    assert.ok(kept.result!.summary.latencyMs.max < 100, 'the commit waited for its time without counting it as latency');
+  });
+
   test('postgres: --fresh-from replays into a new copy of the template each time and drops it', async (t) => {
     const f = await fixture(t, 'postgres');
     if (!f) return;
