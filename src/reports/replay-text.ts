@@ -1,5 +1,5 @@
 import type { RunResult } from '../result/result.js';
-import type { ReplayRecord, ReplaySweep } from '../result/replay-record.js';
+import { KEEPS_UP_MARGIN, type ReplayRecord, type ReplaySweep } from '../result/replay-record.js';
 import { table } from './table.js';
 
 /** Statement shapes listed by the replay's text; the result has them all. */
@@ -14,7 +14,7 @@ export function replayFacts(result: RunResult): string[] {
   const lines: string[] = [];
   lines.push(`replay of ${r.capture} (${r.source.dbms} ${r.source.kind}, ${r.sessions} session(s)) at speed ${r.speed}, ${paceWords(r)}`);
   lines.push(
-    `duration: ${r.replaySeconds.toFixed(2)} s against ${r.targetSeconds.toFixed(2)} s (recorded ${r.recordedSeconds.toFixed(2)} s / ${r.speed}): ${r.keepsUp ? 'kept up' : 'did not keep up'} (within ${5}%)`,
+    `duration: ${r.replaySeconds.toFixed(2)} s against ${r.targetSeconds.toFixed(2)} s (recorded ${r.recordedSeconds.toFixed(2)} s / ${r.speed}): ${r.keepsUp ? 'kept up' : 'did not keep up'} (within ${KEEPS_UP_MARGIN * 100}%)`,
   );
   const lag = result.summary.scheduleLagMs;
   if (lag) lines.push(`schedule lag: p50 ${ms(lag.p50 ?? lag.avg)} ms, p99 ${ms(lag.p99 ?? lag.max)} ms, max ${ms(lag.max)} ms`);

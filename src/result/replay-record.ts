@@ -1,3 +1,6 @@
+/** A replay finishing within this share of its target time (the recorded time over the speed) kept up. */
+export const KEEPS_UP_MARGIN = 0.05;
+
 /** What a `headroom replay` adds to its run result (RunResult.replay); the per-statement figures are the result's transaction types, one per statement shape. */
 export interface ReplayRecord {
   /** The capture file replayed, as given. */
@@ -15,7 +18,7 @@ export interface ReplayRecord {
   targetSeconds: number;
   /** From the first terminal's start to the last statement's end. */
   replaySeconds: number;
-  /** The replay finished within 5% of targetSeconds. */
+  /** The replay finished within KEEPS_UP_MARGIN (5%) of targetSeconds. */
   keepsUp: boolean;
   statements: ReplayCounts;
   /** Per statement kind (select, insert, ... begin, commit): what the capture has and what ran. */

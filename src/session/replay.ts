@@ -3,7 +3,7 @@ import type { OptionValuesOf } from '../config/options.js';
 import { describeTarget, resolveTarget, serverTargetOf } from '../config/target.js';
 import { loadDriver } from '../drivers/registry.js';
 import { UserError } from '../errors.js';
-import type { ReplayCounts, ReplayRecord, ReplaySweep, ReplaySweepStep } from '../result/replay-record.js';
+import { KEEPS_UP_MARGIN, type ReplayCounts, type ReplayRecord, type ReplaySweep, type ReplaySweepStep } from '../result/replay-record.js';
 import type { RunResult } from '../result/result.js';
 import { evaluateThresholds, type Threshold } from '../thresholds/threshold.js';
 import type { CaptureFile } from '../workloads/replay/capture-file.js';
@@ -15,9 +15,6 @@ import type { DB_OPTION, SERVER_SETTINGS_OPTIONS } from './options.js';
 import { runMeasured } from './run.js';
 import { parseSettings } from './server-settings.js';
 import { logLine } from './session.js';
-
-/** A replay finishing within this share of its target time (the recorded time over the speed) kept up. */
-export const KEEPS_UP_MARGIN = 0.05;
 
 /** --until: the speeds a sweep tries, 1, 1.5, 2, 3, 4, 6, 8, 12, ... up to this. */
 export const MAX_SWEEP_SPEED = 4096;
