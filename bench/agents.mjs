@@ -12,9 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { headroom } from './lib/headroom-cli.mjs';
+import { HEADROOM_CLI as CLI, headroom } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -29,7 +28,6 @@ if (!values.db) {
   console.error('usage: node bench/agents.mjs --db postgres://USER@HOST/DB [--clients 6] [--time 5] [--rounds 2] [--nats URL]');
   process.exit(2);
 }
-const CLI = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const trust = randomBytes(16).toString('hex');
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-agents-bench-'));
 const common = ['tpcb', '-b', 'select-only', '--db', values.db, '-c', values.clients, '-T', values.time, '-P', '0', '--observe=false'];

@@ -35,7 +35,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { headroom } from './lib/headroom-cli.mjs';
+import { HEADROOM_CLI as CLI, headroom } from './lib/headroom-cli.mjs';
 import { pinServers, serverProcess } from './lib/pin-cpus.mjs';
 import { printTimingNote, timed } from './timed.mjs';
 
@@ -67,7 +67,6 @@ const pinned = (command, args) => (values.pin ? ['taskset', ['-c', clientCpus, c
 
 const JARS = { postgres: '/usr/share/java/postgresql.jar', mariadb: '/usr/share/java/mariadb-java-client.jar' };
 const SOURCE = fileURLToPath(new URL('./chain-jdbc/ChainJdbc.java', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 
 /** What this bench needs that the machine lacks, each with how to get it. */
 function missing() {

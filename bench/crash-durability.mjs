@@ -18,12 +18,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startThrowawayMariadb, throwawayMariadbUnavailable } from '../dist/test/helpers/throwaway-mariadb.js';
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from '../dist/test/helpers/throwaway-postgres.js';
-
-const CLI = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
+import { HEADROOM_CLI as CLI } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {

@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { HEADROOM_CLI as cli } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -20,7 +20,6 @@ const { values } = parseArgs({
     builtin: { type: 'string', default: 'select-only' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), 'headroom-observe-bench-'));
 
 function run(observe, round) {

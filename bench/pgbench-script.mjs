@@ -13,9 +13,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { timed, printTimingNote } from './timed.mjs';
+import { HEADROOM_CLI as cli } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -26,7 +26,6 @@ const { values } = parseArgs({
     scripts: { type: 'string', default: 'select-only,tpcb-like' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const { BUILTIN_SCRIPTS } = await import(new URL('../dist/src/workloads/pgbench-script/builtin-scripts.js', import.meta.url).href);
 const url = new URL(values.db);
 const database = url.pathname.slice(1);

@@ -13,9 +13,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { printTimingNote, timed } from './timed.mjs';
+import { HEADROOM_CLI as cli } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -29,7 +29,6 @@ const { values } = parseArgs({
     pgbench: { type: 'string', default: '/usr/lib/postgresql/15/bin/pgbench' },
   },
 });
-const cli = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const connection = ['-h', values.host, '-p', values.port, '-U', values.user];
 const folder = mkdtempSync(path.join(tmpdir(), 'headroom-pgbench-verb-'));
 const script = path.join(folder, 'read-two.sql');

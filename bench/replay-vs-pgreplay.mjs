@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { timed, printTimingNote } from './timed.mjs';
 import { statementKind } from '../dist/src/workloads/replay/statement-kind.js';
 import { summarize } from '../dist/src/workloads/replay/capture-summary.js';
+import { HEADROOM_CLI } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -98,7 +99,7 @@ try {
   writeFileSync(sourceLog, lines.join('\n') + '\n');
   let capture;
   try {
-    execFileSync(process.execPath, [path.join(import.meta.dirname, '../dist/bundle/code/bin.js'), 'capture', sourceLog, '-o', captureFile], { stdio: 'pipe' });
+    execFileSync(process.execPath, [HEADROOM_CLI, 'capture', sourceLog, '-o', captureFile], { stdio: 'pipe' });
     capture = JSON.parse(readFileSync(captureFile, 'utf8'));
     console.log('capture: headroom capture');
   } catch (error) {
@@ -170,10 +171,9 @@ try {
       psql(maintenance, `DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
       psql(maintenance, `CREATE DATABASE ${copy} TEMPLATE ${TEMPLATE}`);
       const out = path.join(work, `headroom-${speed}-${pace}.json`);
-      const cli = path.join(import.meta.dirname, '../dist/bundle/code/bin.js');
       const started = performance.now();
       const run = await timed(process.execPath, [
-        cli,
+        HEADROOM_CLI,
         'replay',
         captureFile,
         '--db',

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import { HEADROOM_CLI as CLI } from './lib/headroom-cli.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -27,7 +27,6 @@ const seconds = Number(values.time);
 const at = Number(values.at);
 const stallFor = Number(values.for);
 const clients = values.clients;
-const CLI = fileURLToPath(new URL('../dist/bundle/code/bin.js', import.meta.url));
 const helpers = new URL('../dist/test/helpers/', import.meta.url);
 const { startThrowawayPostgres } = await import(new URL('throwaway-postgres.js', helpers).href);
 const { startThrowawayMariadb } = await import(new URL('throwaway-mariadb.js', helpers).href);

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timed } from '../timed.mjs';
+import { HEADROOM_CLI as CLI } from './headroom-cli.mjs';
 
-const CLI = fileURLToPath(new URL('../../dist/bundle/code/bin.js', import.meta.url));
 const SYSBENCH_SCRIPTS = fileURLToPath(new URL('../sysbench/', import.meta.url));
 
 /** headroom run with these arguments under --protocol `protocol`; its TPS and CPU per transaction (whole process, and in-run). */
