@@ -15,7 +15,7 @@ export interface CliRun {
 }
 
 /**
- * A command still running after this long has hung: no test's command takes a tenth of it. It is
+ * A command still running after this long has hung: the slowest test takes about 100 s in all. It is
  * interrupted (so that it prints where it waits) and then killed, and the test fails naming it,
  * instead of the whole file running into the test runner's limit without a word on which one.
  */

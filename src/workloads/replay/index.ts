@@ -43,9 +43,8 @@ export function speedOf(options: OptionValues): number {
  * as the one before ended plus the time the recording's client took between them.
  */
 export type ReplayPace = 'statements' | 'transactions';
-export const REPLAY_PACES: readonly ReplayPace[] = ['statements', 'transactions'];
 
-export function paceOf(options: OptionValues): ReplayPace {
+function paceOf(options: OptionValues): ReplayPace {
   return options['pace'] === 'transactions' ? 'transactions' : 'statements';
 }
 
@@ -56,7 +55,7 @@ export function paceOf(options: OptionValues): ReplayPace {
  * log timed it; where it did not (log_statement = all), the gap held the server's time and its
  * lock waits as much as the client's, so none of it is kept.
  */
-export function followTimes(statements: readonly { statement: CapturedStatement }[], speed: number): (number | undefined)[] {
+function followTimes(statements: readonly { statement: CapturedStatement }[], speed: number): (number | undefined)[] {
   let inBlock = false;
   return statements.map(({ statement }, i) => {
     const follows = inBlock;
