@@ -29,13 +29,7 @@ const KILL_AFTER_MS = 10_000;
  */
 export function runCli(
   args: readonly string[],
-  options: {
-    cwd?: string;
-    env?: NodeJS.ProcessEnv;
-    whenStderr?: [RegExp, (pid: number) => void];
-    onSpawn?: (pid: number) => void;
-    hungAfterMs?: number;
-  } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; whenStderr?: [RegExp, (pid: number) => void]; onSpawn?: (pid: number) => void } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -60,13 +54,16 @@ export function runCli(
       hung = true;
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS).unref();
-    }, options.hungAfterMs ?? HUNG_AFTER_MS);
+    }, HUNG_AFTER_MS);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(kill);
       if (!hung) return resolve({ code, signal, stdout, stderr });
-      const seconds = Math.round((options.hungAfterMs ?? HUNG_AFTER_MS) / 1000);
-      reject(new Error(`headroom ${args.join(' ')} hung: still running after ${seconds} s, then interrupted; its stderr:\n${stderr}\nits stdout:\n${stdout}`));
+      reject(
+        new Error(
+          `headroom ${args.join(' ')} hung: still running after ${HUNG_AFTER_MS / 1000} s, then interrupted; its stderr:\n${stderr}\nits stdout:\n${stdout}`,
+        ),
+      );
     });
   });
 }
