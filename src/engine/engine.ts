@@ -206,8 +206,9 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
 
 /**
  * The event-loop delay samplers' period. Each wakes an otherwise idle loop once a period: at 10 ms
- * (Node's default) the wake-ups alone took 0.8% of a core here, 20 us of the CPU of each
- * transaction at -R 400; a timer's lateness is measured as well at 20 ms, by half as many samples.
+ * (Node's default) the wake-ups alone took about 0.8% of a core of an idle -R run here (at -R 400
+ * the difference was within the runs' noise); a timer's lateness is measured as well at 20 ms, by
+ * half as many samples.
  */
 const LOOP_DELAY_SAMPLE_MS = 20;
 
