@@ -130,9 +130,10 @@ export function replayRecord(request: ReplayRequest, result: RunResult, speed: n
   statements.captured = plan.statements;
   const recordedErrors = { captured: 0, again: 0, gone: 0 };
   const rows = { checked: 0, differ: 0 };
-  for (const [i, shape] of plan.shapes.entries()) {
+  const byName = new Map(result.transactions.map((t) => [t.name, t]));
+  for (const shape of plan.shapes) {
     recordedErrors.captured += shape.recordedErrors;
-    const t = result.transactions.find((x) => x.name === shape.name);
+    const t = byName.get(shape.name);
     if (!t) continue;
     const kind = (byKind[shape.kind] ??= zero());
     for (const counts of [kind, statements]) {
@@ -144,7 +145,6 @@ export function replayRecord(request: ReplayRequest, result: RunResult, speed: n
     recordedErrors.gone += t.counters?.[REPLAY_COUNTERS.recordedErrorGone] ?? 0;
     rows.checked += t.counters?.[REPLAY_COUNTERS.rowsChecked] ?? 0;
     rows.differ += t.counters?.[REPLAY_COUNTERS.rowsDiffer] ?? 0;
-    void i;
   }
   const targetSeconds = capture.durationS / speed;
   const replaySeconds = result.summary.measuredSeconds;
