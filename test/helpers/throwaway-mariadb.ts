@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freshDataDirectory } from './data-template.js';
-import { freePort } from './throwaway-postgres.js';
+import { freePort, logTail } from './throwaway-postgres.js';
 
 /**
  * A MariaDB server of the tests' own (mariadb-install-db into a temporary folder, its own port),
@@ -19,6 +19,8 @@ export interface ThrowawayMariadb {
   freeze(): void;
   thaw(): void;
   stop(): Promise<void>;
+  /** The end of the server's error log, for a failing test's message (what the server said about a restart). */
+  logTail(): string;
 }
 
 export function throwawayMariadbUnavailable(): string | undefined {
@@ -99,6 +101,7 @@ export async function startThrowawayMariadb(serverArgs: readonly string[] = [], 
     sql: (statement) => void admin(['-e', statement]),
     crash,
     start,
+    logTail: () => logTail(path.join(folder, 'error.log')),
     freeze: () => void server?.kill('SIGSTOP'),
     thaw: () => void server?.kill('SIGCONT'),
     async stop() {

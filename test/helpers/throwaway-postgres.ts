@@ -22,6 +22,8 @@ export interface ThrowawayPostgres {
   freeze(): void;
   thaw(): void;
   stop(): void;
+  /** The end of the server's log, for a failing test's message (what the server said about a restart). */
+  logTail(): string;
 }
 
 export function throwawayPostgresUnavailable(): string | undefined {
@@ -124,7 +126,13 @@ export async function startThrowawayPostgres(
     stop();
     throw error;
   }
-  return { port, psql, crash, start, freeze, thaw, stop: () => (thaw(), stop()) };
+  return { port, psql, crash, start, freeze, thaw, stop: () => (thaw(), stop()), logTail: () => logTail(path.join(folder, 'log')) };
+}
+
+/** The last lines of a server's log file, or a word saying there is none. */
+export function logTail(file: string, lines = 30): string {
+  if (!existsSync(file)) return `(no log at ${file})`;
+  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
 }
 
 function binDir(): string | undefined {
