@@ -25,6 +25,7 @@
 import { parseArgs } from 'node:util';
 import { pgbenchPair, sysbenchPair } from './lib/peers.mjs';
 import { printTimingNote } from './timed.mjs';
+import { median } from './lib/median.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -58,10 +59,6 @@ const pairs = {
   sysbench: tests.some((t) => t.peer === 'sysbench')
     ? sysbenchPair({ db: values['my-db'], tableSize: values['table-size'], protocol: values.protocol })
     : undefined,
-};
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const fmt = (n, d = 1) => n.toFixed(d);
 const extra = ['-j', values.jobs];

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { timed } from './timed.mjs';
 import { headroom } from './lib/headroom-cli.mjs';
+import { median } from './lib/median.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -81,11 +82,6 @@ function figures(values) {
     negative: sorted.filter((v) => v < 0).length,
   };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** Each figure's median over the rounds; `negative` is summed (one early start in any round is one too many). */
 function medians(rounds) {

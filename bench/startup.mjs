@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { printTimingNote, timed } from './timed.mjs';
 import { HEADROOM_CLI } from './lib/headroom-cli.mjs';
+import { median } from './lib/median.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -59,7 +60,6 @@ for (let round = 0; round < rounds; round++) {
   for (const [i, { command, args }] of commands.entries()) cpu[i].push((await timed(command, args, { DATABASE_URL: '' })).cpuSeconds * 1000);
 }
 
-const median = (sorted) => (sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2);
 console.log(`CPU ms per command, ${rounds} alternating rounds:`);
 console.log(`${'command'.padEnd(32)}${'median'.padStart(8)}${'mean'.padStart(8)}${'lowest'.padStart(8)}`);
 for (const [i, { name }] of commands.entries()) {
