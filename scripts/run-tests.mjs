@@ -44,6 +44,7 @@ const UNIT_TESTS = [
   'drivers/postgres-messages.test.js',
   'drivers/wire-encoding.test.js',
   'engine/classify.test.js',
+  'engine/transaction-log.test.js',
   'metrics/histogram.test.js',
   'metrics/recorder.test.js',
   'module/thresholds-and-demand.test.js',

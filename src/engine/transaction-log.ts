@@ -53,12 +53,25 @@ interface Aggregate {
 }
 
 const FLUSH_BYTES = 64 * 1024;
+/** Room kept for one per-transaction line: seven integers of at most 17 characters, a word, the spaces. */
+const LINE_ROOM = 160;
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+const MINUS = 0x2d;
+const ZERO = 0x30;
 
 /** One job's log file; its terminals share it, as pgbench's clients share their thread's. */
 export class TransactionLog {
   private readonly fd: number;
-  private buffer: string[] = [];
-  private bytes = 0;
+  /**
+   * Lines are written as bytes into one reused buffer, not kept as strings until the flush: at
+   * thousands of transactions a second, a second of strings (several per line) outlived every
+   * young-generation collection in between, and copying them made each of those pauses about 2.5
+   * times as long (-R 4000 -l: 1.5 ms on average against 0.6 without the log), pauses the schedule
+   * lag's tail shows.
+   */
+  private readonly bytes = Buffer.allocUnsafe(FLUSH_BYTES + LINE_ROOM);
+  private used = 0;
   private aggregate: Aggregate | undefined;
   /** --sampling-rate draws from the run's seed, as pgbench's from its --random-seed. */
   private readonly sampling: Random;
@@ -96,11 +109,48 @@ export class TransactionLog {
     const nowUs = epochUs(atMs);
     if (this.config.aggregateSeconds !== undefined) return this.aggregateInto(nowUs, outcome, lagUs, tries);
     if (this.config.samplingRate < 1 && this.sampling.float() >= this.config.samplingRate) return;
-    let line = `${client} ${transaction} ${this.outcomeText(outcome)} ${script} ${Math.floor(nowUs / 1e6)} ${nowUs % 1e6}`;
+    if (this.broken) return;
+    // pgbench's line: client transaction latency|failed|skipped script epoch_s us [lag] [retries].
+    let at = this.used;
+    at = this.integer(at, client);
+    at = this.integer(at, transaction);
+    at = outcome.kind === 'committed' ? this.integer(at, outcome.latencyUs) : this.word(at, this.outcomeText(outcome));
+    at = this.integer(at, script);
+    at = this.integer(at, Math.floor(nowUs / 1e6));
+    at = this.integer(at, nowUs % 1e6);
     // pgbench measures the schedule lag of a transaction that ran to its end; a skipped or failed one is written with 0.
-    if (this.config.rated) line += ` ${outcome.kind === 'committed' ? lagUs : 0}`;
-    if (this.config.maxTries !== 1) line += ` ${tries - 1}`;
-    this.write(`${line}\n`);
+    if (this.config.rated) at = this.integer(at, outcome.kind === 'committed' ? lagUs : 0);
+    if (this.config.maxTries !== 1) at = this.integer(at, tries - 1);
+    this.bytes[at - 1] = NEWLINE;
+    this.used = at;
+    if (at >= FLUSH_BYTES) this.flush();
+  }
+
+  /** Writes `n` and a space at `at`; returns where the next field starts. */
+  private integer(at: number, n: number): number {
+    // Every figure of a line is a whole number; anything else is written as JavaScript spells it.
+    if (!Number.isSafeInteger(n)) return this.word(at, String(n));
+    const { bytes } = this;
+    if (n < 0) {
+      bytes[at++] = MINUS;
+      n = -n;
+    }
+    let end = at + 1;
+    for (let bound = 10; n >= bound; bound *= 10) end++;
+    for (let i = end - 1; i >= at; i--) {
+      const rest = Math.floor(n / 10);
+      bytes[i] = ZERO + (n - rest * 10);
+      n = rest;
+    }
+    bytes[end] = SPACE;
+    return end + 1;
+  }
+
+  /** Writes an ASCII word and a space at `at`. */
+  private word(at: number, text: string): number {
+    const end = at + this.bytes.write(text, at, 'latin1');
+    this.bytes[end] = SPACE;
+    return end + 1;
   }
 
   /**
@@ -162,25 +212,31 @@ export class TransactionLog {
     }
   }
 
+  /** An aggregate line (one per interval): rare, so built as a string. */
   private write(text: string): void {
     // After a failed write the run is ending: lines are no longer kept.
     if (this.broken) return;
-    this.buffer.push(text);
-    this.bytes += text.length;
-    if (this.bytes >= FLUSH_BYTES) this.flush();
+    if (this.used + text.length > this.bytes.length) this.flush();
+    if (text.length > this.bytes.length) return this.writeOut(Buffer.from(text, 'latin1'));
+    this.used += this.bytes.write(text, this.used, 'latin1');
+    if (this.used >= FLUSH_BYTES) this.flush();
   }
 
   /** Throws when the write fails (a full disk): the job's loops end with it, and the run stops. */
   private flush(): void {
-    if (this.buffer.length === 0) return;
+    if (this.used === 0) return;
+    const data = this.bytes.subarray(0, this.used);
+    this.used = 0;
+    this.writeOut(data);
+  }
+
+  private writeOut(data: Buffer): void {
     try {
-      writeAllSync(this.fd, Buffer.from(this.buffer.join('')));
+      writeAllSync(this.fd, data);
     } catch (error) {
       this.broken = true;
       throw new Error(`writing the transaction log failed: ${(error as Error).message}`, { cause: error });
     }
-    this.buffer = [];
-    this.bytes = 0;
   }
 }
 
