@@ -79,13 +79,7 @@ export class Histogram {
 
   get mean(): number {
     if (this.totalCount === 0) return 0;
-    const { counts, highestIndex } = this;
-    let total = 0;
-    for (let i = this.lowestIndex; i <= highestIndex; i++) {
-      const count = counts[i]!;
-      if (count > 0) total += medianEquivalent(i) * count;
-    }
-    return total / this.totalCount;
+    return this.sumOfMedians(undefined) / this.totalCount;
   }
 
   get stdDeviation(): number {
@@ -95,15 +89,36 @@ export class Histogram {
   /** The standard deviation given the mean already taken (summarize: one pass fewer). */
   stdDeviationAround(mean: number): number {
     if (this.totalCount === 0) return 0;
-    const { counts, highestIndex } = this;
+    return Math.sqrt(this.sumOfMedians(mean) / this.totalCount);
+  }
+
+  /**
+   * Over the counts in use, each weighted by its index's median-equivalent value m: the sum of
+   * count * m, or with `around`, of count * (m - around)^2. Row by row of 1024 indices, each
+   * index's value worked out in place rather than by a call per count: the per-second interval is
+   * summarized once a second, by code that runs too seldom to be compiled early in a run, where
+   * the calls made each pass take a millisecond or more. m is HdrHistogram's median-equivalent
+   * value, valueAt(i) + floor(2^bucket / 2), and the sums add the same terms in the same order.
+   */
+  private sumOfMedians(around: number | undefined): number {
+    const { counts, lowestIndex, highestIndex } = this;
     let total = 0;
-    for (let i = this.lowestIndex; i <= highestIndex; i++) {
-      const count = counts[i]!;
-      if (count === 0) continue;
-      const deviation = medianEquivalent(i) - mean;
-      total += deviation * deviation * count;
+    for (let row = lowestIndex >> HALF_MAGNITUDE; row <= highestIndex >> HALF_MAGNITUDE; row++) {
+      // Row 0 holds the values 0-1023 one to an index; row r >= 1, 1024 indices of 2^(r-1) values each from 1024 * 2^(r-1).
+      const unit = row === 0 ? 1 : 2 ** (row - 1);
+      const half = Math.floor(unit / 2);
+      const first = row << HALF_MAGNITUDE;
+      const offset = row === 0 ? 0 : HALF_COUNT - first;
+      const last = Math.min(first + HALF_COUNT - 1, highestIndex);
+      for (let i = Math.max(first, lowestIndex); i <= last; i++) {
+        const count = counts[i]!;
+        if (count === 0) continue;
+        const median = (i + offset) * unit + half;
+        if (around === undefined) total += median * count;
+        else total += (median - around) * (median - around) * count;
+      }
     }
-    return Math.sqrt(total / this.totalCount);
+    return total;
   }
 
   /** HdrHistogram's getValueAtPercentile: the value that `percentile`% of the recorded ones are at or below. */
@@ -145,16 +160,17 @@ export class Histogram {
    * millisecond or more of the event loop, and with it the start of any transaction due then).
    */
   encode(compressed = true): string {
-    const payload = encodeCounts(this.counts, this.highestIndex + 1);
-    const header = Buffer.alloc(40);
-    header.writeInt32BE(V2_COOKIE, 0);
-    header.writeInt32BE(payload.length, 4);
-    header.writeInt32BE(1, 8); // normalizing index offset, as hdr-histogram-js writes it
-    header.writeInt32BE(SIGNIFICANT_DIGITS, 12);
-    writeInt64(header, 16, 1); // lowest discernible value
-    writeInt64(header, 24, Math.max(2, highestEquivalent(this.counts.length - 1))); // highest trackable value
-    writeInt64(header, 32, 1); // integer-to-double ratio
-    const plain = Buffer.concat([header, payload]);
+    const length = this.highestIndex + 1;
+    // The header's 40 bytes, then at most 9 bytes a count.
+    if (encoding.length < 40 + 9 * length) encoding = Buffer.allocUnsafe(40 + 9 * length);
+    const plain = encoding.subarray(0, encodeCounts(this.counts, length, encoding, 40));
+    plain.writeInt32BE(V2_COOKIE, 0);
+    plain.writeInt32BE(plain.length - 40, 4);
+    plain.writeInt32BE(1, 8); // normalizing index offset, as hdr-histogram-js writes it
+    plain.writeInt32BE(SIGNIFICANT_DIGITS, 12);
+    writeInt64(plain, 16, 1); // lowest discernible value
+    writeInt64(plain, 24, Math.max(2, highestEquivalent(this.counts.length - 1))); // highest trackable value
+    writeInt64(plain, 32, 1); // integer-to-double ratio
     if (!compressed) return plain.toString('base64');
     const deflated = deflateSync(plain);
     const out = Buffer.allocUnsafe(8 + deflated.length);
@@ -165,6 +181,16 @@ export class Histogram {
   }
 
   static decode(encoded: string): Histogram {
+    const histogram = new Histogram();
+    histogram.addEncoded(encoded);
+    return histogram;
+  }
+
+  /**
+   * Adds the counts of an encoded histogram (V2, compressed or not) into this one: the per-second
+   * merge reuses one histogram rather than allocate and zero a new 184 KB of counts each second.
+   */
+  addEncoded(encoded: string): void {
     const data = Buffer.from(encoded.trim(), 'base64');
     const cookie = data.length < 8 ? 0 : data.readInt32BE(0) & COOKIE_BASE_MASK;
     if (cookie !== (V2_COMPRESSED_COOKIE & COOKIE_BASE_MASK) && cookie !== (V2_COOKIE & COOKIE_BASE_MASK)) {
@@ -179,9 +205,7 @@ export class Histogram {
     if (digits !== SIGNIFICANT_DIGITS || lowest !== 1) {
       throw new Error(`an HdrHistogram with ${digits} significant digits and lowest value ${lowest}: headroom writes 3 and 1 and reads only those`);
     }
-    const histogram = new Histogram();
-    decodeCounts(inflated, 40, 40 + payloadLength, (index, count) => histogram.addAt(index, count));
-    return histogram;
+    decodeCounts(inflated, 40, 40 + payloadLength, (index, count) => this.addAt(index, count));
   }
 
   private addAt(index: number, count: number): void {
@@ -235,10 +259,6 @@ function highestEquivalent(index: number): number {
   return valueAt(index) + 2 ** bucketOf(index) - 1;
 }
 
-function medianEquivalent(index: number): number {
-  return valueAt(index) + Math.floor(2 ** bucketOf(index) / 2);
-}
-
 function ulp(x: number): number {
   return 2 ** (Math.floor(Math.log2(x)) - 52);
 }
@@ -252,21 +272,19 @@ function readInt64(buffer: Buffer, at: number): number {
   return buffer.readUInt32BE(at) * 2 ** 32 + buffer.readUInt32BE(at + 4);
 }
 
-/** Counts as ZigZag LEB128 words; a run of zeros is one negative word (V2 encoding). */
-function encodeCounts(counts: Float64Array, length: number): Buffer {
-  const bytes: number[] = [];
-  const put = (word: number): void => {
-    let v = word >= 0 ? word * 2 : -word * 2 - 1;
-    for (let i = 0; i < 8 && v >= 0x80; i++) {
-      bytes.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    bytes.push(v);
-  };
+/**
+ * Where encode() writes, reused and grown as needed: the per-second interval is encoded every
+ * second between transactions, where an array of a number per byte, then a Buffer of it, then a
+ * second Buffer with the header, cost more than the words themselves.
+ */
+let encoding = Buffer.allocUnsafe(64 * 1024);
+
+/** Counts as ZigZag LEB128 words into `out` from `at`; a run of zeros is one negative word (V2 encoding). Returns the end. */
+function encodeCounts(counts: Float64Array, length: number, out: Buffer, at: number): number {
   for (let i = 0; i < length;) {
     const count = counts[i++]!;
     if (count !== 0) {
-      put(count);
+      at = putWord(out, at, count);
       continue;
     }
     let zeros = 1;
@@ -274,9 +292,20 @@ function encodeCounts(counts: Float64Array, length: number): Buffer {
       zeros++;
       i++;
     }
-    put(zeros > 1 ? -zeros : 0);
+    at = putWord(out, at, zeros > 1 ? -zeros : 0);
   }
-  return Buffer.from(bytes);
+  return at;
+}
+
+/** One ZigZag LEB128-64b9B word (the ninth byte carries eight bits). */
+function putWord(out: Buffer, at: number, word: number): number {
+  let v = word >= 0 ? word * 2 : -word * 2 - 1;
+  for (let i = 0; i < 8 && v >= 0x80; i++) {
+    out[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  out[at++] = v;
+  return at;
 }
 
 function decodeCounts(data: Buffer, start: number, end: number, add: (index: number, count: number) => void): void {

@@ -89,6 +89,24 @@ test('the uncompressed encoding (the per-second interval) decodes to the same hi
   assert.equal(decodeHistogram(new Histogram().encode(false)).totalCount, 0);
 });
 
+test('one histogram reused second after second (reset, then the next interval added in) reads as that interval alone', () => {
+  const reused = new Histogram();
+  const intervals = [[5, 70, 70, 1_500, 9_000_000_000], [3, 40_000, 123_456, 2_000_000], [], [1, 2, 1023, 1024, 2047, 2048, 4097]];
+  for (const values of intervals) {
+    const one = new Histogram();
+    for (const v of values) one.recordValue(v);
+    // Each interval's encoding written in turn into the one scratch buffer the encoder reuses.
+    const encoded = one.encode(false);
+    reused.reset();
+    reused.addEncoded(encoded);
+    // (Its counts array stays grown after a value of 2^32 us or more, which only its encoding's header tells.)
+    const label = `interval ${values.join(',')}`;
+    assert.equal(reused.totalCount, values.length, label);
+    assert.deepEqual(summarize(reused), summarize(one), label);
+    for (const p of PERCENTILES) assert.equal(reused.getValueAtPercentile(p), one.getValueAtPercentile(p), `${label}: p${p}`);
+  }
+});
+
 test('a histogram that is not HdrHistogram V2, or has other parameters, is refused with a reason', () => {
   assert.throws(() => decodeHistogram(Buffer.from('not a histogram at all').toString('base64')), /not an HdrHistogram in V2 encoding/);
   assert.throws(() => decodeHistogram(Buffer.from([0x1c, 0x84, 0x93, 0x13, 0, 0]).toString('base64')), /not an HdrHistogram in V2 encoding/);
