@@ -53,8 +53,11 @@ interface Aggregate {
 }
 
 const FLUSH_BYTES = 64 * 1024;
-/** Room kept for one per-transaction line: seven integers of at most 17 characters, a word, the spaces. */
-const LINE_ROOM = 160;
+/**
+ * Room kept past FLUSH_BYTES for one per-transaction line: eight fields, each a whole number of at
+ * most 17 characters, a word, or (never in practice) a number as JavaScript spells it, at most 24.
+ */
+const LINE_ROOM = 256;
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
 const MINUS = 0x2d;
