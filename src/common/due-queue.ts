@@ -10,11 +10,16 @@ export interface Alarm {
  * Wake-ups at given times, several owners' in one binary min-heap (parallel arrays: nothing is
  * allocated per wake-up), with one alarm set for the earliest. The alarm's owner calls ring() when
  * it goes off; an alarm that rings early (Node's timers can) wakes nothing and is set again.
+ *
+ * The heap's size is kept apart from its arrays' lengths, which never shrink: V8 gives an array
+ * cut to length 0 a fresh backing store when it grows again, and a queue that empties at every
+ * wake-up (a few terminals under -R) then allocated three of them each time, about 450 bytes.
  */
 export class DueQueue {
   private readonly times: number[] = [];
-  private readonly wakes: (() => void)[] = [];
-  private readonly owners: object[] = [];
+  private readonly wakes: ((() => void) | undefined)[] = [];
+  private readonly owners: (object | undefined)[] = [];
+  private count = 0;
   /** The time the alarm is set for; Infinity when it is not. */
   private alarmAt = Infinity;
   private ringing = false;
@@ -22,13 +27,13 @@ export class DueQueue {
   constructor(private readonly alarm: Alarm) {}
 
   get size(): number {
-    return this.times.length;
+    return this.count;
   }
 
   /** Calls wake() at ring() once `at` has come, or at wakeAll(owner). */
   add(at: number, wake: () => void, owner: object): void {
     const { times, wakes, owners } = this;
-    let i = times.length;
+    let i = this.count++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (times[parent]! <= at) break;
@@ -53,9 +58,9 @@ export class DueQueue {
    */
   ring(now: number): void {
     this.ringing = true;
-    while (this.times.length > 0 && this.times[0]! <= now) this.pop()();
+    while (this.count > 0 && this.times[0]! <= now) this.pop()();
     this.ringing = false;
-    this.alarmAt = this.times.length > 0 ? this.times[0]! : Infinity;
+    this.alarmAt = this.count > 0 ? this.times[0]! : Infinity;
     if (this.alarmAt === Infinity) this.alarm.clear();
     else this.alarm.set(this.alarmAt);
   }
@@ -64,12 +69,14 @@ export class DueQueue {
   wakeAll(owner: object): void {
     const due: (() => void)[] = [];
     const kept: [number, () => void, object][] = [];
-    for (let i = 0; i < this.times.length; i++) {
+    for (let i = 0; i < this.count; i++) {
       if (this.owners[i] === owner) due.push(this.wakes[i]!);
       else kept.push([this.times[i]!, this.wakes[i]!, this.owners[i]!]);
     }
     if (due.length === 0) return;
-    this.times.length = this.wakes.length = this.owners.length = 0;
+    this.wakes.fill(undefined, 0, this.count);
+    this.owners.fill(undefined, 0, this.count);
+    this.count = 0;
     this.ringing = true;
     for (const [at, wake, other] of kept) this.add(at, wake, other);
     this.ringing = false;
@@ -80,11 +87,13 @@ export class DueQueue {
   private pop(): () => void {
     const { times, wakes, owners } = this;
     const first = wakes[0]!;
-    const last = times.length - 1;
+    const last = --this.count;
     const at = times[last]!;
     const wake = wakes[last]!;
     const owner = owners[last]!;
-    times.length = wakes.length = owners.length = last;
+    // Nothing kept alive by a slot past the heap's end.
+    wakes[last] = undefined;
+    owners[last] = undefined;
     if (last === 0) return first;
     let i = 0;
     for (;;) {
@@ -104,7 +113,7 @@ export class DueQueue {
   }
 
   private setAlarm(): void {
-    const next = this.times.length > 0 ? this.times[0]! : Infinity;
+    const next = this.count > 0 ? this.times[0]! : Infinity;
     if (next === this.alarmAt) return;
     this.alarmAt = next;
     if (next === Infinity) this.alarm.clear();

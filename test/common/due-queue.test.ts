@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DueQueue } from '../../src/common/due-queue.js';
+
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
 
 /** A queue whose alarm only records what it was set to (Infinity: cleared). */
 function queue(): { q: DueQueue; alarms: number[] } {
@@ -78,5 +83,41 @@ test('a DueQueue keeps heap order over many random times', () => {
   assert.deepEqual(
     woken,
     [...woken].sort((a, b) => a - b),
+  );
+});
+
+test('a DueQueue emptied and filled again, over and over, keeps its order and its size, and lets go of what it woke', async () => {
+  const { q } = queue();
+  const owner = {};
+  const woken: number[] = [];
+  const expected: number[] = [];
+  for (let round = 0; round < 100; round++) {
+    // Each round empties the queue (as a few terminals under -R do at each wake-up), some rounds wider.
+    const times = Array.from({ length: 1 + (round % 7) }, (_, i) => round * 100 + ((i * 37) % 11));
+    for (const at of times) q.add(at, () => woken.push(at), owner);
+    assert.equal(q.size, times.length);
+    q.ring(round * 100 + 100);
+    assert.equal(q.size, 0);
+    expected.push(...times.sort((a, b) => a - b));
+  }
+  assert.deepEqual(woken, expected);
+  // Five wake-ups called, then one more added and called: the slots past the heap's end keep none of them alive.
+  const called: WeakRef<() => void>[] = [];
+  (() => {
+    for (let i = 0; i < 5; i++) {
+      const wake = (): void => {};
+      called.push(new WeakRef(wake));
+      q.add(20_000 + i, wake, owner);
+    }
+  })();
+  q.ring(20_010);
+  q.add(30_000, () => {}, owner);
+  q.ring(30_000);
+  await new Promise((resolve) => setImmediate(resolve));
+  collect();
+  assert.deepEqual(
+    called.map((ref) => ref.deref() === undefined),
+    [true, true, true, true, true],
+    'the queue still holds wake-ups it called',
   );
 });
