@@ -1,7 +1,7 @@
 import { round } from '../common/round.js';
 import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, StuckTerminal, TerminalTally, TypeTotals } from '../metrics/recorder.js';
 import { noFailures, noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
-import { createHistogram, decodeHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
+import { createHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { mergeCommandTotals, type ScriptCommandTotals } from '../metrics/command-timings.js';
 import type { TimerKind } from '../common/wake-timer.js';
@@ -50,7 +50,11 @@ export function intervalPoint(
   cpuPercent: number,
   rated: boolean,
 ): SeriesPoint {
-  const histogram = mergeInterval(snapshots.map((s) => s.histogram));
+  intervalHistogram.reset();
+  const histogram = mergeEncoded(
+    snapshots.map((s) => s.histogram),
+    intervalHistogram,
+  );
   const transactions = sum(snapshots.map((s) => s.count));
   const latency = summarize(histogram);
   const point: SeriesPoint = {
@@ -234,12 +238,10 @@ function mergeOutages(episodes: readonly OutageEpisode[]): Outage[] {
   }));
 }
 
-function mergeEncoded(encoded: readonly string[]): Histogram {
-  // One job's (most runs): its histogram as it is, without a second one to add it into.
-  if (encoded.length === 1) return decodeHistogram(encoded[0]!);
-  const merged = createHistogram();
-  for (const part of encoded) merged.addEncoded(part);
-  return merged;
+/** The encoded histograms added together into `into` (a new histogram unless one is given). */
+function mergeEncoded(encoded: readonly string[], into: Histogram = createHistogram()): Histogram {
+  for (const part of encoded) into.addEncoded(part);
+  return into;
 }
 
 /**
@@ -248,12 +250,6 @@ function mergeEncoded(encoded: readonly string[]): Histogram {
  * second on the event loop, in the middle of the terminals' transactions.
  */
 const intervalHistogram = createHistogram();
-
-function mergeInterval(encoded: readonly string[]): Histogram {
-  intervalHistogram.reset();
-  for (const part of encoded) intervalHistogram.addEncoded(part);
-  return intervalHistogram;
-}
 
 export function sum(values: readonly number[]): number {
   let total = 0;

@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { DueQueue } from '../../src/common/due-queue.js';
-
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as () => void;
+import { collectGarbage } from '../helpers/collect-garbage.js';
 
 /** A queue whose alarm only records what it was set to (Infinity: cleared). */
 function queue(): { q: DueQueue; alarms: number[] } {
@@ -114,7 +110,7 @@ test('a DueQueue emptied and filled again, over and over, keeps its order and it
   q.add(30_000, () => {}, owner);
   q.ring(30_000);
   await new Promise((resolve) => setImmediate(resolve));
-  collect();
+  collectGarbage();
   assert.deepEqual(
     called.map((ref) => ref.deref() === undefined),
     [true, true, true, true, true],

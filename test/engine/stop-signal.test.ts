@@ -1,12 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { StopSignal } from '../../src/engine/stop-signal.js';
-
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as () => void;
+import { collectGarbage } from '../helpers/collect-garbage.js';
 
 test('a sleep lasts its time, never less, and a stop cuts the longest short', async () => {
   const stop = new StopSignal();
@@ -26,10 +22,10 @@ test('a sleep lasts its time, never less, and a stop cuts the longest short', as
 test('sleeps that have ended leave nothing behind while the run goes on', async () => {
   const stop = new StopSignal();
   await Promise.all(Array.from({ length: 1000 }, () => stop.sleep(1)));
-  collect();
+  collectGarbage();
   const before = process.memoryUsage().heapUsed;
   for (let round = 0; round < 10; round++) await Promise.all(Array.from({ length: 5000 }, () => stop.sleep(1)));
-  collect();
+  collectGarbage();
   const grownMB = (process.memoryUsage().heapUsed - before) / 1e6;
   // A listener kept per sleep until the stop was about 560 bytes: 28 MB for these 50,000.
   assert.ok(grownMB < 5, `50,000 ended sleeps left the heap ${grownMB.toFixed(1)} MB larger`);
