@@ -47,7 +47,10 @@ test('a connection string with a key headroom does not know, or cannot parse, is
   );
   assert.match(refusal('host=h hostaddr=10.0.0.1'), /^the libpq parameter "hostaddr" in the connection string is not supported by headroom yet/);
   assert.match(refusal('host=h port=99999'), /port "99999" is not a TCP port/);
-  // headroom pgbench's dbname argument names the connection string too, not a URL the user never wrote.
+  // headroom pgbench's dbname argument: a URL with a query string is a URL, as libpq reads it, not a connection string.
+  const url = 'postgres://u@h:5432/d?sslmode=disable&application_name=a';
+  assert.equal(targetUrl({ host: undefined, port: undefined, user: undefined, dbname: url }, {}), url);
+  // It names the connection string too, not a URL the user never wrote.
   assert.throws(
     () => targetUrl({ host: undefined, port: undefined, user: 'u', dbname: 'host=h colour=blue' }, {}),
     (error: unknown) => error instanceof UserError && error.message === 'unknown parameter "colour" in the connection string',

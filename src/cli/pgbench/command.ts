@@ -111,7 +111,9 @@ export async function pgbenchCommand(argv: readonly string[], env: Env = process
  * the dbname for another DBMS.
  */
 export function targetUrl(c: PgbenchConnection, env: Env): string {
-  if (c.dbname !== undefined && /^[a-z][a-z0-9+]*:/i.test(c.dbname) && !c.dbname.includes('=')) {
+  // A URL first, as libpq tells them apart: its query string (?sslmode=disable) has "=" too, and a
+  // key=value string cannot start with a scheme.
+  if (c.dbname !== undefined && /^[a-z][a-z0-9+]*:/i.test(c.dbname)) {
     const conflict = [c.host && '-h', c.port && '-p', c.user && '-U'].find(Boolean);
     if (conflict) throw new UserError(`${conflict} cannot be combined with a URL as the dbname`, 'put the host, port or user into the URL');
     return c.dbname;
