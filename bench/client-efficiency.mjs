@@ -13,7 +13,9 @@
 //        [--protocol prepared] (both tools of every pair in one query mode: pgbench -M and sysbench
 //                 --db-ps-mode=auto against headroom --protocol prepared; simple: pgbench -M simple,
 //                 sysbench --db-ps-mode=disable, headroom --protocol simple)
-//        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT) [--jobs 1]
+//        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT)
+//        [--jobs 1] (1,2: every comparison once per job count, its rows labelled -j N; headroom
+//                 -j N, pgbench -j N; sysbench runs a thread per client whatever it is)
 //        [--tls] (the pgbench comparisons once more over TLS, sslmode=require on both sides: the
 //                 server at --pg-db must have ssl = on; their rows say tls, and a last table
 //                 sets each ratio with TLS beside the one without)
@@ -49,10 +51,18 @@ const tests = values.tests.split(',').map((spec) => {
   if (!['pgbench', 'sysbench'].includes(peer) || !test) throw new Error(`--tests: "${spec}" is not pgbench:SCRIPT or sysbench:TEST`);
   return { peer, test, tls: false };
 });
+const jobCounts = values.jobs.split(',').map((j) => {
+  if (!/^[1-9]\d*$/.test(j)) throw new Error(`--jobs: "${j}" is not a whole number of jobs (threads) from 1 up`);
+  return j;
+});
 // --tls: each pgbench comparison again with sslmode=require on both sides (headroom then runs on
 // its TLS transport, whatever --transports says). sysbench's are left plaintext.
 if (values.tls) tests.push(...tests.filter((t) => t.peer === 'pgbench').map((t) => ({ ...t, tls: true })));
-const label = ({ peer, test, tls }) => `${peer} ${test}${tls ? ' tls' : ''}`;
+// Each comparison once per job count: both tools of a pgbench pair at that -j; sysbench has no
+// such setting (a thread per client), so its runs are the same at every count.
+const specs = jobCounts.flatMap((jobs) => tests.map((t) => ({ ...t, jobs })));
+const comparison = ({ peer, test, jobs }) => `${peer} ${test}${jobCounts.length > 1 ? ` -j ${jobs}` : ''}`;
+const label = (spec) => `${comparison(spec)}${spec.tls ? ' tls' : ''}`;
 const transports = values.transports.split(',');
 const pairs = {
   pgbench: tests.some((t) => t.peer === 'pgbench') ? pgbenchPair({ db: values['pg-db'], scale: values.scale, protocol: values.protocol }) : undefined,
@@ -61,24 +71,27 @@ const pairs = {
     : undefined,
 };
 const fmt = (n, d = 1) => n.toFixed(d);
-const extra = ['-j', values.jobs];
 
 try {
   console.log(
-    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements, headroom -j ${values.jobs} on transport(s) ${transports.join(', ')}`,
+    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements, headroom -j ${jobCounts.join(', ')} on transport(s) ${transports.join(', ')}`,
   );
   printTimingNote();
   for (const pair of Object.values(pairs)) await pair?.prepare();
   const runs = [];
   for (let round = 1; round <= Number(values.rounds); round++) {
-    for (const spec of tests) {
-      const { peer, test, tls } = spec;
+    for (const spec of specs) {
+      const { peer, test, tls, jobs } = spec;
       const pair = pairs[peer];
       const sslmode = peer === 'pgbench' ? (tls ? 'require' : 'disable') : undefined;
       const headroomRuns = async () => {
         const out = {};
         for (const transport of tls ? ['tls'] : transports) {
-          out[transport] = await pair.runHeadroom(test, values.clients, values.time, { env: tls ? {} : { HEADROOM_TRANSPORT: transport }, extra, sslmode });
+          out[transport] = await pair.runHeadroom(test, values.clients, values.time, {
+            env: tls ? {} : { HEADROOM_TRANSPORT: transport },
+            extra: ['-j', jobs],
+            sslmode,
+          });
           // A row labelled tls must be a TLS run, and a plaintext one must not be.
           const encrypted = ['tls', 'node-tls'].includes(out[transport].transport);
           if (encrypted !== tls) throw new Error(`${label(spec)}: headroom ran on transport ${out[transport].transport}`);
@@ -88,11 +101,11 @@ try {
       let peerRun;
       let ours;
       if (round % 2 === 1) {
-        peerRun = await pair.runPeer(test, values.clients, values.time, { sslmode });
+        peerRun = await pair.runPeer(test, values.clients, values.time, { sslmode, jobs });
         ours = await headroomRuns();
       } else {
         ours = await headroomRuns();
-        peerRun = await pair.runPeer(test, values.clients, values.time, { sslmode });
+        peerRun = await pair.runPeer(test, values.clients, values.time, { sslmode, jobs });
       }
       runs.push({ round, spec, peerRun, ours });
       const mine = Object.keys(ours)
@@ -105,10 +118,11 @@ try {
     }
   }
   console.log('');
-  console.log('comparison                    transport  peer tps  headroom tps  tps ratio  peer us/txn  headroom us/txn  in-run us/txn  cpu ratio');
+  const width = Math.max(29, ...specs.map((spec) => comparison(spec).length));
+  console.log(`${'comparison'.padEnd(width)} transport  peer tps  headroom tps  tps ratio  peer us/txn  headroom us/txn  in-run us/txn  cpu ratio`);
   const ratios = new Map();
-  for (const spec of tests) {
-    const { peer, test, tls } = spec;
+  for (const spec of specs) {
+    const { tls } = spec;
     const mine = runs.filter((r) => r.spec === spec);
     for (const transport of tls ? ['tls'] : transports) {
       const peerTps = median(mine.map((r) => r.peerRun.tps));
@@ -119,9 +133,9 @@ try {
       // Paired: each round's ratio, then their median (each round's two runs saw the same machine).
       const tpsRatio = median(mine.map((r) => r.ours[transport].tps / r.peerRun.tps));
       const cpuRatio = median(mine.map((r) => r.ours[transport].cpuUs / r.peerRun.cpuUs));
-      ratios.set(`${peer} ${test} ${transport}`, { tpsRatio, cpuRatio });
+      ratios.set(`${comparison(spec)} ${transport}`, { tpsRatio, cpuRatio });
       console.log(
-        `${`${peer} ${test}`.padEnd(29)} ${transport.padEnd(9)}  ${fmt(peerTps).padStart(8)}  ${fmt(ourTps).padStart(12)}  ${fmt(tpsRatio, 2).padStart(9)}  ${fmt(peerCpu).padStart(11)}  ${fmt(ourCpu).padStart(15)}  ${fmt(inRun).padStart(13)}  ${fmt(cpuRatio, 2).padStart(9)}`,
+        `${comparison(spec).padEnd(width)} ${transport.padEnd(9)}  ${fmt(peerTps).padStart(8)}  ${fmt(ourTps).padStart(12)}  ${fmt(tpsRatio, 2).padStart(9)}  ${fmt(peerCpu).padStart(11)}  ${fmt(ourCpu).padStart(15)}  ${fmt(inRun).padStart(13)}  ${fmt(cpuRatio, 2).padStart(9)}`,
       );
     }
   }
@@ -129,12 +143,12 @@ try {
   if (values.tls) {
     // The goal: TLS costs headroom no more than it costs pgbench, i.e. the same ratios with it as without.
     console.log('');
-    console.log('with TLS beside without        tps ratio tls  plaintext  cpu ratio tls  plaintext');
-    for (const { test } of tests.filter((t) => t.tls)) {
-      const secure = ratios.get(`pgbench ${test} tls`);
-      const plain = ratios.get(`pgbench ${test} ${transports[0]}`);
+    console.log(`${'with TLS beside without'.padEnd(width)}  tps ratio tls  plaintext  cpu ratio tls  plaintext`);
+    for (const spec of specs.filter((t) => t.tls)) {
+      const secure = ratios.get(`${comparison(spec)} tls`);
+      const plain = ratios.get(`${comparison(spec)} ${transports[0]}`);
       console.log(
-        `${`pgbench ${test}`.padEnd(29)}  ${fmt(secure.tpsRatio, 2).padStart(13)}  ${fmt(plain.tpsRatio, 2).padStart(9)}  ${fmt(secure.cpuRatio, 2).padStart(13)}  ${fmt(plain.cpuRatio, 2).padStart(9)}`,
+        `${comparison(spec).padEnd(width)}  ${fmt(secure.tpsRatio, 2).padStart(13)}  ${fmt(plain.tpsRatio, 2).padStart(9)}  ${fmt(secure.cpuRatio, 2).padStart(13)}  ${fmt(plain.cpuRatio, 2).padStart(9)}`,
       );
     }
     console.log(`plaintext: headroom on transport ${transports[0]}; tls: both with sslmode=require (no certificate check), same server and clients`);

@@ -48,10 +48,14 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
       await psql(`CREATE DATABASE ${database}`);
       await timed('pgbench', [...pgArgs, '-i', '-q', '-s', String(scale), database]);
     },
-    async runPeer(test, clients, seconds, { sslmode = 'disable' } = {}) {
-      const r = await timed('pgbench', [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', '1', '-T', String(seconds), database], {
-        PGSSLMODE: sslmode,
-      });
+    async runPeer(test, clients, seconds, { sslmode = 'disable', jobs = 1 } = {}) {
+      const r = await timed(
+        'pgbench',
+        [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', String(jobs), '-T', String(seconds), database],
+        {
+          PGSSLMODE: sslmode,
+        },
+      );
       const transactions = Number(/number of transactions actually processed: (\d+)/.exec(r.output)[1]);
       const tps = Number(/tps = ([\d.]+)/.exec(r.output)[1]);
       return { tps, transactions, cpuUs: (r.cpuSeconds * 1e6) / transactions, userUs: (r.userSeconds * 1e6) / transactions };
