@@ -11,6 +11,7 @@ import { subjects, type Bus, type RunSubject } from './bus.js';
 import type { AgentPlan, Beat, Call, Claim, ClaimReply, Done, Hello, Ready, Stop, Tick, WireOutcome } from './messages.js';
 import { planFiles } from './plan-files.js';
 import type { AgentMember, AgentsRecord, OnAgentLoss } from './record.js';
+import type { ClientScheduling } from '../engine/scheduling.js';
 
 /** An agent silent this long (no tick, no heartbeat) is lost. */
 export const AGENT_SILENCE_MS = 5_000;
@@ -354,7 +355,11 @@ function outcomeOf(
     measuredSeconds: Math.max(0, ...outcomes.map(({ o }) => o.measuredSeconds)),
     series,
     totals,
-    clientCpu: { userUs: sumOf(outcomes.map(({ o }) => o.clientCpu.userUs)), systemUs: sumOf(outcomes.map(({ o }) => o.clientCpu.systemUs)) },
+    clientCpu: {
+      userUs: sumOf(outcomes.map(({ o }) => o.clientCpu.userUs)),
+      systemUs: sumOf(outcomes.map(({ o }) => o.clientCpu.systemUs)),
+      scheduling: commonScheduling(outcomes.map(({ o }) => o.clientCpu.scheduling)),
+    },
     clientPeakRssKb: Math.max(0, ...outcomes.map(({ o }) => o.clientPeakRssKb)),
     eventLoopDelayMs: {
       p99: Math.max(0, ...outcomes.map(({ o }) => o.eventLoopDelayMs.p99)),
@@ -362,6 +367,12 @@ function outcomeOf(
     },
     agents: record,
   };
+}
+
+/** The agents' scheduling where every one ran alike; none where they differ or one could not say. */
+function commonScheduling(all: readonly (ClientScheduling | undefined)[]): ClientScheduling | undefined {
+  const first = all[0];
+  return first !== undefined && all.every((s) => s?.policy === first.policy && s.nice === first.nice) ? first : undefined;
 }
 
 function sumOf(values: readonly number[]): number {

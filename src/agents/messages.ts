@@ -3,6 +3,7 @@ import type { SeriesPoint } from '../engine/measurements.js';
 import type { ThreadError } from '../engine/thread-error.js';
 import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
 import type { TransactionLogConfig } from '../engine/transaction-log.js';
+import type { ClientScheduling } from '../engine/scheduling.js';
 
 /**
  * What the coordinator asks of one agent: plain data only. It names the workload and, for every
@@ -139,7 +140,7 @@ export interface WireOutcome {
   measureStartedAt: number | undefined;
   measuredSeconds: number;
   totals: JobTotals;
-  clientCpu: { userUs: number; systemUs: number };
+  clientCpu: { userUs: number; systemUs: number; scheduling?: ClientScheduling };
   clientPeakRssKb: number;
   eventLoopDelayMs: { p99: number; max: number };
 }

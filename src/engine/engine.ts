@@ -9,6 +9,7 @@ import type { TerminalPlan } from './terminal.js';
 import type { IntervalSnapshot } from '../metrics/recorder.js';
 import type { Protocol } from '../workloads/workload.js';
 import type { TransactionLogConfig } from './transaction-log.js';
+import { clientScheduling, type ClientScheduling } from './scheduling.js';
 
 export interface EngineConfig {
   target: Target;
@@ -75,7 +76,8 @@ export interface EngineOutcome {
   measuredSeconds: number;
   series: SeriesPoint[];
   totals: MergedTotals;
-  clientCpu: { userUs: number; systemUs: number };
+  /** scheduling: how the kernel scheduled the client (chrt, nice); undefined where /proc does not say. */
+  clientCpu: { userUs: number; systemUs: number; scheduling?: ClientScheduling };
   /** The client process's peak resident memory since it started, all threads (jobs) included, in kilobytes. */
   clientPeakRssKb: number;
   eventLoopDelayMs: { p99: number; max: number };
@@ -197,7 +199,7 @@ export async function runEngine(config: EngineConfig, signal: AbortSignal, onInt
     measuredSeconds,
     series,
     totals: mergeTotals(stopped.map((s) => s.totals)),
-    clientCpu: { userUs: cpu.user, systemUs: cpu.system },
+    clientCpu: { userUs: cpu.user, systemUs: cpu.system, scheduling: clientScheduling() },
     // Taken once the jobs have stopped, so the peak covers every terminal of the run.
     clientPeakRssKb: process.resourceUsage().maxRSS,
     eventLoopDelayMs: delayMs(loopDelay),

@@ -14,6 +14,7 @@ import { replicationLines } from './replication-text.js';
 import { moduleLines } from './module-text.js';
 import { agentsLines } from './agents-text.js';
 import { stallLines, stallNotice } from './stall-text.js';
+import { schedulingText } from '../engine/scheduling.js';
 
 /** Under -R: the schedule lag's figures, and what woke the terminals at their schedule (absent from older files: no line). */
 function scheduleLagLines(lag: NonNullable<RunResult['summary']['scheduleLagMs']>): string[] {
@@ -85,8 +86,9 @@ export function summaryText(result: RunResult, resultPath: string | undefined, o
   if (!result.target.durable) lines.push(`non-durable settings: ${result.target.durabilityRisks.join(', ')} (a crash can take back acknowledged commits)`);
   const cpu = summary.clientCpu;
   const memory = summary.clientMemory ? `; peak memory ${summary.clientMemory.peakRssMB.toFixed(0)} MB` : '';
+  const scheduled = schedulingText(cpu.scheduling);
   lines.push(
-    `client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms${memory}`,
+    `client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core${scheduled ? ` (scheduled ${scheduled})` : ''}; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms${memory}`,
   );
   if (result.transactions.length > 1 || result.transactions.some((t) => t.failed > 0)) {
     lines.push('per transaction type:');

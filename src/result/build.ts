@@ -61,6 +61,7 @@ export function buildResult({ outcome, config, server, observed, url, data, work
         percentOfOneCore: measuredSeconds > 0 ? round((cpuUs / 1e6 / measuredSeconds) * 100, 1) : 0,
         // The admin connection's own transport, where the driver's client rides one (ServerInfo.transport).
         ...(server.transport ? { transport: server.transport } : {}),
+        ...(outcome.clientCpu.scheduling ? { scheduling: outcome.clientCpu.scheduling } : {}),
       },
       clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },
       eventLoopDelayMs: outcome.eventLoopDelayMs,

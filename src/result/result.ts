@@ -2,6 +2,7 @@ import type { AgentsRecord } from './agents-record.js';
 import type { TimerKind } from '../common/wake-timer.js';
 import type { DbmsName } from '../drivers/driver.js';
 import type { TransportKind } from '../drivers/transport/transport.js';
+import type { ClientScheduling } from '../engine/scheduling.js';
 import type { ErrorDescription, ErrorSample, FailureCounts, StuckTerminal } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
@@ -111,8 +112,16 @@ export interface RunResult {
     /**
      * transport: how the PostgreSQL or MariaDB client reached the server (native reactor, Node's sockets, TLS in the native
      * reactor, or Node's tls module over Node's sockets); absent for SQLite, Firebird and older files.
+     * scheduling: the kernel's policy and nice value for the client (chrt, nice); absent off Linux and in older files.
      */
-    clientCpu: { userUs: number; systemUs: number; usPerTransaction: number | null; percentOfOneCore: number; transport?: TransportKind };
+    clientCpu: {
+      userUs: number;
+      systemUs: number;
+      usPerTransaction: number | null;
+      percentOfOneCore: number;
+      transport?: TransportKind;
+      scheduling?: ClientScheduling;
+    };
     /** The client process's peak resident memory (all jobs' threads) since it started; absent from older files. */
     clientMemory?: { peakRssMB: number };
     eventLoopDelayMs: { p99: number; max: number };
