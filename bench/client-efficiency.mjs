@@ -16,6 +16,8 @@
 //        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT)
 //        [--jobs 1] (1,2: every comparison once per job count, its rows labelled -j N; headroom
 //                 -j N, pgbench -j N; sysbench runs a thread per client whatever it is)
+//        [--sched normal] (batch: both tools of every pair under chrt -b 0, SCHED_BATCH, so that
+//                 neither preempts a server thread when it wakes; headroom's result must say so)
 //        [--tls] (the pgbench comparisons once more over TLS, sslmode=require on both sides: the
 //                 server at --pg-db must have ssl = on; their rows say tls, and a last table
 //                 sets each ratio with TLS beside the one without)
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     transports: { type: 'string', default: 'native' },
     jobs: { type: 'string', default: '1' },
     protocol: { type: 'string', default: 'prepared' },
+    sched: { type: 'string', default: 'normal' },
     'pg-db': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/headroom_efficiency' },
     scale: { type: 'string', default: '10' },
     'my-db': { type: 'string', default: 'mariadb://root@127.0.0.1:3306/headroom_efficiency' },
@@ -65,16 +68,18 @@ const comparison = ({ peer, test, jobs }) => `${peer} ${test}${jobCounts.length 
 const label = (spec) => `${comparison(spec)}${spec.tls ? ' tls' : ''}`;
 const transports = values.transports.split(',');
 const pairs = {
-  pgbench: tests.some((t) => t.peer === 'pgbench') ? pgbenchPair({ db: values['pg-db'], scale: values.scale, protocol: values.protocol }) : undefined,
+  pgbench: tests.some((t) => t.peer === 'pgbench')
+    ? pgbenchPair({ db: values['pg-db'], scale: values.scale, protocol: values.protocol, sched: values.sched })
+    : undefined,
   sysbench: tests.some((t) => t.peer === 'sysbench')
-    ? sysbenchPair({ db: values['my-db'], tableSize: values['table-size'], protocol: values.protocol })
+    ? sysbenchPair({ db: values['my-db'], tableSize: values['table-size'], protocol: values.protocol, sched: values.sched })
     : undefined,
 };
 const fmt = (n, d = 1) => n.toFixed(d);
 
 try {
   console.log(
-    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements, headroom -j ${jobCounts.join(', ')} on transport(s) ${transports.join(', ')}`,
+    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements, headroom -j ${jobCounts.join(', ')} on transport(s) ${transports.join(', ')}${values.sched === 'batch' ? ', both tools under chrt -b 0 (SCHED_BATCH)' : ''}`,
   );
   printTimingNote();
   for (const pair of Object.values(pairs)) await pair?.prepare();

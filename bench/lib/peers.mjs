@@ -10,13 +10,26 @@ import { HEADROOM_CLI as CLI } from './headroom-cli.mjs';
 
 const SYSBENCH_SCRIPTS = fileURLToPath(new URL('../sysbench/', import.meta.url));
 
+/**
+ * Runs a measured command (timed.mjs) under the kernel's scheduling policy the pair asked for:
+ * `normal` as it is, `batch` under `chrt -b 0` (SCHED_BATCH: the tool never preempts a server
+ * thread when it wakes). Both tools of a pair run under the same one.
+ */
+function launcher(sched) {
+  if (!['normal', 'batch'].includes(sched)) throw new Error(`--sched: "${sched}" is not normal or batch`);
+  return (command, args, env) => (sched === 'batch' ? timed('chrt', ['-b', '0', command, ...args], env) : timed(command, args, env));
+}
+
 /** headroom run with these arguments under --protocol `protocol`; its TPS and CPU per transaction (whole process, and in-run). */
-async function runHeadroom(work, label, args, protocol, env) {
+async function runHeadroom(work, label, args, protocol, env, sched) {
   const out = path.join(work, `${label}-${Date.now()}.json`);
-  const r = await timed(process.execPath, [CLI, 'run', 'tpcb', ...args, '--protocol', protocol, '-P', '0', '--out', out], env);
+  const r = await launcher(sched)(process.execPath, [CLI, 'run', 'tpcb', ...args, '--protocol', protocol, '-P', '0', '--out', out], env);
   const result = JSON.parse(readFileSync(out, 'utf8'));
   // The pair is compared in one query mode: a run that sent another would be a different comparison.
   if (result.config.protocol !== protocol) throw new Error(`headroom ran --protocol ${result.config.protocol}, the comparison asked for ${protocol}`);
+  // And under the scheduling asked for, as the result itself saw it.
+  if (sched === 'batch' && result.summary.clientCpu.scheduling?.policy !== 'batch')
+    throw new Error(`headroom's result says it ran under ${JSON.stringify(result.summary.clientCpu.scheduling)}, the comparison asked for SCHED_BATCH`);
   const transactions = result.summary.transactions + result.summary.failed;
   return {
     tps: result.summary.tps,
@@ -35,7 +48,8 @@ async function runHeadroom(work, label, args, protocol, env) {
  * one query mode (pgbench -M, headroom --protocol) and one sslmode: `disable` unless a run asks
  * for `require` (both would otherwise take libpq's prefer, TLS whenever the server has it).
  */
-export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
+export function pgbenchPair({ db, scale, protocol = 'prepared', sched = 'normal' }) {
+  const launch = launcher(sched);
   const url = new URL(db);
   const database = url.pathname.slice(1);
   const pgArgs = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
@@ -49,7 +63,7 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
       await timed('pgbench', [...pgArgs, '-i', '-q', '-s', String(scale), database]);
     },
     async runPeer(test, clients, seconds, { sslmode = 'disable', jobs = 1 } = {}) {
-      const r = await timed(
+      const r = await launch(
         'pgbench',
         [...pgArgs, '-n', '-M', protocol, '-b', test, '-c', String(clients), '-j', String(jobs), '-T', String(seconds), database],
         {
@@ -63,7 +77,7 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
     runHeadroom(test, clients, seconds, { env = {}, extra = [], sslmode = 'disable' } = {}) {
       const withMode = new URL(db);
       withMode.searchParams.set('sslmode', sslmode);
-      return runHeadroom(work, test, ['--db', withMode.href, '-b', test, '-c', String(clients), '-T', String(seconds), ...extra], protocol, env);
+      return runHeadroom(work, test, ['--db', withMode.href, '-b', test, '-c', String(clients), '-T', String(seconds), ...extra], protocol, env, sched);
     },
     async cleanup() {
       await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((e) => console.error(`cleanup: ${e.message}`));
@@ -80,7 +94,8 @@ export function pgbenchPair({ db, scale, protocol = 'prepared' }) {
  * --protocol simple (statements as text, values inlined). headroom's own default for a script file
  * is simple, as pgbench's is, so without this the two would send different requests.
  */
-export function sysbenchPair({ db, tableSize, protocol = 'prepared' }) {
+export function sysbenchPair({ db, tableSize, protocol = 'prepared', sched = 'normal' }) {
+  const launch = launcher(sched);
   const psMode = { prepared: 'auto', simple: 'disable' }[protocol];
   if (!psMode) throw new Error(`protocol "${protocol}": sysbench has prepared (--db-ps-mode=auto) or simple (disable)`);
   const url = new URL(db);
@@ -107,7 +122,7 @@ export function sysbenchPair({ db, tableSize, protocol = 'prepared' }) {
       await timed('sysbench', ['oltp_read_write', ...connection, 'prepare']);
     },
     async runPeer(test, clients, seconds) {
-      const r = await timed('sysbench', [test, ...connection, `--threads=${clients}`, `--time=${seconds}`, '--report-interval=0', 'run']);
+      const r = await launch('sysbench', [test, ...connection, `--threads=${clients}`, `--time=${seconds}`, '--report-interval=0', 'run']);
       const m = /transactions:\s+(\d+)\s+\(([\d.]+) per sec/.exec(r.output);
       if (!m) throw new Error(`no transactions line in sysbench's output:\n${r.output}`);
       const transactions = Number(m[1]);
@@ -135,7 +150,7 @@ export function sysbenchPair({ db, tableSize, protocol = 'prepared' }) {
         '10',
         ...extra,
       ];
-      return runHeadroom(work, test, args, protocol, env);
+      return runHeadroom(work, test, args, protocol, env, sched);
     },
     async cleanup() {
       await mysql(`DROP DATABASE IF EXISTS ${database}`).catch((e) => console.error(`cleanup: ${e.message}`));

@@ -125,6 +125,14 @@ test('bench/client-efficiency.mjs runs the four comparisons against pgbench and 
     // One round: each ratio is that round's, so it follows from the printed figures.
     assert.ok(close(tpsRatio!, ourTps! / peerTps!) && close(cpuRatio!, ourCpu! / peerCpu!), `ratios must follow from the figures: ${row[0]}`);
   }
+  // --sched batch: both tools under chrt -b 0, and --jobs 1,2 labels each comparison's rows; the
+  // bench stops if headroom's result does not record SCHED_BATCH.
+  const batch = spawnSync(process.execPath, [EFFICIENCY_BENCH, ...args, '--tests', 'sysbench:oltp_point_select', '--sched', 'batch', '--jobs', '1,2'], {
+    encoding: 'utf8',
+  });
+  assert.equal(batch.status, 0, batch.stderr);
+  assert.match(batch.stdout, /^2 clients, .* headroom -j 1, 2 on transport\(s\) native, both tools under chrt -b 0 \(SCHED_BATCH\)$/m);
+  for (const jobs of [1, 2]) assert.match(batch.stdout, new RegExp(`^sysbench oltp_point_select -j ${jobs} +native +[\\d.]+`, 'm'));
 });
 
 const MEMORY_BENCH = fileURLToPath(new URL('../../../bench/terminal-memory.mjs', import.meta.url));
