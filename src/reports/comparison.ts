@@ -1,5 +1,6 @@
 import { metricKind } from './workload-metrics.js';
 import type { LoadedResult } from './input.js';
+import { schedulingText } from '../engine/scheduling.js';
 
 /** A figure the comparison shows for every run, and which way is better. */
 export interface Metric {
@@ -83,6 +84,10 @@ export function unlikeRuns(runs: readonly LoadedResult[]): string[] {
     ['scale', (r) => String(r.result.config.scale)],
     ['durability', (r) => (r.result.target.durable ? 'durable' : `non-durable (${r.result.target.durabilityRisks.join(', ')})`)],
   ];
+  // How the kernel scheduled the client (chrt, nice): on a machine shared with the server it moves
+  // the figures. Compared where every run recorded it (older files did not).
+  if (runs.every((r) => r.result.summary.clientCpu.scheduling !== undefined))
+    aspects.push(['client scheduling', (r) => schedulingText(r.result.summary.clientCpu.scheduling) ?? 'default']);
   const detail = aspects
     .filter(([, value]) => new Set(runs.map(value)).size > 1)
     .map(([name, value]) => `${name} (${runs.map((r, i) => `${i + 1}: ${value(r)}`).join(', ')})`);

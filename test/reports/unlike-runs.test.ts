@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
@@ -32,6 +32,22 @@ test('compare and report warn when the runs are of different scales or workloads
 
   const settings = await runCli(['compare', file('small'), file('unsynced')]);
   assert.match(settings.stdout, /^warning: these runs differ in durability \(1: durable, 2: non-durable \(synchronous=OFF\)\), sqlite server settings/m);
+
+  // A run whose client ran under chrt -b 0 beside one that did not; an older file, which recorded no
+  // scheduling, beside either is compared without the warning.
+  const recorded = JSON.parse(readFileSync(file('small'), 'utf8')) as { summary: { clientCpu: { scheduling?: unknown } } };
+  const written = (name: string, scheduling: unknown): string => {
+    recorded.summary.clientCpu.scheduling = scheduling;
+    writeFileSync(file(name), JSON.stringify(recorded));
+    return file(name);
+  };
+  const plain = written('plain', { policy: 'other', nice: 0 });
+  const batched = written('batched', { policy: 'batch', nice: 0 });
+  const older = written('older', undefined);
+  const scheduled = await runCli(['compare', plain, batched]);
+  assert.match(scheduled.stdout, /^warning: these runs differ in client scheduling \(1: default, 2: SCHED_BATCH\): the ratios compare unlike things$/m);
+  assert.doesNotMatch((await runCli(['compare', plain, older])).stdout, /warning/);
+  assert.doesNotMatch((await runCli(['compare', batched, older])).stdout, /warning/);
 
   const markdown = await runCli(['report', file('small'), file('large'), '--markdown']);
   assert.match(markdown.stdout, /\*\*warning: these runs differ in scale/);

@@ -10,6 +10,7 @@ import { agentsComparisonLines } from '../agents-text.js';
 import { moduleComparisonLines, optionsAsFlags } from '../module-text.js';
 import { agentsSection } from './agents.js';
 import { replaySection } from './replay.js';
+import { schedulingText } from '../../engine/scheduling.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -68,7 +69,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       ['latency ms', 'avg', 'stddev', 'p50', 'p95', 'p99', 'p99.9', 'max'],
       [['all', ...[s.latencyMs.avg, s.latencyMs.stddev, s.latencyMs.p50, s.latencyMs.p95, s.latencyMs.p99, s.latencyMs.p99_9, s.latencyMs.max].map(ms)]],
     ),
-    `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
+    `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core${scheduledText(s.clientCpu.scheduling)}; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
       (s.clientMemory ? `; client peak memory ${s.clientMemory.peakRssMB.toFixed(0)} MB` : '') +
       (s.scheduleLagMs
         ? `; schedule lag avg ${ms(s.scheduleLagMs.avg)} ms` +
@@ -202,4 +203,10 @@ function figure(name: string, value: string): string {
 
 function chartDivs(charts: readonly ChartSpec[]): string {
   return `<div class="charts">${charts.map((c) => `<div class="chart" id="${e(c.id)}"></div>`).join('')}</div>`;
+}
+
+/** " (scheduled SCHED_BATCH)" where the client ran under a policy or nice value other than the default. */
+function scheduledText(scheduling: Parameters<typeof schedulingText>[0]): string {
+  const text = schedulingText(scheduling);
+  return text === undefined ? '' : ` (scheduled ${e(text)})`;
 }
