@@ -10,7 +10,7 @@ import { agentsComparisonLines } from '../agents-text.js';
 import { moduleComparisonLines, optionsAsFlags } from '../module-text.js';
 import { agentsSection } from './agents.js';
 import { replaySection } from './replay.js';
-import { schedulingText } from '../../engine/scheduling.js';
+import { schedulingText, type ClientScheduling } from '../../engine/scheduling.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -206,7 +206,7 @@ function chartDivs(charts: readonly ChartSpec[]): string {
 }
 
 /** " (scheduled SCHED_BATCH)" where the client ran under a policy or nice value other than the default. */
-function scheduledText(scheduling: Parameters<typeof schedulingText>[0]): string {
+function scheduledText(scheduling: ClientScheduling | undefined): string {
   const text = schedulingText(scheduling);
   return text === undefined ? '' : ` (scheduled ${e(text)})`;
 }
