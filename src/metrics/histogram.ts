@@ -1,4 +1,5 @@
 import { deflateSync, inflateSync } from 'node:zlib';
+import { DOUBLE_ZERO } from '../common/double-zero.js';
 
 /*
  * Latencies are recorded in microseconds into HDR histograms (HdrHistogram, Gil Tene) with
@@ -29,7 +30,8 @@ const COOKIE_BASE_MASK = ~0xf0;
 
 export class Histogram {
   private counts = new Float64Array(INITIAL_COUNTS);
-  totalCount = 0;
+  /** A double from the start (double-zero.ts): merging adds counts read from a Float64Array, which are doubles. */
+  totalCount = DOUBLE_ZERO;
   /** Lowest and highest counts index in use (-1 and -1 when empty). */
   private lowestIndex = -1;
   private highestIndex = -1;
@@ -132,7 +134,9 @@ export class Histogram {
    * be compiled, where each pass over some thousand counts took a millisecond.
    */
   valuesAtPercentiles(percentiles: readonly number[]): number[] {
-    const out = percentiles.map(() => 0);
+    // Filled as doubles, whatever the percentiles' array holds: once compiled, a store that changes
+    // an array's kind of elements throws the code away (double-zero.ts).
+    const out = new Float64Array(percentiles.length);
     const { counts, highestIndex } = this;
     let next = 0;
     let countAtPercentile = this.countAt(percentiles[0] ?? 0);
@@ -145,7 +149,7 @@ export class Histogram {
         if (next < percentiles.length) countAtPercentile = this.countAt(percentiles[next]!);
       }
     }
-    return out;
+    return Array.from(out);
   }
 
   /** How many recorded values a percentile covers: rounded up, but a floating-point result one ulp above an integer must not skip a count. */

@@ -1,3 +1,5 @@
+import { DOUBLE_ZERO } from '../common/double-zero.js';
+
 /** pgbench's per-type figures beside the histogram: exact latency moments, lateness, the failure split. */
 export interface PgbenchCounts {
   transactionsRetried: number;
@@ -13,5 +15,14 @@ export interface PgbenchCounts {
 }
 
 export function noPgbenchCounts(): PgbenchCounts {
-  return { transactionsRetried: 0, late: 0, skipped: 0, serializationFailures: 0, deadlockFailures: 0, latencySumUs: 0, latencySumSquaresUs: 0 };
+  // The sums as doubles from the start (double-zero.ts): the squares outgrow a small integer within seconds.
+  return {
+    transactionsRetried: 0,
+    late: 0,
+    skipped: 0,
+    serializationFailures: 0,
+    deadlockFailures: 0,
+    latencySumUs: DOUBLE_ZERO,
+    latencySumSquaresUs: DOUBLE_ZERO,
+  };
 }

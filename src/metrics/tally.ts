@@ -1,3 +1,5 @@
+import { DOUBLE_ZERO } from '../common/double-zero.js';
+
 /** One terminal's time without a working connection: from the first error to the first success. */
 export interface OutageEpisode {
   /** Epoch milliseconds. */
@@ -28,5 +30,6 @@ export interface TerminalTally {
 }
 
 export function newTally(terminal: number): TerminalTally {
-  return { terminal, transactions: 0, failed: 0, latencySumUs: 0, latencyMaxUs: 0, lastEndMs: 0 };
+  // Doubles from the start (double-zero.ts): a time in milliseconds, and a sum that may outgrow a small integer.
+  return { terminal, transactions: 0, failed: 0, latencySumUs: DOUBLE_ZERO, latencyMaxUs: 0, lastEndMs: DOUBLE_ZERO };
 }
