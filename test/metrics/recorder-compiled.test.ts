@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 /*
  * The recorder runs inside the terminal loop's compiled code (V8 inlines it there), and whatever
  * makes V8 throw that code away mid-run costs the client a recompile of the whole loop: 50-170 ms
- * of CPU on a 2-core machine shared with the server, each time. These are the three that did in
- * every run (see common/double-zero.ts): a sum outgrowing a small integer, a squared latency
+ * of CPU on a 2-core machine shared with the server, each time. These are the three found in
+ * every run traced (see common/double-zero.ts): a sum outgrowing a small integer, a squared latency
  * overflowing an integer multiply, and the first per-second reset of a figure that had not
  * changed. The child below compiles a transaction's recording with V8's test functions and checks
  * after each of them that the compiled code is still the one in use.
