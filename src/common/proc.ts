@@ -21,7 +21,11 @@ export function readPidFile(file: string): number | undefined {
 
 /** /proc/PID/stat's fields after the parenthesised command (which may itself hold spaces). */
 export function statFields(pid: string): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return fieldsAfterCommand(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** A /proc/PID/stat line's fields after the command, which is in parentheses and may hold spaces or ")". */
+export function fieldsAfterCommand(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 

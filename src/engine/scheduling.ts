@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fieldsAfterCommand } from '../common/proc.js';
 
 /** Linux's scheduling policies, as sched(7) names them (SCHED_OTHER is the default). */
 export type SchedulingPolicy = 'other' | 'fifo' | 'rr' | 'batch' | 'idle' | 'deadline';
@@ -24,8 +25,7 @@ export function clientScheduling(): ClientScheduling | undefined {
 /** The policy and nice value in a /proc/PID/stat line; undefined without one, or where they are not. */
 export function schedulingOf(stat: string | undefined): ClientScheduling | undefined {
   if (stat === undefined) return undefined;
-  // The fields after the command name, which is in parentheses and may hold spaces or ")".
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = fieldsAfterCommand(stat);
   // proc(5) numbers the fields from 1, the state (after the name) being the 3rd: nice is the
   // 19th, policy the 41st.
   const nice = Number(fields[19 - 3]);
