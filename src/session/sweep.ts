@@ -1,5 +1,6 @@
 import { restoreUnlessUnanswered } from './post-run.js';
 import { DbError } from '../drivers/errors.js';
+import type { ConnectionBudget } from '../drivers/driver.js';
 import { redactArgv } from '../config/redact.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
@@ -46,14 +47,19 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
     sweep.refusal ??= why;
   };
   logLine(`sweep: ${steps.length} steps of ${workload.name}, ${steps.join(', ')} clients`);
+  // Free places before the first step: each later step waits for the backends of the one before
+  // to go, under --force too, so a step is not refused connections its predecessor still held.
+  let freeAtStart: number | undefined;
   try {
     for (const [i, clients] of steps.entries()) {
       if (plan.signal.aborted) break;
+      const budget = await settledBudget(plan, clients, freeAtStart);
+      if (plan.signal.aborted) break;
+      if (budget) freeAtStart ??= budget.max - budget.inUse;
       if (!plan.force) {
-        const refusal = await settledRefusal(plan, clients);
-        if (plan.signal.aborted) break;
+        const refusal = budgetRefusal(budget, clients);
         if (refusal) {
-          refuse(clients, refusal);
+          refuse(clients, refusal.message);
           break;
         }
       }
@@ -102,12 +108,17 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
   return { sweep, output };
 }
 
-/** The budget's refusal of a step, asked again for a few seconds while it still refuses. */
-async function settledRefusal(plan: RunPlan, clients: number): Promise<string | undefined> {
+/**
+ * The server's connection budget for a step, asked again for a few seconds while it has fewer free
+ * places than before the first step, or (without --force) refuses the step: the backends of the
+ * step before, or of the load, may still be going.
+ */
+async function settledBudget(plan: RunPlan, clients: number, freeAtStart: number | undefined): Promise<ConnectionBudget | undefined> {
   const until = performance.now() + BUDGET_SETTLE_MS;
   for (;;) {
-    const refusal = budgetRefusal(await plan.session.driver.connectionBudget(plan.session.conn), clients);
-    if (!refusal || performance.now() >= until || plan.signal.aborted) return refusal?.message;
+    const budget = await plan.session.driver.connectionBudget(plan.session.conn);
+    const settled = !budget || (budget.max - budget.inUse >= (freeAtStart ?? 0) && (plan.force || budgetRefusal(budget, clients) === undefined));
+    if (settled || performance.now() >= until || plan.signal.aborted) return budget;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
