@@ -1,3 +1,4 @@
+import { wireSnapshot } from '../metrics/recorder.js';
 import { randomBytes } from 'node:crypto';
 import type { Msg, Subscription } from 'nats';
 import { describeTarget, resolveTarget, serverTargetOf, type Target } from '../config/target.js';
@@ -211,7 +212,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions, self: S
         },
         onSnapshots: (snapshots, point) => {
           for (const s of snapshots) transactions += s.count;
-          send('tick', { kind: 'tick', index: shard.index, tick: ++ticks, snapshots: [...snapshots], point } satisfies Tick);
+          send('tick', { kind: 'tick', index: shard.index, tick: ++ticks, snapshots: snapshots.map(wireSnapshot), point } satisfies Tick);
         },
       },
       abort.signal,

@@ -1,7 +1,7 @@
 import type { EngineConfig } from '../engine/engine.js';
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { ThreadError } from '../engine/thread-error.js';
-import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
+import type { JobTotals, WireIntervalSnapshot } from '../metrics/recorder.js';
 import type { TransactionLogConfig } from '../engine/transaction-log.js';
 import type { ClientScheduling } from '../engine/scheduling.js';
 
@@ -105,7 +105,7 @@ export interface Tick {
   kind: 'tick';
   index: number;
   tick: number;
-  snapshots: IntervalSnapshot[];
+  snapshots: WireIntervalSnapshot[];
   point: SeriesPoint;
 }
 

@@ -50,11 +50,17 @@ export function intervalPoint(
   cpuPercent: number,
   rated: boolean,
 ): SeriesPoint {
-  intervalHistogram.reset();
-  const histogram = mergeEncoded(
-    snapshots.map((s) => s.histogram),
-    intervalHistogram,
-  );
+  const only = snapshots.length === 1 ? snapshots[0]!.histogram : undefined;
+  let histogram: Histogram;
+  if (only !== undefined && typeof only !== 'string') histogram = only;
+  else {
+    intervalHistogram.reset();
+    for (const { histogram: part } of snapshots) {
+      if (typeof part === 'string') intervalHistogram.addEncoded(part);
+      else intervalHistogram.add(part);
+    }
+    histogram = intervalHistogram;
+  }
   const transactions = sum(snapshots.map((s) => s.count));
   const latency = summarize(histogram);
   const point: SeriesPoint = {

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { DbError } from '../drivers/errors.js';
-import type { IntervalSnapshot, JobTotals } from '../metrics/recorder.js';
+import type { JobTotals, WireIntervalSnapshot } from '../metrics/recorder.js';
 import type { JobConfig, JobHandle, JobStopped } from './job.js';
 import { fromThreadError, type ThreadError } from './thread-error.js';
 import { InterruptedError } from '../errors.js';
@@ -12,7 +12,7 @@ type FromWorker =
   | { kind: 'failed'; error: ThreadError }
   | { kind: 'finished' }
   | { kind: 'run-failed'; error: ThreadError }
-  | { kind: 'interval'; snapshot: IntervalSnapshot }
+  | { kind: 'interval'; snapshot: WireIntervalSnapshot }
   | { kind: 'stopped'; totals: JobTotals; aborted: ThreadError | undefined; failure: ThreadError | undefined };
 
 interface Waiter {
@@ -67,7 +67,7 @@ export class WorkerJob implements JobHandle {
     this.worker.postMessage({ kind: 'measure', on } satisfies ToWorker);
   }
 
-  async tick(): Promise<IntervalSnapshot> {
+  async tick(): Promise<WireIntervalSnapshot> {
     const reply = this.expect('interval');
     this.worker.postMessage({ kind: 'tick' } satisfies ToWorker);
     return ((await reply) as Extract<FromWorker, { kind: 'interval' }>).snapshot;

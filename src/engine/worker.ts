@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { LocalJob, type JobConfig } from './job.js';
 import { toThreadError } from './thread-error.js';
+import { wireSnapshot } from '../metrics/recorder.js';
 import type { ToWorker } from './worker-job.js';
 
 /** A worker thread (-j): runs one LocalJob and answers the main thread's messages. */
@@ -21,7 +22,7 @@ try {
         void job.setMeasuring(message.on);
         break;
       case 'tick':
-        void job.tick().then((snapshot) => port.postMessage({ kind: 'interval', snapshot }));
+        void job.tick().then((snapshot) => port.postMessage({ kind: 'interval', snapshot: wireSnapshot(snapshot) }));
         break;
       case 'hurry':
         job.hurry();

@@ -17,12 +17,17 @@ export function noFailures(): FailureCounts {
   return Object.fromEntries(ERROR_CLASSES.map((c) => [c, 0])) as FailureCounts;
 }
 
-/** One interval's measurements from one job; plain data so it can cross a worker boundary. */
+/** One interval's measurements from one job; plain data but for the histogram (wireSnapshot). */
 export interface IntervalSnapshot {
   count: number;
   failed: number;
   retried: number;
-  histogram: string;
+  /**
+   * The interval's latencies: in the thread that recorded them, the recorder's own histogram, good
+   * until its next takeInterval (the engine summarizes it at once); encoded where a snapshot
+   * crosses a worker boundary or the network.
+   */
+  histogram: Histogram | string;
   lagSumUs: number;
   lagMaxUs: number;
   /** Transactions that needed more than one try (pgbench's "retried"; `retried` counts the retries). */
@@ -34,6 +39,15 @@ export interface IntervalSnapshot {
   longestWaitMs?: number;
   /** Milliseconds since a transaction of this job last ended (committed or failed), at the snapshot. */
   sinceLastEndMs?: number;
+}
+
+/** A snapshot as it crosses a worker boundary or the network: its histogram encoded. */
+export type WireIntervalSnapshot = IntervalSnapshot & { histogram: string };
+
+/** The snapshot with its histogram encoded (uncompressed: once a second, between transactions). */
+export function wireSnapshot(snapshot: IntervalSnapshot): WireIntervalSnapshot {
+  const { histogram } = snapshot;
+  return typeof histogram === 'string' ? { ...snapshot, histogram } : { ...snapshot, histogram: histogram.encode(false) };
 }
 
 export interface TypeTotals extends PgbenchCounts {
@@ -142,7 +156,13 @@ export class Recorder {
     counters: Record<string, number>;
     firstError?: ErrorDescription;
   } & PgbenchCounts)[];
-  private readonly interval = new Histogram();
+  /**
+   * The interval's histogram, and the one the last takeInterval handed out: the two change places
+   * each second, so that the figures of a second are taken from the histogram itself, not from an
+   * encoding of it written and read back on the terminals' thread between their transactions.
+   */
+  private interval = new Histogram();
+  private handedOut = new Histogram();
   private intervalCount = 0;
   private intervalFailed = 0;
   private intervalRetried = 0;
@@ -175,8 +195,10 @@ export class Recorder {
     this.lag = rated ? new Histogram() : undefined;
     // Stored once more now, before any code is optimized: V8 treats a field stored only at its
     // creation as a constant in compiled code, and the first per-second reset of one that had not
-    // changed (no failures, no lag in a closed loop) then threw away the terminal loop's code.
+    // changed (no failures, no lag in a closed loop), or the first change of histograms, then
+    // threw away the terminal loop's code.
     this.resetInterval();
+    this.swapInterval();
     this.totals = typeNames.map(() => new Histogram());
     this.counts = typeNames.map(() => ({
       count: 0,
@@ -322,16 +344,23 @@ export class Recorder {
       count: this.intervalCount,
       failed: this.intervalFailed,
       retried: this.intervalRetried,
-      // Uncompressed: once a second, between transactions (encode's comment).
-      histogram: this.interval.encode(false),
+      histogram: this.interval,
       lagSumUs: this.intervalLagSumUs,
       lagMaxUs: this.intervalLagMaxUs,
       transactionsRetried: this.intervalTransactionsRetried,
       skipped: this.intervalSkipped,
     };
-    this.interval.reset();
+    this.swapInterval();
     this.resetInterval();
     return snapshot;
+  }
+
+  /** The histogram handed out last time, emptied, takes the next interval's latencies. */
+  private swapInterval(): void {
+    const recorded = this.interval;
+    this.interval = this.handedOut;
+    this.interval.reset();
+    this.handedOut = recorded;
   }
 
   private resetInterval(): void {

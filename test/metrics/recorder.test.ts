@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DbError } from '../../src/drivers/errors.js';
 import { intervalPoint, mergeTotals } from '../../src/engine/measurements.js';
-import { decodeHistogram } from '../../src/metrics/histogram.js';
-import { Recorder } from '../../src/metrics/recorder.js';
+import { Histogram, decodeHistogram } from '../../src/metrics/histogram.js';
+import { Recorder, wireSnapshot } from '../../src/metrics/recorder.js';
 
 /**
  * The Recorder and the per-interval point from known inputs, no run: latencies under 2048 us are
@@ -48,14 +48,21 @@ test("an interval snapshot counts the interval's transactions, failures, retries
       histogram: undefined,
     },
   );
-  const histogram = decodeHistogram(snapshot.histogram);
+  // In its own thread the snapshot holds the recorder's histogram; across a thread, its encoding.
+  assert.ok(snapshot.histogram instanceof Histogram);
+  const histogram = decodeHistogram(wireSnapshot(snapshot).histogram);
   assert.equal(histogram.totalCount, 12);
   assert.equal(histogram.maxValue, 2000);
   const empty = recorder.takeInterval();
   assert.deepEqual(
-    { ...empty, histogram: decodeHistogram(empty.histogram).totalCount },
+    { ...empty, histogram: decodeHistogram(wireSnapshot(empty).histogram).totalCount },
     { count: 0, failed: 0, retried: 0, transactionsRetried: 0, skipped: 0, lagSumUs: 0, lagMaxUs: 0, histogram: 0 },
   );
+  // The first interval's histogram is recorded into again from here on, emptied first.
+  recorder.success(0, 700, 0, recorder.tally(0), 3000);
+  const third = recorder.takeInterval();
+  assert.equal(third.histogram, snapshot.histogram, 'the two histograms take turns');
+  assert.deepEqual([(third.histogram as Histogram).totalCount, (third.histogram as Histogram).maxValue], [1, 700]);
 });
 
 test('the interval point merges the jobs: transactions, tps, failures, exact latency percentiles, lag only when rated', () => {
@@ -67,7 +74,8 @@ test('the interval point merges the jobs: transactions, tps, failures, exact lat
   for (let i = 11; i <= 20; i++) two.success(0, i * 100, 2 * i, tally, 0);
   two.failure(0, deadlock, tally, 0, 2);
   two.skip(0);
-  const snapshots = [one.takeInterval(), two.takeInterval()];
+  // Job one in the engine's thread, job two in a worker thread (its histogram encoded).
+  const snapshots = [one.takeInterval(), wireSnapshot(two.takeInterval())];
   const point = intervalPoint(snapshots, 12.34567, 2, 'measure', 45.678, true);
   assert.deepEqual(point, {
     t: 12.346,
