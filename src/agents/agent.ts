@@ -1,9 +1,9 @@
-import { wireSnapshot } from '../metrics/recorder.js';
 import { randomBytes } from 'node:crypto';
 import type { Msg, Subscription } from 'nats';
 import { describeTarget, resolveTarget, serverTargetOf, type Target } from '../config/target.js';
 import { runEngine } from '../engine/engine.js';
 import { toThreadError } from '../engine/thread-error.js';
+import { wireSnapshot } from '../metrics/recorder.js';
 import { subjects, type Bus, type RunSubject } from './bus.js';
 import type { AgentPlan, Beat, Call, Claim, ClaimReply, Done, Hello, Ready, Shard, Start, Stop, Tick } from './messages.js';
 import { fileRefusal } from './plan-files.js';
