@@ -25,10 +25,40 @@ export function budgetRefusal(
   };
 }
 
-/** Refuses more clients than the server accepts, before anything is loaded or run (headroom run and the experiments). */
-export async function checkClients(session: Session, clients: number, needs: string, offerForce = false): Promise<void> {
-  const refusal = budgetRefusal(await session.driver.connectionBudget(session.conn), clients, needs, offerForce);
+/**
+ * Refuses more clients than the server accepts, before anything is loaded or run (headroom run and
+ * the experiments); returns the budget it read.
+ */
+export async function checkClients(session: Session, clients: number, needs: string, offerForce = false): Promise<ConnectionBudget | undefined> {
+  const budget = await session.driver.connectionBudget(session.conn);
+  const refusal = budgetRefusal(budget, clients, needs, offerForce);
   if (refusal) throw new UserError(refusal.message, refusal.hint);
+  return budget;
+}
+
+/** How long the server's backends may take to go once their clients closed them. */
+const BUDGET_SETTLE_MS = 3_000;
+
+/**
+ * The server's connection budget, asked again every 250 ms for up to 3 s while it has fewer free
+ * places than `freeBefore` (read before a load or a sweep's first step), or `enough` says no: a
+ * server counts a connection until its backend has gone, a moment after the client closed it, so
+ * the terminals that follow a load's extra connections (tpcc's loaders) or a sweep's step would
+ * otherwise be refused places those still held. Returns the last budget read, settled or not.
+ */
+export async function settledBudget(
+  session: Pick<Session, 'driver' | 'conn'>,
+  signal: AbortSignal,
+  freeBefore: number | undefined,
+  enough: (budget: ConnectionBudget) => boolean = () => true,
+): Promise<ConnectionBudget | undefined> {
+  const until = performance.now() + BUDGET_SETTLE_MS;
+  for (;;) {
+    const budget = await session.driver.connectionBudget(session.conn);
+    const settled = !budget || (budget.max - budget.inUse >= (freeBefore ?? 0) && enough(budget));
+    if (settled || performance.now() >= until || signal.aborted) return budget;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /**

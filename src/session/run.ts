@@ -9,8 +9,9 @@ import type { SweepResult } from '../result/sweep.js';
 import { defaultResultPath, type ResultOutput } from '../result/write.js';
 import { evaluateThresholds, type Threshold } from '../thresholds/threshold.js';
 import type { LoadPhase, Workload } from '../workloads/workload.js';
+import type { ConnectionBudget } from '../drivers/driver.js';
 import type { AgentRun } from '../agents/coordinator.js';
-import { checkClients } from './budget.js';
+import { checkClients, settledBudget } from './budget.js';
 import { onInterrupt } from './interrupt.js';
 import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
@@ -97,8 +98,16 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     // Before serverInfo, so the durability label reads the settings the run will have.
     settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target, request.verb));
     const server = await session.driver.serverInfo(session.conn);
-    // A sweep asks before each step instead: the server refusing one is its finding.
-    if (!request.measure.force && steps.length === 1 && hooks.checksBudget !== false) await checkClients(session, steps[0]!, `-c ${steps[0]}`, true);
+    // A sweep asks before each step instead: the server refusing one is its finding. Either reads
+    // the free places before the load, for the terminals to wait for a load's extra connections.
+    let budget: ConnectionBudget | undefined;
+    if (hooks.checksBudget !== false) {
+      budget =
+        !request.measure.force && steps.length === 1
+          ? await checkClients(session, steps[0]!, `-c ${steps[0]}`, true)
+          : await session.driver.connectionBudget(session.conn);
+    }
+    const freeBeforeLoad = budget === undefined ? undefined : budget.max - budget.inUse;
     const needsData = hooks.readsData !== false && (workload.needsData?.(workloadOptions) ?? true);
     const present = needsData
       ? await workload.detectScale({ conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine })
@@ -148,7 +157,8 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       ...(hooks.progress ? { progress: hooks.progress } : {}),
     };
     try {
-      if (steps.length > 1) return { kind: 'sweep', ...(await (await import('./sweep.js')).runSweep(plan, steps, request.out)) };
+      if (steps.length > 1) return { kind: 'sweep', ...(await (await import('./sweep.js')).runSweep(plan, steps, request.out, freeBeforeLoad)) };
+      if (loadedBy === 'this-run') await settledBudget(session, plan.signal, freeBeforeLoad);
       const result = await measureOnce(plan, steps[0]!);
       if (request.thresholds.length > 0) result.thresholds = evaluateThresholds(request.thresholds, result);
       // Put back before the result is written, so it records whether that worked.

@@ -1,16 +1,12 @@
 import { restoreUnlessUnanswered } from './post-run.js';
 import { DbError } from '../drivers/errors.js';
-import type { ConnectionBudget } from '../drivers/driver.js';
 import { redactArgv } from '../config/redact.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
 import { ResultOutput, defaultSweepPath } from '../result/write.js';
-import { budgetRefusal } from './budget.js';
+import { budgetRefusal, settledBudget } from './budget.js';
 import { logLine } from './session.js';
 import { measureOnce, type RunPlan } from './measure.js';
-
-/** Backends of the step before may take a moment to go after their clients closed them. */
-const BUDGET_SETTLE_MS = 3_000;
 
 /**
  * The terminal sweep: one measured run per step on the data loaded once, back to back. The server
@@ -19,7 +15,12 @@ const BUDGET_SETTLE_MS = 3_000;
  * it the last time, after printing the table (output.save(sweep, true)); a file that cannot be
  * written moves to the fallback ResultOutput names, with every step in it.
  */
-export async function runSweep(plan: RunPlan, steps: readonly number[], out: string | undefined): Promise<{ sweep: SweepResult; output: ResultOutput }> {
+export async function runSweep(
+  plan: RunPlan,
+  steps: readonly number[],
+  out: string | undefined,
+  freeBeforeLoad: number | undefined,
+): Promise<{ sweep: SweepResult; output: ResultOutput }> {
   const { session, workload } = plan;
   const sweep: SweepResult = {
     schema: SWEEP_SCHEMA,
@@ -47,13 +48,14 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
     sweep.refusal ??= why;
   };
   logLine(`sweep: ${steps.length} steps of ${workload.name}, ${steps.join(', ')} clients`);
-  // Free places before the first step: each later step waits for the backends of the one before
-  // to go, under --force too, so a step is not refused connections its predecessor still held.
-  let freeAtStart: number | undefined;
+  // Free places before the load, else before the first step: each step waits for the backends of
+  // the load's extra connections and of the step before to go, under --force too, so a step is not
+  // refused connections those still held.
+  let freeAtStart = freeBeforeLoad;
   try {
     for (const [i, clients] of steps.entries()) {
       if (plan.signal.aborted) break;
-      const budget = await settledBudget(plan, clients, freeAtStart);
+      const budget = await settledBudget(plan.session, plan.signal, freeAtStart, (b) => plan.force || budgetRefusal(b, clients) === undefined);
       if (plan.signal.aborted) break;
       if (budget) freeAtStart ??= budget.max - budget.inUse;
       if (!plan.force) {
@@ -106,19 +108,4 @@ export async function runSweep(plan: RunPlan, steps: readonly number[], out: str
   sweep.endedAt = new Date().toISOString();
   sweep.knee = kneeOf(kneePoints(sweep.steps));
   return { sweep, output };
-}
-
-/**
- * The server's connection budget for a step, asked again for a few seconds while it has fewer free
- * places than before the first step, or (without --force) refuses the step: the backends of the
- * step before, or of the load, may still be going.
- */
-async function settledBudget(plan: RunPlan, clients: number, freeAtStart: number | undefined): Promise<ConnectionBudget | undefined> {
-  const until = performance.now() + BUDGET_SETTLE_MS;
-  for (;;) {
-    const budget = await plan.session.driver.connectionBudget(plan.session.conn);
-    const settled = !budget || (budget.max - budget.inUse >= (freeAtStart ?? 0) && (plan.force || budgetRefusal(budget, clients) === undefined));
-    if (settled || performance.now() >= until || plan.signal.aborted) return budget;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
