@@ -24,6 +24,11 @@ export function statFields(pid: string): string[] {
   return fieldsAfterCommand(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
+/** The command in a /proc/PID/stat line, as /proc/PID/comm has it: what is between its first "(" and last ")". */
+export function commandOf(stat: string): string {
+  return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+}
+
 /** A /proc/PID/stat line's fields after the command, which is in parentheses and may hold spaces or ")". */
 export function fieldsAfterCommand(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
