@@ -71,6 +71,13 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
       const parent = Number(stat.split(') ')[1]!.split(' ')[1]);
       assert.ok(pid === root || parent === root, `pid ${pid} (parent ${parent}) is not server ${root}'s`);
     }
+    // And it misses none: the root's children come from the kernel's list of them, and every child
+    // of the root that the name-only sample saw, still alive after a later sample, is in that one.
+    const later = sampleProcesses({ names: observation.serverProcessNames, rootPid: root })!;
+    const children = [...byName.byPid].filter(([pid, counters]) => counters.parentPid === root && existsSync(`/proc/${pid}`)).map(([pid]) => pid);
+    for (const pid of children) assert.ok(later.byPid.has(pid), `child ${pid} of server ${root} is missing`);
+    // PostgreSQL's postmaster always has children (checkpointer, background writer, ...); MariaDB is one process.
+    if (dbms === 'postgres') assert.ok(children.length > 0 && later.byPid.size > 1, `the postmaster's children were found: ${later.byPid.size}`);
   });
 }
 
