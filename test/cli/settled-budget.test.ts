@@ -5,6 +5,7 @@ import type { ServerTarget } from '../../src/config/target.js';
 import { settledBudget } from '../../src/session/budget.js';
 import { createDriver } from '../helpers/drivers.js';
 import { freshDatabase } from '../helpers/databases.js';
+import { limitedUser } from '../helpers/limited-user.js';
 
 // The terminals that follow a load's extra connections (tpcc's loaders) or a sweep's step wait for
 // the server to count those as gone: a user limited to 3 connections holds one session and one
@@ -14,18 +15,12 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     const db = await freshDatabase(t, dbms);
     if (!db) return;
     const admin = await createDriver(db.target).connect();
-    const role = `headroom_settle_${Math.floor(Math.random() * 1e6)}`;
-    if (dbms === 'postgres') {
-      await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 3`);
-    } else {
-      await admin.query(`CREATE USER '${role}'@'%' WITH MAX_USER_CONNECTIONS 3`);
-      await admin.query(`GRANT ALL ON ${(db.target as ServerTarget).database}.* TO '${role}'@'%'`);
-    }
-    const limited = createDriver({ ...(db.target as ServerTarget), user: role });
+    const user = await limitedUser(admin, dbms, db.target as ServerTarget, 3, 'headroom_settle');
+    const limited = user.driver;
     const held: Connection[] = [];
     t.after(async () => {
       for (const c of held) await c.close().catch(() => undefined);
-      await admin.query(dbms === 'postgres' ? `DROP ROLE IF EXISTS ${role}` : `DROP USER IF EXISTS '${role}'@'%'`);
+      await user.drop();
       await admin.close();
       await db.dispose();
     });

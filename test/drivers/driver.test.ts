@@ -6,6 +6,7 @@ import { DbError, type ErrorClass } from '../../src/drivers/errors.js';
 import { createDriver } from '../helpers/drivers.js';
 import type { ServerTarget } from '../../src/config/target.js';
 import { DBMS_UNDER_TEST, connectFresh, freshDatabase } from '../helpers/databases.js';
+import { limitedUser } from '../helpers/limited-user.js';
 
 async function expectClass(work: Promise<unknown>, errorClass: ErrorClass, what: string): Promise<DbError> {
   const error = await work.then(
@@ -155,18 +156,11 @@ for (const dbms of DBMS_UNDER_TEST) {
     if (!db) return;
     const driver = createDriver(db.target);
     const admin = await driver.connect();
-    const role = `headroom_limited_${Math.floor(Math.random() * 1e6)}`;
-    if (dbms === 'postgres') {
-      await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
-    } else {
-      await admin.query(`CREATE USER '${role}'@'%' WITH MAX_USER_CONNECTIONS 1`);
-      await admin.query(`GRANT ALL ON ${(db.target as ServerTarget).database}.* TO '${role}'@'%'`);
-    }
-    const limited = createDriver({ ...(db.target as ServerTarget), user: role });
+    const { role, driver: limited, drop } = await limitedUser(admin, dbms, db.target as ServerTarget, 1);
     const held: Connection[] = [];
     t.after(async () => {
       for (const c of held) await c.close();
-      await admin.query(dbms === 'postgres' ? `DROP ROLE IF EXISTS ${role}` : `DROP USER IF EXISTS '${role}'@'%'`);
+      await drop();
       await admin.close();
       await db.dispose();
     });
