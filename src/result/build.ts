@@ -165,8 +165,11 @@ function scheduleLag(totals: MergedTotals, transactions: number): NonNullable<Ru
     max: round(totals.lagMaxUs / 1000, 3),
   };
   if (totals.lag.totalCount > 0) {
-    lag.p50 = round(totals.lag.getValueAtPercentile(50) / 1000, 3);
-    lag.p99 = round(totals.lag.getValueAtPercentile(99) / 1000, 3);
+    // A histogram's percentile is its bucket's highest value, which may lie above the exact
+    // maximum; no recorded lag does, so neither may a percentile of them.
+    const [p50, p99] = totals.lag.valuesAtPercentiles([50, 99]).map((us) => Math.min(us, totals.lagMaxUs)) as [number, number];
+    lag.p50 = round(p50 / 1000, 3);
+    lag.p99 = round(p99 / 1000, 3);
   }
   if (totals.timer) lag.timer = totals.timer;
   return lag;

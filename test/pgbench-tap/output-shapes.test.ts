@@ -130,6 +130,17 @@ test('-R -L -l: a skipped transaction is logged with schedule lag 0, as pgbench 
     assert.ok(skipped.length > 0, `${who}: no transaction skipped in\n${lines.slice(0, 20).join('\n')}`);
     for (const line of skipped) assert.match(line, /^0 \d+ skipped 0 \d{10} \d{1,6} 0$/, who);
     for (const line of lines.filter((l) => !skipped.includes(l))) assert.match(line, /^0 \d+ \d+ 0 \d{10} \d{1,6} \d+$/, who);
+    // Under -R headroom prints one line more than pgbench, right after pgbench's lag line: the lag's tail.
+    const lag =
+      /^rate limit schedule lag: avg [\d.]+ \(max ([\d.]+)\) ms\n(schedule lag percentiles \(headroom\): p50 ([\d.]+) p99 ([\d.]+) max ([\d.]+) ms\n)?/m.exec(
+        run.stdout,
+      );
+    assert.ok(lag, `${who}: no schedule lag line in\n${run.stdout}`);
+    if (who === 'theirs') continue;
+    assert.ok(lag[2], `ours: no percentiles line after the lag line in\n${run.stdout}`);
+    const [p50, p99, max] = lag.slice(3, 6).map(Number) as [number, number, number];
+    assert.equal(lag[5], lag[1], 'the same maximum in both lines');
+    assert.ok(p50 <= p99 && p99 <= max, lag[2]);
   }
 });
 

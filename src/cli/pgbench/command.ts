@@ -288,7 +288,8 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
   const server = result.target.version.split(/ on | \(|,/)[0];
   const block = pgbenchBlock(result, true)
     .filter((line) => stddev || !line.startsWith('latency stddev'))
-    .map((line) => (stddev || !line.startsWith('latency average = ') ? line : latencyFromRunTime(result)));
+    .map((line) => (stddev || !line.startsWith('latency average = ') ? line : latencyFromRunTime(result)))
+    .flatMap((line) => (line.startsWith('rate limit schedule lag: ') ? [line, ...lagPercentilesLine(result)] : [line]));
   const lines = [`pgbench (headroom ${TOOL_VERSION}, server ${server})`, ...block];
   // No transaction processed or skipped: pgbench stops after the failure and retry counts, its
   // latencies, times, rates and per-script sections being meaningless.
@@ -297,6 +298,17 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
     return rest < 0 ? lines : lines.slice(0, rest);
   }
   return lines;
+}
+
+/**
+ * Under -R, headroom's one line more than pgbench's block: pgbench gives the schedule lag's average
+ * and maximum only, and a tail is what tells whether the client kept the schedule. Its own prefix,
+ * so that a script reading pgbench's "rate limit schedule lag:" line still finds one.
+ */
+function lagPercentilesLine(result: RunResult): string[] {
+  const lag = result.summary.scheduleLagMs;
+  if (lag?.p50 === undefined || lag.p99 === undefined) return [];
+  return [`schedule lag percentiles (headroom): p50 ${lag.p50.toFixed(3)} p99 ${lag.p99.toFixed(3)} max ${lag.max.toFixed(3)} ms`];
 }
 
 /**
