@@ -14,7 +14,7 @@ import { skipOrFail } from '../helpers/skip-or-fail.js';
  * what kept the schedule, the native reactor's timer where the connections ride the reactor (in
  * each worker thread of -j too), Node's timers with HEADROOM_TRANSPORT=node.
  */
-test('-R: the summary gives the schedule lag p50, p99 and max, and names the timer that kept the schedule', async (t) => {
+test('-R: the summary gives the schedule lag p50, p99 and max, and names the timer that kept the schedule (run and pgbench)', async (t) => {
   if (!loadReactor() && skipOrFail(t, 'the native reactor is not built: npm run build:native (Linux, python3, make, a C compiler)')) return;
   const db = await freshDatabase(t, 'postgres');
   if (!db) return;
@@ -51,6 +51,27 @@ test('-R: the summary gives the schedule lag p50, p99 and max, and names the tim
   assert.match(node.stdout, /^schedule lag ms: avg \d+\.\d{3} p50 \d+\.\d{3} p99 \d+\.\d{3} max \d+\.\d{3} /m);
   assert.match(node.stdout, /^schedule kept by Node's timers \(whole milliseconds: .*HEADROOM_TRANSPORT=node.*\)$/m);
   assert.doesNotMatch(node.stdout, /native reactor's timer \(timerfd/);
+
+  // headroom pgbench prints pgbench's block, and after its lag line one of its own: the
+  // percentiles and the timer, which pgbench's block has no room for.
+  for (const transport of ['native', 'node'] as const) {
+    const args = ['pgbench', '-b', 'select-only', '-R', '200', '-c', '2', '-T', '2', db.url];
+    const result = await runCli(args, { cwd, env: { ...process.env, DATABASE_URL: undefined, HEADROOM_TRANSPORT: transport } });
+    assert.equal(result.code, 0, result.stderr);
+    const lines =
+      /^rate limit schedule lag: avg \d+\.\d{3} \(max (\d+\.\d{3})\) ms\nschedule lag percentiles \(headroom\): p50 (\S+) p99 (\S+) max (\S+) ms \((.*)\)$/m.exec(
+        result.stdout,
+      );
+    assert.ok(lines, `${transport}: no percentiles line after the lag line in:\n${result.stdout}`);
+    const [p50, p99, max] = lines.slice(2, 5).map(Number) as [number, number, number];
+    assert.ok(p50 <= p99 && p99 <= max && lines[4] === lines[1], lines[0]);
+    assert.match(
+      lines[5]!,
+      transport === 'native'
+        ? /^kept by the native reactor's timer, to the microsecond$/
+        : /^kept by Node's timers, whole milliseconds: .*HEADROOM_TRANSPORT=node/,
+    );
+  }
 });
 
 /**

@@ -308,7 +308,14 @@ export function pgbenchOutput(result: RunResult, o: PgbenchRun): string[] {
 function lagPercentilesLine(result: RunResult): string[] {
   const lag = result.summary.scheduleLagMs;
   if (lag?.p50 === undefined || lag.p99 === undefined) return [];
-  return [`schedule lag percentiles (headroom): p50 ${lag.p50.toFixed(3)} p99 ${lag.p99.toFixed(3)} max ${lag.max.toFixed(3)} ms`];
+  // Which clock woke the clients: Node's timers add up to about a millisecond to every lag.
+  const timer =
+    lag.timer === 'reactor'
+      ? " (kept by the native reactor's timer, to the microsecond)"
+      : lag.timer === 'node'
+        ? " (kept by Node's timers, whole milliseconds: the native reactor's timer is not in use, HEADROOM_TRANSPORT=node or not built)"
+        : '';
+  return [`schedule lag percentiles (headroom): p50 ${lag.p50.toFixed(3)} p99 ${lag.p99.toFixed(3)} max ${lag.max.toFixed(3)} ms${timer}`];
 }
 
 /**
