@@ -9,6 +9,15 @@ export function parentPid(pid: number): number | undefined {
   }
 }
 
+/** A process's name on this machine (as /proc/PID/comm has it), or undefined when it is not here. */
+export function processName(pid: number): string | undefined {
+  try {
+    return commandOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The pid in a server's pid file, when the file is on this machine and readable. */
 export function readPidFile(file: string): number | undefined {
   try {

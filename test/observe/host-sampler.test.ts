@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { growthBetween, sampleProcesses, type ProcessSample } from '../../src/observe/host-sampler.js';
 import { observePostgres } from '../../src/drivers/postgres/observe.js';
 import { observeMariadb } from '../../src/drivers/mariadb/observe.js';
+import { firebirdRoot, observeFirebird } from '../../src/drivers/firebird/observe.js';
 import { connectFresh } from '../helpers/databases.js';
 import { resolveTarget } from '../../src/config/target.js';
 import { createDriver } from '../helpers/drivers.js';
@@ -47,12 +48,19 @@ test('a child reaped between samples is counted once: its totals land in the par
   assert.deepEqual(growth, { processes: 1, cpuSeconds: 3, readBytes: 30, writeBytes: 60, writeCallBytes: 90 });
 });
 
-for (const dbms of ['postgres', 'mariadb'] as const) {
+for (const dbms of ['postgres', 'mariadb', 'firebird'] as const) {
   test(`${dbms}: the server names its main process, and sampling counts only that server's processes`, async (t) => {
     const fresh = await connectFresh(t, dbms);
     if (!fresh) return;
-    const observation = dbms === 'postgres' ? observePostgres(fresh.conn) : observeMariadb(fresh.conn);
+    const observation = dbms === 'postgres' ? observePostgres(fresh.conn) : dbms === 'mariadb' ? observeMariadb(fresh.conn) : observeFirebird(fresh.conn);
     const root = await observation.serverPid!();
+    if (dbms === 'firebird') {
+      // The test server is SuperServer (its cache writer a system attachment) as SYSDBA sees it, or
+      // Classic under its listener: the process serving this attachment, or that one's parent.
+      const [[served]] = (await fresh.conn.query('SELECT mon$server_pid FROM mon$attachments WHERE mon$attachment_id = CURRENT_CONNECTION')) as [[number]];
+      const parent = Number(readFileSync(`/proc/${served}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      assert.ok(root === Number(served) || root === parent, `root ${root}: neither the attachment's server process ${served} nor its parent ${parent}`);
+    }
     assert.ok(root !== undefined, 'the server runs on this machine, so its main pid is known');
     const comm = readFileSync(`/proc/${root}/comm`, 'utf8').trim();
     assert.ok(observation.serverProcessNames.includes(comm), `pid ${root} is ${comm}`);
@@ -80,6 +88,14 @@ for (const dbms of ['postgres', 'mariadb'] as const) {
     if (dbms === 'postgres') assert.ok(children.length > 0 && later.byPid.size > 1, `the postmaster's children were found: ${later.byPid.size}`);
   });
 }
+
+test('firebird: the root is told only from a Firebird process, and only where it serves the others or is a listener', () => {
+  // This test's own process is no Firebird server, whatever it says of itself.
+  assert.equal(firebirdRoot(process.pid, true), undefined);
+  assert.equal(firebirdRoot(process.pid, false), undefined);
+  // A pid that is not (or no longer) on this machine: the server runs elsewhere.
+  assert.equal(firebirdRoot(2 ** 22 + 1, true), undefined);
+});
 
 test("postgres: a backend that wrote and ended between samples counts once in the server processes' I/O, as its own /proc/PID/io says", async (t) => {
   if (skipOrFail(t, throwawayPostgresUnavailable())) return;
