@@ -20,13 +20,21 @@ export const METRICS: readonly Metric[] = [
 ];
 
 /**
- * The figures compared for these runs: METRICS, then each rate a workload gives of its own (tpcc's
- * NOPM and TPM, HammerDB's first figures) that any of the runs has; '-' for a run without it.
+ * Under -R, whether the client kept the schedule: the tail of the lag between a transaction's
+ * scheduled start and its start, which its latency holds too.
+ */
+const LAG_P99: Metric = { name: 'lag p99', unit: 'ms', digits: 3, higherIsBetter: false, value: (r) => r.result.summary.scheduleLagMs?.p99 ?? null };
+
+/**
+ * The figures compared for these runs: METRICS, the schedule lag's p99 where any run was paced
+ * (-R), then each rate a workload gives of its own (tpcc's NOPM and TPM, HammerDB's first figures)
+ * that any of the runs has; '-' for a run without it.
  */
 export function comparedMetrics(runs: readonly LoadedResult[]): Metric[] {
   const names = [...new Set(runs.flatMap((r) => (r.result.summary.workloadMetrics ?? []).filter((m) => metricKind(m) === 'rate').map((m) => m.name)))];
   return [
     ...METRICS,
+    ...(runs.some((r) => LAG_P99.value(r) !== null) ? [LAG_P99] : []),
     ...names.map((name): Metric => ({
       name,
       unit: '',
