@@ -1,7 +1,7 @@
 import { csvCell } from './csv.js';
 import { dbmsLabel } from './comparison.js';
 import type { LoadedSweep } from './input.js';
-import { SWEEP_HEADER, kneeLine, refusalLine, sweepRows } from './sweep-table.js';
+import { kneeLine, refusalLine, sweepHeader, sweepRows } from './sweep-table.js';
 import { table } from './table.js';
 
 /** "tpcb on PostgreSQL 15.20, 5 s per step, completed" */
@@ -19,11 +19,12 @@ export function sweepMarkdown(sweeps: readonly LoadedSweep[]): string {
   return sweeps
     .map((loaded) => {
       const refused = refusalLine(loaded.sweep);
+      const header = sweepHeader(loaded.sweep);
       return [
         `**\`${loaded.label.replace(/`/g, "'")}\`**: terminal sweep, ${describeSweep(loaded)}`,
         '',
-        row([...SWEEP_HEADER]),
-        row(SWEEP_HEADER.map((_, i) => (i < SWEEP_HEADER.length - 1 ? '---:' : '---'))),
+        row(header),
+        row(header.map((_, i) => (i < header.length - 1 ? '---:' : '---'))),
         ...sweepRows(loaded.sweep).map(row),
         '',
         `${kneeLine(loaded.sweep)}${refused ? `; ${refused}` : ''}.`,
@@ -46,6 +47,7 @@ const CSV_HEADER = [
   'client_cpu_us_per_txn',
   'knee',
   'refused',
+  'schedule_lag_p99_ms',
 ];
 
 /** One row per step of every sweep, and one for each refused step, with the figures unrounded. */
@@ -67,10 +69,12 @@ export function sweepCsv(sweeps: readonly LoadedSweep[]): string {
         s.clientCpu.usPerTransaction ?? '',
         clients === sweep.knee,
         clients === sweep.refusedAt,
+        // Last, so that the columns before it stay where they were; empty where the step was not paced.
+        s.scheduleLagMs?.p99 ?? '',
       ];
     }),
     ...(sweep.refusedAt !== null && !sweep.steps.some((s) => s.config.clients === sweep.refusedAt)
-      ? [[label, sweep.refusedAt, '', 'refused', '', '', '', '', '', '', false, true]]
+      ? [[label, sweep.refusedAt, '', 'refused', '', '', '', '', '', '', false, true, '']]
       : []),
   ]);
   return [CSV_HEADER, ...rows].map((row) => row.map((cell) => csvCell(String(cell))).join(',')).join('\r\n') + '\r\n';

@@ -1,13 +1,37 @@
 import { KNEE_ELASTICITY, type SweepResult } from '../result/sweep.js';
 import { table } from './table.js';
 
-export const SWEEP_HEADER = ['terminals', 'tps', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'CPU us/txn', 'note'] as const;
+const SWEEP_HEADER = ['terminals', 'tps', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'CPU us/txn', 'note'] as const;
+/** Where a paced sweep's lag column goes: after the latencies, before failed. */
+const LAG_COLUMN = SWEEP_HEADER.indexOf('failed');
+
+/** Whether the sweep's steps ran paced (-R): whether each count of terminals kept the schedule is then the question. */
+function paced(sweep: SweepResult): boolean {
+  return sweep.steps.some((step) => step.summary.scheduleLagMs?.p99 !== undefined);
+}
+
+/** The sweep table's header: with the schedule lag's p99 where the sweep ran paced (-R). */
+export function sweepHeader(sweep: SweepResult): string[] {
+  const header: string[] = [...SWEEP_HEADER];
+  if (paced(sweep)) header.splice(LAG_COLUMN, 0, 'lag p99 ms');
+  return header;
+}
 
 /**
- * The sweep's table, one row per step and one for the refused step, as text cells; every output
- * (terminal, Markdown, CSV, HTML) shows these same cells.
+ * The sweep's table, one row per step and one for the refused step, as text cells under
+ * sweepHeader; every output (terminal, Markdown, HTML) shows these same cells.
  */
 export function sweepRows(sweep: SweepResult): string[][] {
+  const rows = sweepRowsWithoutLag(sweep);
+  if (!paced(sweep)) return rows;
+  const lags = sweep.steps.map((step) => step.summary.scheduleLagMs?.p99);
+  return rows.map((row, i) => {
+    const lag = lags[i];
+    return [...row.slice(0, LAG_COLUMN), lag === undefined ? '-' : lag.toFixed(3), ...row.slice(LAG_COLUMN)];
+  });
+}
+
+function sweepRowsWithoutLag(sweep: SweepResult): string[][] {
   const rows = sweep.steps.map((step) => {
     const s = step.summary;
     const clients = step.config.clients;
@@ -47,6 +71,9 @@ export function refusalLine(sweep: SweepResult): string | undefined {
 
 /** What the knee rule found, in one line. */
 export function kneeLine(sweep: SweepResult): string {
+  // Paced, a step's tps is the rate asked for while the server keeps up: the rule would read a knee at the first step.
+  if (paced(sweep))
+    return 'knee: - (the steps ran paced with -R: their tps is the rate asked for, not what the server could do; lag p99 shows which numbers of terminals kept the schedule)';
   const rule = `rule: each step up to it added tps by at least ${KNEE_ELASTICITY * 100}% of its relative rise in terminals, and p99 grew no faster than the terminals`;
   if (sweep.knee !== null) return `knee: ${sweep.knee} terminals (${rule})`;
   const whole = sweep.steps.filter((s) => s.status === 'completed' && s.summary.connections.refused === 0).length;
@@ -63,7 +90,7 @@ export function sweepText(sweep: SweepResult, file: string | undefined): string 
           `workload: ${first.config.workload}, target: ${first.target.url} (${first.target.version}), ${first.config.durationSeconds !== null ? `${first.config.durationSeconds} s` : `${first.config.transactionsPerClient} transactions per client`} per step`,
         ]
       : []),
-    ...table([[...SWEEP_HEADER], ...sweepRows(sweep)]).map((l) => `  ${l.trimEnd()}`),
+    ...table([sweepHeader(sweep), ...sweepRows(sweep)]).map((l) => `  ${l.trimEnd()}`),
     kneeLine(sweep),
   ];
   const refused = refusalLine(sweep);

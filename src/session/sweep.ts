@@ -3,6 +3,7 @@ import { DbError } from '../drivers/errors.js';
 import { redactArgv } from '../config/redact.js';
 import { TOOL_VERSION } from '../result/build.js';
 import { SWEEP_SCHEMA, kneeOf, kneePoints, type SweepResult } from '../result/sweep.js';
+import type { RunResult } from '../result/result.js';
 import { ResultOutput, defaultSweepPath } from '../result/write.js';
 import { budgetRefusal, settledBudget } from './budget.js';
 import { logLine } from './session.js';
@@ -40,7 +41,7 @@ export async function runSweep(
   // A file is rewritten after every step; stdout (-o -) gets the sweep once, when it ends.
   const save = async (last = false): Promise<void> => {
     sweep.endedAt = new Date().toISOString();
-    sweep.knee = kneeOf(kneePoints(sweep.steps));
+    sweep.knee = plan.rate === undefined ? kneeOf(kneePoints(sweep.steps)) : null;
     await output.save(sweep, last);
   };
   const refuse = (clients: number, why: string): void => {
@@ -78,7 +79,7 @@ export async function runSweep(
       if (refused > 0) refuse(clients, `the server accepted ${accepted} of ${clients} connections`);
       else if (result.status === 'completed') sweep.accepted = clients;
       logLine(
-        `step ${i + 1} of ${steps.length}: ${clients} clients, ${result.summary.tps.toFixed(1)} tps, p99 ${result.summary.latencyMs.p99.toFixed(3)} ms, ${result.status}`,
+        `step ${i + 1} of ${steps.length}: ${clients} clients, ${result.summary.tps.toFixed(1)} tps, p99 ${result.summary.latencyMs.p99.toFixed(3)} ms${stepLag(result)}, ${result.status}`,
       );
       if (result.status !== 'completed') {
         sweep.status = result.status;
@@ -106,6 +107,12 @@ export async function runSweep(
   // --set put back before the last save, so the steps' files record whether that worked.
   await restoreUnlessUnanswered(plan.session, plan.settings);
   sweep.endedAt = new Date().toISOString();
-  sweep.knee = kneeOf(kneePoints(sweep.steps));
+  sweep.knee = plan.rate === undefined ? kneeOf(kneePoints(sweep.steps)) : null;
   return { sweep, output };
+}
+
+/** A paced step's schedule lag p99 for its progress line ("" for a closed-loop step). */
+function stepLag(result: RunResult): string {
+  const p99 = result.summary.scheduleLagMs?.p99;
+  return p99 === undefined ? '' : `, lag p99 ${p99.toFixed(3)} ms`;
 }

@@ -95,7 +95,10 @@ test('markdown, CSV and compare take sweep files too', async () => {
   assert.match(done.stderr, /sweep table: .*series-sweep\.csv/);
   const s = read(marked);
   const table = readFileSync(path.join(dir, 'series-sweep.csv'), 'utf8').trimEnd().split('\r\n');
-  assert.equal(table[0], 'sweep,terminals,accepted,status,tps,latency_p50_ms,latency_p99_ms,latency_max_ms,failed,client_cpu_us_per_txn,knee,refused');
+  assert.equal(
+    table[0],
+    'sweep,terminals,accepted,status,tps,latency_p50_ms,latency_p99_ms,latency_max_ms,failed,client_cpu_us_per_txn,knee,refused,schedule_lag_p99_ms',
+  );
   assert.deepEqual(
     table.slice(1).map((l) => l.split(',').slice(0, 5)),
     [
@@ -104,12 +107,13 @@ test('markdown, CSV and compare take sweep files too', async () => {
     ],
   );
   assert.deepEqual(
-    table.slice(1).map((l) => l.split(',').slice(-2)),
+    // The knee and refused columns, and an empty lag: the steps were not paced.
+    table.slice(1).map((l) => l.split(',').slice(-3)),
     [
-      ['false', 'false'],
-      ['true', 'false'],
-      ['false', 'false'],
-      ['false', 'true'],
+      ['false', 'false', ''],
+      ['true', 'false', ''],
+      ['false', 'false', ''],
+      ['false', 'true', ''],
     ],
   );
   const series = readFileSync(csv, 'utf8').trimEnd().split('\r\n');
@@ -144,4 +148,39 @@ test('markdown, CSV and compare take sweep files too', async () => {
   const plan = await runCli(['plan', sweep]);
   assert.equal(plan.code, 2);
   assert.match(plan.stderr, /^headroom: .*sweep\.json is a sweep file, not one run's result/);
+});
+
+test('a paced sweep (-R): each step line and the table give the lag p99, the CSV too, and no knee is read from tps that is the rate', async () => {
+  const db = `sqlite:${path.join(dir, 'paced.db')}`;
+  const file = path.join(dir, 'paced.json');
+  const done = await runCli(['run', '--db', db, '-b', 'select-only', '-c', '1,2', '-R', '100', '-T', '1', '-P', '0', '--observe=false', '-o', file]);
+  assert.equal(done.code, 0, done.stderr);
+  const paced = read(file);
+  assert.equal(paced.knee, null, 'no knee from steps whose tps is the rate asked for');
+  const lags = paced.steps.map((step) => step.summary.scheduleLagMs!.p99!.toFixed(3));
+  assert.equal(lags.length, 2);
+  for (const [i, lag] of lags.entries())
+    assert.match(
+      done.stderr + done.stdout,
+      new RegExp(`^step ${i + 1} of 2: ${i + 1} clients, [\\d.]+ tps, p99 [\\d.]+ ms, lag p99 ${lag} ms, completed$`, 'm'),
+    );
+  const lines = done.stdout.split('\n');
+  const header = lines.find((l) => l.trim().startsWith('terminals'))!;
+  assert.match(header, /p99 ms +max ms +lag p99 ms +failed/);
+  const at = header.indexOf('lag p99 ms');
+  for (const [i, lag] of lags.entries()) {
+    const row = lines.find((l) => new RegExp(`^ +${i + 1} `).test(l))!;
+    assert.equal(row.slice(at).trim().split(/\s+/)[0], lag, `${header}\n${row}`);
+  }
+  assert.match(done.stdout, /^knee: - \(the steps ran paced with -R: /m);
+
+  const csv = path.join(dir, 'paced.csv');
+  const report = await runCli(['report', file, '--csv', csv, '--markdown']);
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(report.stdout, /^\| terminals \| tps \| p50 ms \| p99 ms \| max ms \| lag p99 ms \| failed \| CPU us\/txn \| note \|$/m);
+  const rows = readFileSync(path.join(dir, 'paced-sweep.csv'), 'utf8').trimEnd().split('\r\n').slice(1);
+  assert.deepEqual(
+    rows.map((l) => Number(l.split(',').at(-1)).toFixed(3)),
+    lags,
+  );
 });

@@ -1,4 +1,4 @@
-import { kneeLine, refusalLine, SWEEP_HEADER, sweepRows } from '../sweep-table.js';
+import { kneeLine, refusalLine, sweepHeader, sweepRows } from '../sweep-table.js';
 import { describeSweep } from '../sweep-outputs.js';
 import type { LoadedSweep } from '../input.js';
 import { PALETTE, type ChartMark, type ChartSpec } from './charts.js';
@@ -57,7 +57,7 @@ export function sweepSection(sweeps: readonly LoadedSweep[], charts: readonly Ch
       `<h3>${e(loaded.label)} <span class="status status-${e(loaded.sweep.status)}">${e(loaded.sweep.status)}</span></h3>`,
       `<p class="note">${e(describeSweep(loaded))}${loaded.sweep.statusReason ? `; ${e(loaded.sweep.statusReason)}` : ''}</p>`,
       htmlTable(
-        [...SWEEP_HEADER],
+        sweepHeader(loaded.sweep),
         sweepRows(loaded.sweep).map((row) => row.map(e)),
       ),
       `<p class="note">${e(kneeLine(loaded.sweep))}${refused ? `<br>${e(refused)}` : ''}</p>`,
