@@ -7,7 +7,7 @@ const LAG_COLUMN = SWEEP_HEADER.indexOf('failed');
 
 /** Whether the sweep's steps ran paced (-R): whether each count of terminals kept the schedule is then the question. */
 function paced(sweep: SweepResult): boolean {
-  return sweep.steps.some((step) => step.summary.scheduleLagMs?.p99 !== undefined);
+  return sweep.steps.some((step) => (step.config.rate ?? null) !== null);
 }
 
 /** The sweep table's header: with the schedule lag's p99 where the sweep ran paced (-R). */
