@@ -3,7 +3,7 @@ import { defineOptions } from '../config/options.js';
 import { INT4_BOUND, MAX_RATE, MIN_RATE, SECONDS_BOUND } from '../config/limits.js';
 import { UserError } from '../errors.js';
 import { checkWeights } from '../engine/deck.js';
-import { THRESHOLD_EXIT_CODE, checkThresholdTypes, parseThreshold } from '../thresholds/threshold.js';
+import { THRESHOLD_EXIT_CODE, checkThresholdTypes, isLagThreshold, parseThreshold } from '../thresholds/threshold.js';
 import { ResultOutput, STDOUT_PATH } from '../result/write.js';
 import { checkRunOutputs } from '../session/output-paths.js';
 import { checkOpenFiles } from '../session/budget.js';
@@ -178,6 +178,12 @@ export async function runWithStyle(argv: readonly string[], style: RunStyle): Pr
     types.map((t) => t.name),
   );
   if (thresholds.length > 0 && steps.length > 1) throw new UserError('--threshold applies to one run, not to a sweep of -c', 'give -c one number');
+  const lagThreshold = thresholds.find(isLagThreshold);
+  if (lagThreshold && values.rate === undefined)
+    throw new UserError(
+      `--threshold '${lagThreshold.text}': only a run paced with -R has a schedule lag`,
+      'add -R TPS, or use a latency threshold such as p99<50ms',
+    );
   for (const type of types) type.checkProtocol?.(values.protocol);
   const maxFailedPercent = style.failureRule === false ? null : parseMaxFailed(values['max-failed']);
   const pgbench = pgbenchRunSettings(values, given, jobs, values.rate, values['max-tries']);

@@ -3,7 +3,7 @@ import test from 'node:test';
 import { eventCapacity } from '../../src/capacity/event-demand.js';
 import { UserError } from '../../src/errors.js';
 import type { RunResult } from '../../src/result/result.js';
-import { evaluateThresholds, parseThreshold } from '../../src/thresholds/threshold.js';
+import { evaluateThresholds, parseThreshold, thresholdLines } from '../../src/thresholds/threshold.js';
 
 const latency = (p99: number) => ({ avg: p99 / 2, stddev: 0, p50: p99 / 3, p95: p99 * 0.9, p99, p99_9: p99 * 1.1, max: p99 * 2 });
 
@@ -28,6 +28,35 @@ test('thresholds: the documented forms parse, units convert, and each is judged 
   assert.equal(judged[2]!.actual, 0.2);
   assert.equal(judged[2]!.unit, '%');
   assert.ok(Number.isNaN(judged[6]!.actual), 'a type that did not run has no figure and fails');
+});
+
+test('lag thresholds: whole-run only, a time, judged on the schedule lag; a run without one fails them', () => {
+  assert.deepEqual(parseThreshold('lag-p99<1ms'), { text: 'lag-p99<1ms', type: undefined, metric: 'lag-p99', op: '<', limit: 1, percent: false });
+  assert.equal(parseThreshold('lag-max <= 0.5s').limit, 500);
+  assert.equal(parseThreshold('lag-p50<0.25').limit, 0.25);
+  for (const bad of ['book:lag-p99<1ms', 'lag-p99<1%', 'lag-p90<1ms', 'lag<1ms']) assert.throws(() => parseThreshold(bad), UserError, bad);
+  assert.throws(() => parseThreshold('book:lag-p99<1ms'), /whole run, not per transaction type/);
+  const run = (scheduleLagMs: unknown): RunResult =>
+    ({ summary: { transactions: 100, failed: 0, retried: 0, tps: 100, latencyMs: latency(2), scheduleLagMs }, transactions: [] }) as unknown as RunResult;
+  const lags = ['lag-p50<0.1ms', 'lag-p99<0.5ms', 'lag-max<=3ms', 'lag-p99>=0.4ms'].map(parseThreshold);
+  const paced = evaluateThresholds(lags, run({ avg: 0.1, p50: 0.08, p99: 0.4, max: 3, timer: 'reactor' }));
+  assert.deepEqual(
+    paced.map((j) => [j.ok, j.actual, j.unit]),
+    [
+      [true, 0.08, 'ms'],
+      [true, 0.4, 'ms'],
+      [true, 3, 'ms'],
+      [true, 0.4, 'ms'],
+    ],
+  );
+  // Not the latency's figures: a p99 of 0.4 ms lag against a latency p99 of 2 ms.
+  assert.equal(evaluateThresholds([parseThreshold('lag-p99<1ms')], run({ avg: 0.1, p50: 0.08, p99: 0.4, max: 3 }))[0]!.ok, true);
+  const unpaced = evaluateThresholds(lags, run(null));
+  assert.ok(
+    unpaced.every((j) => !j.ok && Number.isNaN(j.actual)),
+    'a closed-loop result has no lag: every lag threshold fails',
+  );
+  assert.match(thresholdLines(unpaced)[1]!, /FAIL lag-p50<0\.1ms \(measured nothing: no transaction ran on a schedule\)/);
 });
 
 test('event capacity: a cost of the mix divides tps; per-type costs weigh each type by its latency', () => {
