@@ -109,7 +109,7 @@ export const RUN_OPTIONS = defineOptions([
     long: 'threshold',
     type: 'strings',
     value: 'COND',
-    help: `pass/fail condition, repeatable: [TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms'; a run that fails one exits with ${THRESHOLD_EXIT_CODE}`,
+    help: `pass/fail condition, repeatable: [TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms', under -R 'lag-p99<1ms'; a run that fails one exits with ${THRESHOLD_EXIT_CODE}`,
   },
   {
     long: 'max-failed',
