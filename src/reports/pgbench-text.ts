@@ -1,6 +1,14 @@
 import type { SeriesPoint } from '../engine/measurements.js';
 import type { RunResult } from '../result/result.js';
 import { statementLatencyLines } from './per-command.js';
+import type { TimerKind } from '../common/wake-timer.js';
+
+/** What woke the terminals at their scheduled times under -R, as headroom's summaries name it. */
+export function scheduleTimerText(timer: TimerKind): string {
+  return timer === 'reactor'
+    ? "the native reactor's timer (timerfd, to the microsecond)"
+    : "Node's timers (whole milliseconds: starts run up to about 1 ms late; the native reactor's timer is not in use: HEADROOM_TRANSPORT=node, or the reactor is not built, npm run build:native)";
+}
 
 /** pgbench's names for its built-in scripts, as its "transaction type" line prints them. */
 const BUILTIN_TITLES: Record<string, string> = {

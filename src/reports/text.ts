@@ -9,7 +9,7 @@ import { table } from './table.js';
 import { formatWorkloadMetric } from './workload-metrics.js';
 
 export { table };
-import { pgbenchBlock, pgbenchProgressLine, type ProgressContext } from './pgbench-text.js';
+import { pgbenchBlock, pgbenchProgressLine, scheduleTimerText, type ProgressContext } from './pgbench-text.js';
 import { replicationLines } from './replication-text.js';
 import { moduleLines } from './module-text.js';
 import { agentsLines } from './agents-text.js';
@@ -21,11 +21,7 @@ function scheduleLagLines(lag: NonNullable<RunResult['summary']['scheduleLagMs']
   const ms = (v: number): string => v.toFixed(3);
   const percentiles = lag.p50 === undefined || lag.p99 === undefined ? '' : ` p50 ${ms(lag.p50)} p99 ${ms(lag.p99)}`;
   const lines = [`schedule lag ms: avg ${ms(lag.avg)}${percentiles} max ${ms(lag.max)} (latency counts from the scheduled start)`];
-  if (lag.timer === 'reactor') lines.push("schedule kept by the native reactor's timer (timerfd, to the microsecond)");
-  else if (lag.timer === 'node')
-    lines.push(
-      "schedule kept by Node's timers (whole milliseconds: starts run up to about 1 ms late; the native reactor's timer is not in use: HEADROOM_TRANSPORT=node, or the reactor is not built, npm run build:native)",
-    );
+  if (lag.timer) lines.push(`schedule kept by ${scheduleTimerText(lag.timer)}`);
   return lines;
 }
 

@@ -7,7 +7,7 @@ import { conninfoPairs } from '../../config/conninfo.js';
 import { sortParameters } from '../../config/parameters.js';
 import { serverTargetOf } from '../../config/target.js';
 import type { RunResult } from '../../result/result.js';
-import { pgbenchBlock, pgbenchProgressLine } from '../../reports/pgbench-text.js';
+import { pgbenchBlock, pgbenchProgressLine, scheduleTimerText } from '../../reports/pgbench-text.js';
 import { pgbenchVacuum } from '../../workloads/tpcb/pgbench-vacuum.js';
 import type { GenerationProgress } from '../../workloads/tpcb/pgbench-init.js';
 import { redirectLogLines } from '../../session/log-line.js';
@@ -309,12 +309,7 @@ function lagPercentilesLine(result: RunResult): string[] {
   const lag = result.summary.scheduleLagMs;
   if (lag?.p50 === undefined || lag.p99 === undefined) return [];
   // Which clock woke the clients: Node's timers add up to about a millisecond to every lag.
-  const timer =
-    lag.timer === 'reactor'
-      ? " (kept by the native reactor's timer, to the microsecond)"
-      : lag.timer === 'node'
-        ? " (kept by Node's timers, whole milliseconds: the native reactor's timer is not in use, HEADROOM_TRANSPORT=node or not built)"
-        : '';
+  const timer = lag.timer ? `; schedule kept by ${scheduleTimerText(lag.timer)}` : '';
   return [`schedule lag percentiles (headroom): p50 ${lag.p50.toFixed(3)} p99 ${lag.p99.toFixed(3)} max ${lag.max.toFixed(3)} ms${timer}`];
 }
 
