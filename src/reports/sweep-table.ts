@@ -1,20 +1,14 @@
 import { KNEE_ELASTICITY, type SweepResult } from '../result/sweep.js';
 import { table } from './table.js';
 
-const SWEEP_HEADER = ['terminals', 'tps', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'CPU us/txn', 'note'] as const;
-/** Where a paced sweep's lag column goes: after the latencies, before failed. */
-const LAG_COLUMN = SWEEP_HEADER.indexOf('failed');
-
 /** Whether the sweep's steps ran paced (-R): whether each count of terminals kept the schedule is then the question. */
 function paced(sweep: SweepResult): boolean {
   return sweep.steps.some((step) => (step.config.rate ?? null) !== null);
 }
 
-/** The sweep table's header: with the schedule lag's p99 where the sweep ran paced (-R). */
+/** The sweep table's header: with the schedule lag's p99, after the latencies, where the sweep ran paced (-R). */
 export function sweepHeader(sweep: SweepResult): string[] {
-  const header: string[] = [...SWEEP_HEADER];
-  if (paced(sweep)) header.splice(LAG_COLUMN, 0, 'lag p99 ms');
-  return header;
+  return ['terminals', 'tps', 'p50 ms', 'p99 ms', 'max ms', ...(paced(sweep) ? ['lag p99 ms'] : []), 'failed', 'CPU us/txn', 'note'];
 }
 
 /**
@@ -22,16 +16,7 @@ export function sweepHeader(sweep: SweepResult): string[] {
  * sweepHeader; every output (terminal, Markdown, HTML) shows these same cells.
  */
 export function sweepRows(sweep: SweepResult): string[][] {
-  const rows = sweepRowsWithoutLag(sweep);
-  if (!paced(sweep)) return rows;
-  const lags = sweep.steps.map((step) => step.summary.scheduleLagMs?.p99);
-  return rows.map((row, i) => {
-    const lag = lags[i];
-    return [...row.slice(0, LAG_COLUMN), lag === undefined ? '-' : lag.toFixed(3), ...row.slice(LAG_COLUMN)];
-  });
-}
-
-function sweepRowsWithoutLag(sweep: SweepResult): string[][] {
+  const lagColumn = paced(sweep);
   const rows = sweep.steps.map((step) => {
     const s = step.summary;
     const clients = step.config.clients;
@@ -41,19 +26,22 @@ function sweepRowsWithoutLag(sweep: SweepResult): string[][] {
       ...(step.status !== 'completed' ? [failedNote(step)] : []),
     ];
     const cpu = s.clientCpu.usPerTransaction;
+    const lag = s.scheduleLagMs?.p99;
     return [
       String(clients),
       s.tps.toFixed(1),
       s.latencyMs.p50.toFixed(3),
       s.latencyMs.p99.toFixed(3),
       s.latencyMs.max.toFixed(3),
+      ...(lagColumn ? [lag === undefined ? '-' : lag.toFixed(3)] : []),
       String(s.failed),
       cpu === null ? '-' : cpu.toFixed(1),
       notes.join(', '),
     ];
   });
   const ran = new Set(sweep.steps.map((s) => s.config.clients));
-  if (sweep.refusedAt !== null && !ran.has(sweep.refusedAt)) rows.push([String(sweep.refusedAt), '-', '-', '-', '-', '-', '-', 'refused by the server']);
+  if (sweep.refusedAt !== null && !ran.has(sweep.refusedAt))
+    rows.push([String(sweep.refusedAt), '-', '-', '-', '-', ...(lagColumn ? ['-'] : []), '-', '-', 'refused by the server']);
   return rows;
 }
 

@@ -38,10 +38,12 @@ export async function runSweep(
     steps: [],
   };
   const output = new ResultOutput(out ?? defaultSweepPath(workload.name, session.target.dbms, sweep.startedAt));
+  // Paced (-R), every step's tps is the rate asked for while the server keeps up: no knee to read.
+  const knee = (): number | null => (plan.rate === undefined ? kneeOf(kneePoints(sweep.steps)) : null);
   // A file is rewritten after every step; stdout (-o -) gets the sweep once, when it ends.
   const save = async (last = false): Promise<void> => {
     sweep.endedAt = new Date().toISOString();
-    sweep.knee = plan.rate === undefined ? kneeOf(kneePoints(sweep.steps)) : null;
+    sweep.knee = knee();
     await output.save(sweep, last);
   };
   const refuse = (clients: number, why: string): void => {
@@ -107,7 +109,7 @@ export async function runSweep(
   // --set put back before the last save, so the steps' files record whether that worked.
   await restoreUnlessUnanswered(plan.session, plan.settings);
   sweep.endedAt = new Date().toISOString();
-  sweep.knee = plan.rate === undefined ? kneeOf(kneePoints(sweep.steps)) : null;
+  sweep.knee = knee();
   return { sweep, output };
 }
 
