@@ -242,6 +242,23 @@ describe('headroom replay', { concurrency: 4 }, () => {
     assert.match(stdout, /data: the database given, with the writes of the earlier replays/);
   });
 
+  test('postgres: --until lag-p99 holds while the statements start on time and fails once they queue behind each other', async (t) => {
+    const f = await fixture(t, 'postgres');
+    if (!f) return;
+    // The capture above: at speed 2 each 50 ms statement is due as the one before ends (a few ms of
+    // lag in all); at speed 3 each starts about 17 ms later than the last, the twentieth some 300 ms late.
+    const steps: Step[] = Array.from({ length: 20 }, (_, i): Step => [i * 0.1, 'SELECT pg_sleep(0.05)', 'select', { durationMs: 50 }]);
+    const { code, stdout, stderr, result } = await f.replay(capture('postgres', [steps]), '--until', 'lag-p99<100ms');
+    assert.equal(code, 0, stderr);
+    const sweep = result!.replay!.sweep!;
+    assert.equal(sweep.ended, 'failed');
+    assert.ok(sweep.factor !== null && sweep.factor >= 1.5 && sweep.factor <= 2, `factor ${sweep.factor}`);
+    const [held, failed] = [sweep.steps.at(-2)!, sweep.steps.at(-1)!];
+    assert.ok(held.holds && held.lagP99Ms !== null && held.lagP99Ms < 100, JSON.stringify(held));
+    assert.ok(!failed.holds && failed.lagP99Ms !== null && failed.lagP99Ms >= 100, JSON.stringify(failed));
+    assert.match(stdout, new RegExp(`next step failed: ${failed.speed}x: lag-p99<100ms`));
+  });
+
   test('postgres: --until goes below 1 when the recorded speed fails, and shows the step above the factor failing', async (t) => {
     const f = await fixture(t, 'postgres');
     if (!f) return;
