@@ -220,19 +220,27 @@ describe('headroom replay', { concurrency: 4 }, () => {
     assert.equal(elsewhere.code, 0, elsewhere.stderr);
   });
 
-  test('postgres: --until finds the headroom factor of a capture that saturates, and shows the next step failing', async (t) => {
+  /**
+   * One session, twenty 50 ms statements 100 ms apart, replayed --until CONDITION: from speed 2 on
+   * they are due as fast as they run or faster, and queue; at speed 3 each starts about 17 ms later
+   * than the last, the twentieth some 300 ms behind. The factor found lies at 1.5 or 2.
+   */
+  async function saturatingUntil(t: TestContext, condition: string) {
     const f = await fixture(t, 'postgres');
-    if (!f) return;
-    // One session, twenty 50 ms statements 100 ms apart: from speed 2 on they are due as fast as they
-    // run or faster, and queue; at speed 3 the last one waits about 300 ms behind the others.
+    if (!f) return undefined;
     const steps: Step[] = Array.from({ length: 20 }, (_, i): Step => [i * 0.1, 'SELECT pg_sleep(0.05)', 'select', { durationMs: 50 }]);
-    const { code, stdout, stderr, result } = await f.replay(capture('postgres', [steps]), '--until', 'p99<250ms');
-    assert.equal(code, 0, stderr);
-    const sweep = result!.replay!.sweep!;
+    const replayed = await f.replay(capture('postgres', [steps]), '--until', condition);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    const sweep = replayed.result!.replay!.sweep!;
     assert.equal(sweep.ended, 'failed');
     assert.ok(sweep.factor !== null && sweep.factor >= 1.5 && sweep.factor <= 2, `factor ${sweep.factor}`);
-    const failed = sweep.steps.at(-1)!;
-    const held = sweep.steps.at(-2)!;
+    return { ...replayed, sweep, held: sweep.steps.at(-2)!, failed: sweep.steps.at(-1)! };
+  }
+
+  test('postgres: --until finds the headroom factor of a capture that saturates, and shows the next step failing', async (t) => {
+    const run = await saturatingUntil(t, 'p99<250ms');
+    if (!run) return;
+    const { stdout, result, sweep, held, failed } = run;
     assert.equal(held.speed, sweep.factor);
     assert.ok(held.holds && held.p99Ms < 250);
     assert.ok(!failed.holds && failed.p99Ms >= 250, JSON.stringify(failed));
@@ -243,17 +251,10 @@ describe('headroom replay', { concurrency: 4 }, () => {
   });
 
   test('postgres: --until lag-p99 holds while the statements start on time and fails once they queue behind each other', async (t) => {
-    const f = await fixture(t, 'postgres');
-    if (!f) return;
-    // The capture above: at speed 2 each 50 ms statement is due as the one before ends (a few ms of
-    // lag in all); at speed 3 each starts about 17 ms later than the last, the twentieth some 300 ms late.
-    const steps: Step[] = Array.from({ length: 20 }, (_, i): Step => [i * 0.1, 'SELECT pg_sleep(0.05)', 'select', { durationMs: 50 }]);
-    const { code, stdout, stderr, result } = await f.replay(capture('postgres', [steps]), '--until', 'lag-p99<100ms');
-    assert.equal(code, 0, stderr);
-    const sweep = result!.replay!.sweep!;
-    assert.equal(sweep.ended, 'failed');
-    assert.ok(sweep.factor !== null && sweep.factor >= 1.5 && sweep.factor <= 2, `factor ${sweep.factor}`);
-    const [held, failed] = [sweep.steps.at(-2)!, sweep.steps.at(-1)!];
+    // At speed 2 each statement is due as the one before ends (a few ms of lag in all); at 3 the last is some 300 ms late.
+    const run = await saturatingUntil(t, 'lag-p99<100ms');
+    if (!run) return;
+    const { stdout, held, failed } = run;
     assert.ok(held.holds && held.lagP99Ms !== null && held.lagP99Ms < 100, JSON.stringify(held));
     assert.ok(!failed.holds && failed.lagP99Ms !== null && failed.lagP99Ms >= 100, JSON.stringify(failed));
     assert.match(stdout, new RegExp(`next step failed: ${failed.speed}x: lag-p99<100ms`));
