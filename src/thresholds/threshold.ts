@@ -37,9 +37,14 @@ const SYNTAX = /^(?:(.+):)?(avg|p50|p95|p99|p99\.9|max|lag-p50|lag-p99|lag-max|t
 const HINT =
   "[TYPE:]METRIC OP VALUE, e.g. 'p99<50ms', 'tps>1000', 'failed<0.1%', 'book:p95<20ms', 'lag-p99<1ms' (METRIC: avg, p50, p95, p99, p99.9, max, lag-p50, lag-p99, lag-max, tps, failed, retried)";
 
+/** Whether a metric is the schedule lag's, which only a paced run (-R) has, and for the whole run only. */
+function isLagMetric(metric: string): boolean {
+  return (LAG as readonly string[]).includes(metric);
+}
+
 /** Whether a threshold is on the schedule lag, which only a paced run (-R) has. */
 export function isLagThreshold(t: Threshold): boolean {
-  return (LAG as readonly string[]).includes(t.metric);
+  return isLagMetric(t.metric);
 }
 
 export function parseThreshold(text: string): Threshold {
@@ -49,7 +54,7 @@ export function parseThreshold(text: string): Threshold {
   const time = TIMES.includes(metric);
   if (time && unit === '%') throw new UserError(`--threshold '${text}': a latency takes ms or s, not %`, HINT);
   if (!time && (unit === 'ms' || unit === 's')) throw new UserError(`--threshold '${text}': ${metric} is not a time`, HINT);
-  if (type !== undefined && (LAG as readonly string[]).includes(metric))
+  if (type !== undefined && isLagMetric(metric))
     throw new UserError(`--threshold '${text}': the schedule lag is measured for the whole run, not per transaction type`, `use ${metric} without ${type}:`);
   if (metric === 'tps' && unit === '%') throw new UserError(`--threshold '${text}': tps takes no unit`, HINT);
   return { text, type, metric, op, limit: Number(value) * (unit === 's' ? 1000 : 1), percent: unit === '%' };
@@ -117,7 +122,9 @@ export function thresholdLines(outcomes: readonly ThresholdOutcome[]): string[] 
 
 /** Why a threshold has no figure: a lag threshold (never given a type) had no paced transaction, any other a type that never ran. */
 function unmeasured(o: ThresholdOutcome): string {
-  return o.threshold.trim().startsWith('lag-') ? 'nothing: no transaction ran on a schedule' : 'nothing: the type did not run';
+  // The outcome keeps the threshold's text only; a lag threshold's starts with its metric.
+  const metric = /^[^<>=\s]+/.exec(o.threshold.trim())?.[0] ?? '';
+  return isLagMetric(metric) ? 'nothing: no transaction ran on a schedule' : 'nothing: the type did not run';
 }
 
 function round(value: number): string {
