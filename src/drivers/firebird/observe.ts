@@ -15,7 +15,7 @@ export function firebirdRoot(attachmentPid: number, servesOthers: boolean): numb
   const parent = parentPid(attachmentPid);
   const parentName = parent === undefined ? undefined : processName(parent);
   // Classic under its listener: one process an attachment, each a child of the listening one.
-  if (parent !== undefined && parentName !== undefined && SERVER_NAMES.includes(parentName)) return parent;
+  if (parentName !== undefined && SERVER_NAMES.includes(parentName)) return parent;
   // SuperServer: one process, whose threads serve every attachment, the cache writer's among them.
   return servesOthers ? attachmentPid : undefined;
 }
