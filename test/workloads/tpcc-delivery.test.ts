@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Connection, DbmsName, Driver, SqlValue } from '../../src/drivers/driver.js';
 import { Gate } from '../../src/engine/gate.js';
@@ -53,8 +53,46 @@ async function loadDistricts(conn: Connection, dbms: DbmsName): Promise<void> {
   for (const sql of keyStatements(dbms)) await conn.query(sql);
 }
 
+/** Far longer than these deliveries take (a second or two): terminals still running then are stuck, not slow. */
+const STALL_MS = 60_000;
+/** After the stall's snapshot of the server, how long the terminals may take to finish before the test fails. */
+const AFTER_SNAPSHOT_MS = 10_000;
+
+/**
+ * Waits for `running`; should it stall, takes the server's count of running and waiting statements
+ * (DbmsObservation.waits) and says so. Firebird 3.0.11 once held seven Deliveries waiting on a
+ * DELETE for seven minutes, with the eighth terminal's transaction idle, and all went on within a
+ * minute of a query of its monitoring tables. The snapshot is taken before the test gives up, so a
+ * run that finishes after it shows as such in the log (the test passes) and one that does not
+ * fails with the counts.
+ */
+async function unlessStalled(running: Promise<unknown>, t: TestContext, driver: Driver, conn: Connection): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const after = (ms: number) => new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), ms)));
+  try {
+    if ((await Promise.race([running, after(STALL_MS)])) !== 'stalled') return;
+    const waits = JSON.stringify(await driver.observe(conn).waits());
+    if ((await Promise.race([running, after(AFTER_SNAPSHOT_MS)])) === 'stalled') {
+      running.catch(() => {}); // the connections' closing fails it: this error is the one to tell
+      throw new Error(`the terminals did not finish in ${(STALL_MS + AFTER_SNAPSHOT_MS) / 1000} s; the server's statements at ${STALL_MS / 1000} s: ${waits}`);
+    }
+    t.diagnostic(
+      `the terminals were still running after ${STALL_MS / 1000} s and finished within ${AFTER_SNAPSHOT_MS / 1000} s of a snapshot of the server's statements (${waits})`,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** TERMINALS terminals of warehouse 1, each on its own connection, run Delivery DELIVERIES_PER_TERMINAL times at once, as the engine runs them. */
-async function deliverFromManyTerminals(driver: Driver, dbms: DbmsName, type: TransactionType, options: Record<string, boolean>) {
+async function deliverFromManyTerminals(
+  t: TestContext,
+  driver: Driver,
+  conn: Connection,
+  dbms: DbmsName,
+  type: TransactionType,
+  options: Record<string, boolean>,
+) {
   const recorder = new Recorder([type.name]);
   recorder.measuring = true;
   const stop = new StopSignal();
@@ -79,8 +117,10 @@ async function deliverFromManyTerminals(driver: Driver, dbms: DbmsName, type: Tr
   }
   try {
     for (const terminal of terminals) await terminal.prepare();
-    await Promise.all(terminals.map((terminal) => terminal.run()));
+    await unlessStalled(Promise.all(terminals.map((terminal) => terminal.run())), t, driver, conn);
   } finally {
+    // A stalled run given up ends here, rather than reconnecting once its connections close.
+    stop.stop();
     await Promise.all(terminals.map((terminal) => terminal.close()));
   }
   return recorder.totalsSnapshot();
@@ -103,7 +143,7 @@ for (const { dbms, procedures } of variants) {
     if (procedures) await createProcedures({ conn, dbms, options });
     const type = procedures ? PROCEDURE_MIX.find((p) => p.name === 'delivery')! : delivery;
 
-    const totals = await deliverFromManyTerminals(driver, dbms, type, options);
+    const totals = await deliverFromManyTerminals(t, driver, conn, dbms, type, options);
     const [deliveries] = totals.types;
     assert.equal(deliveries!.failed, 0, JSON.stringify(totals.errors));
     assert.equal(deliveries!.count, DELIVERIES);
