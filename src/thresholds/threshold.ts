@@ -122,8 +122,8 @@ export function thresholdLines(outcomes: readonly ThresholdOutcome[]): string[] 
 
 /** Why a threshold has no figure: a lag threshold (never given a type) had no paced transaction, any other a type that never ran. */
 function unmeasured(o: ThresholdOutcome): string {
-  // The outcome keeps the threshold's text only; a lag threshold's starts with its metric.
-  const metric = /^[^<>=\s]+/.exec(o.threshold.trim())?.[0] ?? '';
+  // The outcome keeps the threshold's text only: its metric is read by the grammar it was parsed with.
+  const metric = SYNTAX.exec(o.threshold.trim())?.[2] ?? '';
   return isLagMetric(metric) ? 'nothing: no transaction ran on a schedule' : 'nothing: the type did not run';
 }
 
