@@ -57,6 +57,9 @@ test('lag thresholds: whole-run only, a time, judged on the schedule lag; a run 
     'a closed-loop result has no lag: every lag threshold fails',
   );
   assert.match(thresholdLines(unpaced)[1]!, /FAIL lag-p50<0\.1ms \(measured nothing: no transaction ran on a schedule\)/);
+  // A type that never ran is told apart from a lag by the threshold's metric, not its first word.
+  const absent = evaluateThresholds([parseThreshold('lag-check:p99<1ms')], run(null));
+  assert.match(thresholdLines(absent)[1]!, /FAIL lag-check:p99<1ms \(measured nothing: the type did not run\)/);
 });
 
 test('event capacity: a cost of the mix divides tps; per-type costs weigh each type by its latency', () => {
