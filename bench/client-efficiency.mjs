@@ -14,6 +14,8 @@
 //                 --db-ps-mode=auto against headroom --protocol prepared; simple: pgbench -M simple,
 //                 sysbench --db-ps-mode=disable, headroom --protocol simple)
 //        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT)
+//        [--spin on] (on,off: headroom once with each HEADROOM_SPIN, the reactor polling a little
+//                 before it sleeps between answers or not; rows labelled TRANSPORT/spin-on|off)
 //        [--jobs 1] (1,2: every comparison once per job count, its rows labelled -j N; headroom
 //                 -j N, pgbench -j N; sysbench runs a thread per client whatever it is)
 //        [--sched normal] (batch: both tools of every pair under chrt -b 0, SCHED_BATCH, so that
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     tests: { type: 'string', default: 'pgbench:select-only,pgbench:tpcb-like,sysbench:oltp_point_select,sysbench:oltp_read_write' },
     transports: { type: 'string', default: 'native' },
+    spin: { type: 'string', default: 'on' },
     jobs: { type: 'string', default: '1' },
     protocol: { type: 'string', default: 'prepared' },
     sched: { type: 'string', default: 'normal' },
@@ -66,7 +69,15 @@ if (values.tls) tests.push(...tests.filter((t) => t.peer === 'pgbench').map((t) 
 const specs = jobCounts.flatMap((jobs) => tests.map((t) => ({ ...t, jobs })));
 const comparison = ({ peer, test, jobs }) => `${peer} ${test}${jobCounts.length > 1 ? ` -j ${jobs}` : ''}`;
 const label = (spec) => `${comparison(spec)}${spec.tls ? ' tls' : ''}`;
-const transports = values.transports.split(',');
+const spins = values.spin.split(',').map((s) => {
+  if (s !== 'on' && s !== 'off') throw new Error(`--spin: "${s}" is neither on nor off`);
+  return s;
+});
+// headroom's variants in a round: each transport, with each HEADROOM_SPIN asked for.
+const transports = values.transports
+  .split(',')
+  .flatMap((transport) => spins.map((spin) => ({ key: spins.length > 1 ? `${transport}/spin-${spin}` : transport, transport, spin })));
+const variantWidth = Math.max(9, ...transports.map((v) => v.key.length));
 const pairs = {
   pgbench: tests.some((t) => t.peer === 'pgbench')
     ? pgbenchPair({ db: values['pg-db'], scale: values.scale, protocol: values.protocol, sched: values.sched })
@@ -79,7 +90,7 @@ const fmt = (n, d = 1) => n.toFixed(d);
 
 try {
   console.log(
-    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements, headroom -j ${jobCounts.join(', ')} on transport(s) ${transports.join(', ')}${values.sched === 'batch' ? ', both tools under chrt -b 0 (SCHED_BATCH)' : ''}`,
+    `${values.clients} clients, ${values.time} s per run, ${values.rounds} round(s), ${values.protocol} statements, headroom -j ${jobCounts.join(', ')} on transport(s) ${transports.map((v) => v.key).join(', ')}${values.sched === 'batch' ? ', both tools under chrt -b 0 (SCHED_BATCH)' : ''}`,
   );
   printTimingNote();
   for (const pair of Object.values(pairs)) await pair?.prepare();
@@ -91,9 +102,9 @@ try {
       const sslmode = peer === 'pgbench' ? (tls ? 'require' : 'disable') : undefined;
       const headroomRuns = async () => {
         const out = {};
-        for (const transport of tls ? ['tls'] : transports) {
+        for (const { key: transport, ...variant } of tls ? [{ key: 'tls', spin: spins[0] }] : transports) {
           out[transport] = await pair.runHeadroom(test, values.clients, values.time, {
-            env: tls ? {} : { HEADROOM_TRANSPORT: transport },
+            env: { ...(tls ? {} : { HEADROOM_TRANSPORT: variant.transport }), HEADROOM_SPIN: variant.spin },
             extra: ['-j', jobs],
             sslmode,
           });
@@ -124,12 +135,14 @@ try {
   }
   console.log('');
   const width = Math.max(29, ...specs.map((spec) => comparison(spec).length));
-  console.log(`${'comparison'.padEnd(width)} transport  peer tps  headroom tps  tps ratio  peer us/txn  headroom us/txn  in-run us/txn  cpu ratio`);
+  console.log(
+    `${'comparison'.padEnd(width)} ${'transport'.padEnd(variantWidth)}  peer tps  headroom tps  tps ratio  peer us/txn  headroom us/txn  in-run us/txn  cpu ratio`,
+  );
   const ratios = new Map();
   for (const spec of specs) {
     const { tls } = spec;
     const mine = runs.filter((r) => r.spec === spec);
-    for (const transport of tls ? ['tls'] : transports) {
+    for (const transport of tls ? ['tls'] : transports.map((v) => v.key)) {
       const peerTps = median(mine.map((r) => r.peerRun.tps));
       const ourTps = median(mine.map((r) => r.ours[transport].tps));
       const peerCpu = median(mine.map((r) => r.peerRun.cpuUs));
@@ -140,7 +153,7 @@ try {
       const cpuRatio = median(mine.map((r) => r.ours[transport].cpuUs / r.peerRun.cpuUs));
       ratios.set(`${comparison(spec)} ${transport}`, { tpsRatio, cpuRatio });
       console.log(
-        `${comparison(spec).padEnd(width)} ${transport.padEnd(9)}  ${fmt(peerTps).padStart(8)}  ${fmt(ourTps).padStart(12)}  ${fmt(tpsRatio, 2).padStart(9)}  ${fmt(peerCpu).padStart(11)}  ${fmt(ourCpu).padStart(15)}  ${fmt(inRun).padStart(13)}  ${fmt(cpuRatio, 2).padStart(9)}`,
+        `${comparison(spec).padEnd(width)} ${transport.padEnd(variantWidth)}  ${fmt(peerTps).padStart(8)}  ${fmt(ourTps).padStart(12)}  ${fmt(tpsRatio, 2).padStart(9)}  ${fmt(peerCpu).padStart(11)}  ${fmt(ourCpu).padStart(15)}  ${fmt(inRun).padStart(13)}  ${fmt(cpuRatio, 2).padStart(9)}`,
       );
     }
   }
@@ -151,12 +164,12 @@ try {
     console.log(`${'with TLS beside without'.padEnd(width)}  tps ratio tls  plaintext  cpu ratio tls  plaintext`);
     for (const spec of specs.filter((t) => t.tls)) {
       const secure = ratios.get(`${comparison(spec)} tls`);
-      const plain = ratios.get(`${comparison(spec)} ${transports[0]}`);
+      const plain = ratios.get(`${comparison(spec)} ${transports[0].key}`);
       console.log(
         `${comparison(spec).padEnd(width)}  ${fmt(secure.tpsRatio, 2).padStart(13)}  ${fmt(plain.tpsRatio, 2).padStart(9)}  ${fmt(secure.cpuRatio, 2).padStart(13)}  ${fmt(plain.cpuRatio, 2).padStart(9)}`,
       );
     }
-    console.log(`plaintext: headroom on transport ${transports[0]}; tls: both with sslmode=require (no certificate check), same server and clients`);
+    console.log(`plaintext: headroom on transport ${transports[0].key}; tls: both with sslmode=require (no certificate check), same server and clients`);
   }
 } finally {
   for (const pair of Object.values(pairs)) await pair?.cleanup();

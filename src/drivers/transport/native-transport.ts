@@ -26,6 +26,19 @@ export interface ReactorAddon extends NativeTlsAddon {
    * sendRing(false)). `enabled` false turns it off for this thread, true lets it be tried again.
    */
   sendRing(enabled?: boolean): number;
+  /**
+   * Whether the waits between batches poll a little before they sleep (native/spin.c), the window
+   * the next wait polls for, and how many waits ended while polling or slept. `enabled` false
+   * turns it off for this thread, true on again. Absent from a build older than it.
+   */
+  spin?(enabled?: boolean): SpinState;
+}
+
+export interface SpinState {
+  on: boolean;
+  windowUs: number;
+  caught: number;
+  slept: number;
 }
 
 const DATA = 0;
@@ -99,6 +112,20 @@ export function sendRingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   throw new UserError(`HEADROOM_IO_URING=${asked} is neither on nor off`, 'use HEADROOM_IO_URING=off to send without io_uring, or leave it unset');
 }
 
+/**
+ * HEADROOM_SPIN=off: every wait between batches sleeps at once, as before the reactor polled
+ * (native/spin.c; benchmarks compare the two, and a client that must not poll can say so).
+ */
+export function spinWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const asked = env['HEADROOM_SPIN'];
+  if (asked === undefined || asked === '' || asked === 'on') return true;
+  if (asked === 'off') return false;
+  throw new UserError(
+    `HEADROOM_SPIN=${asked} is neither on nor off`,
+    'use HEADROOM_SPIN=off to let the client sleep at once between answers, or leave it unset',
+  );
+}
+
 /** Connects through the reactor; `address.host` must already be a numeric address. */
 export function connectNative(address: SocketAddress, ipv6: boolean, handler: TransportHandler, timeoutMs: number): Promise<Transport> {
   const native = loadReactor();
@@ -118,8 +145,10 @@ class Reactor {
   constructor(readonly addon: ReactorAddon) {
     // Before init(): a refused setting must leave the thread free to try again.
     const ring = sendRingWanted();
+    const spin = spinWanted();
     addon.init((count) => this.dispatch(count), this.input, this.events);
     if (!ring) addon.sendRing(false);
+    if (!spin) addon.spin?.(false);
   }
 
   timers(): DueQueue | null {

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { test, type TestContext } from 'node:test';
+import { connectTransport } from '../../src/drivers/transport/connect.js';
+import { loadReactor, spinWanted, type ReactorAddon, type SpinState } from '../../src/drivers/transport/native-transport.js';
+import { skipOrFail } from '../helpers/skip-or-fail.js';
+
+/**
+ * The reactor's waits between batches poll a little before they sleep (native/spin.c), and only
+ * where that pays: the window opens where answers come within microseconds, closes where they take
+ * milliseconds, stays shut with HEADROOM_SPIN=off, and never keeps an idle client busy or alive.
+ */
+
+/** The addon, with this thread's reactor made (by one exchange): spin() needs it. */
+async function reactor(t: TestContext): Promise<ReactorAddon | undefined> {
+  const addon = loadReactor();
+  if (!addon && skipOrFail(t, 'the native reactor is not built: npm run build:native (Linux, python3, make, a C compiler)')) return undefined;
+  assert.ok(addon?.spin, 'this build of the reactor has spin()');
+  const before = process.env['HEADROOM_TRANSPORT'];
+  process.env['HEADROOM_TRANSPORT'] = 'native';
+  t.after(() => {
+    if (before === undefined) delete process.env['HEADROOM_TRANSPORT'];
+    else process.env['HEADROOM_TRANSPORT'] = before;
+  });
+  await exchanges(await echoServer(t, 0), 1);
+  t.after(() => void addon!.spin!(spinWanted()));
+  return addon!;
+}
+
+/** An echo server on loopback that answers each message after `delayMs` (0: at once). */
+async function echoServer(t: TestContext, delayMs: number): Promise<{ host: string; port: number }> {
+  const server = net.createServer((socket) => {
+    socket.on('data', (d: Buffer) => {
+      if (delayMs === 0) socket.write(d);
+      else setTimeout(() => socket.write(d), delayMs);
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
+}
+
+/** `rounds` request-and-answer exchanges, one at a time, on one native connection. */
+async function exchanges(address: { host: string; port: number }, rounds: number): Promise<void> {
+  let answered = 0;
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const request = Buffer.from('ping;');
+  const transport = await connectTransport(
+    address,
+    {
+      onData: (buffer, start, end) => {
+        for (let at = start; at < end; at++) if (buffer[at] === 0x3b) answered++;
+        if (answered === rounds) done();
+        else transport.write(request, 0, request.length);
+      },
+      onClose: () => {},
+    },
+    5_000,
+  );
+  assert.equal(transport.kind, 'native');
+  transport.write(request, 0, request.length);
+  await finished;
+  transport.close();
+}
+
+const since = (before: SpinState, after: SpinState): string =>
+  `window ${after.windowUs} us, ${after.caught - before.caught} wait(s) caught while polling, ${after.slept - before.slept} slept`;
+
+test('answers that come at once open the window and are caught while polling; answers 5 ms apart close it', async (t) => {
+  const addon = await reactor(t);
+  if (!addon) return;
+  const start = addon.spin!(true);
+  assert.equal(start.on, true);
+  assert.equal(start.windowUs, 0, 'turned on again, the window starts shut');
+
+  await exchanges(await echoServer(t, 0), 300);
+  const quick = addon.spin!();
+  t.diagnostic(`quick answers: ${since(start, quick)}`);
+  assert.ok(quick.windowUs > 0, `the window opened: ${since(start, quick)}`);
+  assert.ok(quick.caught - start.caught > 100, `most waits were caught while polling: ${since(start, quick)}`);
+
+  await exchanges(await echoServer(t, 5), 20);
+  const slow = addon.spin!();
+  t.diagnostic(`answers 5 ms apart: ${since(quick, slow)}`);
+  assert.equal(slow.windowUs, 0, `the window closed: ${since(quick, slow)}`);
+  assert.ok(slow.slept - quick.slept >= 15, `the waits slept: ${since(quick, slow)}`);
+  // Each wait that polled in vain halved the window: a handful at most, then it slept at once.
+  assert.ok(slow.caught - quick.caught <= 2, `no 5-ms wait can be caught in a window of 50 us: ${since(quick, slow)}`);
+});
+
+test('HEADROOM_SPIN=off: every wait sleeps at once, whatever the answers', async (t) => {
+  const addon = await reactor(t);
+  if (!addon) return;
+  const off = addon.spin!(false);
+  assert.equal(off.on, false);
+  await exchanges(await echoServer(t, 0), 200);
+  const after = addon.spin!();
+  t.diagnostic(`off: ${since(off, after)}`);
+  assert.equal(after.windowUs, 0);
+  assert.equal(after.caught, off.caught, 'no wait polled');
+});
+
+test('HEADROOM_SPIN: on or off, anything else refused in one line', () => {
+  assert.equal(spinWanted({}), true);
+  assert.equal(spinWanted({ HEADROOM_SPIN: 'on' }), true);
+  assert.equal(spinWanted({ HEADROOM_SPIN: 'off' }), false);
+  assert.throws(() => spinWanted({ HEADROOM_SPIN: '50' }), /^UserError: HEADROOM_SPIN=50 is neither on nor off$/);
+});
+
+test('a client whose window is open still sleeps once its connection is idle, and exits when it is closed', async (t) => {
+  if (!(await reactor(t))) return;
+  const { port } = await echoServer(t, 0);
+  const module = new URL('../../src/drivers/transport/connect.js', import.meta.url).href;
+  const addonModule = new URL('../../src/drivers/transport/native-transport.js', import.meta.url).href;
+  // A child process: quick answers open the window, then the connection idles for 400 ms (the
+  // CPU the process spends meanwhile is measured), then it is closed and nothing else is left.
+  const source = `
+    const [{ connectTransport }, { loadReactor }] = await Promise.all([import(${JSON.stringify(module)}), import(${JSON.stringify(addonModule)})]);
+    let answered = 0;
+    let opened;
+    const request = Buffer.from('ping;');
+    const transport = await connectTransport({ host: '127.0.0.1', port: ${port} }, {
+      onData: () => {
+        if (++answered < 300) return transport.write(request, 0, request.length);
+        opened = loadReactor().spin().windowUs;
+        const cpu = process.cpuUsage();
+        setTimeout(() => {
+          const used = process.cpuUsage(cpu);
+          console.log(JSON.stringify({ opened, idleCpuMs: (used.user + used.system) / 1000 }));
+          transport.close();
+        }, 400);
+      },
+      onClose: () => {},
+    }, 5000);
+    transport.write(request, 0, request.length);
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+    env: { ...process.env, HEADROOM_TRANSPORT: 'native', HEADROOM_SPIN: 'on' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = await new Promise<number | null | 'hung'>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve('hung');
+    }, 10_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+  assert.notEqual(exit, 'hung', `the child did not exit once its connection was closed: ${output}`);
+  assert.equal(exit, 0, output);
+  const report = JSON.parse(output.trim().split('\n').at(-1)!) as { opened: number; idleCpuMs: number };
+  t.diagnostic(`window when the connection went idle: ${report.opened} us; CPU over 400 ms idle: ${report.idleCpuMs} ms`);
+  assert.ok(report.opened > 0, 'the quick answers had opened the window');
+  // Polling through the idle time would have cost about 400 ms of CPU; one window is 50 us.
+  assert.ok(report.idleCpuMs < 100, `the idle client spent ${report.idleCpuMs} ms of CPU in 400 ms`);
+});
