@@ -15,7 +15,8 @@
 //                 sysbench --db-ps-mode=disable, headroom --protocol simple)
 //        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT)
 //        [--spin on] (on,off: headroom once with each HEADROOM_SPIN, the reactor polling a little
-//                 before it sleeps between answers or not; rows labelled TRANSPORT/spin-on|off)
+//                 before it sleeps between answers or not; rows labelled TRANSPORT/spin-on|off;
+//                 --tls's rows run with the first)
 //        [--jobs 1] (1,2: every comparison once per job count, its rows labelled -j N; headroom
 //                 -j N, pgbench -j N; sysbench runs a thread per client whatever it is)
 //        [--sched normal] (batch: both tools of every pair under chrt -b 0, SCHED_BATCH, so that

@@ -1097,6 +1097,21 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* The optional boolean argument of sendRing() and spin(): 1 true, 0 false, -1 absent (or not a
+ * boolean); -2 when N-API failed, with the error thrown. */
+static int optional_flag(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_valuetype type = napi_undefined;
+  bool value = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || (argc >= 1 && napi_typeof(env, argv[0], &type) != napi_ok) ||
+      (type == napi_boolean && napi_get_value_bool(env, argv[0], &value) != napi_ok)) {
+    napi_throw_error(env, NULL, "headroom reactor: N-API call failed reading the argument");
+    return -2;
+  }
+  return type != napi_boolean ? -1 : value ? 1 : 0;
+}
+
 /* sendRing(enabled?: boolean) -> RING_UNTRIED (0) before the first batch with two sends, RING_ON
  * (1) while batches' sends go out in one io_uring_enter, RING_OFF (2) while they go one by one
  * (io_uring cannot be used here, or sendRing(false) said not to). sendRing(true) lets it be
@@ -1104,21 +1119,14 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
 static napi_value send_ring(napi_env env, napi_callback_info info) {
   Reactor *r = reactor_of(env);
   if (!r) return NULL;
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  napi_valuetype type = napi_undefined;
-  if (argc >= 1) CHECK(env, napi_typeof(env, argv[0], &type));
-  if (type == napi_boolean) {
-    bool enabled;
-    CHECK(env, napi_get_value_bool(env, argv[0], &enabled));
-    if (!enabled) {
-      send_ring_close(r->ring);
-      r->ring = NULL;
-      r->ring_state = RING_OFF;
-    } else if (r->ring_state == RING_OFF) {
-      r->ring_state = RING_UNTRIED;
-    }
+  int enabled = optional_flag(env, info);
+  if (enabled == -2) return NULL;
+  if (enabled == 0) {
+    send_ring_close(r->ring);
+    r->ring = NULL;
+    r->ring_state = RING_OFF;
+  } else if (enabled == 1 && r->ring_state == RING_OFF) {
+    r->ring_state = RING_UNTRIED;
   }
   napi_value out;
   CHECK(env, napi_create_int32(env, r->ring_state, &out));
@@ -1132,16 +1140,9 @@ static napi_value send_ring(napi_env env, napi_callback_info info) {
 static napi_value spin_state(napi_env env, napi_callback_info info) {
   Reactor *r = reactor_of(env);
   if (!r) return NULL;
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  napi_valuetype type = napi_undefined;
-  if (argc >= 1) CHECK(env, napi_typeof(env, argv[0], &type));
-  if (type == napi_boolean) {
-    bool enabled;
-    CHECK(env, napi_get_value_bool(env, argv[0], &enabled));
-    spin_enable(&r->spin, enabled);
-  }
+  int enabled = optional_flag(env, info);
+  if (enabled == -2) return NULL;
+  if (enabled >= 0) spin_enable(&r->spin, enabled);
   napi_value out, on, window, caught, slept;
   CHECK(env, napi_create_object(env, &out));
   CHECK(env, napi_get_boolean(env, r->spin.enabled, &on));
