@@ -39,16 +39,15 @@ static uint64_t now_ns(void) {
   return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-static void stop(Spin *spin) {
-  if (!spin->spinning) return;
-  uv_idle_stop(&spin->idle);
-  spin->spinning = 0;
+/* Polling: the idle handle is active. */
+static int polling(Spin *spin) {
+  return uv_is_active((uv_handle_t *)&spin->idle);
 }
 
 /* Once per loop turn while polling, before the poll phase: past the window, this turn may sleep. */
 static void on_idle(uv_idle_t *handle) {
   Spin *spin = (Spin *)handle;
-  if (now_ns() - spin->waiting_since >= spin->window_ns) stop(spin);
+  if (now_ns() - spin->waiting_since >= spin->window_ns) uv_idle_stop(&spin->idle);
 }
 
 void spin_init(Spin *spin, uv_loop_t *loop, void *owner) {
@@ -56,7 +55,6 @@ void spin_init(Spin *spin, uv_loop_t *loop, void *owner) {
   spin->idle.data = owner;
   uv_unref((uv_handle_t *)&spin->idle);
   spin->enabled = 1;
-  spin->spinning = 0;
   spin->in_batch = 0;
   spin->window_ns = 0;
   spin->waiting_since = 0;
@@ -68,9 +66,9 @@ void spin_wait_ended(Spin *spin) {
   if (spin->in_batch || !spin->enabled) return;
   spin->in_batch = 1;
   if (spin->waiting_since == 0) return;
-  if (spin->spinning) {
+  if (polling(spin)) {
     spin->caught++;
-    stop(spin);
+    uv_idle_stop(&spin->idle);
     return;
   }
   spin->slept++;
@@ -87,14 +85,11 @@ void spin_wait_begins(Spin *spin) {
   if (!spin->in_batch) return;
   spin->in_batch = 0;
   spin->waiting_since = now_ns();
-  if (spin->window_ns > 0 && !spin->spinning) {
-    spin->spinning = 1;
-    uv_idle_start(&spin->idle, on_idle);
-  }
+  if (spin->window_ns > 0) uv_idle_start(&spin->idle, on_idle);
 }
 
 void spin_enable(Spin *spin, int enabled) {
-  stop(spin);
+  uv_idle_stop(&spin->idle);
   spin->enabled = enabled;
   spin->in_batch = 0;
   spin->window_ns = 0;
@@ -102,7 +97,7 @@ void spin_enable(Spin *spin, int enabled) {
 }
 
 void spin_close(Spin *spin, uv_close_cb closed) {
-  stop(spin);
+  uv_idle_stop(&spin->idle);
   spin->enabled = 0;
   uv_close((uv_handle_t *)&spin->idle, closed);
 }

@@ -8,7 +8,6 @@
 typedef struct {
   uv_idle_t idle; /* first: the handle's address is the Spin's */
   int enabled;
-  int spinning;
   /* The batch being handled ended a wait (spin_wait_ended), once per batch. */
   int in_batch;
   /* How long the next wait polls before it sleeps; 0: it sleeps at once. */

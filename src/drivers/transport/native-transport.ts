@@ -101,15 +101,20 @@ class ReactorWakeTimer implements WakeTimer {
   }
 }
 
+/** An on-off switch in the environment: unset, empty or `on` is on; `off` is off; else refused. */
+function envSwitch(env: NodeJS.ProcessEnv, name: string, offDoes: string): boolean {
+  const asked = env[name];
+  if (asked === undefined || asked === '' || asked === 'on') return true;
+  if (asked === 'off') return false;
+  throw new UserError(`${name}=${asked} is neither on nor off`, `use ${name}=off to ${offDoes}, or leave it unset`);
+}
+
 /**
  * HEADROOM_IO_URING=off: a batch's requests go out one send(2) each, as where io_uring cannot be
  * used (benchmarks compare the two; a kernel whose io_uring misbehaves can be worked around).
  */
 export function sendRingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
-  const asked = env['HEADROOM_IO_URING'];
-  if (asked === undefined || asked === '' || asked === 'on') return true;
-  if (asked === 'off') return false;
-  throw new UserError(`HEADROOM_IO_URING=${asked} is neither on nor off`, 'use HEADROOM_IO_URING=off to send without io_uring, or leave it unset');
+  return envSwitch(env, 'HEADROOM_IO_URING', 'send without io_uring');
 }
 
 /**
@@ -117,13 +122,7 @@ export function sendRingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
  * (native/spin.c; benchmarks compare the two, and a client that must not poll can say so).
  */
 export function spinWanted(env: NodeJS.ProcessEnv = process.env): boolean {
-  const asked = env['HEADROOM_SPIN'];
-  if (asked === undefined || asked === '' || asked === 'on') return true;
-  if (asked === 'off') return false;
-  throw new UserError(
-    `HEADROOM_SPIN=${asked} is neither on nor off`,
-    'use HEADROOM_SPIN=off to let the client sleep at once between answers, or leave it unset',
-  );
+  return envSwitch(env, 'HEADROOM_SPIN', 'let the client sleep at once between answers');
 }
 
 /** Connects through the reactor; `address.host` must already be a numeric address. */
