@@ -4,6 +4,7 @@ import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { connectTransport } from '../../src/drivers/transport/connect.js';
 import { loadReactor, spinWanted, type ReactorAddon, type SpinState } from '../../src/drivers/transport/native-transport.js';
+import { within } from '../helpers/fake-server.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';
 
 /**
@@ -144,17 +145,9 @@ test('a client whose window is open still sleeps once its connection is idle, an
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exit = await new Promise<number | null | 'hung'>((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve('hung');
-    }, 10_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
-  assert.notEqual(exit, 'hung', `the child did not exit once its connection was closed: ${output}`);
+  t.after(() => void child.kill('SIGKILL'));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const exit = await within(10_000, 'the child exiting once its connection was closed', exited);
   assert.equal(exit, 0, output);
   const report = JSON.parse(output.trim().split('\n').at(-1)!) as { opened: number; idleCpuMs: number };
   t.diagnostic(`window when the connection went idle: ${report.opened} us; CPU over 400 ms idle: ${report.idleCpuMs} ms`);
