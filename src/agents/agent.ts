@@ -53,6 +53,9 @@ export async function serveAgent(bus: Bus, options: AgentOptions): Promise<void>
     },
   });
   const plans = bus.nc.subscribe(subjects.plans(bus.prefix, self.instance));
+  // A subscription reaches the server some time after subscribe() returns: only once the server has
+  // answered a ping sent after it is the line below true, and a plan sent on seeing it not lost.
+  await bus.nc.flush();
   log(`agent ${options.name} (instance ${self.instance}) waiting for plans on ${subjects.plans(bus.prefix, self.instance)}`);
   const finished = new Promise<void>((resolve) => {
     options.signal.addEventListener('abort', () => resolve(), { once: true });
