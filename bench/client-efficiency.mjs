@@ -14,9 +14,10 @@
 //                 --db-ps-mode=auto against headroom --protocol prepared; simple: pgbench -M simple,
 //                 sysbench --db-ps-mode=disable, headroom --protocol simple)
 //        [--transports native] (native,node: headroom once on each, HEADROOM_TRANSPORT)
-//        [--spin on] (on,off: headroom once with each HEADROOM_SPIN, the reactor polling a little
-//                 before it sleeps between answers or not; rows labelled TRANSPORT/spin-on|off;
-//                 --tls's rows run with the first)
+//        [--spin auto] (auto,on,off: headroom once with each HEADROOM_SPIN, the reactor polling a
+//                 little before it sleeps between answers where its trials find that cheaper,
+//                 always, or never; rows labelled TRANSPORT/spin-auto|on|off; --tls's rows run
+//                 with the first)
 //        [--jobs 1] (1,2: every comparison once per job count, its rows labelled -j N; headroom
 //                 -j N, pgbench -j N; sysbench runs a thread per client whatever it is)
 //        [--sched normal] (batch: both tools of every pair under chrt -b 0, SCHED_BATCH, so that
@@ -41,7 +42,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     tests: { type: 'string', default: 'pgbench:select-only,pgbench:tpcb-like,sysbench:oltp_point_select,sysbench:oltp_read_write' },
     transports: { type: 'string', default: 'native' },
-    spin: { type: 'string', default: 'on' },
+    spin: { type: 'string', default: 'auto' },
     jobs: { type: 'string', default: '1' },
     protocol: { type: 'string', default: 'prepared' },
     sched: { type: 'string', default: 'normal' },
@@ -71,7 +72,7 @@ const specs = jobCounts.flatMap((jobs) => tests.map((t) => ({ ...t, jobs })));
 const comparison = ({ peer, test, jobs }) => `${peer} ${test}${jobCounts.length > 1 ? ` -j ${jobs}` : ''}`;
 const label = (spec) => `${comparison(spec)}${spec.tls ? ' tls' : ''}`;
 const spins = values.spin.split(',').map((s) => {
-  if (s !== 'on' && s !== 'off') throw new Error(`--spin: "${s}" is neither on nor off`);
+  if (!['auto', 'on', 'off'].includes(s)) throw new Error(`--spin: "${s}" is not auto, on or off`);
   return s;
 });
 // headroom's variants in a round: each transport, with each HEADROOM_SPIN asked for.

@@ -546,7 +546,7 @@ static void flush_deferred(Reactor *r) {
 
 static void deliver(Reactor *r) {
   if (r->event_count == 0 || r->shutting_down) return;
-  spin_wait_ended(&r->spin);
+  spin_wait_ended(&r->spin, (uint32_t)r->event_count);
   napi_env env = r->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
@@ -1097,7 +1097,7 @@ static napi_value write_bytes(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/* The optional boolean argument of sendRing() and spin(): 1 true, 0 false, -1 absent (or not a
+/* The optional boolean argument of sendRing(): 1 true, 0 false, -1 absent (or not a
  * boolean); -2 when N-API failed, with the error thrown. */
 static int optional_flag(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -1133,26 +1133,57 @@ static napi_value send_ring(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/* spin(enabled?: boolean) -> { on, windowUs, caught, slept }: whether waits between batches poll
- * before they sleep (spin.c), the window the next wait polls for, and how many waits ended while
- * polling or slept. spin(false) turns it off for this thread, spin(true) on again (from a window
- * of 0). */
+static const char *const SPIN_MODES[] = {"auto", "on", "off"};
+
+static napi_status set_number(napi_env env, napi_value object, const char *name, double value) {
+  napi_value number;
+  napi_status status = napi_create_double(env, value, &number);
+  return status != napi_ok ? status : napi_set_named_property(env, object, name, number);
+}
+
+/* spin(mode?: 'auto' | 'on' | 'off') -> { mode, polls, windowUs, caught, slept, trials,
+ * pollingWon, trialPollingNs, trialSleepingNs }: how waits between batches poll before they sleep
+ * (spin.c): the mode, whether they poll now, the window the next wait polls for, how many waits
+ * ended while polling or slept, and in auto how many trials ended, how many of them polling won,
+ * and the last one's CPU per event each way. A mode sets it for this thread, from the start (the
+ * counts from 0). */
 static napi_value spin_state(napi_env env, napi_callback_info info) {
   Reactor *r = reactor_of(env);
   if (!r) return NULL;
-  int enabled = optional_flag(env, info);
-  if (enabled == -2) return NULL;
-  if (enabled >= 0) spin_enable(&r->spin, enabled);
-  napi_value out, on, window, caught, slept;
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_valuetype type = napi_undefined;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1) CHECK(env, napi_typeof(env, argv[0], &type));
+  if (type == napi_string) {
+    char asked[8];
+    size_t length = 0;
+    CHECK(env, napi_get_value_string_utf8(env, argv[0], asked, sizeof asked, &length));
+    int mode = -1;
+    for (int i = 0; i < 3; i++)
+      if (strcmp(asked, SPIN_MODES[i]) == 0) mode = i;
+    if (mode < 0) {
+      napi_throw_error(env, NULL, "headroom reactor: spin() takes 'auto', 'on' or 'off'");
+      return NULL;
+    }
+    spin_set_mode(&r->spin, (SpinMode)mode);
+  } else if (type != napi_undefined) {
+    napi_throw_error(env, NULL, "headroom reactor: spin() takes 'auto', 'on' or 'off'");
+    return NULL;
+  }
+  napi_value out, mode, polls;
   CHECK(env, napi_create_object(env, &out));
-  CHECK(env, napi_get_boolean(env, r->spin.enabled, &on));
-  CHECK(env, napi_create_double(env, (double)r->spin.window_ns / 1000, &window));
-  CHECK(env, napi_create_double(env, (double)r->spin.caught, &caught));
-  CHECK(env, napi_create_double(env, (double)r->spin.slept, &slept));
-  CHECK(env, napi_set_named_property(env, out, "on", on));
-  CHECK(env, napi_set_named_property(env, out, "windowUs", window));
-  CHECK(env, napi_set_named_property(env, out, "caught", caught));
-  CHECK(env, napi_set_named_property(env, out, "slept", slept));
+  CHECK(env, napi_create_string_utf8(env, SPIN_MODES[r->spin.mode], NAPI_AUTO_LENGTH, &mode));
+  CHECK(env, napi_set_named_property(env, out, "mode", mode));
+  CHECK(env, napi_get_boolean(env, r->spin.polls, &polls));
+  CHECK(env, napi_set_named_property(env, out, "polls", polls));
+  CHECK(env, set_number(env, out, "windowUs", (double)r->spin.window_ns / 1000));
+  CHECK(env, set_number(env, out, "caught", (double)r->spin.caught));
+  CHECK(env, set_number(env, out, "slept", (double)r->spin.slept));
+  CHECK(env, set_number(env, out, "trials", (double)r->spin.trials));
+  CHECK(env, set_number(env, out, "pollingWon", (double)r->spin.polling_won));
+  CHECK(env, set_number(env, out, "trialPollingNs", r->spin.trial_polling_ns));
+  CHECK(env, set_number(env, out, "trialSleepingNs", r->spin.trial_sleeping_ns));
   return out;
 }
 

@@ -10,9 +10,9 @@ import { skipOrFail } from '../helpers/skip-or-fail.js';
 /**
  * The reactor's waits between batches poll a little before they sleep (native/spin.c), and only
  * where that pays: the window opens where answers come within microseconds, closes where they take
- * milliseconds, stays shut with HEADROOM_SPIN=off, and never keeps an idle client busy or alive.
+ * milliseconds, stays shut with HEADROOM_SPIN=off, never keeps an idle client busy or alive, and in
+ * auto (the default) the reactor's trials keep it from polling where polling costs more CPU.
  */
-
 /** The addon, with this thread's reactor made (by one exchange): spin() needs it. */
 async function reactor(t: TestContext): Promise<ReactorAddon | undefined> {
   const addon = loadReactor();
@@ -41,6 +41,46 @@ async function echoServer(t: TestContext, delayMs: number): Promise<{ host: stri
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
+}
+
+/**
+ * An echo server in a process of its own that never sleeps (it polls its socket), and spends
+ * `busyUs` of its CPU on each message before it answers: so each answer comes a set time after the
+ * request, whatever the machine's wake-ups cost. One connection at a time. Python: a plain loop, no event loop.
+ */
+async function busyEchoServer(t: TestContext, busyUs: number): Promise<{ host: string; port: number }> {
+  const source = [
+    'import socket, sys, time',
+    'server = socket.create_server(("127.0.0.1", 0))',
+    'print(server.getsockname()[1], flush=True)',
+    'while True:',
+    '    connection, _ = server.accept()',
+    '    connection.setblocking(False)',
+    '    connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)',
+    '    while True:',
+    '        try:',
+    '            data = connection.recv(4096)',
+    '        except BlockingIOError:',
+    '            continue',
+    '        if not data:',
+    '            break',
+    `        until = time.perf_counter() + ${busyUs / 1e6}`,
+    '        while time.perf_counter() < until:',
+    '            pass',
+    '        connection.sendall(data)',
+    '    connection.close()',
+  ].join('\n');
+  const child = spawn('python3', ['-c', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => void child.kill('SIGKILL'));
+  const port = await within(
+    10_000,
+    'the echo server listening',
+    new Promise<number>((resolve, reject) => {
+      child.once('error', (error) => reject(new Error(`python3, which the busy echo server needs: ${error.message}`)));
+      child.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+    }),
+  );
+  return { host: '127.0.0.1', port };
 }
 
 /** `rounds` request-and-answer exchanges, one at a time, on one native connection. */
@@ -73,11 +113,11 @@ const since = (before: SpinState, after: SpinState): string =>
 test('answers that come at once open the window and are caught while polling; answers 5 ms apart close it', async (t) => {
   const addon = await reactor(t);
   if (!addon) return;
-  const start = addon.spin!(true);
-  assert.equal(start.on, true);
+  const start = addon.spin!('on');
+  assert.equal(start.mode, 'on');
   assert.equal(start.windowUs, 0, 'turned on again, the window starts shut');
 
-  await exchanges(await echoServer(t, 0), 300);
+  await exchanges(await busyEchoServer(t, 0), 300);
   const quick = addon.spin!();
   t.diagnostic(`quick answers: ${since(start, quick)}`);
   assert.ok(quick.windowUs > 0, `the window opened: ${since(start, quick)}`);
@@ -95,8 +135,8 @@ test('answers that come at once open the window and are caught while polling; an
 test('HEADROOM_SPIN=off: every wait sleeps at once, whatever the answers', async (t) => {
   const addon = await reactor(t);
   if (!addon) return;
-  const off = addon.spin!(false);
-  assert.equal(off.on, false);
+  const off = addon.spin!('off');
+  assert.equal(off.mode, 'off');
   await exchanges(await echoServer(t, 0), 200);
   const after = addon.spin!();
   t.diagnostic(`off: ${since(off, after)}`);
@@ -104,16 +144,45 @@ test('HEADROOM_SPIN=off: every wait sleeps at once, whatever the answers', async
   assert.equal(after.caught, off.caught, 'no wait polled');
 });
 
-test('HEADROOM_SPIN: on or off, anything else refused in one line', () => {
-  assert.equal(spinWanted({}), true);
-  assert.equal(spinWanted({ HEADROOM_SPIN: 'on' }), true);
-  assert.equal(spinWanted({ HEADROOM_SPIN: 'off' }), false);
-  assert.throws(() => spinWanted({ HEADROOM_SPIN: '50' }), /^UserError: HEADROOM_SPIN=50 is neither on nor off$/);
+test('HEADROOM_SPIN: auto (or unset), on or off, anything else refused in one line', () => {
+  assert.equal(spinWanted({}), 'auto');
+  assert.equal(spinWanted({ HEADROOM_SPIN: '' }), 'auto');
+  assert.equal(spinWanted({ HEADROOM_SPIN: 'auto' }), 'auto');
+  assert.equal(spinWanted({ HEADROOM_SPIN: 'on' }), 'on');
+  assert.equal(spinWanted({ HEADROOM_SPIN: 'off' }), 'off');
+  assert.throws(() => spinWanted({ HEADROOM_SPIN: '50' }), /^UserError: HEADROOM_SPIN=50 is not auto, on or off$/);
+});
+
+test('auto: where answers come 20 us late, polling is tried, found dearer than sleeping, and left off', async (t) => {
+  const addon = await reactor(t);
+  if (!addon) return;
+  const server = await busyEchoServer(t, 20);
+  // First, that these answers are ones polling does catch: with the window forced open, most are.
+  const on = addon.spin!('on');
+  await exchanges(server, 2_000);
+  const polled = addon.spin!();
+  t.diagnostic(`on: ${since(on, polled)}`);
+  assert.ok(polled.caught - on.caught > 500, `polling catches many of these answers: ${since(on, polled)}`);
+
+  // Then auto: a few epochs sleeping at the start, then a trial of four (2,048 events each).
+  const auto = addon.spin!('auto');
+  assert.equal(auto.mode, 'auto');
+  assert.equal(auto.polls, false, 'auto sleeps until a trial says otherwise');
+  await exchanges(server, 24_000);
+  const after = addon.spin!();
+  const figures = `polling ${(after.trialPollingNs / 1000).toFixed(1)} us of CPU per event, sleeping ${(after.trialSleepingNs / 1000).toFixed(1)}; ${since(auto, after)}`;
+  t.diagnostic(`auto: ${after.trials} trial(s), ${after.pollingWon} won by polling; ${figures}`);
+  assert.ok(after.trials >= 1, `a trial ended: ${figures}`);
+  assert.ok(after.trialPollingNs > 0 && after.trialSleepingNs > 0, `the trial measured both ways: ${figures}`);
+  assert.ok(after.caught > 0, `the trial's polling epochs polled: ${figures}`);
+  assert.ok(after.trialPollingNs > after.trialSleepingNs, `polling for 20-us answers costs more CPU than sleeping: ${figures}`);
+  assert.equal(after.pollingWon, 0, figures);
+  assert.equal(after.polls, false, `the waits sleep again: ${figures}`);
 });
 
 test('a client whose window is open still sleeps once its connection is idle, and exits when it is closed', async (t) => {
   if (!(await reactor(t))) return;
-  const { port } = await echoServer(t, 0);
+  const { port } = await busyEchoServer(t, 0);
   const module = new URL('../../src/drivers/transport/connect.js', import.meta.url).href;
   const addonModule = new URL('../../src/drivers/transport/native-transport.js', import.meta.url).href;
   // A child process: quick answers open the window, then the connection idles for 400 ms (the

@@ -27,18 +27,28 @@ export interface ReactorAddon extends NativeTlsAddon {
    */
   sendRing(enabled?: boolean): number;
   /**
-   * Whether the waits between batches poll a little before they sleep (native/spin.c), the window
-   * the next wait polls for, and how many waits ended while polling or slept. `enabled` false
-   * turns it off for this thread, true on again. Absent from a build older than it.
+   * How the waits between batches poll a little before they sleep (native/spin.c): the mode,
+   * whether they poll now, the window the next wait polls for, how many waits ended while polling
+   * or slept, and in auto the trials ended and won by polling. A mode sets it for this thread,
+   * from the start (the counts from 0). Absent from a build older than it.
    */
-  spin?(enabled?: boolean): SpinState;
+  spin?(mode?: SpinMode): SpinState;
 }
 
+/** auto: polling where it costs less CPU per event, as the reactor's trials find; on: always; off: never. */
+export type SpinMode = 'auto' | 'on' | 'off';
+
 export interface SpinState {
-  on: boolean;
+  mode: SpinMode;
+  polls: boolean;
   windowUs: number;
   caught: number;
   slept: number;
+  trials: number;
+  pollingWon: number;
+  /** The last trial's CPU per event (ns) while the waits polled, and while they slept. */
+  trialPollingNs: number;
+  trialSleepingNs: number;
 }
 
 const DATA = 0;
@@ -101,28 +111,32 @@ class ReactorWakeTimer implements WakeTimer {
   }
 }
 
-/** An on-off switch in the environment: unset, empty or `on` is on; `off` is off; else refused. */
-function envSwitch(env: NodeJS.ProcessEnv, name: string, offDoes: string): boolean {
-  const asked = env[name];
-  if (asked === undefined || asked === '' || asked === 'on') return true;
-  if (asked === 'off') return false;
-  throw new UserError(`${name}=${asked} is neither on nor off`, `use ${name}=off to ${offDoes}, or leave it unset`);
-}
-
 /**
  * HEADROOM_IO_URING=off: a batch's requests go out one send(2) each, as where io_uring cannot be
  * used (benchmarks compare the two; a kernel whose io_uring misbehaves can be worked around).
+ * Unset, empty or `on` is on; anything else is refused.
  */
 export function sendRingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
-  return envSwitch(env, 'HEADROOM_IO_URING', 'send without io_uring');
+  const asked = env['HEADROOM_IO_URING'];
+  if (asked === undefined || asked === '' || asked === 'on') return true;
+  if (asked === 'off') return false;
+  throw new UserError(`HEADROOM_IO_URING=${asked} is neither on nor off`, 'use HEADROOM_IO_URING=off to send without io_uring, or leave it unset');
 }
 
 /**
- * HEADROOM_SPIN=off: every wait between batches sleeps at once, as before the reactor polled
- * (native/spin.c; benchmarks compare the two, and a client that must not poll can say so).
+ * HEADROOM_SPIN: whether the waits between batches poll before they sleep (native/spin.c). Unset,
+ * empty or `auto`: as the reactor's trials find cheaper on this machine; `on`: always; `off`:
+ * never, as before the reactor polled (benchmarks compare them; a client that must not poll can
+ * say so).
  */
-export function spinWanted(env: NodeJS.ProcessEnv = process.env): boolean {
-  return envSwitch(env, 'HEADROOM_SPIN', 'let the client sleep at once between answers');
+export function spinWanted(env: NodeJS.ProcessEnv = process.env): SpinMode {
+  const asked = env['HEADROOM_SPIN'];
+  if (asked === undefined || asked === '' || asked === 'auto') return 'auto';
+  if (asked === 'on' || asked === 'off') return asked;
+  throw new UserError(
+    `HEADROOM_SPIN=${asked} is not auto, on or off`,
+    'use HEADROOM_SPIN=off to let the client sleep at once between answers, on to have it always poll first, or leave it unset',
+  );
 }
 
 /** Connects through the reactor; `address.host` must already be a numeric address. */
@@ -147,7 +161,7 @@ class Reactor {
     const spin = spinWanted();
     addon.init((count) => this.dispatch(count), this.input, this.events);
     if (!ring) addon.sendRing(false);
-    if (!spin) addon.spin?.(false);
+    if (spin !== 'auto') addon.spin?.(spin);
   }
 
   timers(): DueQueue | null {
