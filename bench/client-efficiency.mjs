@@ -89,6 +89,8 @@ const pairs = {
     : undefined,
 };
 const fmt = (n, d = 1) => n.toFixed(d);
+// How the reactor waited, as its result says: in auto, how many of its trials polling won.
+const pollingNote = (waits) => (waits?.mode === 'auto' ? `, polling won ${waits.pollingWon} of ${waits.trials} trials` : '');
 
 try {
   console.log(
@@ -129,7 +131,7 @@ try {
       const mine = Object.keys(ours)
         .map(
           (t) =>
-            `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed)`,
+            `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed${pollingNote(ours[t].waits)})`,
         )
         .join('; ');
       console.log(`round ${round} ${label(spec)}: ${peer} ${fmt(peerRun.tps)} tps ${fmt(peerRun.cpuUs)} us/txn (user ${fmt(peerRun.userUs)}); ${mine}`);

@@ -40,6 +40,7 @@ async function runHeadroom(work, label, args, protocol, env, sched) {
     failed: result.summary.failed,
     loadedBy: result.data.loadedBy,
     transport: result.summary.clientCpu.transport,
+    waits: result.summary.clientCpu.waits,
   };
 }
 

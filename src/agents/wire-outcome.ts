@@ -43,5 +43,7 @@ function asJobTotals(totals: MergedTotals): JobTotals {
     commands: totals.commands,
     connectMs: totals.connectMs,
     ...(totals.nodes ? { nodes: totals.nodes.map((n) => ({ ...n, histogram: encodeHistogram(n.histogram) })) } : {}),
+    ...(totals.stuck.length > 0 ? { stuck: totals.stuck } : {}),
+    ...(totals.waits ? { waits: totals.waits } : {}),
   };
 }

@@ -18,7 +18,7 @@ import type { RoutedConnector, Routing } from './routing/routed-connector.js';
 import { declaringTypes } from './routing/declaring-types.js';
 import { NodeWakeTimer, type WakeTimer } from '../common/wake-timer.js';
 import { transportKind } from '../drivers/transport/connect.js';
-import { reactorWakeTimer } from '../drivers/transport/native-transport.js';
+import { reactorWaits, reactorWakeTimer, type ReactorWaits } from '../drivers/transport/native-transport.js';
 
 /** Everything a job needs to build its terminals; plain data, so it can be sent to a worker thread. */
 export interface JobConfig {
@@ -74,6 +74,12 @@ function pacingTimer(): WakeTimer {
   return (native ? reactorWakeTimer() : null) ?? new NodeWakeTimer();
 }
 
+/** The trials between two readings of one reactor's waits (all of them when it was not made yet at the first). */
+function waitsSince(now: ReactorWaits, before: ReactorWaits | undefined): ReactorWaits {
+  if (!before || before.mode !== now.mode || before.trials > now.trials) return now;
+  return { mode: now.mode, trials: now.trials - before.trials, pollingWon: now.pollingWon - before.pollingWon };
+}
+
 /** Why opening the terminals was given up: the ones still connecting, the first still preparing and where. */
 function stuckOpening(connecting: ReadonlySet<number>, preparing: readonly Terminal[], seconds: number): string | undefined {
   const parts: string[] = [];
@@ -111,6 +117,8 @@ export interface JobStopped {
 export class LocalJob implements JobHandle {
   private loops: Promise<void> | undefined;
   private hurried: (() => void) | undefined;
+  /** The thread's reactor's waits when the terminals started: a thread that ran other runs before (a sweep's steps) counts on from there. */
+  private waitsAtRun: ReactorWaits | undefined;
 
   private constructor(
     private readonly recorder: Recorder,
@@ -275,6 +283,7 @@ export class LocalJob implements JobHandle {
   }
 
   run(): Promise<void> {
+    this.waitsAtRun ??= reactorWaits();
     const loops = Promise.all(this.terminals.map((t) => t.run())).then(() => undefined);
     // A journal that cannot be written (a full disk) ends the job as a failed -l write does: the
     // durability check would have nothing to check the commits after it against.
@@ -336,6 +345,8 @@ export class LocalJob implements JobHandle {
     if (this.rated) totals.timer = this.stopSignal.timer.kind;
     if (stuck.length > 0) totals.stuck = stuck;
     if (this.router) totals.nodes = this.router.stats.totals();
+    const waits = reactorWaits();
+    if (waits) totals.waits = waitsSince(waits, this.waitsAtRun);
     await Promise.all(this.terminals.map((t) => t.close()));
     let failure: Error | undefined;
     try {

@@ -5,6 +5,7 @@ import { createHistogram, summarize, type Histogram, type LatencySummaryMs } fro
 import { ERROR_CLASSES } from '../drivers/errors.js';
 import { mergeCommandTotals, type ScriptCommandTotals } from '../metrics/command-timings.js';
 import type { TimerKind } from '../common/wake-timer.js';
+import type { ReactorWaits } from '../drivers/transport/native-transport.js';
 
 /** One point of the per-second series (all transaction types together). */
 export interface SeriesPoint {
@@ -114,6 +115,8 @@ export interface MergedTotals {
   nodes: MergedNodeTotals[] | undefined;
   /** Terminals still in a transaction when the run ended without them; empty when none. */
   stuck: StuckTerminal[];
+  /** How the jobs' native reactors waited between batches; undefined when none said. */
+  waits: ReactorWaits | undefined;
 }
 
 export interface MergedNodeTotals {
@@ -188,7 +191,15 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     reconnectMs: sum(jobs.map((j) => j.reconnectMs ?? 0)),
     nodes: mergeNodes(jobs),
     stuck: jobs.flatMap((j) => j.stuck ?? []).sort((a, b) => a.terminal - b.terminal),
+    waits: mergeWaits(jobs.flatMap((j) => (j.waits ? [j.waits] : []))),
   };
+}
+
+/** The jobs' reactors' waits: their trials and polling's wins added up; the mode where all had one, else `mixed`. */
+function mergeWaits(waits: readonly ReactorWaits[]): ReactorWaits | undefined {
+  if (waits.length === 0) return undefined;
+  const mode = waits.every((w) => w.mode === waits[0]!.mode) ? waits[0]!.mode : 'mixed';
+  return { mode, trials: sum(waits.map((w) => w.trials)), pollingWon: sum(waits.map((w) => w.pollingWon)) };
 }
 
 /** A type's first error over the jobs: the first job's that had one (each job keeps its own first). */

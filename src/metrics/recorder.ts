@@ -7,6 +7,7 @@ import { noPgbenchCounts, type PgbenchCounts } from './pgbench-counts.js';
 import { newTally, type OutageEpisode, type TerminalTally } from './tally.js';
 import type { StuckTerminal } from './stuck.js';
 import type { TimerKind } from '../common/wake-timer.js';
+import type { ReactorWaits } from '../drivers/transport/native-transport.js';
 import { DOUBLE_ZERO } from '../common/double-zero.js';
 
 export { noPgbenchCounts, type PgbenchCounts, newTally, type OutageEpisode, type StuckTerminal, type TerminalTally };
@@ -113,6 +114,8 @@ export interface JobTotals {
   nodes?: NodeTotals[];
   /** Terminals still in a transaction when the run ended without them (the stop's grace passed); absent when none. */
   stuck?: StuckTerminal[];
+  /** How the job's native reactor waited between batches (native/spin.c); absent where its connections did not ride one, and from older agents. */
+  waits?: ReactorWaits;
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */

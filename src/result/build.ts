@@ -62,6 +62,7 @@ export function buildResult({ outcome, config, server, observed, url, data, work
         // The admin connection's own transport, where the driver's client rides one (ServerInfo.transport).
         ...(server.transport ? { transport: server.transport } : {}),
         ...(outcome.clientCpu.scheduling ? { scheduling: outcome.clientCpu.scheduling } : {}),
+        ...(totals.waits ? { waits: totals.waits } : {}),
       },
       clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },
       eventLoopDelayMs: outcome.eventLoopDelayMs,

@@ -2,6 +2,7 @@ import type { AgentsRecord } from './agents-record.js';
 import type { TimerKind } from '../common/wake-timer.js';
 import type { DbmsName } from '../drivers/driver.js';
 import type { TransportKind } from '../drivers/transport/transport.js';
+import type { ReactorWaits } from '../drivers/transport/native-transport.js';
 import type { ClientScheduling } from '../engine/scheduling.js';
 import type { ErrorDescription, ErrorSample, FailureCounts, StuckTerminal } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
@@ -113,6 +114,8 @@ export interface RunResult {
      * transport: how the PostgreSQL or MariaDB client reached the server (native reactor, Node's sockets, TLS in the native
      * reactor, or Node's tls module over Node's sockets); absent for SQLite, Firebird and older files.
      * scheduling: the kernel's policy and nice value for the client (chrt, nice); absent off Linux and in older files.
+     * waits: how the native reactor waited between batches (HEADROOM_SPIN): its mode, and in auto how many trials ended
+     * and how many of them polling won; absent where no connection rode the reactor, and in older files.
      */
     clientCpu: {
       userUs: number;
@@ -121,6 +124,7 @@ export interface RunResult {
       percentOfOneCore: number;
       transport?: TransportKind;
       scheduling?: ClientScheduling;
+      waits?: ReactorWaits;
     };
     /** The client process's peak resident memory (all jobs' threads) since it started; absent from older files. */
     clientMemory?: { peakRssMB: number };

@@ -139,6 +139,22 @@ export function spinWanted(env: NodeJS.ProcessEnv = process.env): SpinMode {
   );
 }
 
+/**
+ * How a reactor's waits between batches went over a job: the mode (`mixed` where the jobs or
+ * agents of one run had different ones), and in auto its trials and how many polling won.
+ */
+export interface ReactorWaits {
+  mode: SpinMode | 'mixed';
+  trials: number;
+  pollingWon: number;
+}
+
+/** This thread's reactor's waits so far; undefined where no connection of this thread rode the reactor (or it cannot tell). */
+export function reactorWaits(): ReactorWaits | undefined {
+  const state = reactor?.addon.spin?.();
+  return state ? { mode: state.mode, trials: state.trials, pollingWon: state.pollingWon } : undefined;
+}
+
 /** Connects through the reactor; `address.host` must already be a numeric address. */
 export function connectNative(address: SocketAddress, ipv6: boolean, handler: TransportHandler, timeoutMs: number): Promise<Transport> {
   const native = loadReactor();
