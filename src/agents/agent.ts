@@ -204,6 +204,7 @@ async function runPlan(bus: Bus, plan: AgentPlan, options: AgentOptions, self: S
         routing: undefined,
         terminalIds: { first: shard.first, of: plan.clients },
         runStart: plan.runStart,
+        ...(plan.connectEach === true ? { connectEach: true } : {}),
         beforeStart: async () => {
           send('ready', { kind: 'ready', agent: name, index: shard.index, clockOffsetMs: clock.offsetMs, roundTripMs: clock.roundTripMs } satisfies Ready);
           const aborted = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));

@@ -243,6 +243,8 @@ async function planOf(config: EngineConfig, runId: string, agents: number): Prom
     acceptRefusals: config.acceptRefusals,
     sessionStatements: [...(config.sessionStatements ?? [])],
     transactionLog: config.transactionLog,
+    // -C: each agent's terminals open a connection per transaction, as the run's would.
+    ...(config.connectEach === true ? { connectEach: true } : {}),
     // Read once by the coordinator: every agent's terminals start from the same figures.
     ...(config.runStart ? { runStart: { ...config.runStart } } : {}),
   };

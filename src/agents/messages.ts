@@ -27,6 +27,7 @@ export interface AgentPlan extends Pick<
   | 'perCommand'
   | 'acceptRefusals'
   | 'runStart'
+  | 'connectEach'
 > {
   kind: 'plan';
   runId: string;

@@ -42,6 +42,7 @@ function asJobTotals(totals: MergedTotals): JobTotals {
     terminals: totals.terminals,
     commands: totals.commands,
     connectMs: totals.connectMs,
+    ...(totals.reconnectMs > 0 ? { reconnectMs: totals.reconnectMs } : {}),
     ...(totals.nodes ? { nodes: totals.nodes.map((n) => ({ ...n, histogram: encodeHistogram(n.histogram) })) } : {}),
     ...(totals.stuck.length > 0 ? { stuck: totals.stuck } : {}),
     ...(totals.waits ? { waits: totals.waits } : {}),
