@@ -1155,26 +1155,23 @@ static napi_value spin_state(napi_env env, napi_callback_info info) {
   napi_valuetype type = napi_undefined;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc >= 1) CHECK(env, napi_typeof(env, argv[0], &type));
+  int mode = -1;
   if (type == napi_string) {
     char asked[8];
     size_t length = 0;
     CHECK(env, napi_get_value_string_utf8(env, argv[0], asked, sizeof asked, &length));
-    int mode = -1;
     for (int i = 0; i < 3; i++)
       if (strcmp(asked, SPIN_MODES[i]) == 0) mode = i;
-    if (mode < 0) {
-      napi_throw_error(env, NULL, "headroom reactor: spin() takes 'auto', 'on' or 'off'");
-      return NULL;
-    }
-    spin_set_mode(&r->spin, (SpinMode)mode);
-  } else if (type != napi_undefined) {
+  }
+  if (type != napi_undefined && mode < 0) {
     napi_throw_error(env, NULL, "headroom reactor: spin() takes 'auto', 'on' or 'off'");
     return NULL;
   }
-  napi_value out, mode, polls;
+  if (mode >= 0) spin_set_mode(&r->spin, (SpinMode)mode);
+  napi_value out, mode_name, polls;
   CHECK(env, napi_create_object(env, &out));
-  CHECK(env, napi_create_string_utf8(env, SPIN_MODES[r->spin.mode], NAPI_AUTO_LENGTH, &mode));
-  CHECK(env, napi_set_named_property(env, out, "mode", mode));
+  CHECK(env, napi_create_string_utf8(env, SPIN_MODES[r->spin.mode], NAPI_AUTO_LENGTH, &mode_name));
+  CHECK(env, napi_set_named_property(env, out, "mode", mode_name));
   CHECK(env, napi_get_boolean(env, r->spin.polls, &polls));
   CHECK(env, napi_set_named_property(env, out, "polls", polls));
   CHECK(env, set_number(env, out, "windowUs", (double)r->spin.window_ns / 1000));
