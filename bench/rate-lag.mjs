@@ -3,7 +3,8 @@
 // rate, clients and duration against one PostgreSQL database (pgbench's tables, loaded once by
 // pgbench -i), each writing its -l log; the percentiles are computed here from both logs alike.
 // Each rate runs --rounds rounds (pgbench then headroom, the order alternating from round to
-// round); the tables give the median of each figure over the rounds. Not a test: on a busy machine
+// round); the tables give the median of each figure over the rounds, and each round's ratio of the
+// two tools' lag p50 and p99 with their median. Not a test: on a busy machine
 // both tools' lag grows with the load around them, so the load average is printed before and after.
 //
 //   node bench/rate-lag.mjs [--db postgres://postgres@127.0.0.1:5432/headroom_rate] [--rates 400,4000]
@@ -183,6 +184,18 @@ try {
       `client CPU us/transaction: pgbench ${median(rounds.pgbench.cpuUs).toFixed(1)} (whole process; rounds ${perRound(rounds.pgbench.cpuUs)}), ` +
         `headroom ${median(rounds.headroom.cpuUs).toFixed(1)} (in-run; rounds ${perRound(rounds.headroom.cpuUs)})`,
     );
+    // Both tools' tails move with the machine from round to round (here pgbench's own lag p99 has
+    // ranged from 0.2 to 1.3 ms at -R 400); the rounds' own ratios, each of two runs back to back,
+    // say more of the tools than a ratio of the medians.
+    const ratios = (p) =>
+      rounds.headroom.lag.map((h, i) => {
+        const peer = rounds.pgbench.lag[i][p];
+        return peer > 0 ? h[p] / peer : Number.NaN;
+      });
+    for (const p of ['p50', 'p99']) {
+      const r = ratios(p);
+      console.log(`lag ${p} headroom / pgbench: median ${median(r).toFixed(2)} (rounds ${r.map((x) => x.toFixed(2)).join(' ')})`);
+    }
     console.log(`headroom paced by: ${[...rounds.headroom.timer].join(', ')}`);
   }
   console.log('');
