@@ -46,5 +46,6 @@ function asJobTotals(totals: MergedTotals): JobTotals {
     ...(totals.nodes ? { nodes: totals.nodes.map((n) => ({ ...n, histogram: encodeHistogram(n.histogram) })) } : {}),
     ...(totals.stuck.length > 0 ? { stuck: totals.stuck } : {}),
     ...(totals.waits ? { waits: totals.waits } : {}),
+    ...(totals.runQueue ? { runQueue: totals.runQueue } : {}),
   };
 }

@@ -61,3 +61,17 @@ export function openFilesNow(): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * How long the calling thread has spent ready to run but waiting for a CPU, in nanoseconds
+ * (/proc/thread-self/schedstat's second field: the kernel's run-queue delay), or undefined where
+ * the kernel keeps no such count (off Linux, or built without schedstats).
+ */
+export function threadRunQueueWaitNs(): number | undefined {
+  try {
+    const waited = Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]);
+    return Number.isFinite(waited) ? waited : undefined;
+  } catch {
+    return undefined;
+  }
+}

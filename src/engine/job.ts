@@ -4,6 +4,7 @@ import type { Connection } from '../drivers/driver.js';
 import { DbError } from '../drivers/errors.js';
 import { loadDriver } from '../drivers/registry.js';
 import { Recorder, type IntervalSnapshot, type JobTotals } from '../metrics/recorder.js';
+import { threadRunQueueWaitNs } from '../common/proc.js';
 import { loadWorkload } from '../workloads/registry.js';
 import { isModulePath } from '../module/module-path.js';
 import type { Protocol } from '../workloads/workload.js';
@@ -119,6 +120,8 @@ export class LocalJob implements JobHandle {
   private hurried: (() => void) | undefined;
   /** The thread's reactor's waits when the terminals started: a thread that ran other runs before (a sweep's steps) counts on from there. */
   private waitsAtRun: ReactorWaits | undefined;
+  /** This thread's run-queue delay (ns) when measuring began: the measured period's wait for a CPU counts from there. */
+  private runQueueAtMeasure: number | undefined;
 
   private constructor(
     private readonly recorder: Recorder,
@@ -294,6 +297,8 @@ export class LocalJob implements JobHandle {
   async setMeasuring(measuring: boolean): Promise<void> {
     this.recorder.measuring = measuring;
     if (measuring) this.log?.begin(performance.now());
+    // Read on the job's own thread (a worker's under -j): the thread whose lateness a lag would show.
+    if (measuring) this.runQueueAtMeasure = threadRunQueueWaitNs();
     if (this.router) this.router.stats.measuring = measuring;
   }
 
@@ -326,6 +331,7 @@ export class LocalJob implements JobHandle {
     if (this.router) this.router.stats.measuring = false;
     this.stopSignal.stop();
     const stoppedAt = performance.now();
+    const runQueueAtStop = measured ? threadRunQueueWaitNs() : undefined;
     let timer: NodeJS.Timeout | undefined;
     // Loops that failed (run() reported it) still leave their totals.
     await Promise.race([
@@ -347,6 +353,8 @@ export class LocalJob implements JobHandle {
     if (this.router) totals.nodes = this.router.stats.totals();
     const waits = reactorWaits();
     if (waits) totals.waits = waitsSince(waits, this.waitsAtRun);
+    if (runQueueAtStop !== undefined && this.runQueueAtMeasure !== undefined)
+      totals.runQueue = { waitedMs: (runQueueAtStop - this.runQueueAtMeasure) / 1e6, threads: 1 };
     await Promise.all(this.terminals.map((t) => t.close()));
     let failure: Error | undefined;
     try {

@@ -1,5 +1,15 @@
 import { round } from '../common/round.js';
-import type { ErrorSample, FailureCounts, IntervalSnapshot, JobTotals, OutageEpisode, StuckTerminal, TerminalTally, TypeTotals } from '../metrics/recorder.js';
+import type {
+  ErrorSample,
+  FailureCounts,
+  IntervalSnapshot,
+  JobTotals,
+  OutageEpisode,
+  RunQueueWait,
+  StuckTerminal,
+  TerminalTally,
+  TypeTotals,
+} from '../metrics/recorder.js';
 import { noFailures, noPgbenchCounts, type PgbenchCounts } from '../metrics/recorder.js';
 import { createHistogram, summarize, type Histogram, type LatencySummaryMs } from '../metrics/histogram.js';
 import { ERROR_CLASSES } from '../drivers/errors.js';
@@ -117,6 +127,8 @@ export interface MergedTotals {
   stuck: StuckTerminal[];
   /** How the jobs' native reactors waited between batches; undefined when none said. */
   waits: ReactorWaits | undefined;
+  /** The job threads' wait for a CPU while measuring, added up; undefined unless every job said. */
+  runQueue: RunQueueWait | undefined;
 }
 
 export interface MergedNodeTotals {
@@ -192,6 +204,7 @@ export function mergeTotals(jobs: readonly JobTotals[]): MergedTotals {
     nodes: mergeNodes(jobs),
     stuck: jobs.flatMap((j) => j.stuck ?? []).sort((a, b) => a.terminal - b.terminal),
     waits: mergeWaits(jobs.flatMap((j) => (j.waits ? [j.waits] : []))),
+    runQueue: jobs.length > 0 && jobs.every((j) => j.runQueue) ? addRunQueues(jobs.map((j) => j.runQueue!)) : undefined,
   };
 }
 
@@ -200,6 +213,10 @@ function mergeWaits(waits: readonly ReactorWaits[]): ReactorWaits | undefined {
   if (waits.length === 0) return undefined;
   const mode = waits.every((w) => w.mode === waits[0]!.mode) ? waits[0]!.mode : 'mixed';
   return { mode, trials: sum(waits.map((w) => w.trials)), pollingWon: sum(waits.map((w) => w.pollingWon)) };
+}
+
+function addRunQueues(parts: readonly RunQueueWait[]): RunQueueWait {
+  return { waitedMs: sum(parts.map((p) => p.waitedMs)), threads: sum(parts.map((p) => p.threads)) };
 }
 
 /** A type's first error over the jobs: the first job's that had one (each job keeps its own first). */

@@ -116,6 +116,17 @@ export interface JobTotals {
   stuck?: StuckTerminal[];
   /** How the job's native reactor waited between batches (native/spin.c); absent where its connections did not ride one, and from older agents. */
   waits?: ReactorWaits;
+  /**
+   * How long the job's threads were ready to run but waited for a CPU while measuring, and how many
+   * threads that covers (one per job; an agent's are added up); absent where the kernel does not say.
+   */
+  runQueue?: RunQueueWait;
+}
+
+/** Threads' time ready to run but waiting for a CPU (the kernel's run-queue delay), added up over `threads` threads. */
+export interface RunQueueWait {
+  waitedMs: number;
+  threads: number;
 }
 
 /** Distinct error messages kept per job: enough to diagnose, bounded in memory. */

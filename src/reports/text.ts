@@ -15,6 +15,7 @@ import { moduleLines } from './module-text.js';
 import { agentsLines } from './agents-text.js';
 import { stallLines, stallNotice } from './stall-text.js';
 import { schedulingText } from '../engine/scheduling.js';
+import { runQueueText } from './run-queue-text.js';
 
 /** Under -R: the schedule lag's figures, and what woke the terminals at their schedule (absent from older files: no line). */
 function scheduleLagLines(lag: NonNullable<RunResult['summary']['scheduleLagMs']>): string[] {
@@ -83,8 +84,9 @@ export function summaryText(result: RunResult, resultPath: string | undefined, o
   const cpu = summary.clientCpu;
   const memory = summary.clientMemory ? `; peak memory ${summary.clientMemory.peakRssMB.toFixed(0)} MB` : '';
   const scheduled = schedulingText(cpu.scheduling);
+  const queued = runQueueText(summary);
   lines.push(
-    `client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core${scheduled ? ` (scheduled ${scheduled})` : ''}; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms${memory}`,
+    `client cpu: ${cpu.usPerTransaction === null ? '-' : cpu.usPerTransaction.toFixed(1)} us per transaction, ${cpu.percentOfOneCore.toFixed(1)}% of one core${scheduled ? ` (scheduled ${scheduled})` : ''}${queued ? `; ${queued}` : ''}; event-loop delay p99 ${ms(result.summary.eventLoopDelayMs.p99)} ms${memory}`,
   );
   if (result.transactions.length > 1 || result.transactions.some((t) => t.failed > 0)) {
     lines.push('per transaction type:');

@@ -63,6 +63,7 @@ export function buildResult({ outcome, config, server, observed, url, data, work
         ...(server.transport ? { transport: server.transport } : {}),
         ...(outcome.clientCpu.scheduling ? { scheduling: outcome.clientCpu.scheduling } : {}),
         ...(totals.waits ? { waits: totals.waits } : {}),
+        ...(totals.runQueue ? { runQueue: { waitedMs: round(totals.runQueue.waitedMs, 1), threads: totals.runQueue.threads } } : {}),
       },
       clientMemory: { peakRssMB: round(outcome.clientPeakRssKb / 1024, 1) },
       eventLoopDelayMs: outcome.eventLoopDelayMs,

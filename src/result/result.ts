@@ -4,7 +4,7 @@ import type { DbmsName } from '../drivers/driver.js';
 import type { TransportKind } from '../drivers/transport/transport.js';
 import type { ReactorWaits } from '../drivers/transport/native-transport.js';
 import type { ClientScheduling } from '../engine/scheduling.js';
-import type { ErrorDescription, ErrorSample, FailureCounts, StuckTerminal } from '../metrics/recorder.js';
+import type { ErrorDescription, ErrorSample, FailureCounts, RunQueueWait, StuckTerminal } from '../metrics/recorder.js';
 import type { LatencySummaryMs } from '../metrics/histogram.js';
 import type { Outage, SeriesPoint } from '../engine/measurements.js';
 import type { CheckOutcome, LoadPhase, PlanningSample, WorkloadMetric } from '../workloads/workload.js';
@@ -116,6 +116,8 @@ export interface RunResult {
      * scheduling: the kernel's policy and nice value for the client (chrt, nice); absent off Linux and in older files.
      * waits: how the native reactor waited between batches (HEADROOM_SPIN): its mode, and in auto how many trials ended
      * and how many of them polling won; absent where no connection rode the reactor, and in older files.
+     * runQueue: how long the threads that ran the terminals were ready to run but waited for a CPU while measuring
+     * (the kernel's run-queue delay), added up over `threads`; absent where the kernel does not keep it, and in older files.
      */
     clientCpu: {
       userUs: number;
@@ -125,6 +127,7 @@ export interface RunResult {
       transport?: TransportKind;
       scheduling?: ClientScheduling;
       waits?: ReactorWaits;
+      runQueue?: RunQueueWait;
     };
     /** The client process's peak resident memory (all jobs' threads) since it started; absent from older files. */
     clientMemory?: { peakRssMB: number };

@@ -45,6 +45,8 @@ test('agents with different HEADROOM_SPIN: the result records the waits as mixed
   assert.equal(mixed.summary.transactions, 100);
   // Neither on nor off runs trials: the sum is 0 either way, the mode is what tells them apart.
   assert.deepEqual(mixed.summary.clientCpu.waits, { mode: 'mixed', trials: 0, pollingWon: 0 });
+  // The agents' job threads' wait for a CPU travels with their totals too: one job thread each.
+  assert.equal(mixed.summary.clientCpu.runQueue?.threads, 2, JSON.stringify(mixed.summary.clientCpu));
 
   const agreed = await runWith(['off', 'off']);
   assert.equal(agreed.summary.transactions, 100);

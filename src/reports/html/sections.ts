@@ -11,6 +11,8 @@ import { moduleComparisonLines, optionsAsFlags } from '../module-text.js';
 import { agentsSection } from './agents.js';
 import { replaySection } from './replay.js';
 import { schedulingText, type ClientScheduling } from '../../engine/scheduling.js';
+import { runQueueText } from '../run-queue-text.js';
+import type { RunResult } from '../../result/result.js';
 
 const ms = (v: number): string => v.toFixed(3);
 
@@ -69,7 +71,7 @@ export function runSection(run: LoadedResult, index: number, charts: readonly Ch
       ['latency ms', 'avg', 'stddev', 'p50', 'p95', 'p99', 'p99.9', 'max'],
       [['all', ...[s.latencyMs.avg, s.latencyMs.stddev, s.latencyMs.p50, s.latencyMs.p95, s.latencyMs.p99, s.latencyMs.p99_9, s.latencyMs.max].map(ms)]],
     ),
-    `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core${scheduledText(s.clientCpu.scheduling)}; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
+    `<p class="note">client CPU ${s.clientCpu.percentOfOneCore.toFixed(1)}% of one core${scheduledText(s.clientCpu.scheduling)}${queuedText(s)}; event-loop delay p99 ${ms(s.eventLoopDelayMs.p99)} ms, max ${ms(s.eventLoopDelayMs.max)} ms` +
       (s.clientMemory ? `; client peak memory ${s.clientMemory.peakRssMB.toFixed(0)} MB` : '') +
       (s.scheduleLagMs
         ? `; schedule lag avg ${ms(s.scheduleLagMs.avg)} ms` +
@@ -206,6 +208,12 @@ function chartDivs(charts: readonly ChartSpec[]): string {
 }
 
 /** " (scheduled SCHED_BATCH)" where the client ran under a policy or nice value other than the default. */
+/** The job threads' wait for a CPU, escaped for the note; empty where the result does not hold it. */
+function queuedText(summary: RunResult['summary']): string {
+  const text = runQueueText(summary);
+  return text ? `; ${e(text)}` : '';
+}
+
 function scheduledText(scheduling: ClientScheduling | undefined): string {
   const text = schedulingText(scheduling);
   return text === undefined ? '' : ` (scheduled ${e(text)})`;
