@@ -207,13 +207,13 @@ function chartDivs(charts: readonly ChartSpec[]): string {
   return `<div class="charts">${charts.map((c) => `<div class="chart" id="${e(c.id)}"></div>`).join('')}</div>`;
 }
 
-/** " (scheduled SCHED_BATCH)" where the client ran under a policy or nice value other than the default. */
 /** The job threads' wait for a CPU, escaped for the note; empty where the result does not hold it. */
 function queuedText(summary: RunResult['summary']): string {
   const text = runQueueText(summary);
   return text ? `; ${e(text)}` : '';
 }
 
+/** " (scheduled SCHED_BATCH)" where the client ran under a policy or nice value other than the default. */
 function scheduledText(scheduling: ClientScheduling | undefined): string {
   const text = schedulingText(scheduling);
   return text === undefined ? '' : ` (scheduled ${e(text)})`;
