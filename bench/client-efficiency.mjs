@@ -91,6 +91,8 @@ const pairs = {
 const fmt = (n, d = 1) => n.toFixed(d);
 // How the reactor waited, as its result says: in auto, how many of its trials polling won.
 const pollingNote = (waits) => (waits?.mode === 'auto' ? `, polling won ${waits.pollingWon} of ${waits.trials} trials` : '');
+// How long its job thread was ready to run but had no CPU (the server's processes share the cores).
+const cpuWaitNote = (percent) => (percent === undefined ? '' : `, waited for a CPU ${percent.toFixed(0)}% of the time`);
 
 try {
   console.log(
@@ -131,7 +133,7 @@ try {
       const mine = Object.keys(ours)
         .map(
           (t) =>
-            `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed${pollingNote(ours[t].waits)})`,
+            `headroom/${t} ${fmt(ours[t].tps)} tps ${fmt(ours[t].cpuUs)} us/txn (user ${fmt(ours[t].userUs)}, in-run ${fmt(ours[t].inRunCpuUs)}, ${ours[t].failed} failed${pollingNote(ours[t].waits)}${cpuWaitNote(ours[t].cpuWaitPercent)})`,
         )
         .join('; ');
       console.log(`round ${round} ${label(spec)}: ${peer} ${fmt(peerRun.tps)} tps ${fmt(peerRun.cpuUs)} us/txn (user ${fmt(peerRun.userUs)}); ${mine}`);

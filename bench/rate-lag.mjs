@@ -116,7 +116,7 @@ try {
     const common = ['-b', values.builtin, '-R', rate, '-c', values.clients, '-T', values.time];
     const rounds = {
       pgbench: { lag: [], 'lag-idle': [], latency: [], cpuUs: [] },
-      headroom: { lag: [], 'lag-idle': [], latency: [], cpuUs: [], timer: new Set() },
+      headroom: { lag: [], 'lag-idle': [], latency: [], cpuUs: [], timer: new Set(), cpuWait: [] },
     };
     for (let round = 0; round < Number(values.rounds); round++) {
       const prefix = (tool) => path.join(work, `${tool}-${rate}-${round}`);
@@ -148,6 +148,8 @@ try {
         const summary = JSON.parse(readFileSync(json, 'utf8')).summary;
         rounds.headroom.cpuUs.push(summary.clientCpu.usPerTransaction);
         rounds.headroom.timer.add(summary.scheduleLagMs?.timer ?? 'not recorded');
+        const queue = summary.clientCpu.runQueue;
+        if (queue) rounds.headroom.cpuWait.push((queue.waitedMs / (queue.threads * summary.measuredSeconds * 1000)) * 100);
       };
       let pgbenchCpuUs;
       if (round % 2 === 0) {
@@ -197,6 +199,11 @@ try {
       console.log(`lag ${p} headroom / pgbench: median ${median(r).toFixed(2)} (rounds ${r.map((x) => x.toFixed(2)).join(' ')})`);
     }
     console.log(`headroom paced by: ${[...rounds.headroom.timer].join(', ')}`);
+    // The job thread's time ready to run but without a CPU: the client's part in its own lag.
+    if (rounds.headroom.cpuWait.length > 0)
+      console.log(
+        `headroom's job thread waited for a CPU: median ${median(rounds.headroom.cpuWait).toFixed(2)}% of the measured time (rounds ${perRound(rounds.headroom.cpuWait)})`,
+      );
   }
   console.log('');
   console.log(`load average after: ${load()}`);

@@ -41,6 +41,10 @@ async function runHeadroom(work, label, args, protocol, env, sched) {
     loadedBy: result.data.loadedBy,
     transport: result.summary.clientCpu.transport,
     waits: result.summary.clientCpu.waits,
+    // The job thread's time ready to run without a CPU, as a share of the measured time (absent off Linux).
+    cpuWaitPercent: result.summary.clientCpu.runQueue
+      ? (result.summary.clientCpu.runQueue.waitedMs / (result.summary.clientCpu.runQueue.threads * result.summary.measuredSeconds * 1000)) * 100
+      : undefined,
   };
 }
 

@@ -29,5 +29,8 @@ test('bench/rate-lag.mjs runs pgbench and headroom under -R and prints lag and l
   assert.match(child.stdout, /^-R 200: medians over 1 round\(s\)$/m);
   assert.match(child.stdout, /^client CPU us\/transaction: pgbench \d+\.\d \(whole process; .*\), headroom \d+\.\d \(in-run; .*\)$/m);
   assert.match(child.stdout, /^headroom paced by: (reactor|node)$/m);
+  // Each round's ratio of the two tools' lag (NaN where pgbench's was 0), and the median of those.
+  for (const p of ['p50', 'p99']) assert.match(child.stdout, new RegExp(`^lag ${p} headroom / pgbench: median ([\\d.]+|NaN) \\(rounds ([\\d.]+|NaN)\\)$`, 'm'));
+  assert.match(child.stdout, /^headroom's job thread waited for a CPU: median \d+\.\d\d% of the measured time \(rounds \d+\.\d\)$/m);
   assert.match(child.stdout, /^load average before: .*\n[^]*^load average after: /m);
 });

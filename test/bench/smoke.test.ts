@@ -125,6 +125,8 @@ test('bench/client-efficiency.mjs runs the four comparisons against pgbench and 
     // One round: each ratio is that round's, so it follows from the printed figures.
     assert.ok(close(tpsRatio!, ourTps! / peerTps!) && close(cpuRatio!, ourCpu! / peerCpu!), `ratios must follow from the figures: ${row[0]}`);
   }
+  // Each headroom run's line says how long its job thread went without a CPU (from its result).
+  assert.match(child.stdout, /^round 1 sysbench oltp_point_select: .*headroom\/native .*, waited for a CPU \d+% of the time\)$/m);
   // --sched batch: both tools under chrt -b 0, and --jobs 1,2 labels each comparison's rows; the
   // bench stops if headroom's result does not record SCHED_BATCH.
   const batch = spawnSync(process.execPath, [EFFICIENCY_BENCH, ...args, '--tests', 'sysbench:oltp_point_select', '--sched', 'batch', '--jobs', '1,2'], {
