@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { timed } from './timed.mjs';
 import { headroom } from './lib/headroom-cli.mjs';
 import { median } from './lib/median.mjs';
+import { runQueuePercent } from '../dist/src/reports/run-queue-text.js';
 
 const { values } = parseArgs({
   options: {
@@ -148,8 +149,8 @@ try {
         const summary = JSON.parse(readFileSync(json, 'utf8')).summary;
         rounds.headroom.cpuUs.push(summary.clientCpu.usPerTransaction);
         rounds.headroom.timer.add(summary.scheduleLagMs?.timer ?? 'not recorded');
-        const queue = summary.clientCpu.runQueue;
-        if (queue) rounds.headroom.cpuWait.push((queue.waitedMs / (queue.threads * summary.measuredSeconds * 1000)) * 100);
+        const waited = runQueuePercent(summary);
+        if (waited !== undefined) rounds.headroom.cpuWait.push(waited);
       };
       let pgbenchCpuUs;
       if (round % 2 === 0) {

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timed } from '../timed.mjs';
 import { HEADROOM_CLI as CLI } from './headroom-cli.mjs';
+// The result's own reading of its job threads' wait for a CPU (tsc's output: the benches run the build).
+import { runQueuePercent } from '../../dist/src/reports/run-queue-text.js';
 
 const SYSBENCH_SCRIPTS = fileURLToPath(new URL('../sysbench/', import.meta.url));
 
@@ -42,9 +44,7 @@ async function runHeadroom(work, label, args, protocol, env, sched) {
     transport: result.summary.clientCpu.transport,
     waits: result.summary.clientCpu.waits,
     // The job thread's time ready to run without a CPU, as a share of the measured time (absent off Linux).
-    cpuWaitPercent: result.summary.clientCpu.runQueue
-      ? (result.summary.clientCpu.runQueue.waitedMs / (result.summary.clientCpu.runQueue.threads * result.summary.measuredSeconds * 1000)) * 100
-      : undefined,
+    cpuWaitPercent: runQueuePercent(result.summary),
   };
 }
 
