@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { connectTransport } from '../../src/drivers/transport/connect.js';
@@ -43,14 +44,49 @@ async function echoServer(t: TestContext, delayMs: number): Promise<{ host: stri
   return { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
 }
 
+/** The CPUs this process may run on (/proc/self/status), in order: "0-1,4" is [0, 1, 4]. */
+function allowedCpus(): number[] {
+  const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+  return list.split(',').flatMap((range) => {
+    const [from, to = from] = range.split('-').map(Number);
+    return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
+  });
+}
+
 /**
- * An echo server in a process of its own that never sleeps (it polls its socket), and spends
- * `busyUs` of its CPU on each message before it answers: so each answer comes a set time after the
- * request, whatever the machine's wake-ups cost. One connection at a time. Python: a plain loop, no event loop.
+ * Two CPUs apart: the client's and the busy echo server's. Both poll, so on one CPU each would
+ * hold it while the other waits to answer or to read, and every answer would come after a sleep
+ * however quick the server; where the kernel left them on one CPU (it did, in about half the runs
+ * on a 2-core machine) polling caught almost nothing. `pinClient` pins every thread of this test
+ * process to the first, until the test ends; the server pins itself to the second. Undefined, and
+ * the test skipped, on a machine with one CPU, where polling cannot catch another process's answer.
  */
-async function busyEchoServer(t: TestContext, busyUs: number): Promise<{ host: string; port: number }> {
+function twoCpus(t: TestContext): { client: number; server: number } | undefined {
+  const cpus = allowedCpus();
+  if (cpus.length < 2) {
+    t.skip(`needs two CPUs, one for the client and one for the polling echo server; this process may use ${cpus.length}`);
+    return undefined;
+  }
+  return { client: cpus[0]!, server: cpus[1]! };
+}
+
+function pinClient(t: TestContext, cpu: number): void {
+  const all = allowedCpus().join(',');
+  const taskset = (list: string): void => void execFileSync('taskset', ['-a', '-p', '-c', list, String(process.pid)], { stdio: 'ignore' });
+  taskset(String(cpu));
+  t.after(() => taskset(all));
+}
+
+/**
+ * An echo server in a process of its own, on CPU `cpu`, that never sleeps (it polls its socket),
+ * and spends `busyUs` of its CPU on each message before it answers: so each answer comes a set time
+ * after the request, whatever the machine's wake-ups cost. One connection at a time. Python: a
+ * plain loop, no event loop.
+ */
+async function busyEchoServer(t: TestContext, busyUs: number, cpu: number): Promise<{ host: string; port: number }> {
   const source = [
-    'import socket, sys, time',
+    'import os, socket, sys, time',
+    `os.sched_setaffinity(0, {${cpu}})`,
     'server = socket.create_server(("127.0.0.1", 0))',
     'print(server.getsockname()[1], flush=True)',
     'while True:',
@@ -111,13 +147,15 @@ const since = (before: SpinState, after: SpinState): string =>
   `window ${after.windowUs} us, ${after.caught - before.caught} wait(s) caught while polling, ${after.slept - before.slept} slept`;
 
 test('answers that come at once open the window and are caught while polling; answers 5 ms apart close it', async (t) => {
-  const addon = await reactor(t);
-  if (!addon) return;
+  const cpus = twoCpus(t);
+  const addon = cpus && (await reactor(t));
+  if (!cpus || !addon) return;
+  pinClient(t, cpus.client);
   const start = addon.spin!('on');
   assert.equal(start.mode, 'on');
   assert.equal(start.windowUs, 0, 'turned on again, the window starts shut');
 
-  await exchanges(await busyEchoServer(t, 0), 300);
+  await exchanges(await busyEchoServer(t, 0, cpus.server), 300);
   const quick = addon.spin!();
   t.diagnostic(`quick answers: ${since(start, quick)}`);
   assert.ok(quick.windowUs > 0, `the window opened: ${since(start, quick)}`);
@@ -154,9 +192,11 @@ test('HEADROOM_SPIN: auto (or unset), on or off, anything else refused in one li
 });
 
 test('auto: where answers come 20 us late, polling is tried, found dearer than sleeping, and left off', async (t) => {
-  const addon = await reactor(t);
-  if (!addon) return;
-  const server = await busyEchoServer(t, 20);
+  const cpus = twoCpus(t);
+  const addon = cpus && (await reactor(t));
+  if (!cpus || !addon) return;
+  pinClient(t, cpus.client);
+  const server = await busyEchoServer(t, 20, cpus.server);
   // First, that these answers are ones polling does catch: with the window forced open, most are.
   const on = addon.spin!('on');
   await exchanges(server, 2_000);
@@ -181,8 +221,9 @@ test('auto: where answers come 20 us late, polling is tried, found dearer than s
 });
 
 test('a client whose window is open still sleeps once its connection is idle, and exits when it is closed', async (t) => {
-  if (!(await reactor(t))) return;
-  const { port } = await busyEchoServer(t, 0);
+  const cpus = twoCpus(t);
+  if (!cpus || !(await reactor(t))) return;
+  const { port } = await busyEchoServer(t, 0, cpus.server);
   const module = new URL('../../src/drivers/transport/connect.js', import.meta.url).href;
   const addonModule = new URL('../../src/drivers/transport/native-transport.js', import.meta.url).href;
   // A child process: quick answers open the window, then the connection idles for 400 ms (the
@@ -207,7 +248,7 @@ test('a client whose window is open still sleeps once its connection is idle, an
     }, 5000);
     transport.write(request, 0, request.length);
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+  const child = spawn('taskset', ['-c', String(cpus.client), process.execPath, '--input-type=module', '-e', source], {
     env: { ...process.env, HEADROOM_TRANSPORT: 'native', HEADROOM_SPIN: 'on' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
