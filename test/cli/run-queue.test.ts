@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { RunResult } from '../../src/result/result.js';
 import { runCli } from '../helpers/cli.js';
+import { allowedCpus } from '../helpers/cpus.js';
 
 /**
  * The result says how long the job thread was ready to run but waited for a CPU while measuring
@@ -24,8 +25,10 @@ test('the result gives the job thread’s wait for a CPU: large beside a busy lo
   const init = await runCli(['init', '-s', '1'], { cwd });
   assert.equal(init.code, 0, init.stderr);
 
-  // Every thread of the run on CPU 0: the ones node has started by now, and those it starts later inherit it.
-  const pinned = (pid: number): void => void execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
+  // Every thread of the run on one CPU, the first this process may use: the ones node has started
+  // by now, and those it starts later inherit it.
+  const cpu = String(allowedCpus()[0]);
+  const pinned = (pid: number): void => void execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
   const run = async (out: string): Promise<{ summary: RunResult['summary']; stdout: string }> => {
     const result = await runCli(['run', '-c', '1', '-T', '3', '-P', '0', '-o', out], { cwd, onSpawn: pinned });
     assert.equal(result.code, 0, result.stderr);
@@ -39,7 +42,7 @@ test('the result gives the job thread’s wait for a CPU: large beside a busy lo
   };
 
   const alone = await run('alone.json');
-  const busy = spawn('taskset', ['-c', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' });
+  const busy = spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' });
   t.after(() => busy.kill('SIGKILL'));
   const beside = await run('beside.json');
   busy.kill('SIGKILL');

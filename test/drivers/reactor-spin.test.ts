@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { connectTransport } from '../../src/drivers/transport/connect.js';
 import { loadReactor, spinWanted, type ReactorAddon, type SpinState } from '../../src/drivers/transport/native-transport.js';
+import { allowedCpus } from '../helpers/cpus.js';
 import { within } from '../helpers/fake-server.js';
 import { skipOrFail } from '../helpers/skip-or-fail.js';
 
@@ -42,15 +42,6 @@ async function echoServer(t: TestContext, delayMs: number): Promise<{ host: stri
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
-}
-
-/** The CPUs this process may run on (/proc/self/status), in order: "0-1,4" is [0, 1, 4]. */
-function allowedCpus(): number[] {
-  const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
-  return list.split(',').flatMap((range) => {
-    const [from, to = from] = range.split('-').map(Number);
-    return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
-  });
 }
 
 /**
