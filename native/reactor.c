@@ -1142,11 +1142,12 @@ static napi_status set_number(napi_env env, napi_value object, const char *name,
 }
 
 /* spin(mode?: 'auto' | 'on' | 'off') -> { mode, polls, windowUs, caught, slept, trials,
- * pollingWon, trialPollingNs, trialSleepingNs }: how waits between batches poll before they sleep
- * (spin.c): the mode, whether they poll now, the window the next wait polls for, how many waits
- * ended while polling or slept, and in auto how many trials ended, how many of them polling won,
- * and the last one's CPU per event each way. A mode sets it for this thread, from the start (the
- * counts from 0). */
+ * pollingWon, trialPollingNs, trialSleepingNs, trialPollingRate, trialSleepingRate }: how waits
+ * between batches poll before they sleep (spin.c): the mode, whether they poll now, the window
+ * the next wait polls for, how many waits ended while polling or slept, and in auto how many
+ * trials ended, how many of them polling won, and the CPU per event and events a second each way
+ * that the last decision weighed. A mode sets it for this thread, from the start (the counts
+ * from 0). */
 static napi_value spin_state(napi_env env, napi_callback_info info) {
   Reactor *r = reactor_of(env);
   if (!r) return NULL;
@@ -1181,6 +1182,8 @@ static napi_value spin_state(napi_env env, napi_callback_info info) {
   CHECK(env, set_number(env, out, "pollingWon", (double)r->spin.polling_won));
   CHECK(env, set_number(env, out, "trialPollingNs", r->spin.trial_polling_ns));
   CHECK(env, set_number(env, out, "trialSleepingNs", r->spin.trial_sleeping_ns));
+  CHECK(env, set_number(env, out, "trialPollingRate", r->spin.trial_polling_rate));
+  CHECK(env, set_number(env, out, "trialSleepingRate", r->spin.trial_sleeping_rate));
   return out;
 }
 

@@ -22,18 +22,30 @@ typedef struct {
   /* Waits that ended while polling, and waits that slept (after a window, or at once). */
   uint64_t caught;
   uint64_t slept;
-  /* auto: the epoch under way (its events, and the thread's CPU time when it began), the step of
-   * the trial or hold it is (see spin.c), and each way's CPU and events over the trial. */
+  /* auto: the epoch under way (when it began; whether it counts yet, a trial's epoch only once it
+   * has settled; its events, and the thread's CPU time and the clock when counting began), the
+   * step of the trial or hold it is (see spin.c), each way's CPU, events and time counted over
+   * the trial, and over the earlier trials, fading. */
+  uint64_t epoch_began_ns;
+  int counting;
   uint64_t epoch_events;
   uint64_t epoch_cpu_ns;
+  uint64_t epoch_counted_since_ns;
   int step;
   uint64_t trial_cpu_ns[2];
   uint64_t trial_events[2];
-  /* auto: trials finished, how many of them polling won, and the last one's CPU per event each way. */
+  uint64_t trial_wall_ns[2];
+  double kept_cpu_ns[2];
+  double kept_events[2];
+  double kept_wall_ns[2];
+  /* auto: trials finished, how many of them polling won, and the CPU per event and events a
+   * second each way that the last decision weighed (the trials so far, the earlier fading). */
   uint64_t trials;
   uint64_t polling_won;
   double trial_polling_ns;
   double trial_sleeping_ns;
+  double trial_polling_rate;
+  double trial_sleeping_rate;
 } Spin;
 
 /* An idle handle on `loop`, unreferenced (a spin never keeps the process alive); auto, window 0. */

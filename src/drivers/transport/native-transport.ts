@@ -46,9 +46,14 @@ export interface SpinState {
   slept: number;
   trials: number;
   pollingWon: number;
-  /** The last trial's CPU per event (ns) while the waits polled, and while they slept. */
+  /**
+   * What the last decision weighed (the trials so far, the earlier fading): CPU per event (ns)
+   * and events a second while the waits polled, and while they slept.
+   */
   trialPollingNs: number;
   trialSleepingNs: number;
+  trialPollingRate: number;
+  trialSleepingRate: number;
 }
 
 const DATA = 0;
