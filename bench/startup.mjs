@@ -11,7 +11,8 @@
 //   node bench/startup.mjs [--rounds 30] [--before BIN] [--db headroom_startup]
 //        [--host 127.0.0.1] [--port 5432] [--user postgres] [--pgbench /usr/lib/postgresql/15/bin/pgbench]
 //
-// The database is created when missing and initialised once with `pgbench -i -s 1`.
+// The database is created when missing, initialised once with `pgbench -i -s 1`, and dropped at
+// the end (also after a failure); one that was there before is left as it was.
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { printTimingNote, timed } from './timed.mjs';
@@ -36,9 +37,18 @@ if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds ${values.
 const exists = execFileSync('psql', [...connection, '-d', 'postgres', '-tAc', `SELECT 1 FROM pg_database WHERE datname = '${values.db}'`], {
   encoding: 'utf8',
 }).trim();
-if (exists !== '1') {
+const created = exists !== '1';
+const dropCreated = () => {
+  if (created) execFileSync('dropdb', [...connection, '--if-exists', values.db]);
+};
+if (created) {
   execFileSync('createdb', [...connection, values.db]);
-  execFileSync(values.pgbench, [...connection, '-i', '-q', '-s', '1', values.db], { stdio: 'ignore' });
+  try {
+    execFileSync(values.pgbench, [...connection, '-i', '-q', '-s', '1', values.db], { stdio: 'ignore' });
+  } catch (error) {
+    dropCreated();
+    throw error;
+  }
 }
 
 const commands = [
@@ -56,8 +66,12 @@ const commands = [
 
 printTimingNote();
 const cpu = commands.map(() => []);
-for (let round = 0; round < rounds; round++) {
-  for (const [i, { command, args }] of commands.entries()) cpu[i].push((await timed(command, args, { DATABASE_URL: '' })).cpuSeconds * 1000);
+try {
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, { command, args }] of commands.entries()) cpu[i].push((await timed(command, args, { DATABASE_URL: '' })).cpuSeconds * 1000);
+  }
+} finally {
+  dropCreated();
 }
 
 console.log(`CPU ms per command, ${rounds} alternating rounds:`);
