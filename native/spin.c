@@ -159,9 +159,9 @@ static void decide(Spin *spin) {
   spin->polling_won += (uint64_t)spin->polls;
 }
 
-/* auto, at the end of an epoch: its CPU goes to the way it waited if it was a trial's; the next
- * epoch's way is the trial's next, or, the trial over, the cheaper per event. A trial's epoch
- * counts once it has settled, the others (not measured) at once. */
+/* auto, at the end of an epoch: its CPU, events and time go to the way it waited if it was a
+ * trial's; the next epoch's way is the trial's next, or, the trial over, the one decide() holds.
+ * A trial's epoch counts once it has settled, the others (not measured) at once. */
 static void next_epoch(Spin *spin) {
   int polled = spin->polls;
   if (spin->step < TRIAL_EPOCHS) {

@@ -263,7 +263,7 @@ test('auto: each epoch of a trial counts only after 0.1 s of its own way, so tha
     marks.push({ done: marks.at(-1)!.done + 500, at: performance.now() });
     if (addon.spin!().trials >= 1) trialEnded = marks.at(-1);
   }
-  assert.ok(trialEnded, `a trial ended within 100,000 exchanges: ${since(addon.spin!(), addon.spin!())}`);
+  assert.ok(trialEnded, `a trial ended within 100,000 exchanges (${addon.spin!().trials} ended)`);
   // The trial began once the warm-up's events were in (this side of a 500-exchange step).
   const trialBegan = marks.find((m) => m.done >= warmupEvents)!;
   const events = trialEnded.done - trialBegan.done;
