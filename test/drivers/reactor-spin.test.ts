@@ -111,6 +111,18 @@ async function busyEchoServer(t: TestContext, busyUs: number, cpu: number): Prom
 }
 
 /**
+ * The reactor, with this test process pinned to one CPU and a busy echo server that answers after
+ * `busyUs` pinned to another (twoCpus); undefined where the test is skipped.
+ */
+async function pinnedReactorAndServer(t: TestContext, busyUs: number): Promise<{ addon: ReactorAddon; server: { host: string; port: number } } | undefined> {
+  const cpus = twoCpus(t);
+  const addon = cpus && (await reactor(t));
+  if (!cpus || !addon) return undefined;
+  pinClient(t, cpus.client);
+  return { addon, server: await busyEchoServer(t, busyUs, cpus.server) };
+}
+
+/**
  * `rounds` request-and-answer exchanges, one at a time, on one native connection; resolves to the
  * median time from a request's write to its answer, in microseconds.
  */
@@ -148,15 +160,14 @@ const since = (before: SpinState, after: SpinState): string =>
   `window ${after.windowUs} us, ${after.caught - before.caught} wait(s) caught while polling, ${after.slept - before.slept} slept`;
 
 test('answers that come at once open the window and are caught while polling; answers 5 ms apart close it', async (t) => {
-  const cpus = twoCpus(t);
-  const addon = cpus && (await reactor(t));
-  if (!cpus || !addon) return;
-  pinClient(t, cpus.client);
+  const pinned = await pinnedReactorAndServer(t, 0);
+  if (!pinned) return;
+  const { addon, server } = pinned;
   const start = addon.spin!('on');
   assert.equal(start.mode, 'on');
   assert.equal(start.windowUs, 0, 'turned on again, the window starts shut');
 
-  await exchanges(await busyEchoServer(t, 0, cpus.server), 300);
+  await exchanges(server, 300);
   const quick = addon.spin!();
   t.diagnostic(`quick answers: ${since(start, quick)}`);
   assert.ok(quick.windowUs > 0, `the window opened: ${since(start, quick)}`);
@@ -193,11 +204,9 @@ test('HEADROOM_SPIN: auto (or unset), on or off, anything else refused in one li
 });
 
 test("auto: where answers come 20 us late, polling is tried, costs the client more CPU than sleeping, and is kept only as spin.c's rule says", async (t) => {
-  const cpus = twoCpus(t);
-  const addon = cpus && (await reactor(t));
-  if (!cpus || !addon) return;
-  pinClient(t, cpus.client);
-  const server = await busyEchoServer(t, 20, cpus.server);
+  const pinned = await pinnedReactorAndServer(t, 20);
+  if (!pinned) return;
+  const { addon, server } = pinned;
   // First, that polling does catch these answers: with the window forced open, a good share of
   // them. Up to three tries: on this virtual machine the server's answers sometimes come after a
   // median of 60-70 us instead of 30-35 for minutes at a time (its CPU not run, or shared), and
@@ -246,11 +255,9 @@ test("auto: where answers come 20 us late, polling is tried, costs the client mo
 });
 
 test('auto: each epoch of a trial counts only after 0.1 s of its own way, so that it does not measure the way before', async (t) => {
-  const cpus = twoCpus(t);
-  const addon = cpus && (await reactor(t));
-  if (!cpus || !addon) return;
-  pinClient(t, cpus.client);
-  const server = await busyEchoServer(t, 0, cpus.server);
+  const pinned = await pinnedReactorAndServer(t, 0);
+  if (!pinned) return;
+  const { addon, server } = pinned;
   // spin.c: four epochs of 2,048 events sleeping at the start, then a trial of four epochs that
   // each count 2,048 events after settling for SETTLE_NS (0.1 s).
   const warmupEvents = 4 * 2_048;
