@@ -130,12 +130,12 @@ void spin_wait_ended(Spin *spin, uint32_t events) {
   }
 }
 
-/* auto: the epoch's events and CPU count from now on. */
-static void start_counting(Spin *spin) {
+/* auto: the epoch's events, CPU and time count from `now` on. */
+static void start_counting(Spin *spin, uint64_t now) {
   spin->counting = 1;
   spin->epoch_events = 0;
   spin->epoch_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  spin->epoch_counted_since_ns = now_ns();
+  spin->epoch_since_ns = now;
 }
 
 /* auto, at the end of a trial: the earlier trials' sums fade to KEEP_PERCENT, this one's join
@@ -162,12 +162,12 @@ static void decide(Spin *spin) {
 /* auto, at the end of an epoch: its CPU, events and time go to the way it waited if it was a
  * trial's; the next epoch's way is the trial's next, or, the trial over, the one decide() holds.
  * A trial's epoch counts once it has settled, the others (not measured) at once. */
-static void next_epoch(Spin *spin) {
+static void next_epoch(Spin *spin, uint64_t now) {
   int polled = spin->polls;
   if (spin->step < TRIAL_EPOCHS) {
     spin->trial_cpu_ns[spin->polls] += clock_ns(CLOCK_THREAD_CPUTIME_ID) - spin->epoch_cpu_ns;
     spin->trial_events[spin->polls] += spin->epoch_events;
-    spin->trial_wall_ns[spin->polls] += now_ns() - spin->epoch_counted_since_ns;
+    spin->trial_wall_ns[spin->polls] += now - spin->epoch_since_ns;
   }
   spin->step = (spin->step + 1) % CYCLE_EPOCHS;
   if (spin->step == TRIAL_EPOCHS) {
@@ -182,9 +182,12 @@ static void next_epoch(Spin *spin) {
    * opens it, or it would sleep at once and measure sleeping twice. Answers too late for it
    * shut it again within a few waits. */
   if (spin->polls && !polled) spin->window_ns = SPIN_MAX_NS;
-  spin->epoch_began_ns = now_ns();
-  if (spin->step < TRIAL_EPOCHS) spin->counting = 0;
-  else start_counting(spin);
+  if (spin->step < TRIAL_EPOCHS) {
+    spin->counting = 0;
+    spin->epoch_since_ns = now;
+  } else {
+    start_counting(spin, now);
+  }
 }
 
 void spin_wait_begins(Spin *spin) {
@@ -193,9 +196,9 @@ void spin_wait_begins(Spin *spin) {
   uint64_t now = now_ns();
   if (spin->mode == SPIN_AUTO) {
     if (!spin->counting) {
-      if (now - spin->epoch_began_ns >= SETTLE_NS) start_counting(spin);
+      if (now - spin->epoch_since_ns >= SETTLE_NS) start_counting(spin, now);
     } else if (spin->epoch_events >= EPOCH_EVENTS) {
-      next_epoch(spin);
+      next_epoch(spin, now);
     }
   }
   spin->waiting_since = now;
@@ -209,8 +212,7 @@ void spin_set_mode(Spin *spin, SpinMode mode) {
   spin->in_batch = 0;
   spin->window_ns = 0;
   spin->waiting_since = 0;
-  start_counting(spin);
-  spin->epoch_began_ns = now_ns();
+  start_counting(spin, now_ns());
   spin->kept_cpu_ns[0] = spin->kept_cpu_ns[1] = spin->kept_events[0] = spin->kept_events[1] = spin->kept_wall_ns[0] = spin->kept_wall_ns[1] = 0;
   spin->caught = 0;
   spin->slept = 0;

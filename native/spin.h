@@ -22,15 +22,14 @@ typedef struct {
   /* Waits that ended while polling, and waits that slept (after a window, or at once). */
   uint64_t caught;
   uint64_t slept;
-  /* auto: the epoch under way (when it began; whether it counts yet, a trial's epoch only once it
-   * has settled; its events, and the thread's CPU time and the clock when counting began), the
-   * step of the trial or hold it is (see spin.c), each way's CPU, events and time counted over
-   * the trial, and over the earlier trials, fading. */
-  uint64_t epoch_began_ns;
+  /* auto: the epoch under way (whether it counts yet, a trial's epoch only once it has settled;
+   * when it began, or once it counts when counting began; its events, and the thread's CPU time
+   * when counting began), the step of the trial or hold it is (see spin.c), each way's CPU,
+   * events and time counted over the trial, and over the earlier trials, fading. */
   int counting;
+  uint64_t epoch_since_ns;
   uint64_t epoch_events;
   uint64_t epoch_cpu_ns;
-  uint64_t epoch_counted_since_ns;
   int step;
   uint64_t trial_cpu_ns[2];
   uint64_t trial_events[2];
