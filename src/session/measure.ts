@@ -9,6 +9,8 @@ import type { ServerInfo } from '../drivers/driver.js';
 import { runEngine, type EngineConfig, type EngineOutcome } from '../engine/engine.js';
 import { STOP_GRACE_MS } from '../engine/job.js';
 import { PostRun } from './post-run.js';
+import { noticeUnanswered } from './unanswered-notice.js';
+import type { RunObserver } from '../observe/run-observer.js';
 import { buildResult } from '../result/build.js';
 import { planningResult } from '../result/planning.js';
 import { engineWorkload, moduleRecord } from '../module/module-workload.js';
@@ -132,12 +134,20 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
     );
   // headroom's own progress lines (headroom pgbench prints pgbench's, the live view its own).
   const progressLine = progressEvery > 0 && !live && !plan.progress ? (await import('../reports/text.js')).progressLine : undefined;
-  const runStart = await readRunStart(plan);
-  // A workload that names no tables of its own (replay) runs on the database's: all of them are observed.
-  const tables = workload.tables.length > 0 ? workload.tables : undefined;
-  const observer = plan.observe
-    ? await (await import('../observe/run-observer.js')).RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), tables)
-    : undefined;
+  // The figures at the start (the tables' sizes need a lock another session may hold): a statement left unanswered is told.
+  const stopNotices = noticeUnanswered(session.conn, 'before the run');
+  let runStart: Awaited<ReturnType<typeof readRunStart>>;
+  let observer: RunObserver | undefined;
+  try {
+    runStart = await readRunStart(plan);
+    // A workload that names no tables of its own (replay) runs on the database's: all of them are observed.
+    const tables = workload.tables.length > 0 ? workload.tables : undefined;
+    observer = plan.observe
+      ? await (await import('../observe/run-observer.js')).RunObserver.start(session.driver.observe(session.conn), runsOnThisMachine(session.target), tables)
+      : undefined;
+  } finally {
+    stopNotices();
+  }
   const server = serverTargetOf(session.target);
   const lagSampler =
     routing && plan.observe && server?.replicas ? await (await import('../observe/replica-lag.js')).ReplicaLagSampler.start(server) : undefined;

@@ -13,6 +13,7 @@ import type { ConnectionBudget } from '../drivers/driver.js';
 import type { AgentRun } from '../agents/coordinator.js';
 import { checkClients, settledBudget } from './budget.js';
 import { onInterrupt } from './interrupt.js';
+import { noticeUnanswered } from './unanswered-notice.js';
 import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 import { measureOnce, type RunPlan } from './measure.js';
@@ -94,6 +95,8 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     throw error;
   });
   let settings: ServerSettings | undefined;
+  // Until the run starts, a statement the server leaves unanswered is told rather than waited on in silence.
+  let stopNotices = noticeUnanswered(session.conn, 'before the run');
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
     settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target, request.verb));
@@ -127,7 +130,10 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     if (present === undefined && needsData) {
       hooks.missingData?.(session);
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
+      // A load tells its own progress, and gives up on its own when nothing moves.
+      stopNotices();
       phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
+      stopNotices = noticeUnanswered(session.conn, 'before the run');
     }
     const loadedBy = !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier';
     const data = await measuredData(session, workload, workloadOptions, request.given, scale, loadedBy, phases);
@@ -138,6 +144,8 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
 
     await hooks.beforeRun?.(session, scale);
     if (request.measure.journalFile !== undefined) await session.conn.query((await import('../engine/journal.js')).journalTableDdl(session.target.dbms));
+    // measureOnce watches its own start.
+    stopNotices();
 
     const applied = settings;
     const interrupt = onInterrupt('stopping the terminals and writing what was measured', () => applied.unrestored());
@@ -169,6 +177,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       interrupt.dispose();
     }
   } finally {
+    stopNotices();
     if (settings) await restoreUnlessUnanswered(session, settings);
     await session.close();
     await agents?.bus.nc.drain().catch(() => undefined);

@@ -1,0 +1,51 @@
+import type { Connection } from '../drivers/driver.js';
+import { logLine } from './log-line.js';
+
+/** How long one statement may wait before it is told, and how far apart the later notices come. */
+const FIRST_NOTICE_S = 5;
+const LATER_NOTICE_S = 30;
+/** How much of the statement a notice quotes. */
+const QUOTED_CHARS = 120;
+
+/**
+ * Says so while the server leaves a statement of the work before a run unanswered (reading the
+ * data's scale, checking the load, the sizes at the start). A lock another session holds on a
+ * workload's table (a long transaction, VACUUM FULL, a migration) or a server that stopped
+ * answering would otherwise keep the command waiting in silence before it has measured anything,
+ * where no timeout is right: the lock may be let go in a minute. `conn`'s oldest pending request
+ * is looked at once a second; the same one still pending after 5 s is told, then every 30 s.
+ * Returns the watch's end. Connections whose requests block the thread (SQLite) are not watched.
+ */
+export function noticeUnanswered(conn: Connection, stage: string): () => void {
+  const pendingRequest = conn.pendingRequest?.bind(conn);
+  if (pendingRequest === undefined) return () => {};
+  let watched: string | undefined;
+  let since = 0;
+  let told = 0;
+  const timer = setInterval(() => {
+    const pending = pendingRequest();
+    const now = performance.now();
+    if (pending === undefined || pending !== watched) {
+      watched = pending;
+      since = now;
+      told = 0;
+      return;
+    }
+    const waitedS = (now - since) / 1000;
+    if (waitedS < FIRST_NOTICE_S + told * LATER_NOTICE_S) return;
+    told++;
+    logLine(
+      `still waiting after ${Math.round(waitedS)} s for the server to answer ${quoted(pending)} ${stage}: another session may hold a lock on a table it reads, or the server stopped answering (Ctrl-C stops; nothing has been measured yet)`,
+    );
+  }, 1000);
+  // The watch alone never keeps the process alive.
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** The statement on one line, cut to QUOTED_CHARS; a request that keeps no text is named as such. */
+function quoted(sql: string): string {
+  const line = sql.replace(/\s+/g, ' ').trim();
+  if (line === '') return 'a request';
+  return `"${line.length > QUOTED_CHARS ? `${line.slice(0, QUOTED_CHARS)}...` : line}"`;
+}

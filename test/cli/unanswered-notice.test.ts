@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { RunResult } from '../../src/result/result.js';
+import { runCli } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/databases.js';
+import { createDriver } from '../helpers/drivers.js';
+
+/** How each DBMS's session takes a lock that keeps others from reading the table, and lets it go. */
+const LOCKS = {
+  postgres: { take: ['BEGIN', 'LOCK TABLE pgbench_branches IN ACCESS EXCLUSIVE MODE'], letGo: 'COMMIT' },
+  mariadb: { take: ['LOCK TABLES pgbench_branches WRITE'], letGo: 'UNLOCK TABLES' },
+} as const;
+
+/**
+ * Before a run reads the data's scale, a lock another session holds on pgbench_branches keeps the
+ * server from answering: the command says what it waits for after 5 s instead of waiting in
+ * silence, and once the lock is let go it runs as usual. A run nothing holds up says nothing of it.
+ */
+for (const [dbms, lock] of Object.entries(LOCKS) as [keyof typeof LOCKS, (typeof LOCKS)[keyof typeof LOCKS]][]) {
+  test(`${dbms}: a statement before the run that waits on another session's lock is told after 5 s; the run goes on once the lock is let go`, async (t) => {
+    const db = await freshDatabase(t, dbms);
+    if (!db) return;
+    t.after(() => db.dispose());
+    const cwd = mkdtempSync(path.join(tmpdir(), 'headroom-unanswered-'));
+    t.after(() => rmSync(cwd, { recursive: true, force: true }));
+    const env = { ...process.env, DATABASE_URL: undefined };
+    const init = await runCli(['init', 'tpcb', '--pgbench', '-s', '1', '--db', db.url], { cwd, env });
+    assert.equal(init.code, 0, init.stderr);
+    const args = (out: string): string[] => ['run', 'tpcb', '-c', '2', '-T', '1', '-P', '0', '--live=false', '--db', db.url, '-o', out];
+
+    const locker = await createDriver(db.target).connect();
+    t.after(() => locker.close());
+    for (const sql of lock.take) await locker.query(sql);
+    let released: Promise<unknown> | undefined;
+    const release = (): void => void (released ??= locker.query(lock.letGo));
+    // Let go in any case, so that a command that never tells still ends, and the test fails on it.
+    const deadline = setTimeout(release, 20_000);
+    t.after(() => clearTimeout(deadline));
+    const started = performance.now();
+    let toldAfterS = 0;
+    const run = await runCli(args('held.json'), {
+      cwd,
+      env,
+      whenStderr: [
+        /still waiting after/,
+        () => {
+          toldAfterS = (performance.now() - started) / 1000;
+          release();
+        },
+      ],
+    });
+    await released;
+    assert.equal(run.code, 0, run.stderr);
+    const notices = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
+    assert.equal(notices.length, 1, run.stderr);
+    assert.match(
+      notices[0]!,
+      /^still waiting after (\d+) s for the server to answer "SELECT COUNT\(\*\) FROM pgbench_branches" before the run: another session may hold a lock on a table it reads, or the server stopped answering \(Ctrl-C stops; nothing has been measured yet\)$/,
+    );
+    assert.ok(Number(/after (\d+) s/.exec(notices[0]!)![1]) >= 5, notices[0]);
+    assert.ok(toldAfterS >= 5, `told ${toldAfterS.toFixed(1)} s after the command started`);
+    const result = JSON.parse(readFileSync(path.join(cwd, 'held.json'), 'utf8')) as RunResult;
+    assert.ok(result.summary.transactions > 0, 'the run measured once the lock was let go');
+
+    const free = await runCli(args('free.json'), { cwd, env });
+    assert.equal(free.code, 0, free.stderr);
+    assert.doesNotMatch(free.stderr, /still waiting/);
+    assert.ok(existsSync(path.join(cwd, 'free.json')));
+  });
+}
