@@ -9,7 +9,7 @@ import type { ServerInfo } from '../drivers/driver.js';
 import { runEngine, type EngineConfig, type EngineOutcome } from '../engine/engine.js';
 import { STOP_GRACE_MS } from '../engine/job.js';
 import { PostRun } from './post-run.js';
-import { noticeUnanswered } from './unanswered-notice.js';
+import { BEFORE_THE_RUN, noticeUnanswered } from './unanswered-notice.js';
 import type { RunObserver } from '../observe/run-observer.js';
 import { buildResult } from '../result/build.js';
 import { planningResult } from '../result/planning.js';
@@ -135,7 +135,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   // headroom's own progress lines (headroom pgbench prints pgbench's, the live view its own).
   const progressLine = progressEvery > 0 && !live && !plan.progress ? (await import('../reports/text.js')).progressLine : undefined;
   // The figures at the start (the tables' sizes need a lock another session may hold): a statement left unanswered is told.
-  const stopNotices = noticeUnanswered(session.conn, 'before the run');
+  const stopNotices = noticeUnanswered(session.conn, BEFORE_THE_RUN);
   let runStart: Awaited<ReturnType<typeof readRunStart>>;
   let observer: RunObserver | undefined;
   try {

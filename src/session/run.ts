@@ -13,7 +13,7 @@ import type { ConnectionBudget } from '../drivers/driver.js';
 import type { AgentRun } from '../agents/coordinator.js';
 import { checkClients, settledBudget } from './budget.js';
 import { onInterrupt } from './interrupt.js';
-import { noticeUnanswered } from './unanswered-notice.js';
+import { BEFORE_THE_RUN, noticeUnanswered } from './unanswered-notice.js';
 import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 import { measureOnce, type RunPlan } from './measure.js';
@@ -96,7 +96,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
   });
   let settings: ServerSettings | undefined;
   // Until the run starts, a statement the server leaves unanswered is told rather than waited on in silence.
-  let stopNotices = noticeUnanswered(session.conn, 'before the run');
+  let stopNotices = noticeUnanswered(session.conn, BEFORE_THE_RUN);
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
     settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target, request.verb));
@@ -133,7 +133,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       // A load tells its own progress, and gives up on its own when nothing moves.
       stopNotices();
       phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
-      stopNotices = noticeUnanswered(session.conn, 'before the run');
+      stopNotices = noticeUnanswered(session.conn, BEFORE_THE_RUN);
     }
     const loadedBy = !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier';
     const data = await measuredData(session, workload, workloadOptions, request.given, scale, loadedBy, phases);

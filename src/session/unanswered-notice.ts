@@ -7,16 +7,27 @@ const LATER_NOTICE_S = 30;
 /** How much of the statement a notice quotes. */
 const QUOTED_CHARS = 120;
 
+/** Where the command stands, as a notice says it, and what stopping it there leaves. */
+export interface WaitStage {
+  during: string;
+  stopping: string;
+}
+
+export const BEFORE_THE_RUN: WaitStage = { during: 'before the run', stopping: 'nothing has been measured yet' };
+/** headroom check only reads. */
+export const CHECKING: WaitStage = { during: 'while checking the data', stopping: 'the check only reads' };
+
 /**
- * Says so while the server leaves a statement of the work before a run unanswered (reading the
- * data's scale, checking the load, the sizes at the start). A lock another session holds on a
- * workload's table (a long transaction, VACUUM FULL, a migration) or a server that stopped
- * answering would otherwise keep the command waiting in silence before it has measured anything,
- * where no timeout is right: the lock may be let go in a minute. `conn`'s oldest pending request
- * is looked at once a second; the same one still pending after 5 s is told, then every 30 s.
- * Returns the watch's end. Connections whose requests block the thread (SQLite) are not watched.
+ * Says so while the server leaves a statement unanswered: one of the work before a run (reading
+ * the data's scale, checking the load, the sizes at the start), or of a check. A lock another
+ * session holds on a workload's table (a long transaction, VACUUM FULL, a migration) or a server
+ * that stopped answering would otherwise keep the command waiting in silence, where no timeout is
+ * right: the lock may be let go in a minute, and a count over large data (the chain's operations)
+ * may simply take that long. `conn`'s oldest pending request is looked at once a second; the same
+ * one still pending after 5 s is told, then every 30 s. Returns the watch's end. Connections whose
+ * requests block the thread (SQLite) are not watched.
  */
-export function noticeUnanswered(conn: Connection, stage: string): () => void {
+export function noticeUnanswered(conn: Connection, stage: WaitStage): () => void {
   const pendingRequest = conn.pendingRequest?.bind(conn);
   if (pendingRequest === undefined) return () => {};
   let watched: string | undefined;
@@ -35,7 +46,7 @@ export function noticeUnanswered(conn: Connection, stage: string): () => void {
     if (waitedS < FIRST_NOTICE_S + told * LATER_NOTICE_S) return;
     told++;
     logLine(
-      `still waiting after ${Math.round(waitedS)} s for the server to answer ${quoted(pending)} ${stage}: another session may hold a lock on a table it reads, or the server stopped answering (Ctrl-C stops; nothing has been measured yet)`,
+      `still waiting after ${Math.round(waitedS)} s for the server to answer ${quoted(pending)} ${stage.during}: another session may hold a lock on a table it reads, the server may have stopped answering, or the statement takes this long here (Ctrl-C stops; ${stage.stopping})`,
     );
   }, 1000);
   // The watch alone never keeps the process alive.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { RunResult } from '../../src/result/result.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, type CliRun } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { createDriver } from '../helpers/drivers.js';
 
@@ -17,10 +17,11 @@ const LOCKS = {
 /**
  * Before a run reads the data's scale, a lock another session holds on pgbench_branches keeps the
  * server from answering: the command says what it waits for after 5 s instead of waiting in
- * silence, and once the lock is let go it runs as usual. A run nothing holds up says nothing of it.
+ * silence, and once the lock is let go it runs as usual; headroom check the same. A run nothing
+ * holds up says nothing of it.
  */
 for (const [dbms, lock] of Object.entries(LOCKS) as [keyof typeof LOCKS, (typeof LOCKS)[keyof typeof LOCKS]][]) {
-  test(`${dbms}: a statement before the run that waits on another session's lock is told after 5 s; the run goes on once the lock is let go`, async (t) => {
+  test(`${dbms}: a statement before the run that waits on another session's lock is told after 5 s, as is one of a check; both go on once the lock is let go`, async (t) => {
     const db = await freshDatabase(t, dbms);
     if (!db) return;
     t.after(() => db.dispose());
@@ -33,37 +34,52 @@ for (const [dbms, lock] of Object.entries(LOCKS) as [keyof typeof LOCKS, (typeof
 
     const locker = await createDriver(db.target).connect();
     t.after(() => locker.close());
-    for (const sql of lock.take) await locker.query(sql);
-    let released: Promise<unknown> | undefined;
-    const release = (): void => void (released ??= locker.query(lock.letGo));
-    // Let go in any case, so that a command that never tells still ends, and the test fails on it.
-    const deadline = setTimeout(release, 20_000);
-    t.after(() => clearTimeout(deadline));
-    const started = performance.now();
-    let toldAfterS = 0;
-    const run = await runCli(args('held.json'), {
-      cwd,
-      env,
-      whenStderr: [
-        /still waiting after/,
-        () => {
-          toldAfterS = (performance.now() - started) / 1000;
-          release();
-        },
-      ],
-    });
-    await released;
+    /** Runs the command while the lock is held, letting it go at the first notice (or after 20 s, so that a command that never tells still ends and fails the test). */
+    const heldUp = async (command: string[]): Promise<CliRun & { notices: string[] }> => {
+      for (const sql of lock.take) await locker.query(sql);
+      let released: Promise<unknown> | undefined;
+      const release = (): void => void (released ??= locker.query(lock.letGo));
+      const deadline = setTimeout(release, 20_000);
+      const started = performance.now();
+      let toldAfterS = 0;
+      const run = await runCli(command, {
+        cwd,
+        env,
+        whenStderr: [
+          /still waiting after/,
+          () => {
+            toldAfterS = (performance.now() - started) / 1000;
+            release();
+          },
+        ],
+      });
+      clearTimeout(deadline);
+      await released;
+      const notices = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
+      assert.equal(notices.length, 1, run.stderr);
+      assert.ok(Number(/after (\d+) s/.exec(notices[0]!)![1]) >= 5, notices[0]);
+      assert.ok(toldAfterS >= 5, `told ${toldAfterS.toFixed(1)} s after the command started`);
+      return { ...run, notices };
+    };
+    const because = 'another session may hold a lock on a table it reads, the server may have stopped answering, or the statement takes this long here';
+
+    const run = await heldUp(args('held.json'));
     assert.equal(run.code, 0, run.stderr);
-    const notices = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
-    assert.equal(notices.length, 1, run.stderr);
-    assert.match(
-      notices[0]!,
-      /^still waiting after (\d+) s for the server to answer "SELECT COUNT\(\*\) FROM pgbench_branches" before the run: another session may hold a lock on a table it reads, or the server stopped answering \(Ctrl-C stops; nothing has been measured yet\)$/,
+    assert.equal(
+      run.notices[0]!.replace(/after \d+ s/, 'after N s'),
+      `still waiting after N s for the server to answer "SELECT COUNT(*) FROM pgbench_branches" before the run: ${because} (Ctrl-C stops; nothing has been measured yet)`,
     );
-    assert.ok(Number(/after (\d+) s/.exec(notices[0]!)![1]) >= 5, notices[0]);
-    assert.ok(toldAfterS >= 5, `told ${toldAfterS.toFixed(1)} s after the command started`);
     const result = JSON.parse(readFileSync(path.join(cwd, 'held.json'), 'utf8')) as RunResult;
     assert.ok(result.summary.transactions > 0, 'the run measured once the lock was let go');
+
+    // headroom check, held up the same way, says so in its own words, then checks.
+    const check = await heldUp(['check', 'tpcb', '--db', db.url]);
+    assert.equal(check.code, 0, check.stderr);
+    assert.equal(
+      check.notices[0]!.replace(/after \d+ s/, 'after N s'),
+      `still waiting after N s for the server to answer "SELECT COUNT(*) FROM pgbench_branches" while checking the data: ${because} (Ctrl-C stops; the check only reads)`,
+    );
+    assert.match(check.stdout, /^all \d+ checks passed$/m);
 
     const free = await runCli(args('free.json'), { cwd, env });
     assert.equal(free.code, 0, free.stderr);
