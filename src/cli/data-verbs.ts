@@ -72,7 +72,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, given, workloadOptions } = await parseVerbArgs(argv, 'check', CHECK_OPTIONS);
   const session = await openSession(values, workload, workloadOptions);
   // A check over large data, or one another session's lock holds up, says what it waits for.
-  const stopNotices = noticeUnanswered(session.conn, CHECKING);
+  const stopNotices = noticeUnanswered(session, CHECKING);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
     const scale = await workload.detectScale(base);

@@ -99,6 +99,11 @@ export interface Connection {
    * to say where it was; never on a hot path. Absent where requests block the thread (SQLite).
    */
   pendingRequest?(): string | undefined;
+  /**
+   * The server's own number for this connection (PostgreSQL's backend pid), by which another
+   * connection can ask what it waits for (DbmsObservation.lockHolders). Absent where unknown.
+   */
+  serverSessionId?(): number | undefined;
 }
 
 export interface ServerInfo {

@@ -135,7 +135,7 @@ export async function measureOnce(plan: RunPlan, clients: number, label = ''): P
   // headroom's own progress lines (headroom pgbench prints pgbench's, the live view its own).
   const progressLine = progressEvery > 0 && !live && !plan.progress ? (await import('../reports/text.js')).progressLine : undefined;
   // The figures at the start (the tables' sizes need a lock another session may hold): a statement left unanswered is told.
-  const stopNotices = noticeUnanswered(session.conn, BEFORE_THE_RUN);
+  const stopNotices = noticeUnanswered(session, BEFORE_THE_RUN);
   let runStart: Awaited<ReturnType<typeof readRunStart>>;
   let observer: RunObserver | undefined;
   try {

@@ -96,7 +96,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
   });
   let settings: ServerSettings | undefined;
   // Until the run starts, a statement the server leaves unanswered is told rather than waited on in silence.
-  let stopNotices = noticeUnanswered(session.conn, BEFORE_THE_RUN);
+  let stopNotices = noticeUnanswered(session, BEFORE_THE_RUN);
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
     settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target, request.verb));
@@ -133,7 +133,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       // A load tells its own progress, and gives up on its own when nothing moves.
       stopNotices();
       phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
-      stopNotices = noticeUnanswered(session.conn, BEFORE_THE_RUN);
+      stopNotices = noticeUnanswered(session, BEFORE_THE_RUN);
     }
     const loadedBy = !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier';
     const data = await measuredData(session, workload, workloadOptions, request.given, scale, loadedBy, phases);

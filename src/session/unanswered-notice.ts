@@ -1,4 +1,4 @@
-import type { Connection } from '../drivers/driver.js';
+import type { Connection, Driver } from '../drivers/driver.js';
 import { logLine } from './log-line.js';
 
 /** How long one statement may wait before it is told, and how far apart the later notices come. */
@@ -6,6 +6,8 @@ const FIRST_NOTICE_S = 5;
 const LATER_NOTICE_S = 30;
 /** How much of the statement a notice quotes. */
 const QUOTED_CHARS = 120;
+/** How long a notice waits for the lock's holders to be named before it goes without them. */
+const HOLDERS_WAIT_MS = 2_000;
 
 /** Where the command stands, as a notice says it, and what stopping it there leaves. */
 export interface WaitStage {
@@ -27,12 +29,14 @@ export const CHECKING: WaitStage = { during: 'while checking the data', stopping
  * one still pending after 5 s is told, then every 30 s. Returns the watch's end. Connections whose
  * requests block the thread (SQLite) are not watched.
  */
-export function noticeUnanswered(conn: Connection, stage: WaitStage): () => void {
+export function noticeUnanswered(session: { conn: Connection; driver: Driver }, stage: WaitStage): () => void {
+  const { conn } = session;
   const pendingRequest = conn.pendingRequest?.bind(conn);
   if (pendingRequest === undefined) return () => {};
   let watched: string | undefined;
   let since = 0;
   let told = 0;
+  let stopped = false;
   const timer = setInterval(() => {
     const pending = pendingRequest();
     const now = performance.now();
@@ -45,13 +49,49 @@ export function noticeUnanswered(conn: Connection, stage: WaitStage): () => void
     const waitedS = (now - since) / 1000;
     if (waitedS < FIRST_NOTICE_S + told * LATER_NOTICE_S) return;
     told++;
-    logLine(
-      `still waiting after ${Math.round(waitedS)} s for the server to answer ${quoted(pending)} ${stage.during}: another session may hold a lock on a table it reads, the server may have stopped answering, or the statement takes this long here (Ctrl-C stops; ${stage.stopping})`,
-    );
+    void lockHolders(session).then((holders) => {
+      // A notice that comes once the watch is over (the run started) would tell of the past.
+      if (stopped) return;
+      const why =
+        holders.length > 0
+          ? `it waits for a lock held by ${holders.join(' and ')}`
+          : 'another session may hold a lock on a table it reads, the server may have stopped answering, or the statement takes this long here';
+      logLine(
+        `still waiting after ${Math.round(waitedS)} s for the server to answer ${quoted(pending)} ${stage.during}: ${why} (Ctrl-C stops; ${stage.stopping})`,
+      );
+    });
   }, 1000);
   // The watch alone never keeps the process alive.
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+/**
+ * Who holds the locks the session's connection waits for, where the DBMS tells (PostgreSQL), asked
+ * over a connection of its own; none when it cannot tell within HOLDERS_WAIT_MS (no connection
+ * free, a server that does not answer at all), so that the notice still comes.
+ */
+async function lockHolders({ conn, driver }: { conn: Connection; driver: Driver }): Promise<string[]> {
+  const waiting = conn.serverSessionId?.();
+  if (waiting === undefined || driver.observe(conn).lockHolders === undefined) return [];
+  const asked = (async () => {
+    const side = await driver.connect();
+    try {
+      return (await driver.observe(side).lockHolders?.(waiting)) ?? [];
+    } finally {
+      await side.close();
+    }
+  })().catch(() => []);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), HOLDERS_WAIT_MS)));
+  try {
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The statement on one line, cut to QUOTED_CHARS; a request that keeps no text is named as such. */

@@ -360,6 +360,11 @@ class PostgresConnection implements Connection {
     return this.wire.pendingRequest();
   }
 
+  serverSessionId(): number | undefined {
+    // BackendKeyData: every startup that succeeds has sent it.
+    return this.wire.processId || undefined;
+  }
+
   async close(): Promise<void> {
     await this.wire.close().catch(() => {});
   }

@@ -38,6 +38,18 @@ export function observePostgres(conn: Connection): DbmsObservation {
         })),
       };
     },
+    async lockHolders(waiting) {
+      const rows = await conn.query(
+        `SELECT pid, COALESCE(NULLIF(application_name, ''), usename), state, EXTRACT(EPOCH FROM now() - xact_start)::int
+           FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids($1)) ORDER BY pid`,
+        [waiting],
+      );
+      // Who and for how long, never what it runs: another session's text may hold a secret.
+      return rows.map(([pid, who, state, seconds]) => {
+        const open = seconds === null ? '' : `, its transaction open for ${Number(seconds)} s`;
+        return `pid ${Number(pid)} (${String(who ?? 'unknown')}: ${String(state ?? 'state unknown')}${open})`;
+      });
+    },
     async waits() {
       // An active session without a wait event is running on a CPU (pg_stat_activity docs). Only
       // this database's sessions: other databases' work on the same server is not the run's.
