@@ -26,10 +26,9 @@ export interface DbmsObservation {
   activity?(): Promise<Record<string, number>>;
   /**
    * The sessions holding the locks that the session `waiting` (Connection.serverSessionId) waits
-   * for, each as who and how long ("pid 4321 (psql: idle in transaction, its transaction open for
-   * 40 s)"); their
-   * statements are left out, since another session's text may hold a secret. Asked over a
-   * connection of its own. Absent where the DBMS does not tell.
+   * for, each as who and how long: "pid 4321 (psql: idle in transaction, its transaction open for
+   * 40 s)". Their statements are left out, since another session's text may hold a secret. Asked
+   * over a connection of its own. Absent where the DBMS does not tell.
    */
   lockHolders?(waiting: number): Promise<string[]>;
 }

@@ -1,5 +1,5 @@
-import type { Connection, Driver } from '../drivers/driver.js';
 import { logLine } from './log-line.js';
+import type { Session } from './session.js';
 
 /** How long one statement may wait before it is told, and how far apart the later notices come. */
 const FIRST_NOTICE_S = 5;
@@ -29,7 +29,7 @@ export const CHECKING: WaitStage = { during: 'while checking the data', stopping
  * one still pending after 5 s is told, then every 30 s. Returns the watch's end. Connections whose
  * requests block the thread (SQLite) are not watched.
  */
-export function noticeUnanswered(session: { conn: Connection; driver: Driver }, stage: WaitStage): () => void {
+export function noticeUnanswered(session: Pick<Session, 'conn' | 'driver'>, stage: WaitStage): () => void {
   const { conn } = session;
   const pendingRequest = conn.pendingRequest?.bind(conn);
   if (pendingRequest === undefined) return () => {};
@@ -74,7 +74,7 @@ export function noticeUnanswered(session: { conn: Connection; driver: Driver }, 
  * over a connection of its own; none when it cannot tell within HOLDERS_WAIT_MS (no connection
  * free, a server that does not answer at all), so that the notice still comes.
  */
-async function lockHolders({ conn, driver }: { conn: Connection; driver: Driver }): Promise<string[]> {
+async function lockHolders({ conn, driver }: Pick<Session, 'conn' | 'driver'>): Promise<string[]> {
   const waiting = conn.serverSessionId?.();
   if (waiting === undefined || driver.observe(conn).lockHolders === undefined) return [];
   const asked = (async () => {
