@@ -9,6 +9,27 @@ import { classifySqliteError } from './errors.js';
 import { withStatementText } from '../errors.js';
 import { StatementCache } from '../statement-cache.js';
 
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Two connections that turn a new file to WAL at the same moment (the jobs of `-j 2` on a file
+ * nothing opened before): SQLite answers one of them SQLITE_BUSY at once, without waiting under its
+ * busy timeout (1 time in 300 with two threads here). The switch is tried again for as long as that
+ * timeout would have waited; the other connection's switch takes microseconds.
+ */
+async function switchToWal(db: Database.Database): Promise<void> {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
 /**
  * SQLite through better-sqlite3 12: synchronous calls, so the driver is `blocking` and every
  * Promise it returns is already settled. Each connection opens its own handle on the file in
@@ -25,17 +46,19 @@ export class SqliteDriver implements Driver {
   }
 
   async connect(): Promise<Connection> {
+    let db: Database.Database | undefined;
     try {
-      const db = new Database(this.config.file);
-      db.pragma('journal_mode = WAL');
+      db = new Database(this.config.file);
+      await switchToWal(db);
       // Explicit: left to SQLite, a connection that made the file WAL keeps FULL and one that opens
       // a WAL file gets NORMAL (better-sqlite3's build), so a new file's first run would differ from later ones.
       db.pragma(`synchronous = ${(this.config.synchronous ?? 'full').toUpperCase()}`);
       // Waiting is only useful between threads (jobs): inside one thread the engine never
       // interleaves two transactions, since every call here completes before it returns.
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       return new SqliteConnection(db);
     } catch (error) {
+      db?.close();
       throw classifySqliteError(error);
     }
   }
