@@ -203,7 +203,7 @@ test('HEADROOM_SPIN: auto (or unset), on or off, anything else refused in one li
   assert.throws(() => spinWanted({ HEADROOM_SPIN: '50' }), /^UserError: HEADROOM_SPIN=50 is not auto, on or off$/);
 });
 
-test("auto: where answers come 20 us late, polling is tried, costs the client more CPU than sleeping, and is kept only as spin.c's rule says", async (t) => {
+test("auto: where answers come 20 us late, polling is tried, and kept only as spin.c's rule says", async (t) => {
   const pinned = await pinnedReactorAndServer(t, 20);
   if (!pinned) return;
   const { addon, server } = pinned;
@@ -221,7 +221,13 @@ test("auto: where answers come 20 us late, polling is tried, costs the client mo
     quickest = Math.min(quickest, medianUs);
     t.diagnostic(`on, try ${attempt}: ${since(on, polled)}; answers came after a median ${medianUs.toFixed(1)} us`);
   }
-  assert.ok(best > 100, `polling catches some of these answers: ${best} of 2,000 at best in three tries`);
+  // Where even the quickest try's answers came later than the widest window (spin.c's SPIN_MAX_NS,
+  // 50 us), every wait that slept was too long to widen it, and the window rightly stayed shut (seen
+  // here on slow days: medians of 80-106 us, all three tries, every wait slept).
+  assert.ok(
+    best > 100 || quickest >= 50,
+    `polling catches some of these answers: ${best} of 2,000 at best in three tries, the quickest at a median of ${quickest.toFixed(1)} us`,
+  );
 
   // Then auto: four epochs sleeping at the start (8,192 events), then a trial of four, each 0.1 s
   // of settling and 2,048 events counted: at 20,000 exchanges a second, about 24,500 in all.
@@ -242,9 +248,10 @@ test("auto: where answers come 20 us late, polling is tried, costs the client mo
   // the window and the late answers shut it again, as they should (seen: 0 caught after answers
   // at a median of 67 us).
   if (quickest < 40) assert.ok(after.caught > 0, `the trial's polling epochs polled (answers at a median of ${quickest.toFixed(1)} us): ${figures}`);
-  // Polling waits out each answer on the CPU, sleeping gives the CPU up: with settled epochs,
-  // polling came to 21-31 us an event here and sleeping to 16-19. It is never 10% cheaper.
-  assert.ok(after.trialPollingNs >= after.trialSleepingNs * 0.9, `polling for 20-us answers is not 10% cheaper than sleeping: ${figures}`);
+  // Which way is cheaper belongs to the machine, not to the code: with settled epochs, polling
+  // came to 21-31 us an event here and sleeping to 16-19 on most days; on a day when this virtual
+  // machine's wake-ups were slow, sleeping came to 29-41 and polling to 30-39, either one the
+  // cheaper. So the test checks the decision against the trial's own figures, whichever way they fell.
   // The hold after the first trial (64 epochs) has begun: the waits do as the decision said.
   // spin.c keeps polling where it is 10% cheaper, or 10% quicker for at most 10% more CPU.
   const cheaper = after.trialPollingNs < after.trialSleepingNs * 0.9;
