@@ -12,6 +12,7 @@ import { dataContext, logLine, openSession, type Session } from '../session/sess
 import { parseVerbArgs } from './common.js';
 import { adoptDataOptions } from '../session/data-options.js';
 import { CHECKING, noticeUnanswered } from '../session/unanswered-notice.js';
+import { quitOnInterrupt } from '../session/interrupt.js';
 
 export const INIT_OPTIONS = defineOptions([DB_OPTION, SCALE_OPTION, LOAD_FORCE_OPTION, ...PGBENCH_INIT_OPTIONS, ...CLOSING_OPTIONS]);
 export const CHECK_OPTIONS = defineOptions([
@@ -71,8 +72,10 @@ export async function initWithStyle(argv: readonly string[], style: InitStyle): 
 export async function checkCommand(argv: readonly string[]): Promise<number> {
   const { workload, values, given, workloadOptions } = await parseVerbArgs(argv, 'check', CHECK_OPTIONS);
   const session = await openSession(values, workload, workloadOptions);
-  // A check over large data, or one another session's lock holds up, says what it waits for.
+  // A check over large data, or one another session's lock holds up, says what it waits for, and
+  // what Ctrl-C stopped.
   const stopNotices = noticeUnanswered(session, CHECKING);
+  const stopQuitting = quitOnInterrupt(CHECKING);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
     const scale = await workload.detectScale(base);
@@ -93,6 +96,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     return failed === 0 ? 0 : 1;
   } finally {
     stopNotices();
+    stopQuitting();
     await session.close();
   }
 }

@@ -1,4 +1,5 @@
 import { logLine } from './session.js';
+import type { WaitStage } from './unanswered-notice.js';
 
 /** What a command's Ctrl-C handler gives it: the signal its work stops on, the second one's, and the handler's removal. */
 export interface Interrupt {
@@ -50,5 +51,27 @@ export function onInterrupt(message: string, unrestored?: () => string | undefin
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     },
+  };
+}
+
+/**
+ * Before a command's work has anything to write (the scale read, the load checked, the sizes at
+ * the start), Ctrl-C or SIGTERM ends it at once, as it would with no handler, but says so in a
+ * line, and names the server-wide --set changes it leaves for the next command to put back. The
+ * statement it waited for may be held up by a lock for minutes: nothing is waited for. Returns the
+ * handler's removal, due before a load or a run installs its own (onInterrupt).
+ */
+export function quitOnInterrupt(stage: WaitStage, unrestored?: () => string | undefined): () => void {
+  const onSignal = (): void => {
+    logLine(`interrupted ${stage.during}: ${stage.stopping}`);
+    const left = unrestored?.();
+    if (left) logLine(left);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
 }

@@ -12,7 +12,7 @@ import type { LoadPhase, Workload } from '../workloads/workload.js';
 import type { ConnectionBudget } from '../drivers/driver.js';
 import type { AgentRun } from '../agents/coordinator.js';
 import { checkClients, settledBudget } from './budget.js';
-import { onInterrupt } from './interrupt.js';
+import { onInterrupt, quitOnInterrupt } from './interrupt.js';
 import { BEFORE_THE_RUN, noticeUnanswered } from './unanswered-notice.js';
 import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
@@ -95,8 +95,17 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     throw error;
   });
   let settings: ServerSettings | undefined;
-  // Until the run starts, a statement the server leaves unanswered is told rather than waited on in silence.
-  let stopNotices = noticeUnanswered(session, BEFORE_THE_RUN);
+  // Until the run starts, a statement the server leaves unanswered is told rather than waited on
+  // in silence, and Ctrl-C says what it stopped. A load and the run have their own.
+  const watchBeforeRun = (): (() => void) => {
+    const stopNotices = noticeUnanswered(session, BEFORE_THE_RUN);
+    const stopQuitting = quitOnInterrupt(BEFORE_THE_RUN, () => settings?.unrestored());
+    return () => {
+      stopNotices();
+      stopQuitting();
+    };
+  };
+  let stopWatching = watchBeforeRun();
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
     settings = await ServerSettings.apply(session.driver, session.conn, request.settings, logLine, settingsContext(values, session.target, request.verb));
@@ -131,9 +140,9 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       hooks.missingData?.(session);
       logLine(`loading ${workload.name} at scale ${scale} into ${session.url}`);
       // A load tells its own progress, and gives up on its own when nothing moves.
-      stopNotices();
+      stopWatching();
       phases = await loadData({ session, workload, options: workloadOptions, scale, present, verb: 'run', force: false });
-      stopNotices = noticeUnanswered(session, BEFORE_THE_RUN);
+      stopWatching = watchBeforeRun();
     }
     const loadedBy = !needsData ? 'none' : present === undefined ? 'this-run' : 'earlier';
     const data = await measuredData(session, workload, workloadOptions, request.given, scale, loadedBy, phases);
@@ -145,7 +154,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
     await hooks.beforeRun?.(session, scale);
     if (request.measure.journalFile !== undefined) await session.conn.query((await import('../engine/journal.js')).journalTableDdl(session.target.dbms));
     // measureOnce watches its own start.
-    stopNotices();
+    stopWatching();
 
     const applied = settings;
     const interrupt = onInterrupt('stopping the terminals and writing what was measured', () => applied.unrestored());
@@ -177,7 +186,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
       interrupt.dispose();
     }
   } finally {
-    stopNotices();
+    stopWatching();
     if (settings) await restoreUnlessUnanswered(session, settings);
     await session.close();
     await agents?.bus.nc.drain().catch(() => undefined);

@@ -18,10 +18,11 @@ const LOCKS = {
  * Before a run reads the data's scale, a lock another session holds on pgbench_branches keeps the
  * server from answering: the command says what it waits for after 5 s instead of waiting in
  * silence (on PostgreSQL, which session holds the lock), and once the lock is let go it runs as
- * usual; headroom check the same. A run nothing holds up says nothing of it.
+ * usual, or Ctrl-C ends it saying so; headroom check the same. A run nothing holds up says nothing
+ * of it.
  */
 for (const [dbms, lock] of Object.entries(LOCKS) as [keyof typeof LOCKS, (typeof LOCKS)[keyof typeof LOCKS]][]) {
-  test(`${dbms}: a statement before the run that waits on another session's lock is told after 5 s, as is one of a check; both go on once the lock is let go`, async (t) => {
+  test(`${dbms}: a statement before the run that waits on another session's lock is told after 5 s, as is one of a check; both go on once the lock is let go, and Ctrl-C ends a held-up run saying so`, async (t) => {
     const db = await freshDatabase(t, dbms);
     if (!db) return;
     t.after(() => db.dispose());
@@ -34,8 +35,12 @@ for (const [dbms, lock] of Object.entries(LOCKS) as [keyof typeof LOCKS, (typeof
 
     const locker = await createDriver(db.target).connect();
     t.after(() => locker.close());
-    /** Runs the command while the lock is held, letting it go at the first notice (or after 20 s, so that a command that never tells still ends and fails the test). */
-    const heldUp = async (command: string[]): Promise<CliRun & { notices: string[] }> => {
+    /**
+     * Runs the command while the lock is held, letting it go at the first notice (or after 20 s, so
+     * that a command that never tells still ends and fails the test); or, with `interrupt`, sending
+     * Ctrl-C at the notice and letting the lock go once the command has ended.
+     */
+    const heldUp = async (command: string[], atNotice: 'release' | 'interrupt' = 'release'): Promise<CliRun & { notices: string[] }> => {
       for (const sql of lock.take) await locker.query(sql);
       let released: Promise<unknown> | undefined;
       const release = (): void => void (released ??= locker.query(lock.letGo));
@@ -47,13 +52,15 @@ for (const [dbms, lock] of Object.entries(LOCKS) as [keyof typeof LOCKS, (typeof
         env,
         whenStderr: [
           /still waiting after/,
-          () => {
+          (pid) => {
             toldAfterS = (performance.now() - started) / 1000;
-            release();
+            if (atNotice === 'release') release();
+            else process.kill(pid, 'SIGINT');
           },
         ],
       });
       clearTimeout(deadline);
+      release();
       await released;
       const notices = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
       assert.equal(notices.length, 1, run.stderr);
@@ -76,6 +83,13 @@ for (const [dbms, lock] of Object.entries(LOCKS) as [keyof typeof LOCKS, (typeof
     );
     const result = JSON.parse(readFileSync(path.join(cwd, 'held.json'), 'utf8')) as RunResult;
     assert.ok(result.summary.transactions > 0, 'the run measured once the lock was let go');
+
+    // Ctrl-C while it waits ends the command at once, in a line saying what it stopped (it used to
+    // end with no word); nothing was measured, so there is no result.
+    const stopped = await heldUp(args('stopped.json'), 'interrupt');
+    assert.equal(stopped.code, 130, stopped.stderr);
+    assert.equal(stopped.stderr.trim().split('\n').at(-1), 'interrupted before the run: nothing has been measured yet', stopped.stderr);
+    assert.ok(!existsSync(path.join(cwd, 'stopped.json')));
 
     // headroom check, held up the same way, says so in its own words, then checks.
     const check = await heldUp(['check', 'tpcb', '--db', db.url]);
