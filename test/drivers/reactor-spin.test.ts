@@ -223,7 +223,7 @@ test("auto: where answers come 20 us late, polling is tried, and kept only as sp
   }
   // Where even the quickest try's answers came later than the widest window (spin.c's SPIN_MAX_NS,
   // 50 us), every wait that slept was too long to widen it, and the window rightly stayed shut (seen
-  // here on slow days: medians of 80-106 us, all three tries, every wait slept).
+  // here on a slow day: medians of 81-106 us in all three tries, all but a few waits slept).
   assert.ok(
     best > 100 || quickest >= 50,
     `polling catches some of these answers: ${best} of 2,000 at best in three tries, the quickest at a median of ${quickest.toFixed(1)} us`,

@@ -24,7 +24,8 @@ async function switchToWal(db: Database.Database): Promise<void> {
       db.pragma('journal_mode = WAL');
       return;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || performance.now() > deadline) throw error;
+      // SQLITE_BUSY, or one of its extended codes (SQLITE_BUSY_RECOVERY: another connection is recovering the WAL).
+      if (!String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY') || performance.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
