@@ -11,8 +11,8 @@ import { CLOSING_OPTIONS, DB_OPTION, LOAD_FORCE_OPTION, SCALE_OPTION, askedScale
 import { dataContext, logLine, openSession, type Session } from '../session/session.js';
 import { parseVerbArgs } from './common.js';
 import { adoptDataOptions } from '../session/data-options.js';
-import { CHECKING, noticeUnanswered } from '../session/unanswered-notice.js';
-import { quitOnInterrupt } from '../session/interrupt.js';
+import { CHECKING } from '../session/unanswered-notice.js';
+import { watchBeforeWork } from '../session/interrupt.js';
 
 export const INIT_OPTIONS = defineOptions([DB_OPTION, SCALE_OPTION, LOAD_FORCE_OPTION, ...PGBENCH_INIT_OPTIONS, ...CLOSING_OPTIONS]);
 export const CHECK_OPTIONS = defineOptions([
@@ -74,8 +74,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const session = await openSession(values, workload, workloadOptions);
   // A check over large data, or one another session's lock holds up, says what it waits for, and
   // what Ctrl-C stopped.
-  const stopNotices = noticeUnanswered(session, CHECKING);
-  const stopQuitting = quitOnInterrupt(CHECKING);
+  const stopWatching = watchBeforeWork(session, CHECKING);
   try {
     const base = { conn: session.conn, driver: session.driver, dbms: session.target.dbms, options: workloadOptions, log: logLine };
     const scale = await workload.detectScale(base);
@@ -95,8 +94,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(failed === 0 ? `all ${outcomes.length} checks passed\n` : `${failed} of ${outcomes.length} checks failed\n`);
     return failed === 0 ? 0 : 1;
   } finally {
-    stopNotices();
-    stopQuitting();
+    stopWatching();
     await session.close();
   }
 }

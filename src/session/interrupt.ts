@@ -1,5 +1,5 @@
-import { logLine } from './session.js';
-import type { WaitStage } from './unanswered-notice.js';
+import { logLine, type Session } from './session.js';
+import { noticeUnanswered, type WaitStage } from './unanswered-notice.js';
 
 /** What a command's Ctrl-C handler gives it: the signal its work stops on, the second one's, and the handler's removal. */
 export interface Interrupt {
@@ -61,7 +61,7 @@ export function onInterrupt(message: string, unrestored?: () => string | undefin
  * statement it waited for may be held up by a lock for minutes: nothing is waited for. Returns the
  * handler's removal, due before a load or a run installs its own (onInterrupt).
  */
-export function quitOnInterrupt(stage: WaitStage, unrestored?: () => string | undefined): () => void {
+function quitOnInterrupt(stage: WaitStage, unrestored?: () => string | undefined): () => void {
   const onSignal = (): void => {
     logLine(`interrupted ${stage.during}: ${stage.stopping}`);
     const left = unrestored?.();
@@ -73,5 +73,19 @@ export function quitOnInterrupt(stage: WaitStage, unrestored?: () => string | un
   return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  };
+}
+
+/**
+ * The wait before a command's work has anything to write (`run` before its terminals, `check`): a
+ * statement the server leaves unanswered is told (noticeUnanswered), and Ctrl-C says what it
+ * stopped (quitOnInterrupt). Returns the end of both.
+ */
+export function watchBeforeWork(session: Pick<Session, 'conn' | 'driver'>, stage: WaitStage, unrestored?: () => string | undefined): () => void {
+  const stopNotices = noticeUnanswered(session, stage);
+  const stopQuitting = quitOnInterrupt(stage, unrestored);
+  return () => {
+    stopNotices();
+    stopQuitting();
   };
 }

@@ -12,8 +12,8 @@ import type { LoadPhase, Workload } from '../workloads/workload.js';
 import type { ConnectionBudget } from '../drivers/driver.js';
 import type { AgentRun } from '../agents/coordinator.js';
 import { checkClients, settledBudget } from './budget.js';
-import { onInterrupt, quitOnInterrupt } from './interrupt.js';
-import { BEFORE_THE_RUN, noticeUnanswered } from './unanswered-notice.js';
+import { onInterrupt, watchBeforeWork } from './interrupt.js';
+import { BEFORE_THE_RUN } from './unanswered-notice.js';
 import { measuredData } from './data-options.js';
 import { loadData, refuseIncompleteData, refuseUnfinishedLoad } from './load-data.js';
 import { measureOnce, type RunPlan } from './measure.js';
@@ -97,14 +97,7 @@ export async function runMeasured(request: RunRequest, hooks: RunHooks = {}): Pr
   let settings: ServerSettings | undefined;
   // Until the run starts, a statement the server leaves unanswered is told rather than waited on
   // in silence, and Ctrl-C says what it stopped. A load and the run have their own.
-  const watchBeforeRun = (): (() => void) => {
-    const stopNotices = noticeUnanswered(session, BEFORE_THE_RUN);
-    const stopQuitting = quitOnInterrupt(BEFORE_THE_RUN, () => settings?.unrestored());
-    return () => {
-      stopNotices();
-      stopQuitting();
-    };
-  };
+  const watchBeforeRun = (): (() => void) => watchBeforeWork(session, BEFORE_THE_RUN, () => settings?.unrestored());
   let stopWatching = watchBeforeRun();
   try {
     // Before serverInfo, so the durability label reads the settings the run will have.
