@@ -77,7 +77,10 @@ test('per-transaction lines are written byte for byte as pgbench spells them, ac
 test('an aggregate log still writes one line per ended interval among no per-transaction lines', (t) => {
   const config = logConfig(t, { aggregateSeconds: 1, rated: false, maxTries: 1 });
   const log = new TransactionLog(config, 1, 1);
-  const startMs = 0;
+  // Intervals start at whole seconds of the epoch, as pgbench's do: the run starts 100 ms into
+  // one, so that both transactions fall in it (from 0, where the process began at .98 of a
+  // second, they fell in two).
+  const startMs = 1100 - (performance.timeOrigin % 1000);
   log.begin(startMs);
   log.record(0, 1, 0, { kind: 'committed', latencyUs: 100 }, 0, 1, startMs + 10);
   log.record(0, 2, 0, { kind: 'committed', latencyUs: 300 }, 0, 1, startMs + 20);
