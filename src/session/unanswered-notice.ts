@@ -1,4 +1,5 @@
 import { logLine } from './log-line.js';
+import { unlessCut } from '../common/unless-cut.js';
 import type { Session } from './session.js';
 
 /** How long one statement may wait before it is told, and how far apart the later notices come. */
@@ -77,21 +78,16 @@ export function noticeUnanswered(session: Pick<Session, 'conn' | 'driver'>, stag
 async function lockHolders({ conn, driver }: Pick<Session, 'conn' | 'driver'>): Promise<string[]> {
   const waiting = conn.serverSessionId?.();
   if (waiting === undefined || driver.observe(conn).lockHolders === undefined) return [];
-  const asked = (async () => {
+  const ask = async (): Promise<string[]> => {
     const side = await driver.connect();
     try {
       return (await driver.observe(side).lockHolders?.(waiting)) ?? [];
     } finally {
       await side.close();
     }
-  })().catch(() => []);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), HOLDERS_WAIT_MS)));
-  try {
-    return await Promise.race([asked, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  };
+  // The cut's timer keeps no process alive; the waiting connection does, for as long as it waits.
+  return unlessCut(() => ask().catch(() => []), AbortSignal.timeout(HOLDERS_WAIT_MS), []);
 }
 
 /** The statement on one line, cut to QUOTED_CHARS; a request that keeps no text is named as such. */
